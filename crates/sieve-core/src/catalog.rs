@@ -1,0 +1,388 @@
+//! The primitive catalog: every tool, resource, resource template and
+//! prompt of every upstream server, under its exposed name and URI, with
+//! its labels.
+//!
+//! A [`Catalog`] is built from [`ServerListing`]s (what each server's list
+//! methods returned) and is immutable; the proxy builds a new one when a
+//! server's lists change. Lookups by exposed name and by URI are hash
+//! lookups, so a call is routed in constant time however many servers
+//! there are.
+
+use crate::config::Overlays;
+use crate::labels::{Labels, META_PREFIX};
+use crate::naming::{HASH_LEN, exposed_name_with_hash, prompt_uri, tool_uri};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::fmt;
+
+/// The kinds of primitive that pass through the proxy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Kind {
+    Tool,
+    Resource,
+    ResourceTemplate,
+    Prompt,
+    Task,
+}
+
+impl Kind {
+    /// The profile section whose allow/deny globs apply to this kind.
+    pub fn section(self) -> &'static str {
+        match self {
+            Kind::Tool | Kind::Task => "tools",
+            Kind::Resource | Kind::ResourceTemplate => "resources",
+            Kind::Prompt => "prompts",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Kind::Tool => "tool",
+            Kind::Resource => "resource",
+            Kind::ResourceTemplate => "resource template",
+            Kind::Prompt => "prompt",
+            Kind::Task => "task",
+        })
+    }
+}
+
+/// One primitive as the proxy sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Primitive {
+    pub kind: Kind,
+    /// The upstream server's name in `config.json`.
+    pub server: String,
+    /// The name the upstream uses (for a task: its upstream task id).
+    pub name: String,
+    /// The name the host sees and calls (for a task: the Sieve task id).
+    pub exposed_name: String,
+    /// `mcp://tools/..`, `mcp://prompts/..`, or a resource's own URI.
+    pub uri: String,
+    pub labels: Labels,
+    /// For a task, the exposed name of the tool that started it; the tool
+    /// rules of the profile apply to that name.
+    pub via_tool: Option<String>,
+    /// The definition exactly as the upstream sent it.
+    pub definition: Value,
+}
+
+impl Primitive {
+    /// The name the `tools` / `resources` / `prompts` globs match against.
+    pub fn glob_name(&self) -> &str {
+        self.via_tool.as_deref().unwrap_or(&self.exposed_name)
+    }
+
+    /// A task started by `tool`: it carries the tool's labels, so whatever
+    /// hides the tool hides its tasks.
+    pub fn task(tool: &Primitive, upstream_task_id: &str, sieve_task_id: &str) -> Primitive {
+        Primitive {
+            kind: Kind::Task,
+            server: tool.server.clone(),
+            name: upstream_task_id.to_string(),
+            exposed_name: sieve_task_id.to_string(),
+            uri: format!("mcp://tasks/{}/{}", tool.server, sieve_task_id),
+            labels: tool.labels.clone(),
+            via_tool: Some(tool.exposed_name.clone()),
+            definition: Value::Null,
+        }
+    }
+
+    /// The definition as the host receives it: the exposed name in place of
+    /// the upstream one (tools and prompts; resources keep theirs), and our
+    /// labels and URI under `_meta["dev.mcp-sieve/..."]`. Nothing else is
+    /// changed.
+    pub fn host_definition(&self) -> Value {
+        let mut definition = match &self.definition {
+            Value::Object(object) => object.clone(),
+            _ => Map::new(),
+        };
+        if matches!(self.kind, Kind::Tool | Kind::Prompt) {
+            definition.insert("name".into(), Value::String(self.exposed_name.clone()));
+        }
+        let meta = definition
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !meta.is_object() {
+            *meta = Value::Object(Map::new());
+        }
+        if let Value::Object(meta) = meta {
+            let labels = &self.labels;
+            for (key, value) in [
+                ("server", json!(self.server)),
+                ("name", json!(self.name)),
+                ("uri", json!(self.uri)),
+                ("groups", json!(labels.groups)),
+                ("tags", json!(labels.tags)),
+                ("concerns", json!(labels.concerns)),
+            ] {
+                meta.insert(format!("{META_PREFIX}{key}"), value);
+            }
+        }
+        Value::Object(definition)
+    }
+
+    /// What a host puts into the model's context for this primitive: the
+    /// host definition without `_meta`, which hosts keep to themselves.
+    pub fn model_definition(&self) -> Value {
+        let mut definition = self.host_definition();
+        if let Value::Object(object) = &mut definition {
+            object.remove("_meta");
+        }
+        definition
+    }
+}
+
+/// What one upstream server listed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerListing {
+    pub server: String,
+    pub tools: Vec<Value>,
+    pub resources: Vec<Value>,
+    pub resource_templates: Vec<Value>,
+    pub prompts: Vec<Value>,
+}
+
+impl ServerListing {
+    /// A listing of tools only, as in a catalog file.
+    pub fn tools(server: impl Into<String>, tools: Vec<Value>) -> ServerListing {
+        ServerListing {
+            server: server.into(),
+            tools,
+            ..ServerListing::default()
+        }
+    }
+}
+
+/// Every primitive of every server, indexed.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    primitives: Vec<Primitive>,
+    by_name: HashMap<(Kind, String), usize>,
+    by_uri: HashMap<String, usize>,
+}
+
+impl Catalog {
+    /// Builds the catalog. Servers are taken in name order and entries in
+    /// upstream order, so the result does not depend on which server
+    /// answered first. Entries without a usable `name` (or `uri` for
+    /// resources) are skipped: the host could not address them.
+    pub fn build(separator: &str, overlays: &Overlays, listings: &[ServerListing]) -> Catalog {
+        let mut sorted: Vec<&ServerListing> = listings.iter().collect();
+        sorted.sort_by(|a, b| a.server.cmp(&b.server));
+        let mut catalog = Catalog::default();
+        for listing in sorted {
+            let kinds = [
+                (Kind::Tool, &listing.tools),
+                (Kind::Resource, &listing.resources),
+                (Kind::ResourceTemplate, &listing.resource_templates),
+                (Kind::Prompt, &listing.prompts),
+            ];
+            for (kind, definitions) in kinds {
+                for definition in definitions {
+                    catalog.add(kind, &listing.server, definition, separator, overlays);
+                }
+            }
+        }
+        catalog
+    }
+
+    fn add(
+        &mut self,
+        kind: Kind,
+        server: &str,
+        definition: &Value,
+        separator: &str,
+        overlays: &Overlays,
+    ) {
+        let Some(name) = definition.get("name").and_then(Value::as_str) else {
+            return;
+        };
+        let uri = match kind {
+            Kind::Tool => tool_uri(server, name),
+            Kind::Prompt => prompt_uri(server, name),
+            Kind::Resource => match definition.get("uri").and_then(Value::as_str) {
+                Some(uri) => uri.to_string(),
+                None => return,
+            },
+            Kind::ResourceTemplate => match definition.get("uriTemplate").and_then(Value::as_str) {
+                Some(uri) => uri.to_string(),
+                None => return,
+            },
+            Kind::Task => return,
+        };
+        let mut exposed = exposed_name_with_hash(server, name, separator, HASH_LEN);
+        if self.by_name.contains_key(&(kind, exposed.clone())) {
+            if kind == Kind::Resource || kind == Kind::ResourceTemplate {
+                // Resource names are labels, not identities: two may share
+                // one. They are addressed by URI, so the first keeps the name.
+            } else {
+                // Only a hash collision gets here; a full-length hash
+                // separates the pair.
+                exposed = exposed_name_with_hash(server, name, separator, 32);
+            }
+        }
+        let mut labels = Labels::from_upstream(server, definition, kind == Kind::Tool);
+        for overlay in overlays.matching(&exposed) {
+            labels.apply(overlay);
+        }
+        let index = self.primitives.len();
+        self.by_name.entry((kind, exposed.clone())).or_insert(index);
+        // Two servers may offer the same resource URI; the first (in server
+        // order) is the one a read goes to.
+        self.by_uri.entry(uri.clone()).or_insert(index);
+        self.primitives.push(Primitive {
+            kind,
+            server: server.to_string(),
+            name: name.to_string(),
+            exposed_name: exposed,
+            uri,
+            labels,
+            via_tool: None,
+            definition: definition.clone(),
+        });
+    }
+
+    /// All primitives, servers in name order.
+    pub fn primitives(&self) -> &[Primitive] {
+        &self.primitives
+    }
+
+    /// The primitives of one kind.
+    pub fn of_kind(&self, kind: Kind) -> impl Iterator<Item = &Primitive> {
+        self.primitives.iter().filter(move |p| p.kind == kind)
+    }
+
+    /// The primitive of `kind` exposed as `name`.
+    pub fn find(&self, kind: Kind, exposed_name: &str) -> Option<&Primitive> {
+        self.by_name
+            .get(&(kind, exposed_name.to_string()))
+            .map(|&i| &self.primitives[i])
+    }
+
+    /// The primitive with this URI (`mcp://tools/..`, `mcp://prompts/..`,
+    /// or a resource URI).
+    pub fn find_uri(&self, uri: &str) -> Option<&Primitive> {
+        self.by_uri.get(uri).map(|&i| &self.primitives[i])
+    }
+
+    /// A tool by exposed name or by `mcp://tools/` URI, as hosts may call
+    /// either.
+    pub fn find_tool(&self, name_or_uri: &str) -> Option<&Primitive> {
+        self.find(Kind::Tool, name_or_uri).or_else(|| {
+            self.find_uri(name_or_uri)
+                .filter(|p| p.kind == Kind::Tool)
+        })
+    }
+
+    /// A prompt by exposed name or by `mcp://prompts/` URI.
+    pub fn find_prompt(&self, name_or_uri: &str) -> Option<&Primitive> {
+        self.find(Kind::Prompt, name_or_uri).or_else(|| {
+            self.find_uri(name_or_uri)
+                .filter(|p| p.kind == Kind::Prompt)
+        })
+    }
+
+    /// Number of primitives.
+    pub fn len(&self) -> usize {
+        self.primitives.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.primitives.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Overlay;
+    use serde_json::json;
+
+    fn listing() -> Vec<ServerListing> {
+        vec![
+            ServerListing {
+                server: "beta".into(),
+                tools: vec![json!({"name": "echo", "inputSchema": {"type": "object"}})],
+                resources: vec![
+                    json!({"name": "readme", "uri": "file:///readme"}),
+                    json!({"name": "readme", "uri": "file:///readme2"}),
+                    json!({"name": "no-uri"}),
+                ],
+                resource_templates: vec![json!({"name": "file", "uriTemplate": "file:///{path}"})],
+                prompts: vec![json!({"name": "greet"})],
+            },
+            ServerListing::tools(
+                "alpha",
+                vec![
+                    json!({"name": "echo", "annotations": {"readOnlyHint": true}}),
+                    json!({"description": "no name"}),
+                ],
+            ),
+        ]
+    }
+
+    #[test]
+    fn builds_in_server_order_with_names_and_uris() {
+        let catalog = Catalog::build("__", &Overlays::default(), &listing());
+        let names: Vec<_> = catalog.primitives().iter().map(|p| p.exposed_name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["alpha__echo", "beta__echo", "beta__readme", "beta__readme", "beta__file", "beta__greet"]
+        );
+        let echo = catalog.find(Kind::Tool, "alpha__echo").unwrap();
+        assert_eq!(echo.uri, "mcp://tools/alpha/echo");
+        assert!(echo.labels.tags.contains("read-only"));
+        assert_eq!(catalog.find_uri("file:///readme2").unwrap().kind, Kind::Resource);
+        assert_eq!(catalog.find_prompt("mcp://prompts/beta/greet").unwrap().name, "greet");
+        assert_eq!(catalog.find_tool("mcp://tools/beta/echo").unwrap().server, "beta");
+        assert!(catalog.find_tool("mcp://prompts/beta/greet").is_none(), "kind is checked");
+        assert!(catalog.find_tool("beta__greet").is_none());
+    }
+
+    #[test]
+    fn overlays_apply_by_exposed_name() {
+        let overlays = Overlays::new(&[Overlay {
+            pattern: "beta__*".into(),
+            groups: vec!["b".into()],
+            tags: vec![],
+            concerns: Default::default(),
+        }])
+        .unwrap();
+        let catalog = Catalog::build("__", &overlays, &listing());
+        assert!(catalog.find(Kind::Tool, "beta__echo").unwrap().labels.groups.contains("b"));
+        assert!(!catalog.find(Kind::Tool, "alpha__echo").unwrap().labels.groups.contains("b"));
+    }
+
+    #[test]
+    fn host_definition_renames_and_labels_only() {
+        let catalog = Catalog::build("__", &Overlays::default(), &listing());
+        let echo = catalog.find(Kind::Tool, "beta__echo").unwrap();
+        let host = echo.host_definition();
+        assert_eq!(host["name"], "beta__echo");
+        assert_eq!(host["inputSchema"], json!({"type": "object"}));
+        assert_eq!(host["_meta"]["dev.mcp-sieve/uri"], "mcp://tools/beta/echo");
+        assert_eq!(host["_meta"]["dev.mcp-sieve/name"], "echo");
+        assert_eq!(
+            host["_meta"]["dev.mcp-sieve/tags"],
+            json!(["destructive", "open-world"])
+        );
+        let resource = catalog.find_uri("file:///readme").unwrap().host_definition();
+        assert_eq!(resource["name"], "readme", "resources keep their name");
+        assert!(echo.model_definition().get("_meta").is_none());
+    }
+
+    #[test]
+    fn tasks_follow_their_tool() {
+        let catalog = Catalog::build("__", &Overlays::default(), &listing());
+        let tool = catalog.find(Kind::Tool, "alpha__echo").unwrap();
+        let task = Primitive::task(tool, "up-1", "t-9");
+        assert_eq!(task.glob_name(), "alpha__echo");
+        assert_eq!(task.labels, tool.labels);
+        assert_eq!(task.kind.section(), "tools");
+    }
+}

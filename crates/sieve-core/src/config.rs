@@ -1,0 +1,532 @@
+//! `config.json`: upstream servers, concern definitions, overlays, settings.
+//!
+//! `mcpServers` has the shape of Claude Desktop's file, so a user can paste
+//! theirs. Everything is validated when the text is parsed: a config that
+//! loads is one the proxy can act on.
+
+use crate::naming::{DEFAULT_SEPARATOR, is_valid_separator};
+use crate::parse::{ParseError, decode, error_at};
+use globset::{Glob, GlobMatcher};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The whole `config.json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Config {
+    /// Upstream servers by name, in Claude Desktop's shape.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mcp_servers: BTreeMap<String, ServerConfig>,
+    /// The concerns a profile or host may set, with their values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub concerns: Vec<ConcernDef>,
+    /// Labels the user adds to primitives by exposed-name glob.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overlays: Vec<Overlay>,
+    /// Everything else.
+    #[serde(default, skip_serializing_if = "Settings::is_default")]
+    pub settings: Settings,
+}
+
+/// One upstream server.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawServer", into = "RawServer")]
+pub struct ServerConfig {
+    /// How to reach it.
+    pub transport: Transport,
+    /// A disabled server stays in the file but is not started.
+    pub disabled: bool,
+}
+
+/// How the proxy reaches an upstream server.
+#[derive(Clone, PartialEq)]
+pub enum Transport {
+    /// A child process speaking MCP on stdin/stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<String>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+// Environment and header values are secrets (tokens, keys): Debug shows
+// their names only, so a logged config never leaks them.
+impl fmt::Debug for Transport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &env.keys().collect::<Vec<_>>())
+                .field("cwd", cwd)
+                .finish(),
+            Transport::Http { url, headers } => f
+                .debug_struct("Http")
+                .field("url", url)
+                .field("headers", &headers.keys().collect::<Vec<_>>())
+                .finish(),
+        }
+    }
+}
+
+impl fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("transport", &self.transport)
+            .field("disabled", &self.disabled)
+            .finish()
+    }
+}
+
+/// The file shape of a server entry (Claude Desktop, Cursor and VS Code
+/// all write a variant of it). Unknown keys such as `autoApprove` are kept
+/// out of our model but do not fail the load.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawServer {
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    command: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    args: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    headers: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    disabled: bool,
+}
+
+impl TryFrom<RawServer> for ServerConfig {
+    type Error = String;
+
+    fn try_from(raw: RawServer) -> Result<Self, String> {
+        let kind = raw.kind.as_deref();
+        let transport = match (kind, raw.command, raw.url) {
+            (Some("stdio") | None, Some(command), None) => {
+                if command.trim().is_empty() {
+                    return Err("\"command\" is empty: name the program to start".into());
+                }
+                Transport::Stdio {
+                    command,
+                    args: raw.args,
+                    env: raw.env,
+                    cwd: raw.cwd,
+                }
+            }
+            (Some("http" | "streamable-http" | "streamableHttp") | None, None, Some(url)) => {
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(format!(
+                        "\"url\" {url:?} is not an http:// or https:// address"
+                    ));
+                }
+                Transport::Http {
+                    url,
+                    headers: raw.headers,
+                }
+            }
+            (Some("sse"), _, _) => {
+                return Err("\"type\": \"sse\" (the old HTTP+SSE transport) is not supported; \
+                     use the server's streamable HTTP endpoint with \"type\": \"http\""
+                    .into());
+            }
+            (Some(other), _, _) if !matches!(other, "stdio" | "http" | "streamable-http" | "streamableHttp") => {
+                return Err(format!(
+                    "unknown \"type\" {other:?}; expected \"stdio\" or \"http\""
+                ));
+            }
+            (_, Some(_), Some(_)) => {
+                return Err("has both \"command\" and \"url\"; keep one".into());
+            }
+            (Some("stdio"), None, _) => return Err("\"type\": \"stdio\" needs a \"command\"".into()),
+            (_, None, None) => {
+                return Err("needs \"command\" (a program to start) or \"url\" \
+                     (a streamable HTTP endpoint)"
+                    .into());
+            }
+            (_, _, _) => return Err("\"type\" does not match \"command\"/\"url\"".into()),
+        };
+        Ok(ServerConfig {
+            transport,
+            disabled: raw.disabled,
+        })
+    }
+}
+
+impl From<ServerConfig> for RawServer {
+    fn from(server: ServerConfig) -> Self {
+        let mut raw = RawServer {
+            disabled: server.disabled,
+            ..RawServer::default()
+        };
+        match server.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                raw.command = Some(command);
+                raw.args = args;
+                raw.env = env;
+                raw.cwd = cwd;
+            }
+            Transport::Http { url, headers } => {
+                raw.kind = Some("http".into());
+                raw.url = Some(url);
+                raw.headers = headers;
+            }
+        }
+        raw
+    }
+}
+
+/// A concern a profile or host can set, as in the concern proposal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConcernDef {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    pub values: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+}
+
+/// Labels added to every primitive whose exposed name matches `match`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Overlay {
+    #[serde(rename = "match")]
+    pub pattern: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub concerns: BTreeMap<String, String>,
+}
+
+/// Settings with defaults.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Settings {
+    /// Joins server and upstream name in exposed names.
+    #[serde(default = "default_separator")]
+    pub separator: String,
+    /// Days the task ledger keeps finished entries.
+    #[serde(default = "default_retention")]
+    pub task_retention_days: u32,
+}
+
+fn default_separator() -> String {
+    DEFAULT_SEPARATOR.to_string()
+}
+
+fn default_retention() -> u32 {
+    30
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            separator: default_separator(),
+            task_retention_days: default_retention(),
+        }
+    }
+}
+
+impl Settings {
+    fn is_default(&self) -> bool {
+        *self == Settings::default()
+    }
+}
+
+impl Config {
+    /// Parses and validates `config.json` text read from `file`.
+    pub fn parse(file: &str, text: &str) -> Result<Config, ParseError> {
+        let config: Config = decode(file, text)?;
+        config.validate(file, text)?;
+        Ok(config)
+    }
+
+    /// The concern definition called `name`, if declared.
+    pub fn concern(&self, name: &str) -> Option<&ConcernDef> {
+        self.concerns.iter().find(|c| c.name == name)
+    }
+
+    /// Servers that are not disabled, by name.
+    pub fn enabled_servers(&self) -> impl Iterator<Item = (&String, &ServerConfig)> {
+        self.mcp_servers.iter().filter(|(_, s)| !s.disabled)
+    }
+
+    fn validate(&self, file: &str, text: &str) -> Result<(), ParseError> {
+        let fail = |path: String, needle: &str, expected: String| {
+            Err(error_at(file, text, &path, needle, expected))
+        };
+        if !is_valid_separator(&self.settings.separator) {
+            return fail(
+                "settings.separator".into(),
+                &self.settings.separator,
+                format!(
+                    "separator {:?} must be 1-4 of the characters A-Z a-z 0-9 _ . -",
+                    self.settings.separator
+                ),
+            );
+        }
+        for name in self.mcp_servers.keys() {
+            if name.trim().is_empty() {
+                return fail("mcpServers".into(), name, "a server name is empty".into());
+            }
+        }
+        for (i, concern) in self.concerns.iter().enumerate() {
+            let path = format!("concerns[{i}]");
+            if concern.name.trim().is_empty() {
+                return fail(path, &concern.name, "concern name is empty".into());
+            }
+            if self.concerns[..i].iter().any(|c| c.name == concern.name) {
+                return fail(
+                    path,
+                    &concern.name,
+                    format!("concern {:?} is declared twice", concern.name),
+                );
+            }
+            if concern.values.is_empty() {
+                return fail(
+                    format!("{path}.values"),
+                    &concern.name,
+                    format!("concern {:?} has no values", concern.name),
+                );
+            }
+            for (j, value) in concern.values.iter().enumerate() {
+                if concern.values[..j].contains(value) {
+                    return fail(
+                        format!("{path}.values[{j}]"),
+                        value,
+                        format!("value {value:?} is listed twice"),
+                    );
+                }
+            }
+            if let Some(default) = &concern.default
+                && !concern.values.contains(default)
+            {
+                return fail(
+                    format!("{path}.default"),
+                    default,
+                    format!(
+                        "default {default:?} is not one of the values {}",
+                        concern.values.join(", ")
+                    ),
+                );
+            }
+        }
+        for (i, overlay) in self.overlays.iter().enumerate() {
+            if let Err(err) = compile_glob(&overlay.pattern) {
+                return fail(format!("overlays[{i}].match"), &overlay.pattern, err);
+            }
+            for (name, value) in &overlay.concerns {
+                if let Err(expected) = self.check_concern_value(name, value) {
+                    return fail(format!("overlays[{i}].concerns.{name}"), value, expected);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that `value` is allowed for concern `name` when the concern
+    /// is declared; undeclared concerns may carry any value.
+    pub fn check_concern_value(&self, name: &str, value: &str) -> Result<(), String> {
+        match self.concern(name) {
+            Some(def) if !def.values.iter().any(|v| v == value) => Err(format!(
+                "{value:?} is not a value of concern {name:?}; expected one of {}",
+                def.values.join(", ")
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Compiles one user glob, with a message that names the pattern.
+pub fn compile_glob(pattern: &str) -> Result<Glob, String> {
+    Glob::new(pattern).map_err(|e| format!("invalid glob {pattern:?}: {}", glob_reason(&e)))
+}
+
+fn glob_reason(err: &globset::Error) -> String {
+    // globset's Display repeats the pattern; its kind alone is the reason.
+    err.kind().to_string()
+}
+
+/// Overlays compiled for matching exposed names.
+#[derive(Debug, Clone, Default)]
+pub struct Overlays {
+    compiled: Vec<(GlobMatcher, Overlay)>,
+}
+
+impl Overlays {
+    /// Compiles the overlays of a validated config.
+    pub fn new(overlays: &[Overlay]) -> Result<Overlays, String> {
+        let compiled = overlays
+            .iter()
+            .map(|o| Ok((compile_glob(&o.pattern)?.compile_matcher(), o.clone())))
+            .collect::<Result<_, String>>()?;
+        Ok(Overlays { compiled })
+    }
+
+    /// The overlays that apply to `exposed_name`, in file order.
+    pub fn matching<'a>(&'a self, exposed_name: &'a str) -> impl Iterator<Item = &'a Overlay> {
+        self.compiled
+            .iter()
+            .filter(move |(m, _)| m.is_match(exposed_name))
+            .map(|(_, o)| o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DESIGN_EXAMPLE: &str = r#"{
+      "mcpServers": {
+        "github":     { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_TOKEN": "secret-token"} },
+        "everything": { "command": "node", "args": ["server-everything/dist/index.js", "stdio"] },
+        "remote":     { "type": "http", "url": "https://example.test/mcp", "headers": {"Authorization": "Bearer secret-header"} }
+      },
+      "concerns": [
+        { "name": "security", "description": "Security level required", "values": ["high", "medium", "low"], "default": "medium" },
+        { "name": "cost",     "description": "Cost of running the tool", "values": ["minimal", "moderate", "high"], "default": "moderate" }
+      ],
+      "overlays": [
+        { "match": "github__*delete*", "tags": ["destructive"], "concerns": {"security": "low"} },
+        { "match": "github__*issue*",  "groups": ["issues"] }
+      ]
+    }"#;
+
+    #[test]
+    fn parses_the_design_example() {
+        let config = Config::parse("config.json", DESIGN_EXAMPLE).expect("valid");
+        assert_eq!(config.mcp_servers.len(), 3);
+        assert!(matches!(
+            &config.mcp_servers["remote"].transport,
+            Transport::Http { url, .. } if url == "https://example.test/mcp"
+        ));
+        assert!(matches!(
+            &config.mcp_servers["github"].transport,
+            Transport::Stdio { command, env, .. } if command == "npx" && env.len() == 1
+        ));
+        assert_eq!(config.concern("cost").unwrap().values.len(), 3);
+        assert_eq!(config.settings.separator, "__");
+        let overlays = Overlays::new(&config.overlays).unwrap();
+        let hits: Vec<_> = overlays.matching("github__delete_issue").collect();
+        assert_eq!(hits.len(), 2, "both overlays match");
+    }
+
+    #[test]
+    fn round_trips_in_claude_desktop_shape() {
+        let config = Config::parse("config.json", DESIGN_EXAMPLE).unwrap();
+        let text = serde_json::to_string_pretty(&config).unwrap();
+        assert!(text.contains("\"type\": \"http\""), "{text}");
+        assert!(!text.contains("\"type\": \"stdio\""), "{text}");
+        assert_eq!(Config::parse("again", &text).unwrap(), config);
+    }
+
+    #[test]
+    fn debug_output_hides_secrets() {
+        let config = Config::parse("config.json", DESIGN_EXAMPLE).unwrap();
+        let debug = format!("{config:?}");
+        assert!(debug.contains("GITHUB_TOKEN"), "names are shown");
+        assert!(!debug.contains("secret-token"), "{debug}");
+        assert!(!debug.contains("secret-header"), "{debug}");
+    }
+
+    #[test]
+    fn empty_document_is_an_empty_config() {
+        let config = Config::parse("c", "{}").unwrap();
+        assert!(config.mcp_servers.is_empty());
+        assert_eq!(config.settings, Settings::default());
+    }
+
+    fn error_of(text: &str) -> ParseError {
+        Config::parse("config.json", text).expect_err("must be rejected")
+    }
+
+    #[test]
+    fn bad_servers_are_explained() {
+        let err = error_of(r#"{"mcpServers": {"x": {"args": []}}}"#);
+        assert_eq!(err.path, "mcpServers.x");
+        assert!(err.expected.contains("needs \"command\""), "{err}");
+        let err = error_of(r#"{"mcpServers": {"x": {"command": "a", "url": "http://b"}}}"#);
+        assert!(err.expected.contains("both"), "{err}");
+        let err = error_of(r#"{"mcpServers": {"x": {"type": "sse", "url": "http://b"}}}"#);
+        assert!(err.expected.contains("not supported"), "{err}");
+        let err = error_of(r#"{"mcpServers": {"x": {"type": "ws", "url": "http://b"}}}"#);
+        assert!(err.expected.contains("unknown \"type\""), "{err}");
+        let err = error_of(r#"{"mcpServers": {"x": {"url": "ftp://b"}}}"#);
+        assert!(err.expected.contains("not an http"), "{err}");
+    }
+
+    #[test]
+    fn foreign_keys_in_server_entries_are_tolerated() {
+        let text = r#"{"mcpServers": {"x": {"command": "a", "autoApprove": ["t"], "disabled": true}}}"#;
+        let config = Config::parse("c", text).unwrap();
+        assert!(config.mcp_servers["x"].disabled);
+        assert_eq!(config.enabled_servers().count(), 0);
+    }
+
+    #[test]
+    fn unknown_top_level_keys_are_rejected() {
+        let err = error_of(r#"{"overlay": []}"#);
+        assert!(err.expected.contains("unknown field `overlay`"), "{err}");
+        assert_eq!(err.line, 1);
+    }
+
+    #[test]
+    fn concerns_are_validated() {
+        let err = error_of(r#"{"concerns": [{"name": "s", "values": ["a"], "default": "b"}]}"#);
+        assert_eq!(err.path, "concerns[0].default");
+        assert!(err.expected.contains("not one of the values a"), "{err}");
+        let err = error_of(
+            r#"{"concerns": [{"name": "s", "values": ["a"]}, {"name": "s", "values": ["b"]}]}"#,
+        );
+        assert!(err.expected.contains("declared twice"), "{err}");
+        let err = error_of(r#"{"concerns": [{"name": "s", "values": []}]}"#);
+        assert!(err.expected.contains("no values"), "{err}");
+    }
+
+    #[test]
+    fn overlays_are_validated_with_position() {
+        let text = "{\n \"overlays\": [\n  {\"match\": \"a[\", \"tags\": [\"x\"]}\n ]\n}";
+        let err = error_of(text);
+        assert_eq!(err.path, "overlays[0].match");
+        assert_eq!(err.line, 3);
+        assert!(err.expected.contains("invalid glob \"a[\""), "{err}");
+        let text = r#"{"concerns": [{"name": "security", "values": ["high"]}],
+                      "overlays": [{"match": "*", "concerns": {"security": "ultra"}}]}"#;
+        let err = error_of(text);
+        assert_eq!(err.path, "overlays[0].concerns.security");
+        assert!(err.expected.contains("expected one of high"), "{err}");
+    }
+
+    #[test]
+    fn separator_is_validated() {
+        let err = error_of(r#"{"settings": {"separator": "/"}}"#);
+        assert_eq!(err.path, "settings.separator");
+    }
+}

@@ -1,0 +1,215 @@
+//! Labels of a primitive: groups, tags and concern values.
+//!
+//! Sources, merged in this order (later concern values win):
+//! 1. what the upstream sends: top-level `groups`/`tags` (the groups-and-tags
+//!    proposal), `_meta.groups`, `_meta.tags`, `_meta.concerns` (the concern
+//!    proposal), and our own `_meta["dev.mcp-sieve/..."]` keys so one Sieve
+//!    can sit behind another;
+//! 2. tags derived from tool annotations, with the spec's defaults for
+//!    missing hints;
+//! 3. the implicit group `server:<name>`;
+//! 4. the user's overlays.
+
+use crate::config::Overlay;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Tag of a tool whose `readOnlyHint` is true.
+pub const TAG_READ_ONLY: &str = "read-only";
+/// Tag of a tool that may destroy data: not read-only and `destructiveHint`
+/// true or missing (the spec's default).
+pub const TAG_DESTRUCTIVE: &str = "destructive";
+/// Tag of a tool whose `idempotentHint` is true.
+pub const TAG_IDEMPOTENT: &str = "idempotent";
+/// Tag of a tool that reaches the outside world: `openWorldHint` true or
+/// missing (the spec's default).
+pub const TAG_OPEN_WORLD: &str = "open-world";
+
+/// Prefix of the implicit per-server group.
+pub const SERVER_GROUP_PREFIX: &str = "server:";
+
+/// Prefix of the `_meta` keys the proxy writes and reads.
+pub const META_PREFIX: &str = "dev.mcp-sieve/";
+
+/// Groups, tags and concern values of one primitive.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Labels {
+    pub groups: BTreeSet<String>,
+    pub tags: BTreeSet<String>,
+    pub concerns: BTreeMap<String, String>,
+}
+
+impl Labels {
+    /// Labels from an upstream definition of a primitive of `server`.
+    /// `is_tool` turns on annotation-derived tags.
+    pub fn from_upstream(server: &str, definition: &Value, is_tool: bool) -> Labels {
+        let mut labels = Labels::default();
+        labels.add_names(definition.get("groups"), Field::Groups);
+        labels.add_names(definition.get("tags"), Field::Tags);
+        if let Some(meta) = definition.get("_meta") {
+            for prefix in ["", META_PREFIX] {
+                labels.add_names(meta.get(format!("{prefix}groups")), Field::Groups);
+                labels.add_names(meta.get(format!("{prefix}tags")), Field::Tags);
+                if let Some(Value::Object(concerns)) = meta.get(format!("{prefix}concerns")) {
+                    for (name, value) in concerns {
+                        if let Value::String(value) = value {
+                            labels.concerns.insert(name.clone(), value.clone());
+                        }
+                    }
+                }
+            }
+        }
+        if is_tool {
+            labels.tags.extend(
+                annotation_tags(definition.get("annotations"))
+                    .into_iter()
+                    .map(String::from),
+            );
+        }
+        labels.groups.insert(format!("{SERVER_GROUP_PREFIX}{server}"));
+        labels
+    }
+
+    /// Adds the labels of an overlay that matched.
+    pub fn apply(&mut self, overlay: &Overlay) {
+        self.groups.extend(overlay.groups.iter().cloned());
+        self.tags.extend(overlay.tags.iter().cloned());
+        for (name, value) in &overlay.concerns {
+            self.concerns.insert(name.clone(), value.clone());
+        }
+    }
+
+    fn add_names(&mut self, value: Option<&Value>, field: Field) {
+        let Some(Value::Array(items)) = value else {
+            return;
+        };
+        let target = match field {
+            Field::Groups => &mut self.groups,
+            Field::Tags => &mut self.tags,
+        };
+        for item in items {
+            // Plain names, or objects with a name as in `groups/list`.
+            let name = match item {
+                Value::String(name) => Some(name.as_str()),
+                Value::Object(object) => object.get("name").and_then(Value::as_str),
+                _ => None,
+            };
+            if let Some(name) = name.filter(|n| !n.is_empty()) {
+                target.insert(name.to_string());
+            }
+        }
+    }
+}
+
+enum Field {
+    Groups,
+    Tags,
+}
+
+/// Tags implied by a tool's annotations. The spec's defaults: a tool that
+/// says nothing is not read-only, may be destructive, is not idempotent, and
+/// is open-world. Destructive and idempotent hints mean something only for a
+/// tool that is not read-only.
+pub fn annotation_tags(annotations: Option<&Value>) -> Vec<&'static str> {
+    let hint = |key: &str| annotations.and_then(|a| a.get(key)).and_then(Value::as_bool);
+    let read_only = hint("readOnlyHint").unwrap_or(false);
+    let mut tags = Vec::with_capacity(3);
+    if read_only {
+        tags.push(TAG_READ_ONLY);
+    } else {
+        if hint("destructiveHint").unwrap_or(true) {
+            tags.push(TAG_DESTRUCTIVE);
+        }
+        if hint("idempotentHint").unwrap_or(false) {
+            tags.push(TAG_IDEMPOTENT);
+        }
+    }
+    if hint("openWorldHint").unwrap_or(true) {
+        tags.push(TAG_OPEN_WORLD);
+    }
+    tags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn set(items: &[&str]) -> BTreeSet<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn no_annotations_follow_the_spec_defaults() {
+        assert_eq!(annotation_tags(None), vec![TAG_DESTRUCTIVE, TAG_OPEN_WORLD]);
+        assert_eq!(
+            annotation_tags(Some(&json!({}))),
+            vec![TAG_DESTRUCTIVE, TAG_OPEN_WORLD]
+        );
+    }
+
+    #[test]
+    fn read_only_ignores_destructive_and_idempotent_hints() {
+        let a = json!({"readOnlyHint": true, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false});
+        assert_eq!(annotation_tags(Some(&a)), vec![TAG_READ_ONLY]);
+    }
+
+    #[test]
+    fn explicit_hints_are_honoured() {
+        let a = json!({"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true});
+        assert_eq!(annotation_tags(Some(&a)), vec![TAG_IDEMPOTENT, TAG_OPEN_WORLD]);
+        let a = json!({"destructiveHint": "yes"});
+        assert_eq!(
+            annotation_tags(Some(&a)),
+            vec![TAG_DESTRUCTIVE, TAG_OPEN_WORLD],
+            "a non-boolean hint counts as missing"
+        );
+    }
+
+    #[test]
+    fn upstream_fields_meta_and_server_group_merge() {
+        let tool = json!({
+            "name": "t",
+            "groups": ["issues", {"name": "triage"}, 7],
+            "tags": ["stable"],
+            "annotations": {"readOnlyHint": true, "openWorldHint": false},
+            "_meta": {
+                "groups": ["extra"],
+                "tags": ["beta"],
+                "concerns": {"security": "high", "cost": 3},
+                "dev.mcp-sieve/tags": ["chained"],
+                "dev.mcp-sieve/concerns": {"cost": "minimal"}
+            }
+        });
+        let labels = Labels::from_upstream("gh", &tool, true);
+        assert_eq!(labels.groups, set(&["extra", "issues", "server:gh", "triage"]));
+        assert_eq!(labels.tags, set(&["beta", "chained", "read-only", "stable"]));
+        assert_eq!(labels.concerns.get("security").map(String::as_str), Some("high"));
+        assert_eq!(labels.concerns.get("cost").map(String::as_str), Some("minimal"));
+    }
+
+    #[test]
+    fn prompts_get_no_annotation_tags() {
+        let labels = Labels::from_upstream("s", &json!({"name": "p"}), false);
+        assert!(labels.tags.is_empty());
+        assert_eq!(labels.groups, set(&["server:s"]));
+    }
+
+    #[test]
+    fn overlays_add_labels_and_override_concerns() {
+        let mut labels = Labels::from_upstream(
+            "s",
+            &json!({"_meta": {"concerns": {"security": "high"}}}),
+            false,
+        );
+        labels.apply(&Overlay {
+            pattern: "*".into(),
+            groups: vec!["g".into()],
+            tags: vec!["t".into()],
+            concerns: [("security".to_string(), "low".to_string())].into(),
+        });
+        assert!(labels.groups.contains("g") && labels.tags.contains("t"));
+        assert_eq!(labels.concerns["security"], "low");
+    }
+}

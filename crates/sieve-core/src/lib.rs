@@ -1,0 +1,39 @@
+//! The pure core of MCP Sieve: what a primitive is, how it is named and
+//! labelled, what a profile says, and which primitives a profile shows.
+//!
+//! No I/O, no clock, no async: every function takes text or values and
+//! returns values, so the rules can be tested exhaustively and run in any
+//! process (proxy, desktop app, command line) with the same results.
+//!
+//! * [`config`]: `config.json` (servers, concerns, overlays, settings).
+//! * [`profile`]: `profiles/<name>.json`.
+//! * [`naming`]: exposed names `<server>__<name>` and `mcp://` URIs.
+//! * [`labels`]: groups, tags and concern values from upstream fields,
+//!   annotations, the server and overlays.
+//! * [`catalog`]: [`Primitive`]s of all servers, indexed by exposed name and
+//!   URI.
+//! * [`rules`]: a [`Profile`] compiled into [`Rules`], per-request
+//!   [`Narrowing`], and the [`Reason`] a primitive is hidden.
+//! * [`tokens`]: token estimates before and after filtering.
+//! * [`parse`]: JSON decoding with file, line, column and field path.
+//!
+//! The flow: parse a [`Config`] and a [`Profile`], build a [`Catalog`] from
+//! what the servers listed (overlays applied), compile [`Rules`], then ask
+//! `rules.is_visible(primitive, narrowing)` or `rules.explain(..)`.
+
+pub mod catalog;
+pub mod config;
+pub mod labels;
+pub mod naming;
+pub mod parse;
+pub mod profile;
+pub mod rules;
+pub mod tokens;
+
+pub use catalog::{Catalog, Kind, Primitive, ServerListing};
+pub use config::{ConcernDef, Config, Overlay, Overlays, ServerConfig, Settings, Transport};
+pub use labels::Labels;
+pub use parse::ParseError;
+pub use profile::{Profile, TagRule, Visibility};
+pub use rules::{Narrowing, Reason, Rule, Rules};
+pub use tokens::{TokenCount, TokenReport};

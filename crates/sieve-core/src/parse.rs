@@ -1,0 +1,146 @@
+//! Parsing JSON documents with errors a person can act on.
+//!
+//! Every file error carries the file, the line and column, the field path
+//! (`tools.deny[1]`) and what was expected there. Syntax and type errors get
+//! their position from `serde_json`; errors found after decoding (an invalid
+//! glob, an unknown concern value) are located by finding the offending
+//! value in the source text.
+
+use serde::de::DeserializeOwned;
+use std::fmt;
+
+/// A document that could not be used, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub struct ParseError {
+    /// The file (or other source) the text came from.
+    pub file: String,
+    /// 1-based line; 0 when the position is unknown.
+    pub line: usize,
+    /// 1-based column; 0 when the position is unknown.
+    pub column: usize,
+    /// The field path, e.g. `tools.deny[1]`; empty for the whole document.
+    pub path: String,
+    /// What was wrong and what was expected.
+    pub expected: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if self.line > 0 {
+            write!(f, ":{}:{}", self.line, self.column)?;
+        }
+        if !self.path.is_empty() && self.path != "." {
+            write!(f, ": {}", self.path)?;
+        }
+        write!(f, ": {}", self.expected)
+    }
+}
+
+/// Decodes `text` (from `file`) into `T`, with the field path in errors.
+pub fn decode<T: DeserializeOwned>(file: &str, text: &str) -> Result<T, ParseError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+        let path = err.path().to_string();
+        from_json(file, path, err.into_inner())
+    })?;
+    // Trailing garbage after the document is an error too.
+    de.end().map_err(|err| from_json(file, String::new(), err))?;
+    Ok(value)
+}
+
+fn from_json(file: &str, path: String, err: serde_json::Error) -> ParseError {
+    ParseError {
+        file: file.to_string(),
+        line: err.line(),
+        column: err.column(),
+        path,
+        expected: strip_position(&err.to_string()),
+    }
+}
+
+/// `serde_json` appends " at line L column C"; we print the position first.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message.to_string(),
+    }
+}
+
+/// Builds an error for a value found invalid after decoding, located at the
+/// first occurrence of `needle` (a JSON string value) in `text`.
+pub fn error_at(file: &str, text: &str, path: &str, needle: &str, expected: String) -> ParseError {
+    let quoted = serde_json::to_string(needle).unwrap_or_default();
+    let (line, column) = match text.find(&quoted) {
+        Some(offset) => line_column(text, offset),
+        None => (0, 0),
+    };
+    ParseError {
+        file: file.to_string(),
+        line,
+        column,
+        path: path.to_string(),
+        expected,
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Doc {
+        items: Vec<Item>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Item {
+        n: u32,
+    }
+
+    #[test]
+    fn type_errors_name_path_line_and_column() {
+        let text = "{\n  \"items\": [{\"n\": 1}, {\"n\": \"two\"}]\n}";
+        let err = decode::<Doc>("doc.json", text).unwrap_err();
+        assert_eq!(err.line, 2);
+        assert_eq!(err.path, "items[1].n");
+        assert!(err.expected.contains("expected u32"), "{}", err.expected);
+        assert!(err.to_string().starts_with("doc.json:2:"), "{err}");
+    }
+
+    #[test]
+    fn syntax_errors_have_a_position() {
+        let err = decode::<Doc>("doc.json", "{\n  \"items\": [\n").unwrap_err();
+        assert_eq!(err.line, 3);
+        assert!(err.expected.contains("EOF"), "{}", err.expected);
+    }
+
+    #[test]
+    fn unknown_fields_and_trailing_text_are_rejected() {
+        let err = decode::<Doc>("d", "{\"item\": []}").unwrap_err();
+        assert!(err.expected.contains("unknown field `item`"), "{}", err.expected);
+        let err = decode::<Doc>("d", "{\"items\": []} x").unwrap_err();
+        assert!(err.expected.contains("trailing"), "{}", err.expected);
+    }
+
+    #[test]
+    fn error_at_locates_the_value() {
+        let text = "{\n  \"deny\": [\"ok\", \"[bad\"]\n}";
+        let err = error_at("p.json", text, "deny[1]", "[bad", "invalid".into());
+        assert_eq!((err.line, err.column), (2, 18));
+        assert_eq!(err.to_string(), "p.json:2:18: deny[1]: invalid");
+    }
+}

@@ -1,0 +1,269 @@
+//! Profiles: `profiles/<name>.json`, what one host connection may see.
+//!
+//! Every field is optional and an empty profile shows everything. A profile
+//! is checked when parsed (every glob must compile) and, when the config is
+//! at hand, against it (a declared concern only takes its declared values).
+
+use crate::config::{Config, compile_glob};
+use crate::parse::{ParseError, decode, error_at};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One profile file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Profile {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Servers whose primitives may show; absent means all, `[]` means none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub servers: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Visibility::is_empty")]
+    pub tools: Visibility,
+    #[serde(default, skip_serializing_if = "Visibility::is_empty")]
+    pub resources: Visibility,
+    #[serde(default, skip_serializing_if = "Visibility::is_empty")]
+    pub prompts: Visibility,
+    /// A primitive must be in ANY of these; empty means no constraint.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
+    #[serde(default, skip_serializing_if = "TagRule::is_empty")]
+    pub tags: TagRule,
+    /// Concern values the primitive must match (if it has the concern).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub concerns: BTreeMap<String, String>,
+    /// URI prefixes, ANY of which must match; absent means no constraint,
+    /// `[]` means nothing matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri_prefixes: Option<Vec<String>>,
+    /// Refuse calls to hidden primitives (the default) instead of only
+    /// hiding them from lists.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub enforce: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(value: &bool) -> bool {
+    *value
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Profile {
+            description: String::new(),
+            servers: None,
+            tools: Visibility::default(),
+            resources: Visibility::default(),
+            prompts: Visibility::default(),
+            groups: Vec::new(),
+            tags: TagRule::default(),
+            concerns: BTreeMap::new(),
+            uri_prefixes: None,
+            enforce: true,
+        }
+    }
+}
+
+/// Allow and deny globs on exposed names. No allow (or `allow: []`) means
+/// everything passes the allow step; deny then removes what it matches.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Visibility {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+}
+
+impl Visibility {
+    pub fn is_empty(&self) -> bool {
+        self.allow.is_empty() && self.deny.is_empty()
+    }
+}
+
+/// A primitive must have ALL of `all` and NONE of `none`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TagRule {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub all: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub none: Vec<String>,
+}
+
+impl TagRule {
+    pub fn is_empty(&self) -> bool {
+        self.all.is_empty() && self.none.is_empty()
+    }
+}
+
+/// The profile every user has; it cannot be deleted.
+pub const DEFAULT_PROFILE: &str = "default";
+
+/// Whether `name` can name a profile file and an HTTP endpoint.
+pub fn is_valid_profile_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !name.starts_with('-')
+}
+
+impl Profile {
+    /// Parses profile text read from `file`; every glob must compile.
+    pub fn parse(file: &str, text: &str) -> Result<Profile, ParseError> {
+        let profile: Profile = decode(file, text)?;
+        for (section, visibility) in profile.sections() {
+            for (list, patterns) in [("allow", &visibility.allow), ("deny", &visibility.deny)] {
+                for (i, pattern) in patterns.iter().enumerate() {
+                    if let Err(expected) = compile_glob(pattern) {
+                        let path = format!("{section}.{list}[{i}]");
+                        return Err(error_at(file, text, &path, pattern, expected));
+                    }
+                }
+            }
+        }
+        Ok(profile)
+    }
+
+    /// Checks the profile against the config: a concern the config declares
+    /// only takes one of its values. `text` is the profile's own source, to
+    /// point at the value.
+    pub fn check_against(&self, config: &Config, file: &str, text: &str) -> Result<(), ParseError> {
+        for (name, value) in &self.concerns {
+            if let Err(expected) = config.check_concern_value(name, value) {
+                return Err(error_at(file, text, &format!("concerns.{name}"), value, expected));
+            }
+        }
+        Ok(())
+    }
+
+    /// Things worth telling the user that are not errors: servers and
+    /// concerns the config does not know.
+    pub fn warnings(&self, config: &Config) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for server in self.servers.iter().flatten() {
+            if !config.mcp_servers.contains_key(server) {
+                warnings.push(format!(
+                    "servers: {server:?} is not a server in config.json; nothing of it will show"
+                ));
+            }
+        }
+        for name in self.concerns.keys() {
+            if config.concern(name).is_none() {
+                warnings.push(format!(
+                    "concerns: {name:?} is not declared in config.json; it filters only primitives whose upstream sets it"
+                ));
+            }
+        }
+        warnings
+    }
+
+    /// The three glob sections with their names.
+    pub fn sections(&self) -> [(&'static str, &Visibility); 3] {
+        [
+            ("tools", &self.tools),
+            ("resources", &self.resources),
+            ("prompts", &self.prompts),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DESIGN_EXAMPLE: &str = r#"{
+      "description": "Everyday work, nothing destructive",
+      "servers": ["github", "everything"],
+      "tools":     { "allow": ["github__*", "everything__echo"], "deny": ["*_delete_*"] },
+      "resources": { "allow": [], "deny": [] },
+      "prompts":   { "allow": [], "deny": [] },
+      "groups": ["issues", "pull_requests"],
+      "tags": { "all": ["stable"], "none": ["destructive", "experimental"] },
+      "concerns": { "security": "high", "cost": "minimal" },
+      "uriPrefixes": ["mcp://tools/github/"],
+      "enforce": true
+    }"#;
+
+    #[test]
+    fn parses_the_design_example() {
+        let p = Profile::parse("work.json", DESIGN_EXAMPLE).unwrap();
+        assert_eq!(p.servers.as_deref().unwrap(), ["github", "everything"]);
+        assert_eq!(p.tools.deny, ["*_delete_*"]);
+        assert_eq!(p.tags.none, ["destructive", "experimental"]);
+        assert_eq!(p.concerns["cost"], "minimal");
+        assert!(p.enforce);
+    }
+
+    #[test]
+    fn empty_profile_is_the_default() {
+        assert_eq!(Profile::parse("p", "{}").unwrap(), Profile::default());
+        assert_eq!(serde_json::to_string(&Profile::default()).unwrap(), "{}");
+    }
+
+    #[test]
+    fn round_trips() {
+        let p = Profile::parse("p", DESIGN_EXAMPLE).unwrap();
+        let text = serde_json::to_string_pretty(&p).unwrap();
+        assert_eq!(Profile::parse("p", &text).unwrap(), p);
+        let off = Profile {
+            enforce: false,
+            servers: Some(vec![]),
+            ..Profile::default()
+        };
+        let text = serde_json::to_string(&off).unwrap();
+        assert_eq!(text, r#"{"servers":[],"enforce":false}"#);
+    }
+
+    #[test]
+    fn invalid_glob_is_a_load_error_naming_it() {
+        let text = "{\n  \"tools\": {\"deny\": [\"ok_*\", \"bad[\"]}\n}";
+        let err = Profile::parse("profiles/work.json", text).unwrap_err();
+        assert_eq!(err.path, "tools.deny[1]");
+        assert_eq!((err.line, err.column), (2, 30));
+        assert!(err.expected.contains("invalid glob \"bad[\""), "{err}");
+        assert!(err.to_string().starts_with("profiles/work.json:2:30: tools.deny[1]"), "{err}");
+    }
+
+    #[test]
+    fn typos_are_load_errors() {
+        let err = Profile::parse("p", r#"{"tool": {"deny": ["x"]}}"#).unwrap_err();
+        assert!(err.expected.contains("unknown field `tool`"), "{err}");
+        let err = Profile::parse("p", r#"{"tags": {"any": ["x"]}}"#).unwrap_err();
+        assert_eq!(err.path, "tags.any");
+        let err = Profile::parse("p", r#"{"groups": "issues"}"#).unwrap_err();
+        assert!(err.expected.contains("expected a sequence"), "{err}");
+    }
+
+    #[test]
+    fn concern_values_are_checked_against_the_config() {
+        let config = Config::parse(
+            "c",
+            r#"{"concerns": [{"name": "security", "values": ["high", "low"]}]}"#,
+        )
+        .unwrap();
+        let text = r#"{"concerns": {"security": "ultra", "mood": "calm"}}"#;
+        let p = Profile::parse("p", text).unwrap();
+        let err = p.check_against(&config, "p", text).unwrap_err();
+        assert_eq!(err.path, "concerns.security");
+        assert!(err.expected.contains("expected one of high, low"), "{err}");
+        let warnings = p.warnings(&config);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("\"mood\""));
+    }
+
+    #[test]
+    fn profile_names() {
+        assert!(is_valid_profile_name("work"));
+        assert!(is_valid_profile_name("read_only-2"));
+        assert!(!is_valid_profile_name(""));
+        assert!(!is_valid_profile_name("../x"));
+        assert!(!is_valid_profile_name("a b"));
+        assert!(!is_valid_profile_name("-x"));
+    }
+}
