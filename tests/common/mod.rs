@@ -1,1 +1,88 @@
+//! Helpers shared by the integration tests: a temporary `--home`, the real
+//! `mcp-sieve` binary, and the fixture catalogs.
 
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The folder of the real tool catalogs copied from `shared/catalogs`.
+pub fn catalogs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/catalogs")
+}
+
+/// A fixture catalog by stem, e.g. `github-mcp-server`.
+pub fn catalog(stem: &str) -> PathBuf {
+    catalogs_dir().join(format!("{stem}.json"))
+}
+
+/// A temporary MCP Sieve home, removed when dropped.
+pub struct Home {
+    dir: tempfile::TempDir,
+    binary: PathBuf,
+}
+
+/// What one run of the command printed.
+#[derive(Debug)]
+pub struct Run {
+    pub ok: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(output: Output) -> Run {
+        Run {
+            ok: output.status.success(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Stdout parsed as JSON; panics with the output when it is not.
+    pub fn json(&self) -> Value {
+        assert!(self.ok, "command failed: {}", self.stderr);
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout))
+    }
+}
+
+impl Home {
+    /// A fresh, empty home for the binary `binary` (pass
+    /// `env!("CARGO_BIN_EXE_mcp-sieve-under-test")`).
+    pub fn new(binary: &str) -> Home {
+        Home {
+            dir: tempfile::tempdir().expect("temp dir"),
+            binary: PathBuf::from(binary),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes `relative` under the home.
+    pub fn write(&self, relative: &str, text: &str) {
+        let path = self.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// Reads `relative` under the home.
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.path().join(relative))
+            .unwrap_or_else(|e| panic!("cannot read {relative}: {e}"))
+    }
+
+    /// A command for the binary with `--home` set.
+    pub fn command(&self) -> Command {
+        let mut command = Command::new(&self.binary);
+        command.arg("--home").arg(self.path());
+        command.env_remove("MCP_SIEVE_HOME");
+        command
+    }
+
+    /// Runs the binary with `args`.
+    pub fn run(&self, args: &[&str]) -> Run {
+        Run::from(self.command().args(args).output().expect("binary runs"))
+    }
+}

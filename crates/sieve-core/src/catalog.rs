@@ -11,6 +11,7 @@
 use crate::config::Overlays;
 use crate::labels::{Labels, META_PREFIX};
 use crate::naming::{HASH_LEN, exposed_name_with_hash, prompt_uri, tool_uri};
+use crate::parse::{ParseError, decode};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -157,6 +158,61 @@ impl ServerListing {
     }
 }
 
+/// Reads a catalog file: a JSON array of MCP Tool objects, or a
+/// `tools/list` result (`{"tools": [...]}`, also inside a JSON-RPC
+/// response's `result`). Each entry must be an object with a string `name`.
+pub fn parse_tool_list(file: &str, text: &str) -> Result<Vec<Value>, ParseError> {
+    let document: Value = decode(file, text)?;
+    let tools = match document {
+        Value::Array(tools) => tools,
+        Value::Object(mut object) => {
+            let mut list = object.remove("tools");
+            if list.is_none()
+                && let Some(Value::Object(mut result)) = object.remove("result")
+            {
+                list = result.remove("tools");
+            }
+            match list {
+                Some(Value::Array(tools)) => tools,
+                _ => {
+                    return Err(whole_document(
+                        file,
+                        "expected a JSON array of tools or a tools/list result with a \"tools\" array",
+                    ));
+                }
+            }
+        }
+        _ => {
+            return Err(whole_document(
+                file,
+                "expected a JSON array of tools or a tools/list result",
+            ));
+        }
+    };
+    for (i, tool) in tools.iter().enumerate() {
+        if tool.get("name").and_then(Value::as_str).is_none() {
+            return Err(ParseError {
+                file: file.to_string(),
+                line: 0,
+                column: 0,
+                path: format!("[{i}]"),
+                expected: "expected a tool object with a string \"name\"".into(),
+            });
+        }
+    }
+    Ok(tools)
+}
+
+fn whole_document(file: &str, expected: &str) -> ParseError {
+    ParseError {
+        file: file.to_string(),
+        line: 1,
+        column: 1,
+        path: String::new(),
+        expected: expected.to_string(),
+    }
+}
+
 /// Every primitive of every server, indexed.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
@@ -272,10 +328,8 @@ impl Catalog {
     /// A tool by exposed name or by `mcp://tools/` URI, as hosts may call
     /// either.
     pub fn find_tool(&self, name_or_uri: &str) -> Option<&Primitive> {
-        self.find(Kind::Tool, name_or_uri).or_else(|| {
-            self.find_uri(name_or_uri)
-                .filter(|p| p.kind == Kind::Tool)
-        })
+        self.find(Kind::Tool, name_or_uri)
+            .or_else(|| self.find_uri(name_or_uri).filter(|p| p.kind == Kind::Tool))
     }
 
     /// A prompt by exposed name or by `mcp://prompts/` URI.
@@ -329,18 +383,44 @@ mod tests {
     #[test]
     fn builds_in_server_order_with_names_and_uris() {
         let catalog = Catalog::build("__", &Overlays::default(), &listing());
-        let names: Vec<_> = catalog.primitives().iter().map(|p| p.exposed_name.as_str()).collect();
+        let names: Vec<_> = catalog
+            .primitives()
+            .iter()
+            .map(|p| p.exposed_name.as_str())
+            .collect();
         assert_eq!(
             names,
-            ["alpha__echo", "beta__echo", "beta__readme", "beta__readme", "beta__file", "beta__greet"]
+            [
+                "alpha__echo",
+                "beta__echo",
+                "beta__readme",
+                "beta__readme",
+                "beta__file",
+                "beta__greet"
+            ]
         );
         let echo = catalog.find(Kind::Tool, "alpha__echo").unwrap();
         assert_eq!(echo.uri, "mcp://tools/alpha/echo");
         assert!(echo.labels.tags.contains("read-only"));
-        assert_eq!(catalog.find_uri("file:///readme2").unwrap().kind, Kind::Resource);
-        assert_eq!(catalog.find_prompt("mcp://prompts/beta/greet").unwrap().name, "greet");
-        assert_eq!(catalog.find_tool("mcp://tools/beta/echo").unwrap().server, "beta");
-        assert!(catalog.find_tool("mcp://prompts/beta/greet").is_none(), "kind is checked");
+        assert_eq!(
+            catalog.find_uri("file:///readme2").unwrap().kind,
+            Kind::Resource
+        );
+        assert_eq!(
+            catalog
+                .find_prompt("mcp://prompts/beta/greet")
+                .unwrap()
+                .name,
+            "greet"
+        );
+        assert_eq!(
+            catalog.find_tool("mcp://tools/beta/echo").unwrap().server,
+            "beta"
+        );
+        assert!(
+            catalog.find_tool("mcp://prompts/beta/greet").is_none(),
+            "kind is checked"
+        );
         assert!(catalog.find_tool("beta__greet").is_none());
     }
 
@@ -354,8 +434,22 @@ mod tests {
         }])
         .unwrap();
         let catalog = Catalog::build("__", &overlays, &listing());
-        assert!(catalog.find(Kind::Tool, "beta__echo").unwrap().labels.groups.contains("b"));
-        assert!(!catalog.find(Kind::Tool, "alpha__echo").unwrap().labels.groups.contains("b"));
+        assert!(
+            catalog
+                .find(Kind::Tool, "beta__echo")
+                .unwrap()
+                .labels
+                .groups
+                .contains("b")
+        );
+        assert!(
+            !catalog
+                .find(Kind::Tool, "alpha__echo")
+                .unwrap()
+                .labels
+                .groups
+                .contains("b")
+        );
     }
 
     #[test]
@@ -371,9 +465,42 @@ mod tests {
             host["_meta"]["dev.mcp-sieve/tags"],
             json!(["destructive", "open-world"])
         );
-        let resource = catalog.find_uri("file:///readme").unwrap().host_definition();
+        let resource = catalog
+            .find_uri("file:///readme")
+            .unwrap()
+            .host_definition();
         assert_eq!(resource["name"], "readme", "resources keep their name");
         assert!(echo.model_definition().get("_meta").is_none());
+    }
+
+    #[test]
+    fn tool_list_files_in_both_shapes() {
+        let array = parse_tool_list("a.json", r#"[{"name": "x"}]"#).unwrap();
+        let result = parse_tool_list(
+            "b.json",
+            r#"{"tools": [{"name": "x"}], "nextCursor": null}"#,
+        )
+        .unwrap();
+        let rpc = parse_tool_list(
+            "c.json",
+            r#"{"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "x"}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(array, result);
+        assert_eq!(array, rpc);
+        let err = parse_tool_list("d.json", r#"{"prompts": []}"#).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("d.json:1:1: expected a JSON array"),
+            "{err}"
+        );
+        let err = parse_tool_list("e.json", r#"[{"name": "x"}, {"title": "y"}]"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "e.json: [1]: expected a tool object with a string \"name\""
+        );
+        let err = parse_tool_list("f.json", "[{").unwrap_err();
+        assert_eq!(err.line, 1);
     }
 
     #[test]

@@ -144,11 +144,18 @@ impl TryFrom<RawServer> for ServerConfig {
                 }
             }
             (Some("sse"), _, _) => {
-                return Err("\"type\": \"sse\" (the old HTTP+SSE transport) is not supported; \
+                return Err(
+                    "\"type\": \"sse\" (the old HTTP+SSE transport) is not supported; \
                      use the server's streamable HTTP endpoint with \"type\": \"http\""
-                    .into());
+                        .into(),
+                );
             }
-            (Some(other), _, _) if !matches!(other, "stdio" | "http" | "streamable-http" | "streamableHttp") => {
+            (Some(other), _, _)
+                if !matches!(
+                    other,
+                    "stdio" | "http" | "streamable-http" | "streamableHttp"
+                ) =>
+            {
                 return Err(format!(
                     "unknown \"type\" {other:?}; expected \"stdio\" or \"http\""
                 ));
@@ -156,7 +163,9 @@ impl TryFrom<RawServer> for ServerConfig {
             (_, Some(_), Some(_)) => {
                 return Err("has both \"command\" and \"url\"; keep one".into());
             }
-            (Some("stdio"), None, _) => return Err("\"type\": \"stdio\" needs a \"command\"".into()),
+            (Some("stdio"), None, _) => {
+                return Err("\"type\": \"stdio\" needs a \"command\"".into());
+            }
             (_, None, None) => {
                 return Err("needs \"command\" (a program to start) or \"url\" \
                      (a streamable HTTP endpoint)"
@@ -484,7 +493,8 @@ mod tests {
 
     #[test]
     fn foreign_keys_in_server_entries_are_tolerated() {
-        let text = r#"{"mcpServers": {"x": {"command": "a", "autoApprove": ["t"], "disabled": true}}}"#;
+        let text =
+            r#"{"mcpServers": {"x": {"command": "a", "autoApprove": ["t"], "disabled": true}}}"#;
         let config = Config::parse("c", text).unwrap();
         assert!(config.mcp_servers["x"].disabled);
         assert_eq!(config.enabled_servers().count(), 0);

@@ -67,7 +67,9 @@ impl Labels {
                     .map(String::from),
             );
         }
-        labels.groups.insert(format!("{SERVER_GROUP_PREFIX}{server}"));
+        labels
+            .groups
+            .insert(format!("{SERVER_GROUP_PREFIX}{server}"));
         labels
     }
 
@@ -112,7 +114,11 @@ enum Field {
 /// is open-world. Destructive and idempotent hints mean something only for a
 /// tool that is not read-only.
 pub fn annotation_tags(annotations: Option<&Value>) -> Vec<&'static str> {
-    let hint = |key: &str| annotations.and_then(|a| a.get(key)).and_then(Value::as_bool);
+    let hint = |key: &str| {
+        annotations
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_bool)
+    };
     let read_only = hint("readOnlyHint").unwrap_or(false);
     let mut tags = Vec::with_capacity(3);
     if read_only {
@@ -158,7 +164,10 @@ mod tests {
     #[test]
     fn explicit_hints_are_honoured() {
         let a = json!({"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true});
-        assert_eq!(annotation_tags(Some(&a)), vec![TAG_IDEMPOTENT, TAG_OPEN_WORLD]);
+        assert_eq!(
+            annotation_tags(Some(&a)),
+            vec![TAG_IDEMPOTENT, TAG_OPEN_WORLD]
+        );
         let a = json!({"destructiveHint": "yes"});
         assert_eq!(
             annotation_tags(Some(&a)),
@@ -183,10 +192,22 @@ mod tests {
             }
         });
         let labels = Labels::from_upstream("gh", &tool, true);
-        assert_eq!(labels.groups, set(&["extra", "issues", "server:gh", "triage"]));
-        assert_eq!(labels.tags, set(&["beta", "chained", "read-only", "stable"]));
-        assert_eq!(labels.concerns.get("security").map(String::as_str), Some("high"));
-        assert_eq!(labels.concerns.get("cost").map(String::as_str), Some("minimal"));
+        assert_eq!(
+            labels.groups,
+            set(&["extra", "issues", "server:gh", "triage"])
+        );
+        assert_eq!(
+            labels.tags,
+            set(&["beta", "chained", "read-only", "stable"])
+        );
+        assert_eq!(
+            labels.concerns.get("security").map(String::as_str),
+            Some("high")
+        );
+        assert_eq!(
+            labels.concerns.get("cost").map(String::as_str),
+            Some("minimal")
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! process (proxy, desktop app, command line) with the same results.
 //!
 //! * [`config`]: `config.json` (servers, concerns, overlays, settings).
-//! * [`profile`]: `profiles/<name>.json`.
+//! * [`profile`]: the profile files, `profiles/NAME.json`.
 //! * [`naming`]: exposed names `<server>__<name>` and `mcp://` URIs.
 //! * [`labels`]: groups, tags and concern values from upstream fields,
 //!   annotations, the server and overlays.
@@ -30,7 +30,7 @@ pub mod profile;
 pub mod rules;
 pub mod tokens;
 
-pub use catalog::{Catalog, Kind, Primitive, ServerListing};
+pub use catalog::{Catalog, Kind, Primitive, ServerListing, parse_tool_list};
 pub use config::{ConcernDef, Config, Overlay, Overlays, ServerConfig, Settings, Transport};
 pub use labels::Labels;
 pub use parse::ParseError;

@@ -110,7 +110,10 @@ mod tests {
 
     #[test]
     fn plain_names_are_joined_unchanged() {
-        assert_eq!(exposed_name("github", "create_issue", "__"), "github__create_issue");
+        assert_eq!(
+            exposed_name("github", "create_issue", "__"),
+            "github__create_issue"
+        );
         assert_eq!(exposed_name("fs", "read-file.v2", "__"), "fs__read-file.v2");
         assert_eq!(exposed_name("a", "b", "."), "a.b");
     }
@@ -167,8 +170,14 @@ mod tests {
 
     #[test]
     fn uris_encode_segments() {
-        assert_eq!(tool_uri("github", "create_issue"), "mcp://tools/github/create_issue");
-        assert_eq!(prompt_uri("ev", "simple-prompt"), "mcp://prompts/ev/simple-prompt");
+        assert_eq!(
+            tool_uri("github", "create_issue"),
+            "mcp://tools/github/create_issue"
+        );
+        assert_eq!(
+            prompt_uri("ev", "simple-prompt"),
+            "mcp://prompts/ev/simple-prompt"
+        );
         assert_eq!(tool_uri("a b", "x/y"), "mcp://tools/a%20b/x%2Fy");
     }
 }

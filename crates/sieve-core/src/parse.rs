@@ -46,7 +46,8 @@ pub fn decode<T: DeserializeOwned>(file: &str, text: &str) -> Result<T, ParseErr
         from_json(file, path, err.into_inner())
     })?;
     // Trailing garbage after the document is an error too.
-    de.end().map_err(|err| from_json(file, String::new(), err))?;
+    de.end()
+        .map_err(|err| from_json(file, String::new(), err))?;
     Ok(value)
 }
 
@@ -131,7 +132,11 @@ mod tests {
     #[test]
     fn unknown_fields_and_trailing_text_are_rejected() {
         let err = decode::<Doc>("d", "{\"item\": []}").unwrap_err();
-        assert!(err.expected.contains("unknown field `item`"), "{}", err.expected);
+        assert!(
+            err.expected.contains("unknown field `item`"),
+            "{}",
+            err.expected
+        );
         let err = decode::<Doc>("d", "{\"items\": []} x").unwrap_err();
         assert!(err.expected.contains("trailing"), "{}", err.expected);
     }

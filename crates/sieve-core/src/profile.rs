@@ -136,7 +136,13 @@ impl Profile {
     pub fn check_against(&self, config: &Config, file: &str, text: &str) -> Result<(), ParseError> {
         for (name, value) in &self.concerns {
             if let Err(expected) = config.check_concern_value(name, value) {
-                return Err(error_at(file, text, &format!("concerns.{name}"), value, expected));
+                return Err(error_at(
+                    file,
+                    text,
+                    &format!("concerns.{name}"),
+                    value,
+                    expected,
+                ));
             }
         }
         Ok(())
@@ -227,7 +233,11 @@ mod tests {
         assert_eq!(err.path, "tools.deny[1]");
         assert_eq!((err.line, err.column), (2, 30));
         assert!(err.expected.contains("invalid glob \"bad[\""), "{err}");
-        assert!(err.to_string().starts_with("profiles/work.json:2:30: tools.deny[1]"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("profiles/work.json:2:30: tools.deny[1]"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use crate::catalog::{Kind, Primitive};
 use crate::config::compile_glob;
 use crate::profile::{Profile, Visibility};
-use globset::{GlobSet, GlobSetBuilder};
+use globset::{Candidate, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -115,7 +115,10 @@ impl Constraint {
                 _ => true,
             },
             Constraint::UriAny(prefixes) => {
-                if prefixes.iter().any(|prefix| p.uri.starts_with(prefix.as_str())) {
+                if prefixes
+                    .iter()
+                    .any(|prefix| p.uri.starts_with(prefix.as_str()))
+                {
                     true
                 } else {
                     report(Rule::UriPrefix { any_of: prefixes })
@@ -140,9 +143,15 @@ pub enum Rule<'a> {
     /// Its server is not in `servers`.
     Server { server: &'a str },
     /// `allow` is set and no pattern matches.
-    NotAllowed { section: &'static str, patterns: &'a [String] },
+    NotAllowed {
+        section: &'static str,
+        patterns: &'a [String],
+    },
     /// A `deny` pattern matches.
-    Denied { section: &'static str, pattern: &'a str },
+    Denied {
+        section: &'static str,
+        pattern: &'a str,
+    },
     /// It is in none of the groups.
     Groups { any_of: &'a [String] },
     /// It lacks a tag of `tags.all`.
@@ -150,7 +159,11 @@ pub enum Rule<'a> {
     /// It has a tag of `tags.none`.
     TagForbidden { tag: &'a str },
     /// Its concern value differs from the one set.
-    Concern { name: &'a str, wanted: &'a str, actual: &'a str },
+    Concern {
+        name: &'a str,
+        wanted: &'a str,
+        actual: &'a str,
+    },
     /// Its URI starts with none of the prefixes.
     UriPrefix { any_of: &'a [String] },
 }
@@ -242,7 +255,11 @@ impl Rules {
     }
 
     /// Every rule that hides `p`; empty when it is visible.
-    pub fn explain<'a>(&'a self, p: &'a Primitive, narrowing: Option<&'a Narrowing>) -> Vec<Reason<'a>> {
+    pub fn explain<'a>(
+        &'a self,
+        p: &'a Primitive,
+        narrowing: Option<&'a Narrowing>,
+    ) -> Vec<Reason<'a>> {
         let mut reasons = Vec::new();
         self.check(p, narrowing, &mut |reason| {
             reasons.push(reason);
@@ -276,7 +293,7 @@ impl Rules {
             by_request: false,
         };
         if let Some(servers) = &self.servers
-            && !servers.iter().any(|s| *s == p.server)
+            && !servers.contains(&p.server)
             && !hide(profile(Rule::Server { server: &p.server }))
         {
             return;
@@ -286,9 +303,10 @@ impl Rules {
             Kind::Resource | Kind::ResourceTemplate => &self.sections[1],
             Kind::Prompt => &self.sections[2],
         };
-        let name = p.glob_name();
+        // One candidate for both sets: building it is a good part of a match.
+        let name = Candidate::new(p.glob_name());
         if let Some(allow) = &globs.allow_set
-            && !allow.is_match(name)
+            && !allow.is_match_candidate(&name)
             && !hide(profile(Rule::NotAllowed {
                 section: globs.section,
                 patterns: &globs.allow,
@@ -297,9 +315,9 @@ impl Rules {
             return;
         }
         if let Some(deny) = &globs.deny_set
-            && deny.is_match(name)
+            && deny.is_match_candidate(&name)
         {
-            for index in deny.matches(name) {
+            for index in deny.matches_candidate(&name) {
                 let rule = Rule::Denied {
                     section: globs.section,
                     pattern: &globs.deny[index],

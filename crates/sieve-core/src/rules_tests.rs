@@ -55,7 +55,11 @@ fn tools(rules: &Rules, narrowing: Option<&Narrowing>) -> Vec<String> {
 fn explain(rules: &Rules, tool: &str, narrowing: Option<&Narrowing>) -> Vec<String> {
     let catalog = catalog();
     let p = catalog.find(Kind::Tool, tool).expect("tool exists");
-    rules.explain(p, narrowing).iter().map(|r| r.to_string()).collect()
+    rules
+        .explain(p, narrowing)
+        .iter()
+        .map(|r| r.to_string())
+        .collect()
 }
 
 const ALL: [&str; 6] = [
@@ -83,7 +87,10 @@ fn empty_sections_show_everything() {
 #[test]
 fn allow_only_shows_matches() {
     let rules = profile(r#"{"tools": {"allow": ["everything__trino_*", "github__get_issue"]}}"#);
-    assert_eq!(tools(&rules, None), ["everything__trino_query", "github__get_issue"]);
+    assert_eq!(
+        tools(&rules, None),
+        ["everything__trino_query", "github__get_issue"]
+    );
     assert_eq!(
         explain(&rules, "everything__echo", None),
         [r#"tools.allow: matches none of "everything__trino_*", "github__get_issue""#]
@@ -104,8 +111,12 @@ fn deny_only_removes_matches() {
 
 #[test]
 fn allow_then_deny() {
-    let rules = profile(r#"{"tools": {"allow": ["github__*"], "deny": ["*_delete_*", "*merge*"]}}"#);
-    assert_eq!(tools(&rules, None), ["github__create_issue", "github__get_issue"]);
+    let rules =
+        profile(r#"{"tools": {"allow": ["github__*"], "deny": ["*_delete_*", "*merge*"]}}"#);
+    assert_eq!(
+        tools(&rules, None),
+        ["github__create_issue", "github__get_issue"]
+    );
     assert_eq!(
         explain(&rules, "github__merge_pull_request", None),
         [r#"tools.deny "*merge*""#]
@@ -117,21 +128,33 @@ fn empty_allow_with_deny_is_all_minus_deny() {
     let rules = profile(r#"{"tools": {"allow": [], "deny": ["everything__*"]}}"#);
     assert_eq!(
         tools(&rules, None),
-        ["github__create_issue", "github__get_issue", "github__repo_delete_file", "github__merge_pull_request"]
+        [
+            "github__create_issue",
+            "github__get_issue",
+            "github__repo_delete_file",
+            "github__merge_pull_request"
+        ]
     );
 }
 
 #[test]
 fn star_allows_all_then_deny_applies() {
     let rules = profile(r#"{"tools": {"allow": ["*"], "deny": ["github__*"]}}"#);
-    assert_eq!(tools(&rules, None), ["everything__echo", "everything__trino_query"]);
+    assert_eq!(
+        tools(&rules, None),
+        ["everything__echo", "everything__trino_query"]
+    );
     assert_eq!(tools(&profile(r#"{"tools": {"allow": ["*"]}}"#), None), ALL);
 }
 
 #[test]
 fn exact_names_and_several_patterns() {
-    let rules = profile(r#"{"tools": {"allow": ["everything__echo", "github__get_issue", "nothing__*"]}}"#);
-    assert_eq!(tools(&rules, None), ["everything__echo", "github__get_issue"]);
+    let rules =
+        profile(r#"{"tools": {"allow": ["everything__echo", "github__get_issue", "nothing__*"]}}"#);
+    assert_eq!(
+        tools(&rules, None),
+        ["everything__echo", "github__get_issue"]
+    );
 }
 
 #[test]
@@ -152,13 +175,34 @@ fn every_matching_deny_is_reported() {
 
 #[test]
 fn sections_apply_to_their_kind_only() {
-    let rules = profile(r#"{"tools": {"deny": ["*"]}, "prompts": {"allow": ["github__summarize_*"]}}"#);
+    let rules =
+        profile(r#"{"tools": {"deny": ["*"]}, "prompts": {"allow": ["github__summarize_*"]}}"#);
     let catalog = catalog();
-    assert_eq!(rules.visible(catalog.primitives(), Kind::Tool, None).count(), 0);
-    assert_eq!(rules.visible(catalog.primitives(), Kind::Prompt, None).count(), 1);
-    assert_eq!(rules.visible(catalog.primitives(), Kind::Resource, None).count(), 1);
+    assert_eq!(
+        rules
+            .visible(catalog.primitives(), Kind::Tool, None)
+            .count(),
+        0
+    );
+    assert_eq!(
+        rules
+            .visible(catalog.primitives(), Kind::Prompt, None)
+            .count(),
+        1
+    );
+    assert_eq!(
+        rules
+            .visible(catalog.primitives(), Kind::Resource, None)
+            .count(),
+        1
+    );
     let rules = profile(r#"{"resources": {"deny": ["github__readme"]}}"#);
-    assert_eq!(rules.visible(catalog.primitives(), Kind::Resource, None).count(), 0);
+    assert_eq!(
+        rules
+            .visible(catalog.primitives(), Kind::Resource, None)
+            .count(),
+        0
+    );
 }
 
 // --- servers ---
@@ -166,12 +210,18 @@ fn sections_apply_to_their_kind_only() {
 #[test]
 fn servers_limit_and_explain() {
     let rules = profile(r#"{"servers": ["everything"]}"#);
-    assert_eq!(tools(&rules, None), ["everything__echo", "everything__trino_query"]);
+    assert_eq!(
+        tools(&rules, None),
+        ["everything__echo", "everything__trino_query"]
+    );
     assert_eq!(
         explain(&rules, "github__get_issue", None),
         [r#"servers: "github" is not listed"#]
     );
-    assert!(tools(&profile(r#"{"servers": []}"#), None).is_empty(), "[] lists no server");
+    assert!(
+        tools(&profile(r#"{"servers": []}"#), None).is_empty(),
+        "[] lists no server"
+    );
 }
 
 // --- groups: ANY ---
@@ -181,15 +231,27 @@ fn groups_any() {
     let rules = profile(r#"{"groups": ["issues", "pull_requests"]}"#);
     assert_eq!(
         tools(&rules, None),
-        ["github__create_issue", "github__get_issue", "github__merge_pull_request"]
+        [
+            "github__create_issue",
+            "github__get_issue",
+            "github__merge_pull_request"
+        ]
     );
     assert_eq!(
         explain(&rules, "everything__echo", None),
         ["groups: in none of issues, pull_requests"]
     );
     let rules = profile(r#"{"groups": ["server:everything"]}"#);
-    assert_eq!(tools(&rules, None), ["everything__echo", "everything__trino_query"], "implicit group");
-    assert_eq!(tools(&profile(r#"{"groups": []}"#), None), ALL, "empty: no constraint");
+    assert_eq!(
+        tools(&rules, None),
+        ["everything__echo", "everything__trino_query"],
+        "implicit group"
+    );
+    assert_eq!(
+        tools(&profile(r#"{"groups": []}"#), None),
+        ALL,
+        "empty: no constraint"
+    );
 }
 
 // --- tags: ALL and NONE ---
@@ -209,7 +271,12 @@ fn tags_none_excludes_any_listed_tag() {
     let rules = profile(r#"{"tags": {"none": ["destructive", "beta"]}}"#);
     assert_eq!(
         tools(&rules, None),
-        ["everything__echo", "everything__trino_query", "github__create_issue", "github__get_issue"]
+        [
+            "everything__echo",
+            "everything__trino_query",
+            "github__create_issue",
+            "github__get_issue"
+        ]
     );
     assert_eq!(
         explain(&rules, "github__merge_pull_request", None),
@@ -232,7 +299,12 @@ fn concern_mapped_must_equal_unmapped_matches_all() {
     // without a security value are concern-agnostic.
     assert_eq!(
         tools(&rules, None),
-        ["everything__echo", "everything__trino_query", "github__get_issue", "github__merge_pull_request"]
+        [
+            "everything__echo",
+            "everything__trino_query",
+            "github__get_issue",
+            "github__merge_pull_request"
+        ]
     );
     assert_eq!(
         explain(&rules, "github__repo_delete_file", None),
@@ -252,13 +324,20 @@ fn several_concerns_must_all_match() {
 #[test]
 fn unknown_concern_and_unknown_value() {
     // A concern no primitive carries constrains nothing.
-    assert_eq!(tools(&profile(r#"{"concerns": {"latency": "low"}}"#), None), ALL);
+    assert_eq!(
+        tools(&profile(r#"{"concerns": {"latency": "low"}}"#), None),
+        ALL
+    );
     // A value no primitive has hides exactly the primitives that carry the
     // concern.
     let rules = profile(r#"{"concerns": {"security": "ultra"}}"#);
     assert_eq!(
         tools(&rules, None),
-        ["everything__echo", "everything__trino_query", "github__merge_pull_request"]
+        [
+            "everything__echo",
+            "everything__trino_query",
+            "github__merge_pull_request"
+        ]
     );
 }
 
@@ -266,19 +345,34 @@ fn unknown_concern_and_unknown_value() {
 
 #[test]
 fn uri_prefixes_any() {
-    let rules = profile(r#"{"uriPrefixes": ["mcp://tools/everything/", "mcp://tools/github/get_"]}"#);
+    let rules =
+        profile(r#"{"uriPrefixes": ["mcp://tools/everything/", "mcp://tools/github/get_"]}"#);
     assert_eq!(
         tools(&rules, None),
-        ["everything__echo", "everything__trino_query", "github__get_issue"]
+        [
+            "everything__echo",
+            "everything__trino_query",
+            "github__get_issue"
+        ]
     );
     assert_eq!(
         explain(&rules, "github__create_issue", None),
         ["uriPrefixes: starts with none of mcp://tools/everything/, mcp://tools/github/get_"]
     );
     let catalog = catalog();
-    assert_eq!(rules.visible(catalog.primitives(), Kind::Resource, None).count(), 0);
+    assert_eq!(
+        rules
+            .visible(catalog.primitives(), Kind::Resource, None)
+            .count(),
+        0
+    );
     let rules = profile(r#"{"uriPrefixes": ["repo://"]}"#);
-    assert_eq!(rules.visible(catalog.primitives(), Kind::Resource, None).count(), 1);
+    assert_eq!(
+        rules
+            .visible(catalog.primitives(), Kind::Resource, None)
+            .count(),
+        1
+    );
     assert!(tools(&profile(r#"{"uriPrefixes": []}"#), None).is_empty());
 }
 
@@ -307,7 +401,9 @@ fn explain_lists_every_failing_rule_and_is_empty_when_visible() {
 fn tasks_follow_the_tool_rules() {
     let catalog = catalog();
     let rules = profile(r#"{"tools": {"deny": ["*delete*"]}}"#);
-    let hidden = catalog.find(Kind::Tool, "github__repo_delete_file").unwrap();
+    let hidden = catalog
+        .find(Kind::Tool, "github__repo_delete_file")
+        .unwrap();
     let shown = catalog.find(Kind::Tool, "github__get_issue").unwrap();
     assert!(!rules.is_visible(&Primitive::task(hidden, "u1", "s1"), None));
     assert!(rules.is_visible(&Primitive::task(shown, "u2", "s2"), None));
@@ -318,14 +414,24 @@ fn tasks_follow_the_tool_rules() {
 #[test]
 fn narrowing_by_groups_tags_and_uri_paths() {
     let rules = profile("{}");
-    let n = Narrowing::from_params(&json!({"filter": {"groups": ["issues", "repos"], "tags": ["stable"]}})).unwrap();
-    assert_eq!(tools(&rules, Some(&n)), ["github__create_issue", "github__get_issue"]);
+    let n = Narrowing::from_params(
+        &json!({"filter": {"groups": ["issues", "repos"], "tags": ["stable"]}}),
+    )
+    .unwrap();
+    assert_eq!(
+        tools(&rules, Some(&n)),
+        ["github__create_issue", "github__get_issue"]
+    );
     assert_eq!(
         explain(&rules, "github__repo_delete_file", Some(&n)),
         ["request filter: tags.all stable (missing)"]
     );
-    let n = Narrowing::from_params(&json!({"filters": {"uri_paths": ["mcp://tools/everything/"]}})).unwrap();
-    assert_eq!(tools(&rules, Some(&n)), ["everything__echo", "everything__trino_query"]);
+    let n = Narrowing::from_params(&json!({"filters": {"uri_paths": ["mcp://tools/everything/"]}}))
+        .unwrap();
+    assert_eq!(
+        tools(&rules, Some(&n)),
+        ["everything__echo", "everything__trino_query"]
+    );
 }
 
 #[test]
@@ -355,7 +461,11 @@ fn narrowing_never_widens_the_profile() {
     let n = Narrowing::default().concerns(&[("security".to_string(), "low".to_string())].into());
     assert_eq!(
         tools(&rules, Some(&n)),
-        ["everything__echo", "everything__trino_query", "github__merge_pull_request"],
+        [
+            "everything__echo",
+            "everything__trino_query",
+            "github__merge_pull_request"
+        ],
         "only concern-agnostic tools pass both"
     );
 }
@@ -363,8 +473,13 @@ fn narrowing_never_widens_the_profile() {
 #[test]
 fn empty_narrowing_changes_nothing() {
     let rules = profile(r#"{"tools": {"deny": ["github__*"]}}"#);
-    for params in [json!({}), json!({"filter": {}}), json!({"filter": {"groups": [], "tags": []}}),
-                   json!({"filters": {"uri_paths": []}}), json!({"filter": null})] {
+    for params in [
+        json!({}),
+        json!({"filter": {}}),
+        json!({"filter": {"groups": [], "tags": []}}),
+        json!({"filters": {"uri_paths": []}}),
+        json!({"filter": null}),
+    ] {
         let n = Narrowing::from_params(&params).unwrap();
         assert!(n.is_empty(), "{params}");
         assert_eq!(tools(&rules, Some(&n)), tools(&rules, None));
@@ -375,10 +490,22 @@ fn empty_narrowing_changes_nothing() {
 fn bad_narrowing_params_name_the_field() {
     for (params, field) in [
         (json!({"filter": "issues"}), "filter must be an object"),
-        (json!({"filter": {"groups": "issues"}}), "filter.groups must be a list of strings"),
-        (json!({"filter": {"tags": [1]}}), "filter.tags must be a list of strings"),
-        (json!({"filters": {"uri_paths": [true]}}), "filters.uri_paths must be a list of strings"),
-        (json!({"_meta": {"dev.mcp-sieve/concerns": {"security": 1}}}), "_meta[\"dev.mcp-sieve/concerns\"].security must be a string"),
+        (
+            json!({"filter": {"groups": "issues"}}),
+            "filter.groups must be a list of strings",
+        ),
+        (
+            json!({"filter": {"tags": [1]}}),
+            "filter.tags must be a list of strings",
+        ),
+        (
+            json!({"filters": {"uri_paths": [true]}}),
+            "filters.uri_paths must be a list of strings",
+        ),
+        (
+            json!({"_meta": {"dev.mcp-sieve/concerns": {"security": 1}}}),
+            "_meta[\"dev.mcp-sieve/concerns\"].security must be a string",
+        ),
     ] {
         assert_eq!(Narrowing::from_params(&params).unwrap_err(), field);
     }

@@ -95,7 +95,10 @@ mod tests {
                         json!({"name": "two", "description": "second tool with a much longer description of what it does", "inputSchema": {"type": "object"}}),
                     ],
                 ),
-                ServerListing::tools("b", vec![json!({"name": "three", "inputSchema": {"type": "object"}})]),
+                ServerListing::tools(
+                    "b",
+                    vec![json!({"name": "three", "inputSchema": {"type": "object"}})],
+                ),
             ],
         );
         let profile = Profile::parse("p", r#"{"tools": {"deny": ["a__two"]}}"#).unwrap();

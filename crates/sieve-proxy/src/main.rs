@@ -1,1 +1,5 @@
-fn main(){}
+//! `mcp-sieve`: see `mcp-sieve --help` and the README.
+
+fn main() -> std::process::ExitCode {
+    sieve_proxy::cli::main()
+}

@@ -1,0 +1,1301 @@
+//! `sieve-demo`: a built-in MCP server with about forty realistic tools, so
+//! MCP Sieve can be tried, tested and shown without any third-party server.
+//!
+//! * [`demo_tools`] is the static tool list. It doubles as the offline
+//!   catalog of the built-in server.
+//! * [`DemoServer`] is the rmcp [`ServerHandler`]. Its tools act on a small
+//!   in-memory world (`workspace`): files, issues, invoices, users. Tool
+//!   descriptions, schemas and labels live in `catalog`.
+//! * [`serve_stdio`] and [`serve_http`] run it over stdio or streamable HTTP
+//!   (`/mcp`).
+//!
+//! Besides plain tools it exercises everything a proxy has to forward:
+//! resources (with templates and subscriptions), prompts with argument
+//! completion, logging, progress, elicitation and sampling (as server-to-client
+//! requests on 2025-11-25 sessions, as `input_required` results on
+//! 2026-07-28), a tool list that changes at runtime
+//! (`admin_enable_experimental`), and a task-capable tool (`run_job`).
+
+// Logging, sampling and roots are deprecated by SEP-2577, but 2025-11-25
+// hosts still use them and the proxy must forward them, so the demo keeps
+// exercising them on purpose.
+#![allow(deprecated)]
+
+mod catalog;
+mod workspace;
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    future::Future,
+    net::SocketAddr,
+    sync::{
+        Arc, Mutex, MutexGuard,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
+};
+
+use rmcp::{
+    ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+        CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock, CreateTaskResult,
+        GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetTaskParams, GetTaskResult,
+        Implementation, InputRequest, InputRequiredResult, JsonObject, ListPromptsResult,
+        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
+        LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam, Prompt,
+        PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
+        ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+        ResourceUpdatedNotificationParam, Role, ServerCapabilities, ServerConfig, ServerRequest,
+        SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
+        UnsubscribeRequestParams, UpdateTaskParams,
+    },
+    service::{NotificationContext, Peer, RequestContext, SubscriptionContext},
+    task_manager::{TaskExit, TaskManager, TaskOptions},
+    transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    },
+};
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use self::{
+    catalog::{EXPERIMENTAL_TOOLS, Spec, TOOLS},
+    workspace::{Args, Change, Workspace, file_uri},
+};
+
+/// The name the demo server reports in its server info.
+pub const SERVER_NAME: &str = "sieve-demo";
+
+/// The static tool list: every tool except the experimental ones, which
+/// only appear after `admin_enable_experimental`.
+pub fn demo_tools() -> Vec<Tool> {
+    TOOLS.iter().map(Spec::to_tool).collect()
+}
+
+/// A change that every connected client should be told about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Event {
+    ToolsChanged,
+    ResourcesChanged,
+    ResourceUpdated(String),
+}
+
+/// State shared by every connection and every HTTP session.
+struct Shared {
+    workspace: Mutex<Workspace>,
+    experimental: AtomicBool,
+    /// Fan-out of [`Event`]s to per-connection forwarders.
+    events: broadcast::Sender<Event>,
+    /// Resource URIs some legacy client subscribed to.
+    subscriptions: Mutex<BTreeSet<String>>,
+    /// Level set by `logging/setLevel` (2025-11-25); 2026-07-28 requests
+    /// carry their own level in `_meta` instead.
+    log_level: Mutex<LoggingLevel>,
+    tasks: TaskManager,
+}
+
+/// The demo MCP server. Cheap to clone: clones share one world, which is how
+/// every streamable HTTP session sees the same files and issues.
+#[derive(Clone)]
+pub struct DemoServer {
+    shared: Arc<Shared>,
+}
+
+impl Default for DemoServer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What a tool got when it asked the client for something.
+enum Asked {
+    Answer(Value),
+    /// 2026-07-28: the client must retry the call with the answer.
+    Pending(InputRequiredResult),
+}
+
+impl DemoServer {
+    pub fn new() -> Self {
+        let (events, _) = broadcast::channel(64);
+        Self {
+            shared: Arc::new(Shared {
+                workspace: Mutex::new(Workspace::new()),
+                experimental: AtomicBool::new(false),
+                events,
+                subscriptions: Mutex::new(BTreeSet::new()),
+                log_level: Mutex::new(LoggingLevel::Info),
+                tasks: TaskManager::new(),
+            }),
+        }
+    }
+
+    fn workspace(&self) -> MutexGuard<'_, Workspace> {
+        // A panic inside a tool must not make the whole demo unusable.
+        self.shared
+            .workspace
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The tools visible right now.
+    fn current_tools(&self) -> Vec<Tool> {
+        let mut tools = demo_tools();
+        if self.shared.experimental.load(Ordering::SeqCst) {
+            tools.extend(EXPERIMENTAL_TOOLS.iter().map(Spec::to_tool));
+        }
+        tools
+    }
+
+    fn is_known_tool(&self, name: &str) -> bool {
+        TOOLS.iter().any(|s| s.name == name)
+            || (self.shared.experimental.load(Ordering::SeqCst)
+                && EXPERIMENTAL_TOOLS.iter().any(|s| s.name == name))
+    }
+
+    fn publish(&self, event: Event) {
+        // No receiver just means no client is listening right now.
+        let _ = self.shared.events.send(event);
+    }
+
+    fn publish_workspace_changes(&self) {
+        let changes = self.workspace().drain_changes();
+        for change in changes {
+            match change {
+                Change::ResourceList => self.publish(Event::ResourcesChanged),
+                Change::Resource(uri) => self.publish(Event::ResourceUpdated(uri)),
+            }
+        }
+    }
+
+    /// Send a log notification if the client asked for this level.
+    async fn log(&self, context: &RequestContext<RoleServer>, level: LoggingLevel, data: Value) {
+        let wanted = context
+            .meta
+            .log_level()
+            .unwrap_or_else(|| *self.shared.log_level.lock().expect("log level lock"));
+        if rank(level) >= rank(wanted) {
+            let params = LoggingMessageNotificationParam::new(level, data).with_logger(SERVER_NAME);
+            // A client that went away cannot be told; the tool still runs.
+            let _ = context.peer.notify_logging_message(params).await;
+        }
+    }
+
+    /// Ask the client a question (elicitation, sampling) in whatever way
+    /// the negotiated protocol allows.
+    async fn ask(
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        key: &str,
+        question: Value,
+    ) -> Result<Asked, McpError> {
+        if let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get(key)) {
+            return Ok(Asked::Answer(answer.clone()));
+        }
+        let modern = context
+            .protocol_version()
+            .is_some_and(|version| !version.has_initialize());
+        if modern {
+            // 2026-07-28 forbids server-to-client requests: hand the
+            // question back and let the client call again with the answer.
+            let input: InputRequest = serde_json::from_value(question)
+                .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+            return Ok(Asked::Pending(InputRequiredResult::from_input_requests(
+                BTreeMap::from([(key.to_owned(), input)]),
+            )));
+        }
+        let server_request: ServerRequest = serde_json::from_value(question)
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let answer = context
+            .peer
+            .send_request(server_request)
+            .await
+            .map_err(|e| {
+                McpError::internal_error(format!("the client did not answer: {e}"), None)
+            })?;
+        serde_json::to_value(answer)
+            .map(Asked::Answer)
+            .map_err(|e| McpError::internal_error(e.to_string(), None))
+    }
+
+    async fn purge_closed_issues(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let stats = self.workspace().stats();
+        let closed =
+            stats["issues"].as_u64().unwrap_or(0) - stats["open_issues"].as_u64().unwrap_or(0);
+        let question = json!({
+            "method": "elicitation/create",
+            "params": {
+                "mode": "form",
+                "message": format!("Delete {closed} closed issues for good?"),
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {"confirm": {"type": "boolean", "description": "Yes, delete them"}},
+                    "required": ["confirm"]
+                }
+            }
+        });
+        let answer = match Self::ask(request, context, "confirm", question).await? {
+            Asked::Pending(pending) => return Ok(pending.into()),
+            Asked::Answer(answer) => answer,
+        };
+        let confirmed = answer["action"] == "accept" && answer["content"]["confirm"] == true;
+        if !confirmed {
+            return Ok(text_result(
+                "Nothing deleted: the user did not confirm.",
+                false,
+            ));
+        }
+        let purged = self.workspace().purge_closed_issues();
+        self.publish_workspace_changes();
+        Ok(CallToolResult::structured(json!({ "purged": purged })).into())
+    }
+
+    async fn summarize_issue(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let args = arguments(request);
+        let args = Args(&args);
+        let (id, max_tokens) = match (args.int("id"), args.opt_int("max_tokens")) {
+            (Ok(id), Ok(max)) => (id, max.unwrap_or(200)),
+            (Err(e), _) | (_, Err(e)) => return Ok(text_result(&e, true)),
+        };
+        let Some(issue) = u64::try_from(id)
+            .ok()
+            .and_then(|id| self.workspace().issue_json(id))
+        else {
+            return Ok(text_result(&format!("no issue #{id}"), true));
+        };
+        let question = json!({
+            "method": "sampling/createMessage",
+            "params": {
+                "messages": [{"role": "user", "content": {"type": "text",
+                    "text": format!("Summarize this issue in one paragraph:\n{issue}")}}],
+                "maxTokens": max_tokens,
+                "systemPrompt": "You summarize bug tracker issues."
+            }
+        });
+        match Self::ask(request, context, "summary", question).await? {
+            Asked::Pending(pending) => Ok(pending.into()),
+            Asked::Answer(answer) => {
+                let text = answer["content"]["text"].as_str().unwrap_or("(no text)");
+                Ok(CallToolResult::structured(json!({
+                    "id": id,
+                    "summary": text,
+                    "model": answer["model"],
+                }))
+                .into())
+            }
+        }
+    }
+
+    async fn reindex(
+        &self,
+        args: &Args<'_>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let (steps, step_ms) = match (args.opt_int("steps"), args.opt_int("step_ms")) {
+            (Ok(steps), Ok(ms)) => (steps.unwrap_or(5).clamp(1, 50), ms.unwrap_or(100).max(0)),
+            (Err(e), _) | (_, Err(e)) => return Ok(text_result(&e, true)),
+        };
+        let token = context.meta.get_progress_token();
+        for step in 1..=steps {
+            tokio::select! {
+                () = context.ct.cancelled() => {
+                    return Ok(text_result("Reindex cancelled by the client.", true));
+                }
+                () = tokio::time::sleep(Duration::from_millis(step_ms.unsigned_abs())) => {}
+            }
+            if let Some(token) = &token {
+                let progress = ProgressNotificationParam::new(token.clone(), step as f64)
+                    .with_total(steps as f64)
+                    .with_message(format!("indexed part {step} of {steps}"));
+                let _ = context.peer.notify_progress(progress).await;
+            }
+        }
+        self.log(
+            context,
+            LoggingLevel::Info,
+            json!({"reindexed_steps": steps}),
+        )
+        .await;
+        Ok(CallToolResult::structured(
+            json!({ "steps": steps, "indexed": self.workspace().stats() }),
+        )
+        .into())
+    }
+
+    fn run_job(
+        &self,
+        args: &Args<'_>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Job, String> {
+        let duration = Duration::from_millis(
+            args.opt_int("duration_ms")?
+                .unwrap_or(1000)
+                .max(0)
+                .unsigned_abs(),
+        );
+        let fail = args.opt_str("outcome")?.unwrap_or("success") == "failure";
+        let label = args.opt_str("label")?.unwrap_or("job").to_owned();
+        let as_task = context
+            .client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks());
+        Ok(Job {
+            duration,
+            fail,
+            label,
+            as_task,
+        })
+    }
+
+    fn set_experimental(&self, enabled: bool) -> CallToolResult {
+        let was = self.shared.experimental.swap(enabled, Ordering::SeqCst);
+        if was != enabled {
+            self.publish(Event::ToolsChanged);
+        }
+        let names: Vec<&str> = EXPERIMENTAL_TOOLS.iter().map(|s| s.name).collect();
+        CallToolResult::structured(
+            json!({ "enabled": enabled, "tools": names, "changed": was != enabled }),
+        )
+    }
+
+    /// Forward shared events to one connected peer until it goes away.
+    fn forward_events(&self, peer: Peer<RoleServer>) {
+        let mut events = self.shared.events.subscribe();
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            loop {
+                let event = match events.recv().await {
+                    Ok(event) => event,
+                    // Missing a few events is fine: the client re-lists.
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                let sent = match event {
+                    Event::ToolsChanged => peer.notify_tool_list_changed().await,
+                    Event::ResourcesChanged => peer.notify_resource_list_changed().await,
+                    Event::ResourceUpdated(uri) => {
+                        let subscribed = shared
+                            .subscriptions
+                            .lock()
+                            .expect("subscriptions lock")
+                            .contains(&uri);
+                        if !subscribed {
+                            continue;
+                        }
+                        peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
+                            .await
+                    }
+                };
+                if sent.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+}
+
+/// The parsed arguments of `run_job`.
+struct Job {
+    duration: Duration,
+    fail: bool,
+    label: String,
+    as_task: bool,
+}
+
+impl Job {
+    async fn run(&self) -> Result<CallToolResult, McpError> {
+        tokio::time::sleep(self.duration).await;
+        if self.fail {
+            Err(McpError::internal_error(
+                format!("{} failed, as it was asked to", self.label),
+                None,
+            ))
+        } else {
+            Ok(CallToolResult::structured(json!({
+                "label": self.label,
+                "outcome": "success",
+                "duration_ms": self.duration.as_millis() as u64,
+            })))
+        }
+    }
+}
+
+fn rank(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+fn parse_level(name: &str) -> Option<LoggingLevel> {
+    serde_json::from_value(json!(name)).ok()
+}
+
+fn arguments(request: &CallToolRequestParams) -> JsonObject {
+    request.arguments.clone().unwrap_or_default()
+}
+
+fn text_result(text: &str, is_error: bool) -> CallToolResponse {
+    let content = vec![ContentBlock::text(text.to_owned())];
+    if is_error {
+        CallToolResult::error(content).into()
+    } else {
+        CallToolResult::success(content).into()
+    }
+}
+
+fn unknown_tool(name: &str) -> McpError {
+    McpError::invalid_params(
+        format!("unknown tool {name}; call tools/list to see the tools"),
+        None,
+    )
+}
+
+struct PromptSpec {
+    name: &'static str,
+    description: &'static str,
+    /// (name, description, required)
+    arguments: &'static [(&'static str, &'static str, bool)],
+}
+
+const PROMPTS: &[PromptSpec] = &[
+    PromptSpec {
+        name: "triage_issue",
+        description: "Decide priority and next step for an issue.",
+        arguments: &[
+            ("issue_id", "Number of the issue", true),
+            ("tone", "How to phrase it: brief, friendly or formal", false),
+        ],
+    },
+    PromptSpec {
+        name: "draft_invoice_email",
+        description: "Write the e-mail that goes with an invoice.",
+        arguments: &[
+            ("invoice_id", "Invoice id, e.g. INV-1002", true),
+            ("language", "Language of the e-mail: en, de or fr", false),
+        ],
+    },
+    PromptSpec {
+        name: "review_file",
+        description: "Review one file of the workspace.",
+        arguments: &[
+            ("path", "Path of the file", true),
+            (
+                "focus",
+                "What to look at: correctness, style or docs",
+                false,
+            ),
+        ],
+    },
+];
+
+/// Fixed choices for optional prompt arguments, used for completion.
+fn argument_choices(argument: &str) -> &'static [&'static str] {
+    match argument {
+        "tone" => &["brief", "friendly", "formal"],
+        "language" => &["en", "de", "fr"],
+        "focus" => &["correctness", "style", "docs"],
+        _ => &[],
+    }
+}
+
+impl ServerHandler for DemoServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_prompts()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_resources_subscribe()
+            .enable_completions()
+            .enable_logging()
+            .enable_tasks()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "A demo workspace with files, issues, invoices and users. \
+                 Read tools are safe; delete, refund and admin tools change data.",
+            )
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Legacy (2025-11-25) sessions get change notifications pushed on
+        // the session; 2026-07-28 clients open `subscriptions/listen`.
+        self.forward_events(context.peer);
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // Everything asked for; rmcp narrows it to what get_info advertises.
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let mut events = self.shared.events.subscribe();
+        let sink = context.sink().clone();
+        loop {
+            let event = tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                event = events.recv() => event,
+            };
+            let event = match event {
+                Ok(event) => event,
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return Ok(()),
+            };
+            // A filter refusal only means the client did not ask for this kind.
+            let _ = match event {
+                Event::ToolsChanged => sink.notify_tool_list_changed().await,
+                Event::ResourcesChanged => sink.notify_resource_list_changed().await,
+                Event::ResourceUpdated(uri) => sink.notify_resource_updated(uri).await,
+            };
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.current_tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.current_tools().into_iter().find(|t| t.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        if !self.is_known_tool(&name) {
+            return Err(unknown_tool(&name));
+        }
+        let raw_args = arguments(&request);
+        let args = Args(&raw_args);
+        match name.as_str() {
+            "purge_closed_issues" => return self.purge_closed_issues(&request, &context).await,
+            "summarize_issue" => return self.summarize_issue(&request, &context).await,
+            "reindex" => return self.reindex(&args, &context).await,
+            "admin_enable_experimental" => {
+                return Ok(match args.opt_bool("enabled") {
+                    Ok(enabled) => self.set_experimental(enabled.unwrap_or(true)).into(),
+                    Err(e) => text_result(&e, true),
+                });
+            }
+            "log_message" => {
+                let level = match args.opt_str("level") {
+                    Ok(level) => level.and_then(parse_level).unwrap_or(LoggingLevel::Info),
+                    Err(e) => return Ok(text_result(&e, true)),
+                };
+                let Ok(message) = args.str("message") else {
+                    return Ok(text_result("argument `message` is required", true));
+                };
+                self.log(&context, level, json!(message)).await;
+                return Ok(text_result("sent", false));
+            }
+            "run_job" => {
+                let job = match self.run_job(&args, &context) {
+                    Ok(job) => job,
+                    Err(e) => return Ok(text_result(&e, true)),
+                };
+                if !job.as_task {
+                    return Ok(match job.run().await {
+                        Ok(result) => result.into(),
+                        Err(error) => text_result(&error.message, true),
+                    });
+                }
+                let options = TaskOptions::new()
+                    .with_poll_interval_ms(100)
+                    .with_status_message(format!("{} is running", job.label));
+                let task = self.shared.tasks.spawn(options, move |task| {
+                    Box::pin(async move {
+                        tokio::select! {
+                            () = task.cancelled() => Err(TaskExit::Cancelled),
+                            result = job.run() => result.map_err(TaskExit::Error),
+                        }
+                    })
+                });
+                return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
+            }
+            _ => {}
+        }
+        let outcome = self.workspace().call(&name, &args);
+        self.publish_workspace_changes();
+        match outcome {
+            Ok(value) => {
+                self.log(
+                    &context,
+                    LoggingLevel::Debug,
+                    json!({"tool": name, "ok": true}),
+                )
+                .await;
+                Ok(CallToolResult::structured(value).into())
+            }
+            Err(message) => Ok(text_result(&message, true)),
+        }
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        Ok(GetTaskResult::new(
+            self.shared.tasks.get_task(&request.task_id)?,
+        ))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.shared
+            .tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.shared.tasks.cancel_task(&request.task_id)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let mut resources = vec![
+            Resource::new("demo://readme", "readme")
+                .with_title("About the demo")
+                .with_mime_type("text/markdown"),
+            Resource::new("demo://stats", "stats")
+                .with_description("Counts of files, issues, invoices and users")
+                .with_mime_type("application/json"),
+        ];
+        let workspace = self.workspace();
+        resources.extend(workspace.file_paths().map(|path| {
+            Resource::new(file_uri(path), path)
+                .with_mime_type("text/plain")
+                .with_size(workspace.file(path).map_or(0, |t| t.len() as u64))
+        }));
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new("demo://issues/{id}", "issue")
+                .with_description("One issue as JSON")
+                .with_mime_type("application/json"),
+            ResourceTemplate::new("demo://files/{path}", "file")
+                .with_description("One workspace file")
+                .with_mime_type("text/plain"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let uri = request.uri;
+        let workspace = self.workspace();
+        let text = if uri == "demo://readme" {
+            Some("# sieve-demo\n\nForty tools over files, issues, invoices and users.\n".to_owned())
+        } else if uri == "demo://stats" {
+            Some(workspace.stats().to_string())
+        } else if let Some(path) = uri.strip_prefix("demo://files/") {
+            workspace.file(path).map(str::to_owned)
+        } else if let Some(id) = uri.strip_prefix("demo://issues/") {
+            id.parse()
+                .ok()
+                .and_then(|id| workspace.issue_json(id))
+                .map(|issue| issue.to_string())
+        } else {
+            None
+        };
+        let text =
+            text.ok_or_else(|| McpError::resource_not_found(format!("no resource {uri}"), None))?;
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.shared
+            .subscriptions
+            .lock()
+            .expect("subscriptions lock")
+            .insert(request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.shared
+            .subscriptions
+            .lock()
+            .expect("subscriptions lock")
+            .remove(&request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let prompts = PROMPTS
+            .iter()
+            .map(|spec| {
+                let arguments = spec
+                    .arguments
+                    .iter()
+                    .map(|(name, description, required)| {
+                        PromptArgument::new(*name)
+                            .with_description(*description)
+                            .with_required(*required)
+                    })
+                    .collect();
+                Prompt::new(spec.name, Some(spec.description), Some(arguments))
+            })
+            .collect();
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let args = request.arguments.unwrap_or_default();
+        let arg = |name: &str| args.get(name).and_then(Value::as_str).map(str::to_owned);
+        let required = |name: &str| {
+            arg(name).ok_or_else(|| {
+                McpError::invalid_params(format!("prompt argument `{name}` is required"), None)
+            })
+        };
+        let workspace = self.workspace();
+        let (description, text) = match request.name.as_str() {
+            "triage_issue" => {
+                let id = required("issue_id")?;
+                let issue = id
+                    .parse()
+                    .ok()
+                    .and_then(|id| workspace.issue_json(id))
+                    .ok_or_else(|| McpError::invalid_params(format!("no issue #{id}"), None))?;
+                let tone = arg("tone").unwrap_or_else(|| "brief".into());
+                (
+                    "Triage one issue",
+                    format!(
+                        "In a {tone} tone, propose a priority and the next step for this issue:\n{issue}"
+                    ),
+                )
+            }
+            "draft_invoice_email" => {
+                let id = required("invoice_id")?;
+                let invoice = workspace
+                    .invoice_json(&id)
+                    .ok_or_else(|| McpError::invalid_params(format!("no invoice {id}"), None))?;
+                let language = arg("language").unwrap_or_else(|| "en".into());
+                (
+                    "E-mail for an invoice",
+                    format!(
+                        "Write a short e-mail in language `{language}` sending this invoice:\n{invoice}"
+                    ),
+                )
+            }
+            "review_file" => {
+                let path = required("path")?;
+                let text = workspace
+                    .file(&path)
+                    .ok_or_else(|| McpError::invalid_params(format!("no file {path}"), None))?;
+                let focus = arg("focus").unwrap_or_else(|| "correctness".into());
+                (
+                    "Review a file",
+                    format!("Review {path}, focusing on {focus}:\n\n{text}"),
+                )
+            }
+            other => {
+                return Err(McpError::invalid_params(
+                    format!("unknown prompt {other}"),
+                    None,
+                ));
+            }
+        };
+        Ok(
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+                .with_description(description)
+                .into(),
+        )
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let prefix = request.argument.value.as_str();
+        let candidates: Vec<String> = {
+            let workspace = self.workspace();
+            match request.argument.name.as_str() {
+                "issue_id" | "id" => workspace.issue_ids().map(|id| id.to_string()).collect(),
+                "invoice_id" => workspace.invoice_ids().map(str::to_owned).collect(),
+                "path" => workspace.file_paths().map(str::to_owned).collect(),
+                other => argument_choices(other)
+                    .iter()
+                    .map(|s| (*s).to_owned())
+                    .collect(),
+            }
+        };
+        let values: Vec<String> = candidates
+            .into_iter()
+            .filter(|value| value.starts_with(prefix))
+            .take(100)
+            .collect();
+        let completion =
+            CompletionInfo::new(values).map_err(|e| McpError::internal_error(e, None))?;
+        Ok(CompleteResult::new(completion))
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        *self.shared.log_level.lock().expect("log level lock") = request.level;
+        Ok(())
+    }
+}
+
+/// Serve the demo on this process's stdin and stdout until the client leaves.
+pub async fn serve_stdio() -> anyhow::Result<()> {
+    let service = DemoServer::new()
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| anyhow::anyhow!("starting the demo server on stdio: {e}"))?;
+    service.waiting().await?;
+    Ok(())
+}
+
+/// Serve the demo over streamable HTTP at `http://ADDR/mcp` until
+/// `shutdown` resolves. Returns the bound address (bind port 0 to get a free
+/// one).
+pub async fn serve_http(
+    addr: SocketAddr,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<SocketAddr> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("binding the demo server to {addr}: {e}"))?;
+    let bound = listener.local_addr()?;
+    let server = DemoServer::new();
+    // Cancelling this ends open SSE streams, which graceful shutdown would
+    // otherwise wait on forever.
+    let sessions_done = CancellationToken::new();
+    let config =
+        StreamableHttpServerConfig::default().with_cancellation_token(sessions_done.child_token());
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    tokio::spawn(async move {
+        let stop = async move {
+            shutdown.await;
+            sessions_done.cancel();
+        };
+        if let Err(error) = axum::serve(listener, router)
+            .with_graceful_shutdown(stop)
+            .await
+        {
+            eprintln!("sieve-demo HTTP server stopped: {error}");
+        }
+    });
+    Ok(bound)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use rmcp::{
+        ClientHandler, RoleClient, ServiceExt,
+        model::{
+            CallToolRequestParams, ClientCapabilities, ClientConfig, CreateMessageRequestParams,
+            CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction,
+            GetPromptRequestParams, Implementation, ReadResourceRequestParams, SamplingMessage,
+        },
+        service::{NotificationContext, RequestContext, RunningService},
+    };
+    use serde_json::{Value, json};
+    use tokio::sync::Notify;
+
+    use super::*;
+
+    const WAIT: Duration = Duration::from_secs(5);
+
+    /// A client that says yes to elicitation, answers sampling with a fixed
+    /// text and counts tool list changes.
+    #[derive(Clone, Default)]
+    struct TestClient {
+        tools_changed: Arc<Notify>,
+    }
+
+    impl ClientHandler for TestClient {
+        fn get_info(&self) -> ClientConfig {
+            let capabilities = ClientCapabilities::builder()
+                .enable_elicitation()
+                .enable_sampling()
+                .build();
+            ClientConfig::new(capabilities, Implementation::new("demo-test", "0"))
+        }
+
+        async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+            self.tools_changed.notify_one();
+        }
+
+        async fn create_elicitation(
+            &self,
+            _request: ElicitRequestParams,
+            _context: RequestContext<RoleClient>,
+        ) -> Result<ElicitResult, McpError> {
+            Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"confirm": true})))
+        }
+
+        async fn create_message(
+            &self,
+            _params: CreateMessageRequestParams,
+            _context: RequestContext<RoleClient>,
+        ) -> Result<CreateMessageResult, McpError> {
+            Ok(CreateMessageResult::new(
+                SamplingMessage::assistant_text("Login is slow."),
+                "test-model".into(),
+            ))
+        }
+    }
+
+    async fn connect() -> (RunningService<RoleClient, TestClient>, TestClient) {
+        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(async move {
+            let running = DemoServer::new().serve(server_io).await?;
+            running.waiting().await?;
+            anyhow::Ok(())
+        });
+        let client = TestClient::default();
+        let running = tokio::time::timeout(WAIT, client.clone().serve(client_io))
+            .await
+            .expect("the demo server answers initialize")
+            .expect("initialize succeeds");
+        (running, client)
+    }
+
+    async fn call(
+        client: &RunningService<RoleClient, TestClient>,
+        name: &str,
+        args: Value,
+    ) -> CallToolResult {
+        let params = CallToolRequestParams::new(name.to_owned())
+            .with_arguments(args.as_object().cloned().unwrap_or_default());
+        tokio::time::timeout(WAIT, client.call_tool(params))
+            .await
+            .expect("the tool answers in time")
+            .expect("the call is not a protocol error")
+    }
+
+    #[tokio::test]
+    async fn lists_forty_labelled_tools() {
+        let (client, _) = connect().await;
+        let tools = client.list_all_tools().await.expect("tools/list works");
+        assert_eq!(tools.len(), 40, "the static catalog has forty tools");
+        assert_eq!(
+            tools.len(),
+            demo_tools().len(),
+            "live list equals the offline catalog"
+        );
+        let delete = tools
+            .iter()
+            .find(|t| t.name == "delete_file")
+            .expect("delete_file exists");
+        let meta = delete.meta.as_ref().expect("labels are in _meta");
+        assert_eq!(meta.get("groups"), Some(&json!(["files"])));
+        assert_eq!(
+            meta.get("concerns"),
+            Some(&json!({"security": "high", "cost": "minimal"}))
+        );
+        let echo = tools
+            .iter()
+            .find(|t| t.name == "echo")
+            .expect("echo exists");
+        assert!(
+            echo.annotations.is_none(),
+            "echo deliberately has no annotations"
+        );
+        assert!(
+            echo.meta
+                .as_ref()
+                .is_some_and(|m| m.get("concerns").is_none()),
+            "echo has no concern values"
+        );
+        assert!(
+            tools.iter().any(|t| t
+                .meta
+                .as_ref()
+                .and_then(|m| m.get("concerns"))
+                .is_some_and(|c| c.as_object().is_some_and(|c| c.len() == 1))),
+            "some tool sets only one concern"
+        );
+    }
+
+    #[tokio::test]
+    async fn tools_change_the_workspace() {
+        let (client, _) = connect().await;
+        let written = call(
+            &client,
+            "write_file",
+            json!({"path": "notes.txt", "content": "hi there"}),
+        )
+        .await;
+        assert_eq!(
+            written.is_error,
+            Some(false),
+            "write_file succeeds: {written:?}"
+        );
+        let read = call(&client, "read_file", json!({"path": "notes.txt"})).await;
+        assert_eq!(
+            read.structured_content.expect("structured")["content"],
+            "hi there"
+        );
+        let created = call(
+            &client,
+            "create_issue",
+            json!({"title": "Crash on save", "labels": ["bug"]}),
+        )
+        .await;
+        let id = created.structured_content.expect("structured")["id"].clone();
+        let listed = call(&client, "list_issues", json!({"label": "bug"})).await;
+        let ids: Vec<Value> = listed.structured_content.expect("structured")["issues"]
+            .as_array()
+            .expect("issues is a list")
+            .iter()
+            .map(|i| i["id"].clone())
+            .collect();
+        assert!(ids.contains(&id), "the new issue is listed: {ids:?}");
+        let refused = call(&client, "refund_invoice", json!({"id": "INV-1002"})).await;
+        assert_eq!(
+            refused.is_error,
+            Some(true),
+            "an open invoice cannot be refunded"
+        );
+    }
+
+    #[tokio::test]
+    async fn enabling_experimental_tools_sends_list_changed() {
+        let (client, handler) = connect().await;
+        let changed = handler.tools_changed.notified();
+        call(&client, "admin_enable_experimental", json!({})).await;
+        tokio::time::timeout(WAIT, changed)
+            .await
+            .expect("tools/list_changed arrives");
+        let tools = client.list_all_tools().await.expect("tools/list works");
+        assert_eq!(tools.len(), 42, "two experimental tools were added");
+        let counted = call(&client, "experimental_word_count", json!({})).await;
+        assert_eq!(counted.is_error, Some(false), "an added tool can be called");
+    }
+
+    #[tokio::test]
+    async fn asks_the_client_for_elicitation_and_sampling() {
+        let (client, _) = connect().await;
+        let purged = call(&client, "purge_closed_issues", json!({})).await;
+        assert_eq!(purged.structured_content.expect("structured")["purged"], 1);
+        let summary = call(&client, "summarize_issue", json!({"id": 1})).await;
+        assert_eq!(
+            summary.structured_content.expect("structured")["summary"],
+            "Login is slow."
+        );
+    }
+
+    #[tokio::test]
+    async fn serves_prompts_resources_and_completion() {
+        let (client, _) = connect().await;
+        let prompts = client.list_all_prompts().await.expect("prompts/list works");
+        assert_eq!(prompts.len(), 3, "three prompts");
+        let prompt = client
+            .get_prompt(
+                GetPromptRequestParams::new("triage_issue").with_arguments(
+                    json!({"issue_id": "2"})
+                        .as_object()
+                        .cloned()
+                        .expect("object"),
+                ),
+            )
+            .await
+            .expect("prompts/get works");
+        let text = serde_json::to_string(&prompt.messages).expect("serializable");
+        assert!(
+            text.contains("Add dark mode"),
+            "the prompt quotes the issue: {text}"
+        );
+        let completed = client
+            .complete_prompt_simple("draft_invoice_email", "invoice_id", "INV-100")
+            .await
+            .expect("completion/complete works");
+        assert_eq!(completed, vec!["INV-1001", "INV-1002", "INV-1003"]);
+        let resources = client
+            .list_all_resources()
+            .await
+            .expect("resources/list works");
+        assert!(
+            resources.iter().any(|r| r.uri == "demo://files/README.md"),
+            "files are resources"
+        );
+        let templates = client
+            .list_all_resource_templates()
+            .await
+            .expect("templates work");
+        assert_eq!(templates.len(), 2, "issue and file templates");
+        let issue = client
+            .read_resource(ReadResourceRequestParams::new("demo://issues/1"))
+            .await
+            .expect("resources/read works");
+        let text = serde_json::to_string(&issue.contents).expect("serializable");
+        assert!(
+            text.contains("Login page is slow"),
+            "the template resolves: {text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn run_job_becomes_a_task_for_task_aware_clients() {
+        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(async move {
+            DemoServer::new().serve(server_io).await?.waiting().await?;
+            anyhow::Ok(())
+        });
+        let info = ClientConfig::new(
+            ClientCapabilities::builder().enable_tasks().build(),
+            Implementation::new("demo-test", "0"),
+        );
+        let client = info.serve(client_io).await.expect("initialize succeeds");
+        let params = CallToolRequestParams::new("run_job").with_arguments(
+            json!({"duration_ms": 20, "outcome": "failure"})
+                .as_object()
+                .cloned()
+                .expect("object"),
+        );
+        let CallToolResponse::Task(created) = client
+            .call_tool_once(params)
+            .await
+            .expect("tools/call works")
+        else {
+            panic!("a task-aware client gets a task");
+        };
+        let task = tokio::time::timeout(WAIT, async {
+            loop {
+                let got = client
+                    .get_task(GetTaskParams::new(created.task.task_id.clone()))
+                    .await
+                    .expect("tasks/get works");
+                if got.task.status().is_terminal() {
+                    break got.task;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await
+        .expect("the job ends in time");
+        assert_eq!(
+            task.status(),
+            rmcp::model::TaskStatus::Failed,
+            "the job fails as asked"
+        );
+    }
+
+    #[tokio::test]
+    async fn serves_streamable_http_on_a_free_port() {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let addr = serve_http("127.0.0.1:0".parse().expect("address"), async {
+            let _ = stopped.await;
+        })
+        .await
+        .expect("the server binds");
+        let transport =
+            rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+        let client = tokio::time::timeout(WAIT, ().serve(transport))
+            .await
+            .expect("connects in time")
+            .expect("initialize over HTTP succeeds");
+        let tools = client.list_all_tools().await.expect("tools/list over HTTP");
+        assert_eq!(tools.len(), 40, "same catalog over HTTP");
+        let echoed = client
+            .call_tool(
+                CallToolRequestParams::new("echo")
+                    .with_arguments(json!({"text": "hi"}).as_object().cloned().expect("object")),
+            )
+            .await
+            .expect("tools/call over HTTP");
+        assert_eq!(echoed.structured_content.expect("structured")["text"], "hi");
+        client.cancel().await.expect("client closes");
+        let _ = stop.send(());
+    }
+
+    #[tokio::test]
+    async fn modern_clients_get_input_required_instead_of_requests() {
+        use rmcp::{ClientLifecycleMode, ClientServiceExt, model::ProtocolVersion};
+        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(async move {
+            DemoServer::new().serve(server_io).await?.waiting().await?;
+            anyhow::Ok(())
+        });
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        let client = tokio::time::timeout(
+            WAIT,
+            TestClient::default().serve_with_lifecycle(client_io, lifecycle),
+        )
+        .await
+        .expect("discover answers in time")
+        .expect("server/discover succeeds");
+        let purged = call(&client, "purge_closed_issues", json!({})).await;
+        assert_eq!(
+            purged.structured_content.expect("structured")["purged"],
+            1,
+            "MRTR round trip confirms"
+        );
+    }
+}

@@ -1,0 +1,96 @@
+//! Where a user's files live.
+//!
+//! `--home DIR` (or `MCP_SIEVE_HOME=DIR`) puts everything under DIR, which
+//! is what tests use. Otherwise the platform's folders from `directories`:
+//! config (`config.json`, `profiles/`, the HTTP token) and data
+//! (`tasks.db`).
+
+use anyhow::{Context, Result};
+use directories::ProjectDirs;
+use std::path::{Path, PathBuf};
+
+/// The folders of one user's MCP Sieve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Home {
+    config_dir: PathBuf,
+    data_dir: PathBuf,
+}
+
+impl Home {
+    /// `explicit` (from `--home` or `MCP_SIEVE_HOME`), else the platform's
+    /// folders.
+    pub fn resolve(explicit: Option<&Path>) -> Result<Home> {
+        if let Some(dir) = explicit {
+            return Ok(Home::at(dir));
+        }
+        let dirs = ProjectDirs::from("dev", "mcp-sieve", "mcp-sieve")
+            .context("cannot find your home folder; set MCP_SIEVE_HOME or pass --home DIR")?;
+        Ok(Home {
+            config_dir: dirs.config_dir().to_path_buf(),
+            data_dir: dirs.data_dir().to_path_buf(),
+        })
+    }
+
+    /// Everything under one folder.
+    pub fn at(dir: &Path) -> Home {
+        Home {
+            config_dir: dir.to_path_buf(),
+            data_dir: dir.to_path_buf(),
+        }
+    }
+
+    pub fn config_dir(&self) -> &Path {
+        &self.config_dir
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// `config.json`.
+    pub fn config_file(&self) -> PathBuf {
+        self.config_dir.join("config.json")
+    }
+
+    /// The folder of profile files.
+    pub fn profiles_dir(&self) -> PathBuf {
+        self.config_dir.join("profiles")
+    }
+
+    /// `profiles/<name>.json`.
+    pub fn profile_file(&self, name: &str) -> PathBuf {
+        self.profiles_dir().join(format!("{name}.json"))
+    }
+
+    /// The task ledger.
+    pub fn tasks_db(&self) -> PathBuf {
+        self.data_dir.join("tasks.db")
+    }
+
+    /// The bearer token of the HTTP endpoint.
+    pub fn token_file(&self) -> PathBuf {
+        self.config_dir.join("http-token")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_home_holds_everything() {
+        let home = Home::resolve(Some(Path::new("/tmp/h"))).unwrap();
+        assert_eq!(home.config_file(), Path::new("/tmp/h/config.json"));
+        assert_eq!(
+            home.profile_file("work"),
+            Path::new("/tmp/h/profiles/work.json")
+        );
+        assert_eq!(home.tasks_db(), Path::new("/tmp/h/tasks.db"));
+    }
+
+    #[test]
+    fn platform_home_uses_project_dirs() {
+        let home = Home::resolve(None).unwrap();
+        assert!(home.config_dir().ends_with("mcp-sieve"), "{home:?}");
+    }
+}

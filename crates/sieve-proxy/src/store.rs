@@ -1,0 +1,394 @@
+//! The files of one user: `config.json` and `profiles/<name>.json`.
+//!
+//! Every write is atomic (temp file, fsync, rename, fsync of the folder)
+//! and keeps the previous version as `<file>.bak`. A file that does not
+//! parse is never overwritten: writes to it are refused with the parse
+//! error, so a hand edit with a typo is not lost to the app or a command.
+
+use crate::home::Home;
+use sieve_core::profile::{DEFAULT_PROFILE, is_valid_profile_name};
+use sieve_core::{Config, ParseError, Profile};
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// What can go wrong with the user's files.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    #[error("cannot {action} {path}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    #[error(
+        "{path} does not parse, so it was left as it is ({error}); fix or delete it, then try again"
+    )]
+    Unparseable { path: PathBuf, error: ParseError },
+    #[error("there is no profile {name:?}; `mcp-sieve profiles list` shows the profiles there are")]
+    NoProfile { name: String },
+    #[error("profile {name:?} exists already; pick another name or delete it first")]
+    ProfileExists { name: String },
+    #[error(
+        "{name:?} cannot name a profile: use 1-64 letters, digits, '-' or '_', not starting with '-'"
+    )]
+    BadProfileName { name: String },
+    #[error("the default profile cannot be deleted; edit it instead")]
+    DefaultProfile,
+}
+
+fn io_error<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> StoreError + 'a {
+    move |source| StoreError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A profile as read from disk: its text and what it says.
+#[derive(Debug, Clone)]
+pub struct LoadedProfile {
+    pub name: String,
+    pub path: PathBuf,
+    pub text: String,
+    pub profile: Profile,
+}
+
+/// Reads and writes the files under a [`Home`].
+#[derive(Debug, Clone)]
+pub struct Store {
+    home: Home,
+}
+
+impl Store {
+    pub fn new(home: Home) -> Store {
+        Store { home }
+    }
+
+    pub fn home(&self) -> &Home {
+        &self.home
+    }
+
+    /// `config.json`, or the empty config when there is none yet.
+    pub fn load_config(&self) -> Result<Config, StoreError> {
+        let path = self.home.config_file();
+        match read_optional(&path)? {
+            Some(text) => Ok(Config::parse(&path.display().to_string(), &text)?),
+            None => Ok(Config::default()),
+        }
+    }
+
+    /// Writes `config.json`, refusing to replace a file that does not parse.
+    pub fn save_config(&self, config: &Config) -> Result<(), StoreError> {
+        let path = self.home.config_file();
+        if let Some(text) = read_optional(&path)?
+            && let Err(error) = Config::parse(&path.display().to_string(), &text)
+        {
+            return Err(StoreError::Unparseable { path, error });
+        }
+        write_json(&path, config)
+    }
+
+    /// Loads profile `name`; the `default` profile is created on first use.
+    /// With `config`, concern values are checked against its definitions.
+    pub fn load_profile(
+        &self,
+        name: &str,
+        config: Option<&Config>,
+    ) -> Result<LoadedProfile, StoreError> {
+        check_name(name)?;
+        if name == DEFAULT_PROFILE {
+            self.ensure_default()?;
+        }
+        let path = self.home.profile_file(name);
+        let text = read_optional(&path)?.ok_or_else(|| StoreError::NoProfile {
+            name: name.to_string(),
+        })?;
+        let file = path.display().to_string();
+        let profile = Profile::parse(&file, &text)?;
+        if let Some(config) = config {
+            profile.check_against(config, &file, &text)?;
+        }
+        Ok(LoadedProfile {
+            name: name.to_string(),
+            path,
+            text,
+            profile,
+        })
+    }
+
+    /// Creates `profiles/default.json` (an empty profile: everything shows)
+    /// when it does not exist. An existing file is left alone.
+    pub fn ensure_default(&self) -> Result<(), StoreError> {
+        let path = self.home.profile_file(DEFAULT_PROFILE);
+        if path.exists() {
+            return Ok(());
+        }
+        let profile = Profile {
+            description: "Everything every server offers".into(),
+            ..Profile::default()
+        };
+        write_json(&path, &profile)
+    }
+
+    /// Profile names in order, `default` included.
+    pub fn profile_names(&self) -> Result<Vec<String>, StoreError> {
+        self.ensure_default()?;
+        let dir = self.home.profiles_dir();
+        let mut names = Vec::new();
+        for entry in fs::read_dir(&dir).map_err(io_error("read", &dir))? {
+            let path = entry.map_err(io_error("read", &dir))?.path();
+            if path.extension().is_some_and(|e| e == "json")
+                && let Some(stem) = path.file_stem().and_then(|s| s.to_str())
+                && is_valid_profile_name(stem)
+            {
+                names.push(stem.to_string());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Writes profile `name`, refusing to replace a file that does not parse.
+    pub fn save_profile(&self, name: &str, profile: &Profile) -> Result<(), StoreError> {
+        check_name(name)?;
+        let path = self.home.profile_file(name);
+        if let Some(text) = read_optional(&path)?
+            && let Err(error) = Profile::parse(&path.display().to_string(), &text)
+        {
+            return Err(StoreError::Unparseable { path, error });
+        }
+        write_json(&path, profile)
+    }
+
+    /// Creates profile `name`, empty or as a copy of `from`.
+    pub fn new_profile(&self, name: &str, from: Option<&str>) -> Result<Profile, StoreError> {
+        check_name(name)?;
+        if self.home.profile_file(name).exists() {
+            return Err(StoreError::ProfileExists {
+                name: name.to_string(),
+            });
+        }
+        let profile = match from {
+            Some(source) => self.load_profile(source, None)?.profile,
+            None => Profile::default(),
+        };
+        write_json(&self.home.profile_file(name), &profile)?;
+        Ok(profile)
+    }
+
+    /// Deletes profile `name`; its last version stays as `<name>.json.bak`.
+    pub fn delete_profile(&self, name: &str) -> Result<(), StoreError> {
+        check_name(name)?;
+        if name == DEFAULT_PROFILE {
+            return Err(StoreError::DefaultProfile);
+        }
+        let path = self.home.profile_file(name);
+        if !path.exists() {
+            return Err(StoreError::NoProfile {
+                name: name.to_string(),
+            });
+        }
+        let backup = backup_path(&path);
+        fs::rename(&path, &backup).map_err(io_error("delete", &path))
+    }
+}
+
+fn check_name(name: &str) -> Result<(), StoreError> {
+    if is_valid_profile_name(name) {
+        Ok(())
+    } else {
+        Err(StoreError::BadProfileName {
+            name: name.to_string(),
+        })
+    }
+}
+
+fn read_optional(path: &Path) -> Result<Option<String>, StoreError> {
+    match fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_error("read", path)(e)),
+    }
+}
+
+fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), StoreError> {
+    let mut text = serde_json::to_string_pretty(value).expect("our types serialise");
+    text.push('\n');
+    atomic_write(path, text.as_bytes())
+}
+
+/// `<file>.bak` beside `path`.
+pub fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".bak");
+    path.with_file_name(name)
+}
+
+/// Replaces `path` with `bytes` so that a reader sees the old or the new
+/// content, never a part; the old content is kept as `<file>.bak`.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io_error("create folder", dir))?;
+    let mut temp = tempfile::Builder::new()
+        .prefix(".sieve-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(io_error("create a temporary file in", dir))?;
+    temp.write_all(bytes)
+        .map_err(io_error("write", temp.path()))?;
+    temp.as_file()
+        .sync_all()
+        .map_err(io_error("sync", temp.path()))?;
+    if path.exists() {
+        // Copy, not rename: the target must exist at every moment for the
+        // proxies that watch it.
+        let backup = backup_path(path);
+        fs::copy(path, &backup).map_err(io_error("back up", path))?;
+    }
+    temp.persist(path)
+        .map_err(|e| io_error("replace", path)(e.error))?;
+    if let Ok(folder) = fs::File::open(dir) {
+        // Makes the rename durable; not every platform can sync a folder.
+        let _ = folder.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(Home::at(dir.path()));
+        (dir, store)
+    }
+
+    #[test]
+    fn default_profile_is_created_on_first_use() {
+        let (dir, store) = store();
+        assert_eq!(store.profile_names().unwrap(), ["default"]);
+        assert!(dir.path().join("profiles/default.json").exists());
+        let loaded = store.load_profile("default", None).unwrap();
+        assert!(loaded.profile.servers.is_none());
+    }
+
+    #[test]
+    fn writes_keep_one_backup() {
+        let (dir, store) = store();
+        let mut p = Profile::default();
+        store.save_profile("work", &p).unwrap();
+        p.groups = vec!["issues".into()];
+        store.save_profile("work", &p).unwrap();
+        let backup = fs::read_to_string(dir.path().join("profiles/work.json.bak")).unwrap();
+        assert_eq!(backup.trim(), "{}");
+        assert_eq!(store.load_profile("work", None).unwrap().profile, p);
+        let leftovers: Vec<_> = fs::read_dir(dir.path().join("profiles"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn unparseable_files_are_never_overwritten() {
+        let (dir, store) = store();
+        let path = dir.path().join("profiles/work.json");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, "{\"tools\": {\"deny\": [\"x\"]},}").unwrap();
+        let err = store.save_profile("work", &Profile::default()).unwrap_err();
+        assert!(matches!(err, StoreError::Unparseable { .. }), "{err}");
+        assert!(err.to_string().contains("left as it is"), "{err}");
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "{\"tools\": {\"deny\": [\"x\"]},}"
+        );
+        let err = store.load_profile("work", None).unwrap_err();
+        assert!(err.to_string().contains("work.json:1:"), "{err}");
+
+        fs::write(dir.path().join("config.json"), "{").unwrap();
+        assert!(matches!(
+            store.save_config(&Config::default()),
+            Err(StoreError::Unparseable { .. })
+        ));
+        assert_eq!(
+            fs::read_to_string(dir.path().join("config.json")).unwrap(),
+            "{"
+        );
+    }
+
+    #[test]
+    fn a_broken_default_profile_is_not_replaced() {
+        let (dir, store) = store();
+        let path = dir.path().join("profiles/default.json");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, "not json").unwrap();
+        assert!(store.load_profile("default", None).is_err());
+        assert_eq!(fs::read_to_string(&path).unwrap(), "not json");
+    }
+
+    #[test]
+    fn new_clone_and_delete() {
+        let (dir, store) = store();
+        let p = Profile {
+            groups: vec!["g".into()],
+            ..Profile::default()
+        };
+        store.save_profile("base", &p).unwrap();
+        assert_eq!(store.new_profile("copy", Some("base")).unwrap(), p);
+        assert!(matches!(
+            store.new_profile("copy", None),
+            Err(StoreError::ProfileExists { .. })
+        ));
+        assert!(matches!(
+            store.new_profile("x", Some("nope")),
+            Err(StoreError::NoProfile { .. })
+        ));
+        assert!(matches!(
+            store.new_profile("../etc", None),
+            Err(StoreError::BadProfileName { .. })
+        ));
+        store.delete_profile("copy").unwrap();
+        assert!(dir.path().join("profiles/copy.json.bak").exists());
+        assert_eq!(store.profile_names().unwrap(), ["base", "default"]);
+        assert!(matches!(
+            store.delete_profile("default"),
+            Err(StoreError::DefaultProfile)
+        ));
+        assert!(matches!(
+            store.delete_profile("copy"),
+            Err(StoreError::NoProfile { .. })
+        ));
+    }
+
+    #[test]
+    fn concern_values_are_checked_on_load() {
+        let (dir, store) = store();
+        fs::write(
+            dir.path().join("config.json"),
+            r#"{"concerns": [{"name": "cost", "values": ["minimal", "high"]}]}"#,
+        )
+        .unwrap();
+        fs::create_dir_all(dir.path().join("profiles")).unwrap();
+        fs::write(
+            dir.path().join("profiles/p.json"),
+            r#"{"concerns": {"cost": "free"}}"#,
+        )
+        .unwrap();
+        let config = store.load_config().unwrap();
+        let err = store.load_profile("p", Some(&config)).unwrap_err();
+        assert!(err.to_string().contains("concerns.cost"), "{err}");
+        assert!(store.load_profile("p", None).is_ok());
+    }
+
+    #[test]
+    fn missing_config_is_empty() {
+        let (_dir, store) = store();
+        assert_eq!(store.load_config().unwrap(), Config::default());
+    }
+}
