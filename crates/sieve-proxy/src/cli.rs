@@ -5,16 +5,21 @@
 //! stable JSON documented in the README. Errors propagate as `anyhow`
 //! chains that `main` prints as one line.
 
+use crate::engine::Engine;
 use crate::home::Home;
+use crate::serve::{serve_http, serve_stdio};
 use crate::store::Store;
+use crate::upstream::State;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 use serde_json::json;
+use sieve_core::profile::DEFAULT_PROFILE;
 use sieve_core::{Catalog, Kind, Overlays, Primitive, Rules, ServerListing, parse_tool_list};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use tokio_util::sync::CancellationToken;
 
 /// Shows your AI host only the MCP tools you choose.
 #[derive(Debug, Parser)]
@@ -38,6 +43,11 @@ pub enum Command {
     /// List, show, create and delete profiles.
     #[command(subcommand)]
     Profiles(ProfilesCommand),
+    /// Run the proxy a host connects to: stdio, or streamable HTTP with --http.
+    Serve(ServeArgs),
+    /// The upstream servers of config.json.
+    #[command(subcommand)]
+    Servers(ServersCommand),
     /// Run the built-in demo MCP server (about 40 tools) on stdio or HTTP.
     DemoServer {
         /// Serve streamable HTTP at ADDR (endpoint /mcp) instead of stdio.
@@ -83,6 +93,29 @@ pub struct TokensArgs {
     /// Print JSON (documented in the README).
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Profile to serve over stdio (HTTP endpoints name theirs:
+    /// /mcp is "default", /mcp/p/NAME is NAME).
+    #[arg(long, short, value_name = "NAME", conflicts_with = "http")]
+    pub profile: Option<String>,
+    /// Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// Print the HTTP bearer token (made on first use) and exit.
+    #[arg(long)]
+    pub print_token: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ServersCommand {
+    /// Connect to every server once and show its state.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -136,6 +169,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
         Command::Tokens(args) => tokens(&store, &args, out),
         Command::Profiles(command) => profiles(&store, command, out),
         Command::DemoServer { http } => demo_server(http, out),
+        Command::Serve(args) => serve(store, &args, out),
+        Command::Servers(ServersCommand::List { json }) => servers_list(&store, json, out),
     }
 }
 
@@ -153,11 +188,13 @@ fn filtered(store: &Store, source: &SourceArgs) -> Result<Filtered> {
         eprintln!("warning: profile {}: {warning}", loaded.name);
     }
     let rules = Rules::new(&loaded.profile).map_err(anyhow::Error::msg)?;
-    let listings = if source.catalogs.is_empty() && config.mcp_servers.is_empty() {
+    let listings = if !source.catalogs.is_empty() {
+        catalog_listings(source)?
+    } else if config.mcp_servers.is_empty() {
         // Nothing configured: the embedded default is the demo server.
         vec![builtin_listing()]
     } else {
-        catalog_listings(source)?
+        live_listings(store)?
     };
     let overlays = Overlays::new(&config.overlays).map_err(anyhow::Error::msg)?;
     let catalog = Catalog::build(&config.settings.separator, &overlays, &listings);
@@ -169,12 +206,6 @@ fn filtered(store: &Store, source: &SourceArgs) -> Result<Filtered> {
 }
 
 fn catalog_listings(source: &SourceArgs) -> Result<Vec<ServerListing>> {
-    if source.catalogs.is_empty() {
-        bail!(
-            "listing the live servers of config.json is not built yet; pass --catalog FILE \
-             (a JSON array of MCP tools or a tools/list result)"
-        );
-    }
     if source.server.is_some() && source.catalogs.len() > 1 {
         bail!(
             "--server names the server of a single --catalog; with several files each is named after its file"
@@ -208,9 +239,167 @@ fn file_stem(path: &Path) -> Result<String> {
         })
 }
 
-/// The name of the built-in demo server when it stands in for an empty
-/// config.
-pub const BUILTIN_SERVER: &str = "demo";
+/// How long one-shot commands wait for the servers to answer.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(20);
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Runtime::new().context("cannot start the async runtime")
+}
+
+/// Connects to every configured server once and returns what they list,
+/// with a warning for each one that is not up.
+fn live_listings(store: &Store) -> Result<Vec<ServerListing>> {
+    runtime()?.block_on(async {
+        let engine = Engine::start(store.clone())?;
+        engine.pool().settled(SETTLE).await;
+        for (name, status) in engine.pool().statuses() {
+            if status.state != State::Up {
+                eprintln!(
+                    "warning: server {name:?} is {}: {}",
+                    serde_json::to_value(status.state)?
+                        .as_str()
+                        .unwrap_or("down"),
+                    status.error.as_deref().unwrap_or("no answer yet")
+                );
+            }
+        }
+        let listings = engine.pool().listings();
+        engine.shutdown().await;
+        Ok(listings)
+    })
+}
+
+fn servers_list(store: &Store, json: bool, out: &mut dyn Write) -> Result<()> {
+    let config = store.load_config()?;
+    let statuses = runtime()?.block_on(async {
+        let engine = Engine::start(store.clone())?;
+        engine.pool().settled(SETTLE).await;
+        let statuses = engine.pool().statuses();
+        engine.shutdown().await;
+        anyhow::Ok(statuses)
+    })?;
+    let rows: Vec<serde_json::Value> = statuses
+        .iter()
+        .map(|(name, status)| {
+            let mut row = serde_json::to_value(status).unwrap_or_default();
+            // Commands and URLs only: env and header values are secrets.
+            let (transport, target) = match config.mcp_servers.get(name).map(|s| &s.transport) {
+                Some(sieve_core::Transport::Stdio { command, args, .. }) => (
+                    "stdio",
+                    std::iter::once(command.clone())
+                        .chain(args.iter().cloned())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                Some(sieve_core::Transport::Http { url, .. }) => ("http", url.clone()),
+                None => ("builtin", "the built-in demo server".to_string()),
+            };
+            row["name"] = json!(name);
+            row["transport"] = json!(transport);
+            row["target"] = json!(target);
+            row
+        })
+        .collect();
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &rows)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    let width = rows
+        .iter()
+        .map(|r| r["name"].as_str().unwrap_or("").len())
+        .max()
+        .unwrap_or(4);
+    for row in &rows {
+        writeln!(
+            out,
+            "{:width$}  {:10}  {:>3} tools  {}{}",
+            row["name"].as_str().unwrap_or(""),
+            row["state"].as_str().unwrap_or(""),
+            row["tools"],
+            row["target"].as_str().unwrap_or(""),
+            row["error"]
+                .as_str()
+                .map(|e| format!("\n{:width$}  error: {e}", ""))
+                .unwrap_or_default(),
+        )?;
+    }
+    Ok(())
+}
+
+/// Logs to stderr (stdout may be the MCP channel); `MCP_SIEVE_LOG` sets the
+/// filter, e.g. `debug` or `sieve_proxy=debug`.
+fn init_logging() {
+    use std::io::IsTerminal;
+    // rmcp narrates every handshake at info; ours is what a user wants.
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MCP_SIEVE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,sieve_proxy=info"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(filter)
+        .try_init();
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
+    if args.print_token {
+        writeln!(out, "{}", store.http_token()?)?;
+        return Ok(());
+    }
+    init_logging();
+    let profile = args
+        .profile
+        .clone()
+        .unwrap_or_else(|| DEFAULT_PROFILE.to_string());
+    runtime()?.block_on(async {
+        let engine = Engine::start(store.clone())?;
+        // A missing or broken profile is an error now, not at the first request.
+        engine.profile(&profile)?;
+        match args.http {
+            None => serve_stdio(engine.clone(), &profile, shutdown_signal()).await?,
+            Some(addr) => {
+                if !addr.ip().is_loopback() {
+                    tracing::warn!("listening on {addr}, which other machines can reach; the bearer token is all that protects it");
+                }
+                let token = store.http_token()?;
+                let stop = CancellationToken::new();
+                let bound = serve_http(engine.clone(), addr, token, stop.clone().cancelled_owned()).await?;
+                eprintln!(
+                    "MCP Sieve is serving http://{bound}/mcp (profile \"default\") and http://{bound}/mcp/p/NAME (profile NAME)"
+                );
+                eprintln!(
+                    "hosts must send \"Authorization: Bearer <token>\"; the token is in {} (`mcp-sieve serve --print-token`)",
+                    store.home().token_file().display()
+                );
+                shutdown_signal().await;
+                stop.cancel();
+            }
+        }
+        engine.shutdown().await;
+        anyhow::Ok(())
+    })
+}
 
 /// The demo server's tools, as if listed by a server called `demo`.
 fn builtin_listing() -> ServerListing {
@@ -218,7 +407,7 @@ fn builtin_listing() -> ServerListing {
         .into_iter()
         .map(|tool| serde_json::to_value(tool).expect("tools serialise"))
         .collect();
-    ServerListing::tools(BUILTIN_SERVER, tools)
+    ServerListing::tools(crate::engine::BUILTIN_SERVER, tools)
 }
 
 fn demo_server(http: Option<std::net::SocketAddr>, out: &mut dyn Write) -> Result<()> {

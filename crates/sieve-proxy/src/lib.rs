@@ -12,5 +12,11 @@
 
 pub mod cli;
 pub mod demo;
+pub mod engine;
 pub mod home;
+pub mod hosts;
+pub mod serve;
+pub mod server;
 pub mod store;
+pub mod tap;
+pub mod upstream;

@@ -180,6 +180,29 @@ impl Store {
         Ok(profile)
     }
 
+    /// The bearer token of the HTTP endpoint: read from the config folder,
+    /// or made (32 random bytes, hex) and written there readable by the
+    /// user only.
+    pub fn http_token(&self) -> Result<String, StoreError> {
+        let path = self.home.token_file();
+        if let Some(text) = read_optional(&path)? {
+            let token = text.trim().to_string();
+            if token.len() >= 32 {
+                return Ok(token);
+            }
+        }
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|e| StoreError::Io {
+            action: "make a random token for",
+            path: path.clone(),
+            source: io::Error::other(e.to_string()),
+        })?;
+        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        atomic_write(&path, format!("{token}\n").as_bytes())?;
+        set_private(&path)?;
+        Ok(token)
+    }
+
     /// Deletes profile `name`; its last version stays as `<name>.json.bak`.
     pub fn delete_profile(&self, name: &str) -> Result<(), StoreError> {
         check_name(name)?;
@@ -219,6 +242,17 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), StoreErr
     let mut text = serde_json::to_string_pretty(value).expect("our types serialise");
     text.push('\n');
     atomic_write(path, text.as_bytes())
+}
+
+/// Makes `path` readable and writable by its owner only.
+fn set_private(path: &Path) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+            .map_err(io_error("restrict", path))?;
+    }
+    Ok(())
 }
 
 /// `<file>.bak` beside `path`.
@@ -384,6 +418,27 @@ mod tests {
         let err = store.load_profile("p", Some(&config)).unwrap_err();
         assert!(err.to_string().contains("concerns.cost"), "{err}");
         assert!(store.load_profile("p", None).is_ok());
+    }
+
+    #[test]
+    fn http_token_is_made_once_and_private() {
+        let (dir, store) = store();
+        let token = store.http_token().unwrap();
+        assert_eq!(token.len(), 64);
+        assert_eq!(
+            store.http_token().unwrap(),
+            token,
+            "the same token every time"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(dir.path().join("http-token"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
     }
 
     #[test]

@@ -1,0 +1,246 @@
+//! The host connections of one proxy process, as seen from the upstream
+//! side: where a progress notification, a log message, a resource update or
+//! a server-to-client request (sampling, elicitation, roots) must go.
+//!
+//! One upstream connection is shared by every host connection, so upstream
+//! progress tokens are rmcp's own (unique per upstream peer) and are mapped
+//! back to the host's token of the call that caused them; a server-to-client
+//! request goes to the host with a call in flight to that server (the most
+//! recent one), since that call is what the server is asking about.
+
+#![allow(deprecated)] // sampling, roots and logging are deprecated in 2026-07-28 but live in 2025-11-25
+
+use rmcp::model::{
+    ClientResult, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
+    ProgressToken, ResourceUpdatedNotificationParam, ServerRequest,
+};
+use rmcp::{ErrorData, RoleServer, service::Peer};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Identifies one host connection.
+pub type HostId = u64;
+
+/// Every live host connection and what is in flight for it.
+#[derive(Debug, Default)]
+pub struct Hosts {
+    next: AtomicU64,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    conns: BTreeMap<HostId, Conn>,
+    /// (server, upstream progress token) -> (host peer, host token).
+    progress: HashMap<(String, String), (Peer<RoleServer>, ProgressToken)>,
+    /// Calls in flight: (call, host peer, server), newest last.
+    calls: Vec<(u64, Peer<RoleServer>, String)>,
+    next_call: u64,
+}
+
+#[derive(Debug)]
+struct Conn {
+    peer: Peer<RoleServer>,
+    subscriptions: HashSet<String>,
+    level: Option<LoggingLevel>,
+}
+
+/// Removes what it tracks when dropped, so a finished or failed call never
+/// leaves routing state behind.
+#[must_use]
+pub struct Tracked {
+    hosts: Arc<Hosts>,
+    progress: Option<(String, String)>,
+    call: u64,
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        let mut inner = self.hosts.lock();
+        if let Some(key) = self.progress.take() {
+            inner.progress.remove(&key);
+        }
+        inner.calls.retain(|(id, _, _)| *id != self.call);
+    }
+}
+
+fn token_key(token: &ProgressToken) -> String {
+    serde_json::to_string(&token.0).unwrap_or_default()
+}
+
+impl Hosts {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().expect("hosts lock")
+    }
+
+    /// Registers a host connection; call [`Hosts::unregister`] when it ends.
+    pub fn register(&self, peer: Peer<RoleServer>) -> HostId {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        self.lock().conns.insert(
+            id,
+            Conn {
+                peer,
+                subscriptions: HashSet::new(),
+                level: None,
+            },
+        );
+        id
+    }
+
+    pub fn unregister(&self, host: HostId) {
+        self.lock().conns.remove(&host);
+    }
+
+    /// Number of live host connections.
+    pub fn len(&self) -> usize {
+        self.lock().conns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Records a call from the host at `peer` to `server`, and where its
+    /// progress goes. A peer rather than a [`HostId`], because a 2026-07-28
+    /// request has a peer of its own and no session to register.
+    pub fn track_call(
+        self: &Arc<Self>,
+        peer: &Peer<RoleServer>,
+        server: &str,
+        upstream_token: &ProgressToken,
+        host_token: Option<ProgressToken>,
+    ) -> Tracked {
+        let mut inner = self.lock();
+        inner.next_call += 1;
+        let call = inner.next_call;
+        inner.calls.push((call, peer.clone(), server.to_string()));
+        let mut progress = None;
+        if let Some(host_token) = host_token {
+            let key = (server.to_string(), token_key(upstream_token));
+            inner
+                .progress
+                .insert(key.clone(), (peer.clone(), host_token));
+            progress = Some(key);
+        }
+        Tracked {
+            hosts: self.clone(),
+            progress,
+            call,
+        }
+    }
+
+    /// Sets the log level a host asked for; `None` means all.
+    pub fn set_level(&self, host: HostId, level: LoggingLevel) {
+        if let Some(conn) = self.lock().conns.get_mut(&host) {
+            conn.level = Some(level);
+        }
+    }
+
+    pub fn subscribe(&self, host: HostId, uri: &str) {
+        if let Some(conn) = self.lock().conns.get_mut(&host) {
+            conn.subscriptions.insert(uri.to_string());
+        }
+    }
+
+    pub fn unsubscribe(&self, host: HostId, uri: &str) {
+        if let Some(conn) = self.lock().conns.get_mut(&host) {
+            conn.subscriptions.remove(uri);
+        }
+    }
+
+    /// Upstream progress: to the host whose call it belongs to, with the
+    /// host's token.
+    pub fn progress(&self, server: &str, mut params: ProgressNotificationParam) {
+        let key = (server.to_string(), token_key(&params.progress_token));
+        let target = self.lock().progress.get(&key).cloned();
+        if let Some((peer, token)) = target {
+            params.progress_token = token;
+            tokio::spawn(async move {
+                let _ = peer.notify_progress(params).await;
+            });
+        }
+    }
+
+    /// Upstream log messages: to every host whose level lets them through,
+    /// with the server named in `logger`.
+    pub fn logging(&self, server: &str, mut params: LoggingMessageNotificationParam) {
+        params.logger = Some(match params.logger.take() {
+            Some(logger) => format!("{server}/{logger}"),
+            None => server.to_string(),
+        });
+        let peers: Vec<_> = self
+            .lock()
+            .conns
+            .values()
+            .filter(|c| c.level.is_none_or(|min| rank(params.level) >= rank(min)))
+            .map(|c| c.peer.clone())
+            .collect();
+        for peer in peers {
+            let params = params.clone();
+            tokio::spawn(async move {
+                let _ = peer.notify_logging_message(params).await;
+            });
+        }
+    }
+
+    /// A resource update: to the hosts subscribed to its URI.
+    pub fn resource_updated(&self, params: ResourceUpdatedNotificationParam) {
+        let peers: Vec<_> = self
+            .lock()
+            .conns
+            .values()
+            .filter(|c| c.subscriptions.contains(&params.uri))
+            .map(|c| c.peer.clone())
+            .collect();
+        for peer in peers {
+            let params = params.clone();
+            tokio::spawn(async move {
+                let _ = peer.notify_resource_updated(params).await;
+            });
+        }
+    }
+
+    /// A server-to-client request from `server`: to the host with the most
+    /// recent call in flight to it, else to the most recent host.
+    pub async fn request(
+        &self,
+        server: &str,
+        request: ServerRequest,
+    ) -> Result<ClientResult, ErrorData> {
+        let peer = {
+            let inner = self.lock();
+            let caller = inner
+                .calls
+                .iter()
+                .rev()
+                .find(|(_, _, s)| s == server)
+                .map(|(_, peer, _)| peer.clone());
+            caller.or_else(|| inner.conns.values().next_back().map(|c| c.peer.clone()))
+        };
+        let peer = peer.ok_or_else(|| {
+            ErrorData::internal_error(
+                format!("no host is connected to answer {server:?}'s request"),
+                None,
+            )
+        })?;
+        peer.send_request(request).await.map_err(|e| match e {
+            rmcp::ServiceError::McpError(error) => error,
+            other => ErrorData::internal_error(format!("the host did not answer: {other}"), None),
+        })
+    }
+}
+
+/// Severity order of log levels (rmcp's `LoggingLevel` is not `Ord`).
+pub fn rank(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}

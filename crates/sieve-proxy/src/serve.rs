@@ -1,0 +1,226 @@
+//! Serving hosts: over stdio (one host, one profile) or streamable HTTP
+//! (`/mcp` for the default profile, `/mcp/p/<profile>` for the others).
+//!
+//! The HTTP front binds where it is told (loopback by default), refuses
+//! requests without the user's bearer token (401) and requests from a web
+//! page of another origin (403, DNS-rebinding protection as the spec asks),
+//! and keeps each request's raw JSON body for the server, since rmcp's
+//! typed params drop the filters hosts send.
+
+use crate::engine::Engine;
+use crate::server::{EndpointProfile, RawBody, SieveServer};
+use crate::tap::{Keep, LineTap, RawLog};
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::Value;
+use sieve_core::profile::{DEFAULT_PROFILE, is_valid_profile_name};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Largest request body the HTTP front accepts.
+const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// Serves one host on this process's stdin/stdout under `profile` until the
+/// host leaves or `shutdown` resolves.
+pub async fn serve_stdio(
+    engine: Arc<Engine>,
+    profile: &str,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
+    let raw = RawLog::new(Keep::RequestParams);
+    let server = SieveServer::stdio(engine, profile, raw.clone());
+    let transport = (LineTap::new(tokio::io::stdin(), raw), tokio::io::stdout());
+    let running = server
+        .serve(transport)
+        .await
+        .map_err(|e| anyhow::anyhow!("the host's MCP handshake failed: {e}"))?;
+    let cancel = running.cancellation_token();
+    tokio::select! {
+        result = running.waiting() => { result?; }
+        () = shutdown => cancel.cancel(),
+    }
+    Ok(())
+}
+
+/// Serves streamable HTTP at `addr` until `shutdown` resolves; returns the
+/// bound address (bind port 0 for a free one). Every request needs
+/// `Authorization: Bearer <token>`.
+pub async fn serve_http(
+    engine: Arc<Engine>,
+    addr: SocketAddr,
+    token: String,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<SocketAddr> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    let bound = listener.local_addr()?;
+    // Ends open SSE streams on shutdown; graceful shutdown waits for them.
+    let sessions = CancellationToken::new();
+    let config =
+        StreamableHttpServerConfig::default().with_cancellation_token(sessions.child_token());
+    let service = StreamableHttpService::new(
+        move || Ok(SieveServer::http(engine.clone())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let token: Arc<str> = token.into();
+    let router = axum::Router::new()
+        .route_service("/mcp", service.clone())
+        .route_service("/mcp/p/{profile}", service)
+        .layer(axum::middleware::from_fn(
+            move |request: Request, next: Next| {
+                let token = token.clone();
+                async move { guard(request, next, &token).await }
+            },
+        ));
+    tokio::spawn(async move {
+        let stop = async move {
+            shutdown.await;
+            sessions.cancel();
+        };
+        if let Err(error) = axum::serve(listener, router)
+            .with_graceful_shutdown(stop)
+            .await
+        {
+            tracing::error!("the HTTP server stopped: {error}");
+        }
+    });
+    Ok(bound)
+}
+
+fn refuse(status: StatusCode, message: &str) -> Response {
+    let mut response = (status, format!("{message}\n")).into_response();
+    if status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer"),
+        );
+    }
+    response
+}
+
+/// Origin, token and endpoint checks, then the raw body for the server.
+async fn guard(request: Request, next: Next, token: &str) -> Response {
+    let headers = request.headers();
+    if let Some(origin) = headers.get(header::ORIGIN)
+        && !is_local_origin(origin.to_str().unwrap_or(""))
+    {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "requests from web pages of other origins are refused (DNS-rebinding protection)",
+        );
+    }
+    if !has_token(headers, token) {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong bearer token; `mcp-sieve serve --print-token` prints it",
+        );
+    }
+    let profile = match request.uri().path().strip_prefix("/mcp/p/") {
+        None => DEFAULT_PROFILE.to_string(),
+        Some(name) if is_valid_profile_name(name) => name.to_string(),
+        Some(name) => {
+            return refuse(
+                StatusCode::NOT_FOUND,
+                &format!("{name:?} cannot name a profile"),
+            );
+        }
+    };
+    let (mut parts, body) = request.into_parts();
+    parts.extensions.insert(EndpointProfile(profile));
+    let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            return refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "the request body is too large",
+            );
+        }
+    };
+    if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
+        parts.extensions.insert(RawBody(Arc::new(value)));
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// Constant-time comparison of the bearer token.
+fn has_token(headers: &HeaderMap, token: &str) -> bool {
+    let Some(given) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    let (a, b) = (given.trim().as_bytes(), token.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Origins of this machine: a local tool or the desktop app, not a web page.
+fn is_local_origin(origin: &str) -> bool {
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return false;
+    };
+    if scheme == "tauri" {
+        return rest == "localhost";
+    }
+    if scheme != "http" && scheme != "https" {
+        return false;
+    }
+    let host = match rest.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => rest.split(':').next().unwrap_or(""),
+    };
+    matches!(host, "localhost" | "127.0.0.1" | "::1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_origins() {
+        for ok in [
+            "http://localhost",
+            "http://localhost:5173",
+            "http://127.0.0.1:8080",
+            "http://[::1]:3000",
+            "tauri://localhost",
+            "https://localhost",
+        ] {
+            assert!(is_local_origin(ok), "{ok}");
+        }
+        for bad in [
+            "http://evil.test",
+            "http://localhost.evil.test",
+            "http://127.0.0.1.nip.io",
+            "null",
+            "file://",
+            "http://10.0.0.1",
+        ] {
+            assert!(!is_local_origin(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn tokens_compare_exactly() {
+        let mut headers = HeaderMap::new();
+        assert!(!has_token(&headers, "abc"));
+        headers.insert(header::AUTHORIZATION, "Bearer abc".parse().unwrap());
+        assert!(has_token(&headers, "abc"));
+        assert!(!has_token(&headers, "abd"));
+        assert!(!has_token(&headers, "abcd"));
+        headers.insert(header::AUTHORIZATION, "Basic abc".parse().unwrap());
+        assert!(!has_token(&headers, "abc"));
+    }
+}

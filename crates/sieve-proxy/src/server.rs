@@ -1,0 +1,995 @@
+//! The MCP server a host connects to: every upstream's tools, resources,
+//! templates and prompts under exposed names, filtered by the profile, with
+//! calls to hidden ones refused.
+//!
+//! One [`SieveServer`] value serves one host connection (a stdio process,
+//! or a 2025-11-25 HTTP session; a 2026-07-28 HTTP request gets a fresh
+//! one). Its connection state is what the host narrowed with
+//! `concerns/update` (or concerns in `initialize`/`initialized`), and the
+//! fingerprints of what it last saw, so `list_changed` goes out for exactly
+//! the kinds whose visible set changed.
+//!
+//! rmcp's typed params drop `filter`, `filters` and `concerns`, so the raw
+//! params come from a [`RawLog`] (stdio) or the raw body the HTTP layer
+//! keeps ([`RawBody`]); `_meta` survives in the request context.
+
+#![allow(deprecated)] // logging and subscriptions: deprecated in 2026-07-28, live in 2025-11-25
+
+use crate::engine::{ActiveProfile, Change, Engine};
+use crate::hosts::HostId;
+use crate::tap::{INITIALIZED, RawLog, id_key};
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
+    CompleteRequestParams, CompleteResult, CustomRequest, CustomResult, ErrorCode,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
+    InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerCapabilities, ServerConfig, ServerResult, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, SubscriptionContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use sieve_core::labels::{TAG_DESTRUCTIVE, TAG_IDEMPOTENT, TAG_OPEN_WORLD, TAG_READ_ONLY};
+use sieve_core::rules::concern_map;
+use sieve_core::{Catalog, Kind, Narrowing, Primitive};
+use std::collections::{BTreeMap, hash_map::DefaultHasher};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+/// How long a request waits for servers that are still connecting.
+const READY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The raw JSON body of an HTTP request, kept by the HTTP layer.
+#[derive(Debug, Clone)]
+pub struct RawBody(pub Arc<Value>);
+
+/// The profile of the HTTP endpoint a request came in on.
+#[derive(Debug, Clone)]
+pub struct EndpointProfile(pub String);
+
+/// Serves one host connection.
+#[derive(Clone)]
+pub struct SieveServer {
+    engine: Arc<Engine>,
+    conn: Arc<Connection>,
+}
+
+struct Connection {
+    /// The profile of a stdio proxy; HTTP requests carry theirs.
+    fixed_profile: Option<String>,
+    /// Raw request params seen on stdio.
+    raw: Option<RawLog>,
+    state: Mutex<ConnState>,
+}
+
+#[derive(Default)]
+struct ConnState {
+    profile: Option<String>,
+    concerns: BTreeMap<String, String>,
+    host: Option<HostId>,
+    seen: Option<Fingerprints>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        // Nothing to do with the engine here: the forwarder unregisters.
+    }
+}
+
+/// Hashes of what a connection sees, per kind of list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Fingerprints {
+    tools: u64,
+    prompts: u64,
+    resources: u64,
+}
+
+/// Keys of a host's `_meta` that belong to its own connection, not to the
+/// request it makes: never forwarded upstream.
+fn is_connection_meta(key: &str) -> bool {
+    key == "progressToken" || key.starts_with("io.modelcontextprotocol/")
+}
+
+impl SieveServer {
+    /// A server for one stdio host, on `profile`, with raw params from `raw`.
+    pub fn stdio(engine: Arc<Engine>, profile: &str, raw: RawLog) -> SieveServer {
+        SieveServer::new(engine, Some(profile.to_string()), Some(raw))
+    }
+
+    /// A server for HTTP, whose requests name their profile.
+    pub fn http(engine: Arc<Engine>) -> SieveServer {
+        SieveServer::new(engine, None, None)
+    }
+
+    fn new(engine: Arc<Engine>, fixed_profile: Option<String>, raw: Option<RawLog>) -> SieveServer {
+        SieveServer {
+            engine,
+            conn: Arc::new(Connection {
+                fixed_profile,
+                raw,
+                state: Mutex::new(ConnState::default()),
+            }),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, ConnState> {
+        self.conn.state.lock().expect("connection lock")
+    }
+
+    /// The profile this request is served under.
+    fn profile_name(&self, extensions: &rmcp::model::Extensions) -> String {
+        if let Some(fixed) = &self.conn.fixed_profile {
+            return fixed.clone();
+        }
+        let from_endpoint = extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<EndpointProfile>())
+            .map(|p| p.0.clone());
+        let mut state = self.state();
+        match from_endpoint {
+            Some(name) => {
+                state.profile = Some(name.clone());
+                name
+            }
+            None => state
+                .profile
+                .clone()
+                .unwrap_or_else(|| sieve_core::profile::DEFAULT_PROFILE.to_string()),
+        }
+    }
+
+    fn active_profile(&self, name: &str) -> Result<Arc<ActiveProfile>, ErrorData> {
+        self.engine.profile(name).map_err(|e| {
+            ErrorData::internal_error(format!("profile {name:?} cannot be used: {e}"), None)
+        })
+    }
+
+    /// The raw params of the request in `context`.
+    fn raw_params(&self, context: &RequestContext<RoleServer>) -> Value {
+        let id = id_key(&serde_json::to_value(&context.id).unwrap_or_default());
+        if let Some(raw) = &self.conn.raw {
+            return raw.take(&id).unwrap_or(Value::Null);
+        }
+        let body = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<RawBody>());
+        let Some(RawBody(body)) = body else {
+            return Value::Null;
+        };
+        let messages: Vec<&Value> = match body.as_ref() {
+            Value::Array(batch) => batch.iter().collect(),
+            single => vec![single],
+        };
+        messages
+            .into_iter()
+            .find(|m| m.get("id").map(id_key).as_deref() == Some(id.as_str()))
+            .and_then(|m| m.get("params").cloned())
+            .unwrap_or(Value::Null)
+    }
+
+    /// What narrows this request: the connection's concerns, plus for list
+    /// requests the host's filters, plus per-request `_meta` concerns.
+    fn narrowing(
+        &self,
+        context: &RequestContext<RoleServer>,
+        list: bool,
+    ) -> Result<Narrowing, ErrorData> {
+        let mut params = if list {
+            self.raw_params(context)
+        } else {
+            Value::Null
+        };
+        if !params.is_object() {
+            params = json!({});
+        }
+        params["_meta"] = serde_json::to_value(&context.meta).unwrap_or_default();
+        if !list {
+            // Filters shape lists; a call is judged by profile and concerns.
+            params.as_object_mut().map(|p| {
+                p.remove("filter");
+                p.remove("filters")
+            });
+            if let Some(meta) = params["_meta"].as_object_mut() {
+                meta.remove(sieve_core::rules::META_FILTER);
+            }
+        }
+        let narrowing =
+            Narrowing::from_params(&params).map_err(|e| ErrorData::invalid_params(e, None))?;
+        Ok(narrowing.concerns(&self.state().concerns))
+    }
+
+    /// The catalog, profile and narrowing a request is served with.
+    fn view(&self, context: &RequestContext<RoleServer>, list: bool) -> Result<View, ErrorData> {
+        let name = self.profile_name(&context.extensions);
+        Ok(View {
+            catalog: self.engine.catalog(),
+            profile: self.active_profile(&name)?,
+            narrowing: self.narrowing(context, list)?,
+        })
+    }
+
+    /// Waits (a bounded time) until every server has answered once, so a
+    /// host that lists right after connecting does not get a half-empty
+    /// catalog; later changes reach it as `list_changed`.
+    async fn ready(&self) {
+        self.engine.pool().settled(READY_WAIT).await;
+    }
+
+    /// What this connection sees now (profile and connection concerns).
+    fn fingerprints(&self) -> Option<Fingerprints> {
+        let (name, concerns) = {
+            let state = self.state();
+            let name = self
+                .conn
+                .fixed_profile
+                .clone()
+                .or_else(|| state.profile.clone())
+                .unwrap_or_else(|| sieve_core::profile::DEFAULT_PROFILE.to_string());
+            (name, state.concerns.clone())
+        };
+        let profile = self.engine.profile(&name).ok()?;
+        let narrowing = Narrowing::default().concerns(&concerns);
+        let catalog = self.engine.catalog();
+        let hash = |kinds: &[Kind]| {
+            let mut hasher = DefaultHasher::new();
+            for p in catalog.primitives() {
+                if kinds.contains(&p.kind) && profile.rules.is_visible(p, Some(&narrowing)) {
+                    p.host_definition().to_string().hash(&mut hasher);
+                }
+            }
+            hasher.finish()
+        };
+        Some(Fingerprints {
+            tools: hash(&[Kind::Tool]),
+            prompts: hash(&[Kind::Prompt]),
+            resources: hash(&[Kind::Resource, Kind::ResourceTemplate]),
+        })
+    }
+
+    /// The kinds whose visible set changed since the last call.
+    fn changed_kinds(&self) -> Vec<Kind> {
+        let Some(now) = self.fingerprints() else {
+            return Vec::new();
+        };
+        let before = self.state().seen.replace(now);
+        let Some(before) = before else {
+            return Vec::new();
+        };
+        let mut kinds = Vec::new();
+        if before.tools != now.tools {
+            kinds.push(Kind::Tool);
+        }
+        if before.prompts != now.prompts {
+            kinds.push(Kind::Prompt);
+        }
+        if before.resources != now.resources {
+            kinds.push(Kind::Resource);
+        }
+        kinds
+    }
+
+    /// Records the current view as seen, so later changes are diffed
+    /// against it.
+    fn mark_seen(&self) {
+        if let Some(now) = self.fingerprints() {
+            self.state().seen = Some(now);
+        }
+    }
+
+    /// Forwards a request to `server` on behalf of this host, cancelling it
+    /// upstream if the host cancels, and routing its progress back.
+    async fn forward(
+        &self,
+        server: &str,
+        method: &str,
+        mut params: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        let peer = self.engine.pool().peer(server)?;
+        let meta: Map<String, Value> = context
+            .meta
+            .iter()
+            .filter(|(k, _)| !is_connection_meta(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if let Value::Object(object) = &mut params {
+            object.remove("_meta");
+            if !meta.is_empty() {
+                object.insert("_meta".into(), Value::Object(meta));
+            }
+        }
+        let request: ClientRequest =
+            serde_json::from_value(json!({"method": method, "params": params})).map_err(|e| {
+                ErrorData::invalid_params(format!("cannot forward {method}: {e}"), None)
+            })?;
+        let handle = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| upstream_error(server, e))?;
+        let _tracked = self.engine.hosts().track_call(
+            &context.peer,
+            server,
+            &handle.progress_token,
+            context.meta.get_progress_token(),
+        );
+        let id = handle.id.clone();
+        tokio::select! {
+            result = handle.await_response() => result.map_err(|e| upstream_error(server, e)),
+            () = context.ct.cancelled() => {
+                let cancel: Result<rmcp::model::ClientNotification, _> = serde_json::from_value(json!({
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": id, "reason": "cancelled by the host"}
+                }));
+                if let Ok(cancel) = cancel {
+                    let _ = peer.send_notification(cancel).await;
+                }
+                Err(ErrorData::internal_error("cancelled by the host", None))
+            }
+        }
+    }
+
+    /// Refuses `p` when the profile hides it and enforces.
+    fn check_visible(&self, view: &View, p: &Primitive) -> Result<(), ErrorData> {
+        let reasons = view.profile.rules.explain(p, Some(&view.narrowing));
+        if reasons.is_empty() || !view.profile.rules.enforce() {
+            return Ok(());
+        }
+        let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+        Err(ErrorData::new(
+            ErrorCode::INVALID_PARAMS,
+            format!(
+                "{} {:?} is hidden by profile {:?} ({}), so the proxy refuses it",
+                p.kind,
+                p.exposed_name,
+                view.profile.name,
+                reasons.join("; ")
+            ),
+            Some(json!({"profile": view.profile.name, "hiddenBy": reasons})),
+        ))
+    }
+
+    /// The visible primitives of some kinds, as typed rmcp values.
+    fn list<T: DeserializeOwned>(&self, view: &View, kinds: &[Kind]) -> Vec<T> {
+        view.catalog
+            .primitives()
+            .iter()
+            .filter(|p| {
+                kinds.contains(&p.kind) && view.profile.rules.is_visible(p, Some(&view.narrowing))
+            })
+            .filter_map(|p| match serde_json::from_value(p.host_definition()) {
+                Ok(item) => Some(item),
+                Err(error) => {
+                    tracing::warn!(
+                        "{} {} is not valid MCP and is skipped: {error}",
+                        p.kind,
+                        p.exposed_name
+                    );
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// The resource (or template) that serves `uri`.
+    fn resource_for<'a>(&self, catalog: &'a Catalog, uri: &str) -> Option<&'a Primitive> {
+        catalog
+            .find_uri(uri)
+            .filter(|p| p.kind == Kind::Resource)
+            .or_else(|| {
+                catalog
+                    .of_kind(Kind::ResourceTemplate)
+                    .find(|t| template_matches(&t.uri, uri))
+            })
+    }
+
+    fn experimental(&self) -> BTreeMap<String, JsonObject> {
+        let config = self.engine.config();
+        let object = |value: Value| match value {
+            Value::Object(object) => object,
+            _ => JsonObject::new(),
+        };
+        BTreeMap::from([
+            (
+                "filtering".to_string(),
+                object(json!({"groups": {"listChanged": true}, "tags": {"listChanged": true}})),
+            ),
+            (
+                "concerns".to_string(),
+                object(json!({"definitions": config.concerns, "update": true})),
+            ),
+        ])
+    }
+
+    /// Applies concerns a host sent (`concerns/update`, `initialize`,
+    /// `initialized`). Values must be among a declared concern's values.
+    fn set_concerns(&self, value: &Value, field: &str) -> Result<(), ErrorData> {
+        let concerns = concern_map(value, field).map_err(|e| ErrorData::invalid_params(e, None))?;
+        let config = self.engine.config();
+        for (name, value) in &concerns {
+            config
+                .check_concern_value(name, value)
+                .map_err(|e| ErrorData::invalid_params(format!("{field}.{name}: {e}"), None))?;
+        }
+        self.state().concerns = concerns;
+        Ok(())
+    }
+
+    /// Sends `list_changed` for each changed kind through `notify`.
+    async fn announce<F, Fut>(&self, notify: F) -> bool
+    where
+        F: Fn(Kind) -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
+        for kind in self.changed_kinds() {
+            if !notify(kind).await {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Keeps a 2025-11-25 connection told about changes until it closes.
+    fn forward_changes(&self, peer: rmcp::service::Peer<RoleServer>) {
+        let server = self.clone();
+        let mut changes = self.engine.subscribe();
+        tokio::spawn(async move {
+            loop {
+                match changes.recv().await {
+                    Ok(Change::Status(_)) => continue,
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                }
+                if peer.is_transport_closed() {
+                    break;
+                }
+                let alive = server
+                    .announce(|kind| {
+                        let peer = peer.clone();
+                        async move { notify_peer(&peer, kind).await }
+                    })
+                    .await;
+                if !alive {
+                    break;
+                }
+            }
+            let host = server.state().host.take();
+            if let Some(host) = host {
+                server.engine.hosts().unregister(host);
+            }
+        });
+    }
+}
+
+async fn notify_peer(peer: &rmcp::service::Peer<RoleServer>, kind: Kind) -> bool {
+    let sent = match kind {
+        Kind::Tool => peer.notify_tool_list_changed().await,
+        Kind::Prompt => peer.notify_prompt_list_changed().await,
+        _ => peer.notify_resource_list_changed().await,
+    };
+    sent.is_ok()
+}
+
+struct View {
+    catalog: Arc<Catalog>,
+    profile: Arc<ActiveProfile>,
+    narrowing: Narrowing,
+}
+
+fn upstream_error(server: &str, error: rmcp::ServiceError) -> ErrorData {
+    match error {
+        // The upstream's own answer goes to the host unchanged.
+        rmcp::ServiceError::McpError(error) => error,
+        rmcp::ServiceError::TransportClosed => ErrorData::internal_error(
+            format!(
+                "server {server:?} closed its connection during the request; the proxy reconnects by itself, try again shortly"
+            ),
+            Some(json!({"server": server})),
+        ),
+        other => ErrorData::internal_error(
+            format!("server {server:?} failed the request: {other}"),
+            Some(json!({"server": server})),
+        ),
+    }
+}
+
+fn convert<T: DeserializeOwned>(value: impl serde::Serialize, what: &str) -> Result<T, ErrorData> {
+    serde_json::to_value(value)
+        .and_then(serde_json::from_value)
+        .map_err(|e| {
+            ErrorData::internal_error(format!("the upstream's {what} is not valid MCP: {e}"), None)
+        })
+}
+
+fn to_params(value: impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or_else(|_| json!({}))
+}
+
+/// Whether `uri` is an expansion of the RFC 6570 `template` (variables match
+/// any non-empty text; enough to route a read to the server that offers it).
+pub fn template_matches(template: &str, uri: &str) -> bool {
+    let mut literals = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        literals.push(&rest[..open]);
+        match rest[open..].find('}') {
+            Some(close) => rest = &rest[open + close + 1..],
+            None => return false,
+        }
+    }
+    literals.push(rest);
+    if literals.len() == 1 {
+        return template == uri;
+    }
+    let (first, last) = (literals[0], literals[literals.len() - 1]);
+    if !uri.starts_with(first) || !uri.ends_with(last) || uri.len() < first.len() + last.len() {
+        return false;
+    }
+    let mut middle = &uri[first.len()..uri.len() - last.len()];
+    for literal in &literals[1..literals.len() - 1] {
+        // Each variable takes at least one character before the next literal.
+        match middle.get(1..).and_then(|m| m.find(literal)) {
+            Some(at) => middle = &middle[1 + at + literal.len()..],
+            None => return false,
+        }
+    }
+    !middle.is_empty()
+}
+
+fn tag_description(tag: &str) -> Option<&'static str> {
+    match tag {
+        TAG_READ_ONLY => Some("Does not change anything (readOnlyHint)"),
+        TAG_DESTRUCTIVE => Some("May destroy or overwrite data (destructiveHint, or no hint)"),
+        TAG_IDEMPOTENT => Some("Repeating a call has no further effect (idempotentHint)"),
+        TAG_OPEN_WORLD => Some("Reaches outside systems (openWorldHint, or no hint)"),
+        _ => None,
+    }
+}
+
+impl ServerHandler for SieveServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_experimental_with(self.experimental())
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_resources_subscribe()
+            .enable_completions()
+            .enable_logging()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("mcp-sieve", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "MCP Sieve: the tools, resources and prompts of several MCP servers, \
+                 named <server>__<name>, filtered by the user's profile.",
+            )
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.profile_name(&context.extensions);
+        let raw = self.raw_params(&context);
+        if let Some(concerns) = raw.get("concerns") {
+            self.set_concerns(concerns, "params.concerns")?;
+        }
+        context.peer.set_peer_info(request.clone());
+        self.ready().await;
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Concerns in `initialized` (the concern proposal's option A).
+        let raw = match &self.conn.raw {
+            Some(raw) => raw.take(INITIALIZED),
+            None => context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<RawBody>())
+                .and_then(|body| body.0.get("params").cloned()),
+        };
+        if let Some(concerns) = raw.as_ref().and_then(|p| p.get("concerns"))
+            && let Err(error) = self.set_concerns(concerns, "params.concerns")
+        {
+            tracing::warn!("ignoring the host's concerns: {}", error.message);
+        }
+        let host = self.engine.hosts().register(context.peer.clone());
+        self.state().host = Some(host);
+        self.mark_seen();
+        self.forward_changes(context.peer);
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.engine.subscribe();
+        self.mark_seen();
+        let sink = context.sink().clone();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                change = changes.recv() => match change {
+                    Ok(Change::Status(_)) => continue,
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
+                },
+            }
+            for kind in self.changed_kinds() {
+                // A refusal only means the host did not ask for this kind.
+                let _ = match kind {
+                    Kind::Tool => sink.notify_tool_list_changed().await,
+                    Kind::Prompt => sink.notify_prompt_list_changed().await,
+                    _ => sink.notify_resource_list_changed().await,
+                };
+            }
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, true)?;
+        let mut result = ListToolsResult::with_all_items(self.list(&view, &[Kind::Tool]));
+        // What a profile shows is this user's: never cache it for others.
+        result.cache_scope = Some(CacheScope::Private);
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let tool = view.catalog.find_tool(&request.name).ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!(
+                    "unknown tool {:?}; tools/list shows the tools of profile {:?}",
+                    request.name, view.profile.name
+                ),
+                None,
+            )
+        })?;
+        self.check_visible(&view, tool)?;
+        let mut params = to_params(&request);
+        params["name"] = Value::String(tool.name.clone());
+        let server = tool.server.clone();
+        match self
+            .forward(&server, "tools/call", params, &context)
+            .await?
+        {
+            ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+            ServerResult::CreateTaskResult(task) => Ok(CallToolResponse::Task(task)),
+            ServerResult::InputRequiredResult(input) => Ok(CallToolResponse::InputRequired(input)),
+            other => Ok(CallToolResponse::Complete(convert::<CallToolResult>(
+                other,
+                "tools/call result",
+            )?)),
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, true)?;
+        let mut result = ListPromptsResult::with_all_items(self.list(&view, &[Kind::Prompt]));
+        result.cache_scope = Some(CacheScope::Private);
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let prompt = view.catalog.find_prompt(&request.name).ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!(
+                    "unknown prompt {:?}; prompts/list shows the prompts of profile {:?}",
+                    request.name, view.profile.name
+                ),
+                None,
+            )
+        })?;
+        self.check_visible(&view, prompt)?;
+        let mut params = to_params(&request);
+        params["name"] = Value::String(prompt.name.clone());
+        let server = prompt.server.clone();
+        match self
+            .forward(&server, "prompts/get", params, &context)
+            .await?
+        {
+            ServerResult::GetPromptResult(result) => Ok(result.into()),
+            ServerResult::InputRequiredResult(input) => Ok(input.into()),
+            other => Ok(convert::<GetPromptResult>(other, "prompts/get result")?.into()),
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, true)?;
+        let mut result = ListResourcesResult::with_all_items(self.list(&view, &[Kind::Resource]));
+        result.cache_scope = Some(CacheScope::Private);
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, true)?;
+        let mut result = ListResourceTemplatesResult::with_all_items(
+            self.list(&view, &[Kind::ResourceTemplate]),
+        );
+        result.cache_scope = Some(CacheScope::Private);
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let resource = self
+            .resource_for(&view.catalog, &request.uri)
+            .ok_or_else(|| {
+                ErrorData::resource_not_found(
+                    format!("no server offers resource {:?}", request.uri),
+                    Some(json!({"uri": request.uri})),
+                )
+            })?;
+        self.check_visible(&view, resource)?;
+        let server = resource.server.clone();
+        match self
+            .forward(&server, "resources/read", to_params(&request), &context)
+            .await?
+        {
+            ServerResult::ReadResourceResult(result) => Ok(result.into()),
+            ServerResult::InputRequiredResult(input) => Ok(input.into()),
+            other => Ok(convert::<ReadResourceResult>(other, "resources/read result")?.into()),
+        }
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let resource = self
+            .resource_for(&view.catalog, &request.uri)
+            .ok_or_else(|| {
+                ErrorData::resource_not_found(
+                    format!("no server offers resource {:?}", request.uri),
+                    None,
+                )
+            })?;
+        self.check_visible(&view, resource)?;
+        let server = resource.server.clone();
+        self.forward(
+            &server,
+            "resources/subscribe",
+            to_params(&request),
+            &context,
+        )
+        .await?;
+        if let Some(host) = self.state().host {
+            self.engine.hosts().subscribe(host, &request.uri);
+        }
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(host) = self.state().host {
+            self.engine.hosts().unsubscribe(host, &request.uri);
+        }
+        let catalog = self.engine.catalog();
+        // Other hosts may still be subscribed through the same upstream
+        // connection; the upstream subscription stays, updates stop here.
+        let _ = (catalog, context);
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let mut params = to_params(&request);
+        let reference = params.get("ref").cloned().unwrap_or_default();
+        let target = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                let name = reference
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let prompt = view.catalog.find_prompt(name).ok_or_else(|| {
+                    ErrorData::invalid_params(format!("unknown prompt {name:?}"), None)
+                })?;
+                params["ref"]["name"] = Value::String(prompt.name.clone());
+                prompt
+            }
+            _ => {
+                let uri = reference
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                view.catalog
+                    .of_kind(Kind::ResourceTemplate)
+                    .find(|t| t.uri == uri)
+                    .ok_or_else(|| {
+                        ErrorData::invalid_params(
+                            format!("unknown resource template {uri:?}"),
+                            None,
+                        )
+                    })?
+            }
+        };
+        self.check_visible(&view, target)?;
+        let server = target.server.clone();
+        match self
+            .forward(&server, "completion/complete", params, &context)
+            .await?
+        {
+            ServerResult::CompleteResult(result) => Ok(result),
+            other => convert(other, "completion result"),
+        }
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(host) = self.state().host {
+            self.engine.hosts().set_level(host, request.level);
+        }
+        // Upstreams log at the level last asked for; each host then gets
+        // only what its own level lets through.
+        let servers: Vec<String> = self.engine.pool().statuses().into_keys().collect();
+        for server in servers {
+            if let Ok(peer) = self.engine.pool().peer(&server)
+                && peer
+                    .peer_info()
+                    .is_some_and(|i| i.capabilities.logging.is_some())
+            {
+                let _ = self
+                    .forward(&server, "logging/setLevel", to_params(&request), &context)
+                    .await;
+            }
+        }
+        Ok(())
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let params = request.params.clone().unwrap_or(Value::Null);
+        match request.method.as_str() {
+            "groups/list" | "tags/list" => {
+                self.ready().await;
+                let view = self.view(&context, false)?;
+                let groups = request.method == "groups/list";
+                let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+                for p in view.catalog.of_kind(Kind::Tool) {
+                    if view.profile.rules.is_visible(p, Some(&view.narrowing)) {
+                        let labels = if groups {
+                            &p.labels.groups
+                        } else {
+                            &p.labels.tags
+                        };
+                        for label in labels {
+                            *counts.entry(label.as_str()).or_default() += 1;
+                        }
+                    }
+                }
+                let items: Vec<Value> = counts
+                    .into_iter()
+                    .map(|(name, count)| {
+                        let mut item = json!({"name": name, "count": count});
+                        let description = if groups {
+                            name.strip_prefix(sieve_core::labels::SERVER_GROUP_PREFIX)
+                                .map(|server| format!("Everything server {server:?} offers"))
+                        } else {
+                            tag_description(name).map(String::from)
+                        };
+                        if let Some(description) = description {
+                            item["description"] = Value::String(description);
+                        }
+                        item
+                    })
+                    .collect();
+                let key = if groups { "groups" } else { "tags" };
+                Ok(CustomResult(json!({ key: items })))
+            }
+            "concerns/list" => Ok(CustomResult(
+                json!({"concerns": self.engine.config().concerns}),
+            )),
+            "concerns/update" => {
+                let concerns = params.get("concerns").cloned().unwrap_or(Value::Null);
+                if concerns.is_null() {
+                    return Err(ErrorData::invalid_params(
+                        "params.concerns is required: an object of concern name to value",
+                        None,
+                    ));
+                }
+                self.set_concerns(&concerns, "params.concerns")?;
+                let peer = context.peer.clone();
+                self.announce(|kind| {
+                    let peer = peer.clone();
+                    async move { notify_peer(&peer, kind).await }
+                })
+                .await;
+                Ok(CustomResult(json!({})))
+            }
+            other => Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("method {other:?} is not supported by the proxy"),
+                None,
+            )),
+        }
+    }
+
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_match_their_expansions() {
+        assert!(template_matches(
+            "demo://files/{path}",
+            "demo://files/docs/readme.md"
+        ));
+        assert!(template_matches("demo://issues/{id}", "demo://issues/7"));
+        assert!(!template_matches("demo://issues/{id}", "demo://issues/"));
+        assert!(!template_matches("demo://issues/{id}", "demo://users/7"));
+        assert!(template_matches("x://{a}/b/{c}.json", "x://1/b/2.json"));
+        assert!(!template_matches("x://{a}/b/{c}.json", "x://1/c/2.json"));
+        assert!(template_matches("file:///plain", "file:///plain"));
+        assert!(!template_matches("x://{broken", "x://anything"));
+    }
+}
