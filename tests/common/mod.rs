@@ -86,3 +86,5 @@ impl Home {
         Run::from(self.command().args(args).output().expect("binary runs"))
     }
 }
+
+pub mod wire;

@@ -333,7 +333,7 @@ fn init_logging() {
     use std::io::IsTerminal;
     // rmcp narrates every handshake at info; ours is what a user wants.
     let filter = tracing_subscriber::EnvFilter::try_from_env("MCP_SIEVE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,sieve_proxy=info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error,sieve_proxy=info"));
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())

@@ -1055,7 +1055,7 @@ mod tests {
         assert_eq!(meta.get("groups"), Some(&json!(["files"])));
         assert_eq!(
             meta.get("concerns"),
-            Some(&json!({"security": "high", "cost": "minimal"}))
+            Some(&json!({"security": "low", "cost": "minimal"}))
         );
         let echo = tools
             .iter()

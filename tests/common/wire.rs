@@ -1,0 +1,199 @@
+//! A host speaking raw JSON-RPC lines to `mcp-sieve serve` over stdio.
+//!
+//! The proxy's additions live in params that typed clients (rmcp's among
+//! them) cannot send (`filter`, `filters`, concerns in `initialize`), so
+//! wire-level tests write the JSON themselves. Notifications that arrive
+//! while waiting for a response are kept for [`Wire::notification`].
+
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// How long a test waits for any one message.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// One host connection over the proxy's stdin/stdout.
+pub struct Wire {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+    next_id: u64,
+    notifications: VecDeque<Value>,
+    /// Requests the proxy sent us (sampling, elicitation), unanswered.
+    pub requests: VecDeque<Value>,
+}
+
+impl Wire {
+    /// Starts `binary --home HOME serve ARGS` and does the 2025-11-25
+    /// handshake with `initialize_params` merged in.
+    pub async fn start(binary: &str, home: &Path, args: &[&str], initialize_extra: Value) -> Wire {
+        let mut child = Command::new(binary)
+            .arg("--home")
+            .arg(home)
+            .arg("serve")
+            .args(args)
+            .env("MCP_SIEVE_LOG", "warn,rmcp=error")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("mcp-sieve starts");
+        let stdin = child.stdin.take().unwrap();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut wire = Wire {
+            child,
+            stdin,
+            lines,
+            next_id: 0,
+            notifications: VecDeque::new(),
+            requests: VecDeque::new(),
+        };
+        let mut params = json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"sampling": {}, "elicitation": {}},
+            "clientInfo": {"name": "wire-test", "version": "1"}
+        });
+        if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), initialize_extra) {
+            params.extend(extra);
+        }
+        let init = wire.request("initialize", params).await;
+        assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+        wire.notify("notifications/initialized", json!({})).await;
+        wire
+    }
+
+    async fn send(&mut self, message: Value) {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.stdin.write_all(line.as_bytes()).await.expect("proxy stdin open");
+        self.stdin.flush().await.unwrap();
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
+    }
+
+    /// Sends a request and returns the whole response (`result` or `error`).
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        loop {
+            let message = self.read().await;
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                return message;
+            }
+            self.stash(message);
+        }
+    }
+
+    /// Sends a request without waiting; returns its id.
+    pub async fn send_request(&mut self, method: &str, params: Value) -> u64 {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        id
+    }
+
+    /// Waits for the response to request `id`.
+    pub async fn response(&mut self, id: u64) -> Value {
+        loop {
+            let message = self.read().await;
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                return message;
+            }
+            self.stash(message);
+        }
+    }
+
+    /// Answers a request the proxy sent us.
+    pub async fn answer(&mut self, id: Value, result: Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "result": result})).await;
+    }
+
+    /// Waits for the next request the proxy sends us.
+    pub async fn server_request(&mut self) -> Value {
+        if let Some(request) = self.requests.pop_front() {
+            return request;
+        }
+        loop {
+            let message = self.read().await;
+            if message.get("method").is_some() && message.get("id").is_some() {
+                return message;
+            }
+            self.stash(message);
+        }
+    }
+
+    fn stash(&mut self, message: Value) {
+        if message.get("id").is_some() {
+            self.requests.push_back(message);
+        } else {
+            self.notifications.push_back(message);
+        }
+    }
+
+    /// Waits for a notification with `method` (earlier ones included).
+    pub async fn notification(&mut self, method: &str) -> Value {
+        if let Some(at) = self.notifications.iter().position(|n| n["method"] == method) {
+            return self.notifications.remove(at).unwrap();
+        }
+        loop {
+            let message = self.read().await;
+            if message["method"] == method && message.get("id").is_none() {
+                return message;
+            }
+            self.stash(message);
+        }
+    }
+
+    /// Notifications with `method` received so far, consumed.
+    pub fn drain(&mut self, method: &str) -> usize {
+        let before = self.notifications.len();
+        self.notifications.retain(|n| n["method"] != method);
+        before - self.notifications.len()
+    }
+
+    /// Reads whatever arrives within `window`, keeping it; for checking
+    /// that something was NOT sent after an action that has been answered.
+    pub async fn settle(&mut self, window: Duration) {
+        while let Ok(Ok(Some(line))) = tokio::time::timeout(window, self.lines.next_line()).await {
+            let message: Value = serde_json::from_str(&line).expect("proxy writes JSON lines");
+            self.stash(message);
+        }
+    }
+
+    async fn read(&mut self) -> Value {
+        let line = tokio::time::timeout(WAIT, self.lines.next_line())
+            .await
+            .expect("the proxy answers in time")
+            .expect("proxy stdout readable")
+            .expect("the proxy is still running");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// Closes stdin and waits for the proxy to exit.
+    pub async fn close(mut self) -> std::process::ExitStatus {
+        drop(self.stdin);
+        tokio::time::timeout(WAIT, self.child.wait())
+            .await
+            .expect("the proxy exits when its host leaves")
+            .unwrap()
+    }
+}
+
+/// The names of the tools in a `tools/list` response.
+pub fn tool_names(response: &Value) -> Vec<String> {
+    response["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a tools/list result: {response}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
