@@ -1,0 +1,202 @@
+//! What passes between host and upstream through the proxy: progress,
+//! cancellation, elicitation, sampling, logging, upstream list changes;
+//! and what happens when an upstream dies.
+
+use serde_json::{Value, json};
+use sieve_tests::Home;
+use sieve_tests::wire::{WAIT, Wire, tool_names};
+use std::path::Path;
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
+
+#[tokio::test]
+async fn progress_elicitation_sampling_and_logging_round_trip() {
+    let home = Home::new(BIN);
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+
+    let id = host
+        .send_request(
+            "tools/call",
+            json!({"name": "demo__reindex", "arguments": {"steps": 3, "step_ms": 20}, "_meta": {"progressToken": "host-token-1"}}),
+        )
+        .await;
+    let response = host.response(id).await;
+    assert_eq!(response["result"]["structuredContent"]["steps"], 3, "{response}");
+    for step in 1..=3 {
+        let progress = host.notification("notifications/progress").await;
+        assert_eq!(progress["params"]["progressToken"], "host-token-1", "mapped back to our token: {progress}");
+        assert_eq!(progress["params"]["progress"], step as f64);
+    }
+    let log = host.notification("notifications/message").await;
+    assert_eq!(log["params"]["logger"], "demo/sieve-demo", "the server is named: {log}");
+
+    let id = host.send_request("tools/call", json!({"name": "demo__purge_closed_issues", "arguments": {}})).await;
+    let ask = host.server_request().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    host.answer(ask["id"].clone(), json!({"action": "accept", "content": {"confirm": true}})).await;
+    let purged = host.response(id).await;
+    assert_eq!(purged["result"]["isError"], false, "{purged}");
+
+    let id = host.send_request("tools/call", json!({"name": "demo__summarize_issue", "arguments": {"id": 1}})).await;
+    let ask = host.server_request().await;
+    assert_eq!(ask["method"], "sampling/createMessage", "{ask}");
+    host.answer(
+        ask["id"].clone(),
+        json!({"role": "assistant", "content": {"type": "text", "text": "Login fails on Safari."}, "model": "test-model"}),
+    )
+    .await;
+    let summary = host.response(id).await;
+    assert!(summary.to_string().contains("Login fails on Safari."), "{summary}");
+    host.close().await;
+}
+
+#[tokio::test]
+async fn cancellation_reaches_the_upstream() {
+    let home = Home::new(BIN);
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    let id = host
+        .send_request("tools/call", json!({"name": "demo__reindex", "arguments": {"steps": 50, "step_ms": 200}, "_meta": {"progressToken": 9}}))
+        .await;
+    // Started: the first progress arrives.
+    host.notification("notifications/progress").await;
+    host.notify("notifications/cancelled", json!({"requestId": id, "reason": "user gave up"})).await;
+    // The demo says, through the proxy, at which step the cancellation reached it.
+    let log = loop {
+        let log = host.notification("notifications/message").await;
+        if log["params"]["data"].get("reindex_cancelled_at_step").is_some() {
+            break log;
+        }
+    };
+    let step = log["params"]["data"]["reindex_cancelled_at_step"].as_u64().unwrap();
+    assert!(step < 50, "cancelled long before the end: {log}");
+    // The connection is still good.
+    let list = host.request("tools/list", json!({})).await;
+    assert_eq!(tool_names(&list).len(), 40);
+    host.close().await;
+}
+
+#[tokio::test]
+async fn upstream_list_changes_reach_the_host() {
+    let home = Home::new(BIN);
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    let before = tool_names(&host.request("tools/list", json!({})).await);
+    assert!(!before.contains(&"demo__experimental_word_count".to_string()));
+    let enabled = host
+        .request("tools/call", json!({"name": "demo__admin_enable_experimental", "arguments": {"enabled": true}}))
+        .await;
+    assert_eq!(enabled["result"]["isError"], false, "{enabled}");
+    host.notification("notifications/tools/list_changed").await;
+    let after = tool_names(&host.request("tools/list", json!({})).await);
+    assert_eq!(after.len(), before.len() + 2, "{after:?}");
+    assert!(after.contains(&"demo__experimental_word_count".to_string()));
+    host.close().await;
+}
+
+/// A config whose servers are demo-server processes that write their pid.
+fn two_demo_servers(home: &Home) {
+    let server = |name: &str| {
+        let pid_file = home.path().join(format!("{name}.pid"));
+        json!({
+            "command": "sh",
+            "args": ["-c", format!("echo $$ > '{}'; exec '{BIN}' demo-server", pid_file.display())]
+        })
+    };
+    let config = json!({"mcpServers": {"alpha": server("alpha"), "beta": server("beta")}});
+    home.write("config.json", &config.to_string());
+}
+
+fn pid(home: &Home, name: &str) -> u32 {
+    home.read(&format!("{name}.pid")).trim().parse().expect("a pid")
+}
+
+/// Whether a process exists, zombies included (they keep a /proc entry).
+fn process_exists(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) {
+    tokio::time::timeout(WAIT, async {
+        while !check().await {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("{what} did not happen in time"));
+}
+
+async fn call_echo(host: &mut Wire, server: &str) -> Value {
+    host.request("tools/call", json!({"name": format!("{server}__echo"), "arguments": {"text": "ping"}}))
+        .await
+}
+
+#[tokio::test]
+async fn a_dead_upstream_fails_fast_and_comes_back() {
+    let home = Home::new(BIN);
+    two_demo_servers(&home);
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    let names = tool_names(&host.request("tools/list", json!({})).await);
+    assert_eq!(names.len(), 80, "two servers of 40 tools");
+    assert!(names.contains(&"alpha__echo".to_string()) && names.contains(&"beta__echo".to_string()));
+
+    let alpha = pid(&home, "alpha");
+    let status = std::process::Command::new("kill").args(["-9", &alpha.to_string()]).status().unwrap();
+    assert!(status.success());
+
+    // Calls to the dead server fail with its name and reason; the other serves.
+    let failed = loop {
+        let answer = call_echo(&mut host, "alpha").await;
+        if answer.get("error").is_some() {
+            break answer;
+        }
+    };
+    let message = failed["error"]["message"].as_str().unwrap();
+    assert!(message.contains("server \"alpha\""), "{message}");
+    let beta = call_echo(&mut host, "beta").await;
+    assert_eq!(beta["result"]["isError"], false, "{beta}");
+    // Its tools stay listed while it is down.
+    assert_eq!(tool_names(&host.request("tools/list", json!({})).await).len(), 80);
+    // The killed process was reaped: no zombie is left.
+    eventually("reaping the killed server", async || !process_exists(alpha)).await;
+
+    // It comes back by itself as a new process.
+    eventually("alpha reconnecting", async || {
+        call_echo(&mut host, "alpha").await["result"]["isError"] == false
+    })
+    .await;
+    let again = pid(&home, "alpha");
+    assert_ne!(again, alpha);
+
+    let beta_pid = pid(&home, "beta");
+    assert!(host.close().await.success());
+    // Leaving stops every child.
+    eventually("children stopping with the proxy", async || {
+        !process_exists(again) && !process_exists(beta_pid)
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_server_that_cannot_start_does_not_block_the_others() {
+    let home = Home::new(BIN);
+    let config = json!({"mcpServers": {
+        "broken": {"command": "/nonexistent/mcp-server"},
+        "crashy": {"command": "sh", "args": ["-c", "echo 'config missing: set API_KEY' >&2; exit 3"]},
+        "good": {"command": BIN, "args": ["demo-server"]}
+    }});
+    home.write("config.json", &config.to_string());
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    let names = tool_names(&host.request("tools/list", json!({})).await);
+    assert_eq!(names.len(), 40, "{names:?}");
+    assert!(names.iter().all(|n| n.starts_with("good__")));
+    host.close().await;
+
+    let listed = home.run(&["servers", "list", "--json"]).json();
+    let by_name = |name: &str| listed.as_array().unwrap().iter().find(|s| s["name"] == name).unwrap().clone();
+    assert_eq!(by_name("good")["state"], "up");
+    assert_eq!(by_name("good")["tools"], 40);
+    assert_eq!(by_name("broken")["state"], "down");
+    assert!(by_name("broken")["error"].as_str().unwrap().contains("cannot start \"/nonexistent/mcp-server\""), "{listed}");
+    let crashy = by_name("crashy")["error"].as_str().unwrap().to_string();
+    assert!(crashy.contains("config missing: set API_KEY"), "the child's last words explain it: {crashy}");
+}

@@ -116,6 +116,16 @@ pub enum ServersCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Add the MCP servers of Claude Desktop, Cursor or VS Code to config.json
+    /// (existing entries are never changed or lost).
+    Import {
+        /// Whose config to read.
+        from: crate::import::HostKind,
+        /// The file (or folder) to read instead of the host's usual place.
+        path: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -171,6 +181,16 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
         Command::DemoServer { http } => demo_server(http, out),
         Command::Serve(args) => serve(store, &args, out),
         Command::Servers(ServersCommand::List { json }) => servers_list(&store, json, out),
+        Command::Servers(ServersCommand::Import { from, path, json }) => {
+            let report = crate::import::import(&store, from, path.as_deref())?;
+            if json {
+                serde_json::to_writer_pretty(&mut *out, &report)?;
+                writeln!(out)?;
+            } else {
+                write!(out, "{report}")?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -376,6 +396,7 @@ fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
         let engine = Engine::start(store.clone())?;
         // A missing or broken profile is an error now, not at the first request.
         engine.profile(&profile)?;
+        engine.watch_files()?;
         match args.http {
             None => serve_stdio(engine.clone(), &profile, shutdown_signal()).await?,
             Some(addr) => {

@@ -308,6 +308,9 @@ impl DemoServer {
         for step in 1..=steps {
             tokio::select! {
                 () = context.ct.cancelled() => {
+                    // Said out loud, so a client (or a proxy's test) can see
+                    // that the cancellation reached the server.
+                    self.log(context, LoggingLevel::Notice, json!({"reindex_cancelled_at_step": step})).await;
                     return Ok(text_result("Reindex cancelled by the client.", true));
                 }
                 () = tokio::time::sleep(Duration::from_millis(step_ms.unsigned_abs())) => {}

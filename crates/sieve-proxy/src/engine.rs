@@ -10,6 +10,7 @@
 use crate::hosts::Hosts;
 use crate::store::{Store, StoreError};
 use crate::upstream::{Endpoint, Pool, PoolEvent};
+use crate::watch::FileChange;
 use sieve_core::{Catalog, Config, Overlays, Profile, Rules};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
@@ -47,6 +48,7 @@ pub struct Engine {
     state: RwLock<State>,
     profiles: Mutex<HashMap<String, Arc<ActiveProfile>>>,
     changes: broadcast::Sender<Change>,
+    watcher: Mutex<Option<crate::watch::HomeWatcher>>,
 }
 
 struct State {
@@ -86,6 +88,7 @@ impl Engine {
             }),
             profiles: Mutex::new(HashMap::new()),
             changes,
+            watcher: Mutex::new(None),
         });
         let mut events = pool.events();
         let weak = Arc::downgrade(&engine);
@@ -247,6 +250,32 @@ impl Engine {
             self.reload_profile(&name);
         }
         self.emit(Change::Config);
+    }
+
+    /// Watches `config.json` and the profile files and applies every valid
+    /// change live, for as long as the engine lives.
+    pub fn watch_files(self: &Arc<Self>) -> anyhow::Result<()> {
+        let (watcher, mut changes) = crate::watch::watch(self.store.home())?;
+        *self.watcher.lock().expect("watcher lock") = Some(watcher);
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            while let Some(change) = changes.recv().await {
+                let Some(engine) = weak.upgrade() else { return };
+                match change {
+                    FileChange::Config => engine.reload_config(),
+                    FileChange::Profile(name) => engine.reload_profile(&name),
+                    FileChange::Rescan => {
+                        engine.reload_config();
+                        let names: Vec<String> =
+                            engine.profiles.lock().expect("profiles lock").keys().cloned().collect();
+                        for name in names {
+                            engine.reload_profile(&name);
+                        }
+                    }
+                }
+            }
+        });
+        Ok(())
     }
 
     /// Stops every server.

@@ -63,7 +63,7 @@ impl HostKind {
 
     /// Where the host keeps its configuration, most likely first.
     ///
-    /// `config_dir` is the platform's configuration folder
+    /// `dirs.config_dir` is the platform's configuration folder
     /// (`~/.config`, `~/Library/Application Support`, `%APPDATA%`), which is
     /// where Claude Desktop and VS Code keep theirs on every platform.
     /// VS Code's workspace file in `cwd` comes after the user file.

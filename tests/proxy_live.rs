@@ -1,0 +1,88 @@
+//! Profiles and config.json edited while a proxy runs: valid edits apply
+//! at once with `list_changed` for exactly the kinds that changed; a bad
+//! edit keeps the last good version; a new server connects without a
+//! restart.
+
+use serde_json::json;
+use sieve_tests::Home;
+use sieve_tests::wire::{Wire, tool_names};
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
+
+/// Writes like the app does: a temporary file renamed over the target.
+fn replace(home: &Home, relative: &str, text: &str) {
+    let path = home.path().join(relative);
+    let temp = path.with_extension("json.tmp-test");
+    std::fs::write(&temp, text).unwrap();
+    std::fs::rename(&temp, &path).unwrap();
+}
+
+#[tokio::test]
+async fn profile_edits_apply_live() {
+    let home = Home::new(BIN);
+    home.write("profiles/work.json", "{}");
+    let mut host = Wire::start(BIN, home.path(), &["--profile", "work"], json!({})).await;
+    assert_eq!(tool_names(&host.request("tools/list", json!({})).await).len(), 40);
+    let prompts_before = host.request("prompts/list", json!({})).await;
+
+    replace(&home, "profiles/work.json", r#"{"tools": {"deny": ["*delete*"]}}"#);
+    // Waits (with the suite's timeout) for the notification, never sleeps.
+    host.notification("notifications/tools/list_changed").await;
+    let names = tool_names(&host.request("tools/list", json!({})).await);
+    assert!(!names.iter().any(|n| n.contains("delete")), "{names:?}");
+    assert_eq!(names.len(), 37, "three delete tools");
+    // Only the tools changed.
+    host.settle(Duration::from_millis(300)).await;
+    assert_eq!(host.drain("notifications/prompts/list_changed"), 0);
+    assert_eq!(host.drain("notifications/resources/list_changed"), 0);
+    assert_eq!(host.request("prompts/list", json!({})).await["result"], prompts_before["result"]);
+
+    // A broken edit: the last good profile stays in force, nothing is sent.
+    replace(&home, "profiles/work.json", r#"{"tools": {"deny": ["*delete*"]},}"#);
+    host.settle(Duration::from_millis(800)).await;
+    assert_eq!(host.drain("notifications/tools/list_changed"), 0);
+    assert_eq!(tool_names(&host.request("tools/list", json!({})).await).len(), 37);
+    assert_eq!(home.read("profiles/work.json"), r#"{"tools": {"deny": ["*delete*"]},}"#, "left as it is");
+
+    // Fixed again, with a prompt rule too: both kinds change.
+    replace(&home, "profiles/work.json", r#"{"tools": {"deny": ["*delete*", "*invoice*"]}, "prompts": {"deny": ["*"]}}"#);
+    host.notification("notifications/tools/list_changed").await;
+    host.notification("notifications/prompts/list_changed").await;
+    assert_eq!(tool_names(&host.request("tools/list", json!({})).await).len(), 30);
+    assert!(host.request("prompts/list", json!({})).await["result"]["prompts"].as_array().unwrap().is_empty());
+    host.close().await;
+}
+
+#[tokio::test]
+async fn config_edits_connect_servers_and_relabel() {
+    let home = Home::new(BIN);
+    home.write(
+        "config.json",
+        &json!({"mcpServers": {"one": {"command": BIN, "args": ["demo-server"]}}}).to_string(),
+    );
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    assert_eq!(tool_names(&host.request("tools/list", json!({})).await).len(), 40);
+
+    let two = json!({"mcpServers": {
+        "one": {"command": BIN, "args": ["demo-server"]},
+        "two": {"command": BIN, "args": ["demo-server"]}
+    }, "overlays": [{"match": "one__echo", "tags": ["experimental"]}]});
+    replace(&home, "config.json", &two.to_string());
+    let names = loop {
+        host.notification("notifications/tools/list_changed").await;
+        let names = tool_names(&host.request("tools/list", json!({})).await);
+        if names.len() == 80 {
+            break names;
+        }
+    };
+    assert!(names.contains(&"two__echo".to_string()), "the new server connected");
+    let list = host.request("tools/list", json!({"filter": {"tags": ["experimental"]}})).await;
+    assert_eq!(tool_names(&list), ["one__echo"], "overlays apply live");
+
+    // A broken config keeps the servers running.
+    replace(&home, "config.json", "{\"mcpServers\": ");
+    host.settle(Duration::from_millis(800)).await;
+    assert_eq!(tool_names(&host.request("tools/list", json!({})).await).len(), 80);
+    host.close().await;
+}
