@@ -15,7 +15,10 @@ async fn start(home: &Home, profile: &str) -> Wire {
 }
 
 fn tools(response: &Value) -> Vec<Value> {
-    response["result"]["tools"].as_array().cloned().unwrap_or_default()
+    response["result"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }
 
 fn meta<'a>(tool: &'a Value, key: &str) -> &'a Value {
@@ -23,7 +26,11 @@ fn meta<'a>(tool: &'a Value, key: &str) -> &'a Value {
 }
 
 fn has_tag(tool: &Value, tag: &str) -> bool {
-    meta(tool, "tags").as_array().unwrap().iter().any(|t| t == tag)
+    meta(tool, "tags")
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t == tag)
 }
 
 #[tokio::test]
@@ -37,22 +44,56 @@ async fn lists_are_namespaced_and_labelled() {
         let name = tool["name"].as_str().unwrap();
         assert!(name.starts_with("demo__"), "{name}");
         let upstream = &name["demo__".len()..];
-        assert_eq!(meta(tool, "uri"), &json!(format!("mcp://tools/demo/{upstream}")));
+        assert_eq!(
+            meta(tool, "uri"),
+            &json!(format!("mcp://tools/demo/{upstream}"))
+        );
         assert_eq!(meta(tool, "server"), "demo");
-        assert!(meta(tool, "groups").as_array().unwrap().contains(&json!("server:demo")));
+        assert!(
+            meta(tool, "groups")
+                .as_array()
+                .unwrap()
+                .contains(&json!("server:demo"))
+        );
     }
-    let delete = all.iter().find(|t| t["name"] == "demo__delete_file").unwrap();
+    let delete = all
+        .iter()
+        .find(|t| t["name"] == "demo__delete_file")
+        .unwrap();
     assert!(has_tag(delete, "destructive"));
-    assert_eq!(meta(delete, "concerns"), &json!({"security": "low", "cost": "minimal"}));
-    assert_eq!(list["result"]["cacheScope"], "private", "a filtered list is private to its caller");
+    assert_eq!(
+        meta(delete, "concerns"),
+        &json!({"security": "low", "cost": "minimal"})
+    );
+    assert_eq!(
+        list["result"]["cacheScope"], "private",
+        "a filtered list is private to its caller"
+    );
 
     let prompts = host.request("prompts/list", json!({})).await;
-    let names: Vec<&str> = prompts["result"]["prompts"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = prompts["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
     assert!(names.contains(&"demo__triage_issue"), "{names:?}");
     let resources = host.request("resources/list", json!({})).await;
-    assert!(resources["result"]["resources"].as_array().unwrap().iter().any(|r| r["uri"] == "demo://readme"));
+    assert!(
+        resources["result"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["uri"] == "demo://readme")
+    );
     let templates = host.request("resources/templates/list", json!({})).await;
-    assert!(!templates["result"]["resourceTemplates"].as_array().unwrap().is_empty(), "{templates}");
+    assert!(
+        !templates["result"]["resourceTemplates"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{templates}"
+    );
     assert!(host.close().await.success());
 }
 
@@ -69,26 +110,56 @@ async fn every_filter_kind_of_the_profile() {
     let home = Home::new(BIN);
     let all = unfiltered(&home).await;
     let cases: Vec<(&str, Box<dyn Fn(&Value) -> bool>)> = vec![
-        (r#"{"tools": {"deny": ["*delete*"]}}"#, Box::new(|t| !t["name"].as_str().unwrap().contains("delete"))),
-        (r#"{"tools": {"allow": ["demo__list_*", "demo__get_*"]}}"#, Box::new(|t| {
-            let n = t["name"].as_str().unwrap();
-            n.starts_with("demo__list_") || n.starts_with("demo__get_")
-        })),
-        (r#"{"groups": ["billing"]}"#, Box::new(|t| meta(t, "groups").as_array().unwrap().contains(&json!("billing")))),
-        (r#"{"tags": {"none": ["destructive"]}}"#, Box::new(|t| !has_tag(t, "destructive"))),
-        (r#"{"tags": {"all": ["read-only", "stable"]}}"#, Box::new(|t| has_tag(t, "read-only") && has_tag(t, "stable"))),
-        (r#"{"concerns": {"security": "high"}}"#, Box::new(|t| {
-            let security = &meta(t, "concerns")["security"];
-            security.is_null() || security == "high"
-        })),
-        (r#"{"uriPrefixes": ["mcp://tools/demo/list_"]}"#, Box::new(|t| t["name"].as_str().unwrap().starts_with("demo__list_"))),
+        (
+            r#"{"tools": {"deny": ["*delete*"]}}"#,
+            Box::new(|t| !t["name"].as_str().unwrap().contains("delete")),
+        ),
+        (
+            r#"{"tools": {"allow": ["demo__list_*", "demo__get_*"]}}"#,
+            Box::new(|t| {
+                let n = t["name"].as_str().unwrap();
+                n.starts_with("demo__list_") || n.starts_with("demo__get_")
+            }),
+        ),
+        (
+            r#"{"groups": ["billing"]}"#,
+            Box::new(|t| {
+                meta(t, "groups")
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("billing"))
+            }),
+        ),
+        (
+            r#"{"tags": {"none": ["destructive"]}}"#,
+            Box::new(|t| !has_tag(t, "destructive")),
+        ),
+        (
+            r#"{"tags": {"all": ["read-only", "stable"]}}"#,
+            Box::new(|t| has_tag(t, "read-only") && has_tag(t, "stable")),
+        ),
+        (
+            r#"{"concerns": {"security": "high"}}"#,
+            Box::new(|t| {
+                let security = &meta(t, "concerns")["security"];
+                security.is_null() || security == "high"
+            }),
+        ),
+        (
+            r#"{"uriPrefixes": ["mcp://tools/demo/list_"]}"#,
+            Box::new(|t| t["name"].as_str().unwrap().starts_with("demo__list_")),
+        ),
         (r#"{"servers": ["elsewhere"]}"#, Box::new(|_| false)),
     ];
     for (i, (profile, keep)) in cases.iter().enumerate() {
         home.write(&format!("profiles/case{i}.json"), profile);
         let mut host = start(&home, &format!("case{i}")).await;
         let shown = tool_names(&host.request("tools/list", json!({})).await);
-        let expected: Vec<String> = all.iter().filter(|t| keep(t)).map(|t| t["name"].as_str().unwrap().to_string()).collect();
+        let expected: Vec<String> = all
+            .iter()
+            .filter(|t| keep(t))
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
         assert_eq!(shown, expected, "profile {profile}");
         assert!(shown.len() < all.len(), "profile {profile} hides something");
         host.close().await;
@@ -100,27 +171,61 @@ async fn requests_narrow_but_never_widen() {
     let home = Home::new(BIN);
     let mut host = start(&home, "default").await;
     let issues = host
-        .request("tools/list", json!({"filter": {"groups": ["issues"], "tags": ["read-only"]}}))
+        .request(
+            "tools/list",
+            json!({"filter": {"groups": ["issues"], "tags": ["read-only"]}}),
+        )
         .await;
-    assert_eq!(tool_names(&issues), ["demo__list_issues", "demo__get_issue", "demo__summarize_issue"]);
+    assert_eq!(
+        tool_names(&issues),
+        [
+            "demo__list_issues",
+            "demo__get_issue",
+            "demo__summarize_issue"
+        ]
+    );
     let by_uri = host
-        .request("tools/list", json!({"filters": {"uri_paths": ["mcp://tools/demo/list_", "mcp://tools/demo/get_"]}}))
+        .request(
+            "tools/list",
+            json!({"filters": {"uri_paths": ["mcp://tools/demo/list_", "mcp://tools/demo/get_"]}}),
+        )
         .await;
-    assert!(tool_names(&by_uri).iter().all(|n| n.starts_with("demo__list_") || n.starts_with("demo__get_")));
+    assert!(
+        tool_names(&by_uri)
+            .iter()
+            .all(|n| n.starts_with("demo__list_") || n.starts_with("demo__get_"))
+    );
     assert_eq!(tool_names(&by_uri).len(), 6, "{by_uri}");
     let in_meta = host
         .request("tools/list", json!({"_meta": {"dev.mcp-sieve/filter": {"groups": ["billing"]}, "dev.mcp-sieve/concerns": {"cost": "high"}}}))
         .await;
-    assert_eq!(tool_names(&in_meta), ["demo__pay_invoice", "demo__refund_invoice", "demo__void_invoice"]);
-    let bad = host.request("tools/list", json!({"filter": {"groups": "issues"}})).await;
+    assert_eq!(
+        tool_names(&in_meta),
+        [
+            "demo__pay_invoice",
+            "demo__refund_invoice",
+            "demo__void_invoice"
+        ]
+    );
+    let bad = host
+        .request("tools/list", json!({"filter": {"groups": "issues"}}))
+        .await;
     assert_eq!(bad["error"]["code"], -32602);
-    assert_eq!(bad["error"]["message"], "filter.groups must be a list of strings");
+    assert_eq!(
+        bad["error"]["message"],
+        "filter.groups must be a list of strings"
+    );
     host.close().await;
 
     home.write("profiles/billing.json", r#"{"groups": ["billing"]}"#);
     let mut host = start(&home, "billing").await;
-    let other = host.request("tools/list", json!({"filter": {"groups": ["issues"]}})).await;
-    assert!(tool_names(&other).is_empty(), "asking for another group cannot widen the profile: {other}");
+    let other = host
+        .request("tools/list", json!({"filter": {"groups": ["issues"]}}))
+        .await;
+    assert!(
+        tool_names(&other).is_empty(),
+        "asking for another group cannot widen the profile: {other}"
+    );
     host.close().await;
 }
 
@@ -130,33 +235,62 @@ async fn hidden_tools_are_refused_and_never_reach_the_server() {
     home.write("profiles/safe.json", r#"{"tools": {"deny": ["*delete*"]}}"#);
     let mut host = start(&home, "safe").await;
     let refused = host
-        .request("tools/call", json!({"name": "demo__delete_file", "arguments": {"path": "README.md"}}))
+        .request(
+            "tools/call",
+            json!({"name": "demo__delete_file", "arguments": {"path": "README.md"}}),
+        )
         .await;
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
     let message = refused["error"]["message"].as_str().unwrap();
     assert!(message.contains("hidden by profile \"safe\""), "{message}");
     assert!(message.contains(r#"tools.deny "*delete*""#), "{message}");
     let by_uri = host
-        .request("tools/call", json!({"name": "mcp://tools/demo/delete_file", "arguments": {"path": "README.md"}}))
+        .request(
+            "tools/call",
+            json!({"name": "mcp://tools/demo/delete_file", "arguments": {"path": "README.md"}}),
+        )
         .await;
-    assert_eq!(by_uri["error"]["code"], -32602, "a URI does not get around the profile: {by_uri}");
+    assert_eq!(
+        by_uri["error"]["code"], -32602,
+        "a URI does not get around the profile: {by_uri}"
+    );
     // The file is still there: the refused calls were never forwarded.
     let read = host
-        .request("tools/call", json!({"name": "mcp://tools/demo/read_file", "arguments": {"path": "README.md"}}))
+        .request(
+            "tools/call",
+            json!({"name": "mcp://tools/demo/read_file", "arguments": {"path": "README.md"}}),
+        )
         .await;
     assert_eq!(read["result"]["isError"], false, "{read}");
-    let unknown = host.request("tools/call", json!({"name": "demo__nope", "arguments": {}})).await;
-    assert!(unknown["error"]["message"].as_str().unwrap().starts_with("unknown tool \"demo__nope\""), "{unknown}");
+    let unknown = host
+        .request("tools/call", json!({"name": "demo__nope", "arguments": {}}))
+        .await;
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("unknown tool \"demo__nope\""),
+        "{unknown}"
+    );
     host.close().await;
 
-    home.write("profiles/open.json", r#"{"tools": {"deny": ["*delete*"]}, "enforce": false}"#);
+    home.write(
+        "profiles/open.json",
+        r#"{"tools": {"deny": ["*delete*"]}, "enforce": false}"#,
+    );
     let mut host = start(&home, "open").await;
     let list = host.request("tools/list", json!({})).await;
     assert!(!tool_names(&list).contains(&"demo__delete_file".to_string()));
     let done = host
-        .request("tools/call", json!({"name": "demo__delete_file", "arguments": {"path": "README.md"}}))
+        .request(
+            "tools/call",
+            json!({"name": "demo__delete_file", "arguments": {"path": "README.md"}}),
+        )
         .await;
-    assert_eq!(done["result"]["isError"], false, "enforce: false only hides: {done}");
+    assert_eq!(
+        done["result"]["isError"], false,
+        "enforce: false only hides: {done}"
+    );
     host.close().await;
 }
 
@@ -171,18 +305,39 @@ async fn groups_tags_and_concerns_methods() {
     // With concerns declared the demo is still the embedded default.
     let mut host = start(&home, "default").await;
     let groups = host.request("groups/list", json!({})).await;
-    let billing = groups["result"]["groups"].as_array().unwrap().iter().find(|g| g["name"] == "billing").cloned();
-    assert_eq!(billing, Some(json!({"name": "billing", "count": 8})), "{groups}");
+    let billing = groups["result"]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == "billing")
+        .cloned();
+    assert_eq!(
+        billing,
+        Some(json!({"name": "billing", "count": 8})),
+        "{groups}"
+    );
     let tags = host.request("tags/list", json!({})).await;
-    let destructive = tags["result"]["tags"].as_array().unwrap().iter().find(|t| t["name"] == "destructive").unwrap();
+    let destructive = tags["result"]["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "destructive")
+        .unwrap();
     assert_eq!(destructive["count"], 11);
-    assert!(destructive["description"].as_str().unwrap().contains("destroy"));
+    assert!(
+        destructive["description"]
+            .as_str()
+            .unwrap()
+            .contains("destroy")
+    );
     let concerns = host.request("concerns/list", json!({})).await;
     assert_eq!(concerns["result"]["concerns"][0]["name"], "security");
     assert_eq!(concerns["result"]["concerns"][0]["default"], "medium");
 
     let before = tool_names(&host.request("tools/list", json!({})).await).len();
-    let updated = host.request("concerns/update", json!({"concerns": {"security": "high"}})).await;
+    let updated = host
+        .request("concerns/update", json!({"concerns": {"security": "high"}}))
+        .await;
     assert_eq!(updated["result"], json!({}), "{updated}");
     host.notification("notifications/tools/list_changed").await;
     let after = host.request("tools/list", json!({})).await;
@@ -193,20 +348,35 @@ async fn groups_tags_and_concerns_methods() {
     }));
     let counted = host.request("groups/list", json!({})).await;
     assert_ne!(counted, groups, "counts follow the connection's concerns");
-    let bad = host.request("concerns/update", json!({"concerns": {"security": "ultra"}})).await;
+    let bad = host
+        .request(
+            "concerns/update",
+            json!({"concerns": {"security": "ultra"}}),
+        )
+        .await;
     assert_eq!(bad["error"]["code"], -32602);
-    assert!(bad["error"]["message"].as_str().unwrap().contains("params.concerns.security"), "{bad}");
+    assert!(
+        bad["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("params.concerns.security"),
+        "{bad}"
+    );
     // A concern that filters nothing new sends no list_changed.
-    host.request("concerns/update", json!({"concerns": {"security": "high"}})).await;
+    host.request("concerns/update", json!({"concerns": {"security": "high"}}))
+        .await;
     host.settle(Duration::from_millis(300)).await;
     assert_eq!(host.drain("notifications/tools/list_changed"), 0);
     host.close().await;
 
     let mut host = Wire::start(BIN, home.path(), &[], json!({"concerns": {"cost": "high"}})).await;
     let costly = host.request("tools/list", json!({})).await;
-    assert!(tools(&costly).iter().all(|t| {
-        let c = &meta(t, "concerns")["cost"];
-        c.is_null() || c == "high"
-    }), "concerns in initialize narrow from the start");
+    assert!(
+        tools(&costly).iter().all(|t| {
+            let c = &meta(t, "concerns")["cost"];
+            c.is_null() || c == "high"
+        }),
+        "concerns in initialize narrow from the start"
+    );
     host.close().await;
 }

@@ -23,10 +23,17 @@ async fn profile_edits_apply_live() {
     let home = Home::new(BIN);
     home.write("profiles/work.json", "{}");
     let mut host = Wire::start(BIN, home.path(), &["--profile", "work"], json!({})).await;
-    assert_eq!(tool_names(&host.request("tools/list", json!({})).await).len(), 40);
+    assert_eq!(
+        tool_names(&host.request("tools/list", json!({})).await).len(),
+        40
+    );
     let prompts_before = host.request("prompts/list", json!({})).await;
 
-    replace(&home, "profiles/work.json", r#"{"tools": {"deny": ["*delete*"]}}"#);
+    replace(
+        &home,
+        "profiles/work.json",
+        r#"{"tools": {"deny": ["*delete*"]}}"#,
+    );
     // Waits (with the suite's timeout) for the notification, never sleeps.
     host.notification("notifications/tools/list_changed").await;
     let names = tool_names(&host.request("tools/list", json!({})).await);
@@ -36,21 +43,48 @@ async fn profile_edits_apply_live() {
     host.settle(Duration::from_millis(300)).await;
     assert_eq!(host.drain("notifications/prompts/list_changed"), 0);
     assert_eq!(host.drain("notifications/resources/list_changed"), 0);
-    assert_eq!(host.request("prompts/list", json!({})).await["result"], prompts_before["result"]);
+    assert_eq!(
+        host.request("prompts/list", json!({})).await["result"],
+        prompts_before["result"]
+    );
 
     // A broken edit: the last good profile stays in force, nothing is sent.
-    replace(&home, "profiles/work.json", r#"{"tools": {"deny": ["*delete*"]},}"#);
+    replace(
+        &home,
+        "profiles/work.json",
+        r#"{"tools": {"deny": ["*delete*"]},}"#,
+    );
     host.settle(Duration::from_millis(800)).await;
     assert_eq!(host.drain("notifications/tools/list_changed"), 0);
-    assert_eq!(tool_names(&host.request("tools/list", json!({})).await).len(), 37);
-    assert_eq!(home.read("profiles/work.json"), r#"{"tools": {"deny": ["*delete*"]},}"#, "left as it is");
+    assert_eq!(
+        tool_names(&host.request("tools/list", json!({})).await).len(),
+        37
+    );
+    assert_eq!(
+        home.read("profiles/work.json"),
+        r#"{"tools": {"deny": ["*delete*"]},}"#,
+        "left as it is"
+    );
 
     // Fixed again, with a prompt rule too: both kinds change.
-    replace(&home, "profiles/work.json", r#"{"tools": {"deny": ["*delete*", "*invoice*"]}, "prompts": {"deny": ["*"]}}"#);
+    replace(
+        &home,
+        "profiles/work.json",
+        r#"{"tools": {"deny": ["*delete*", "*invoice*"]}, "prompts": {"deny": ["*"]}}"#,
+    );
     host.notification("notifications/tools/list_changed").await;
-    host.notification("notifications/prompts/list_changed").await;
-    assert_eq!(tool_names(&host.request("tools/list", json!({})).await).len(), 30);
-    assert!(host.request("prompts/list", json!({})).await["result"]["prompts"].as_array().unwrap().is_empty());
+    host.notification("notifications/prompts/list_changed")
+        .await;
+    assert_eq!(
+        tool_names(&host.request("tools/list", json!({})).await).len(),
+        30
+    );
+    assert!(
+        host.request("prompts/list", json!({})).await["result"]["prompts"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
     host.close().await;
 }
 
@@ -62,7 +96,10 @@ async fn config_edits_connect_servers_and_relabel() {
         &json!({"mcpServers": {"one": {"command": BIN, "args": ["demo-server"]}}}).to_string(),
     );
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
-    assert_eq!(tool_names(&host.request("tools/list", json!({})).await).len(), 40);
+    assert_eq!(
+        tool_names(&host.request("tools/list", json!({})).await).len(),
+        40
+    );
 
     let two = json!({"mcpServers": {
         "one": {"command": BIN, "args": ["demo-server"]},
@@ -76,13 +113,21 @@ async fn config_edits_connect_servers_and_relabel() {
             break names;
         }
     };
-    assert!(names.contains(&"two__echo".to_string()), "the new server connected");
-    let list = host.request("tools/list", json!({"filter": {"tags": ["experimental"]}})).await;
+    assert!(
+        names.contains(&"two__echo".to_string()),
+        "the new server connected"
+    );
+    let list = host
+        .request("tools/list", json!({"filter": {"tags": ["experimental"]}}))
+        .await;
     assert_eq!(tool_names(&list), ["one__echo"], "overlays apply live");
 
     // A broken config keeps the servers running.
     replace(&home, "config.json", "{\"mcpServers\": ");
     host.settle(Duration::from_millis(800)).await;
-    assert_eq!(tool_names(&host.request("tools/list", json!({})).await).len(), 80);
+    assert_eq!(
+        tool_names(&host.request("tools/list", json!({})).await).len(),
+        80
+    );
     host.close().await;
 }

@@ -22,23 +22,46 @@ async fn progress_elicitation_sampling_and_logging_round_trip() {
         )
         .await;
     let response = host.response(id).await;
-    assert_eq!(response["result"]["structuredContent"]["steps"], 3, "{response}");
+    assert_eq!(
+        response["result"]["structuredContent"]["steps"], 3,
+        "{response}"
+    );
     for step in 1..=3 {
         let progress = host.notification("notifications/progress").await;
-        assert_eq!(progress["params"]["progressToken"], "host-token-1", "mapped back to our token: {progress}");
+        assert_eq!(
+            progress["params"]["progressToken"], "host-token-1",
+            "mapped back to our token: {progress}"
+        );
         assert_eq!(progress["params"]["progress"], step as f64);
     }
     let log = host.notification("notifications/message").await;
-    assert_eq!(log["params"]["logger"], "demo/sieve-demo", "the server is named: {log}");
+    assert_eq!(
+        log["params"]["logger"], "demo/sieve-demo",
+        "the server is named: {log}"
+    );
 
-    let id = host.send_request("tools/call", json!({"name": "demo__purge_closed_issues", "arguments": {}})).await;
+    let id = host
+        .send_request(
+            "tools/call",
+            json!({"name": "demo__purge_closed_issues", "arguments": {}}),
+        )
+        .await;
     let ask = host.server_request().await;
     assert_eq!(ask["method"], "elicitation/create", "{ask}");
-    host.answer(ask["id"].clone(), json!({"action": "accept", "content": {"confirm": true}})).await;
+    host.answer(
+        ask["id"].clone(),
+        json!({"action": "accept", "content": {"confirm": true}}),
+    )
+    .await;
     let purged = host.response(id).await;
     assert_eq!(purged["result"]["isError"], false, "{purged}");
 
-    let id = host.send_request("tools/call", json!({"name": "demo__summarize_issue", "arguments": {"id": 1}})).await;
+    let id = host
+        .send_request(
+            "tools/call",
+            json!({"name": "demo__summarize_issue", "arguments": {"id": 1}}),
+        )
+        .await;
     let ask = host.server_request().await;
     assert_eq!(ask["method"], "sampling/createMessage", "{ask}");
     host.answer(
@@ -47,7 +70,10 @@ async fn progress_elicitation_sampling_and_logging_round_trip() {
     )
     .await;
     let summary = host.response(id).await;
-    assert!(summary.to_string().contains("Login fails on Safari."), "{summary}");
+    assert!(
+        summary.to_string().contains("Login fails on Safari."),
+        "{summary}"
+    );
     host.close().await;
 }
 
@@ -60,15 +86,24 @@ async fn cancellation_reaches_the_upstream() {
         .await;
     // Started: the first progress arrives.
     host.notification("notifications/progress").await;
-    host.notify("notifications/cancelled", json!({"requestId": id, "reason": "user gave up"})).await;
+    host.notify(
+        "notifications/cancelled",
+        json!({"requestId": id, "reason": "user gave up"}),
+    )
+    .await;
     // The demo says, through the proxy, at which step the cancellation reached it.
     let log = loop {
         let log = host.notification("notifications/message").await;
-        if log["params"]["data"].get("reindex_cancelled_at_step").is_some() {
+        if log["params"]["data"]
+            .get("reindex_cancelled_at_step")
+            .is_some()
+        {
             break log;
         }
     };
-    let step = log["params"]["data"]["reindex_cancelled_at_step"].as_u64().unwrap();
+    let step = log["params"]["data"]["reindex_cancelled_at_step"]
+        .as_u64()
+        .unwrap();
     assert!(step < 50, "cancelled long before the end: {log}");
     // The connection is still good.
     let list = host.request("tools/list", json!({})).await;
@@ -83,7 +118,10 @@ async fn upstream_list_changes_reach_the_host() {
     let before = tool_names(&host.request("tools/list", json!({})).await);
     assert!(!before.contains(&"demo__experimental_word_count".to_string()));
     let enabled = host
-        .request("tools/call", json!({"name": "demo__admin_enable_experimental", "arguments": {"enabled": true}}))
+        .request(
+            "tools/call",
+            json!({"name": "demo__admin_enable_experimental", "arguments": {"enabled": true}}),
+        )
         .await;
     assert_eq!(enabled["result"]["isError"], false, "{enabled}");
     host.notification("notifications/tools/list_changed").await;
@@ -107,7 +145,10 @@ fn two_demo_servers(home: &Home) {
 }
 
 fn pid(home: &Home, name: &str) -> u32 {
-    home.read(&format!("{name}.pid")).trim().parse().expect("a pid")
+    home.read(&format!("{name}.pid"))
+        .trim()
+        .parse()
+        .expect("a pid")
 }
 
 /// Whether a process exists, zombies included (they keep a /proc entry).
@@ -126,8 +167,11 @@ async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) {
 }
 
 async fn call_echo(host: &mut Wire, server: &str) -> Value {
-    host.request("tools/call", json!({"name": format!("{server}__echo"), "arguments": {"text": "ping"}}))
-        .await
+    host.request(
+        "tools/call",
+        json!({"name": format!("{server}__echo"), "arguments": {"text": "ping"}}),
+    )
+    .await
 }
 
 #[tokio::test]
@@ -137,10 +181,15 @@ async fn a_dead_upstream_fails_fast_and_comes_back() {
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
     let names = tool_names(&host.request("tools/list", json!({})).await);
     assert_eq!(names.len(), 80, "two servers of 40 tools");
-    assert!(names.contains(&"alpha__echo".to_string()) && names.contains(&"beta__echo".to_string()));
+    assert!(
+        names.contains(&"alpha__echo".to_string()) && names.contains(&"beta__echo".to_string())
+    );
 
     let alpha = pid(&home, "alpha");
-    let status = std::process::Command::new("kill").args(["-9", &alpha.to_string()]).status().unwrap();
+    let status = std::process::Command::new("kill")
+        .args(["-9", &alpha.to_string()])
+        .status()
+        .unwrap();
     assert!(status.success());
 
     // Calls to the dead server fail with its name and reason; the other serves.
@@ -155,7 +204,10 @@ async fn a_dead_upstream_fails_fast_and_comes_back() {
     let beta = call_echo(&mut host, "beta").await;
     assert_eq!(beta["result"]["isError"], false, "{beta}");
     // Its tools stay listed while it is down.
-    assert_eq!(tool_names(&host.request("tools/list", json!({})).await).len(), 80);
+    assert_eq!(
+        tool_names(&host.request("tools/list", json!({})).await).len(),
+        80
+    );
     // The killed process was reaped: no zombie is left.
     eventually("reaping the killed server", async || !process_exists(alpha)).await;
 
@@ -192,11 +244,28 @@ async fn a_server_that_cannot_start_does_not_block_the_others() {
     host.close().await;
 
     let listed = home.run(&["servers", "list", "--json"]).json();
-    let by_name = |name: &str| listed.as_array().unwrap().iter().find(|s| s["name"] == name).unwrap().clone();
+    let by_name = |name: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()
+            .clone()
+    };
     assert_eq!(by_name("good")["state"], "up");
     assert_eq!(by_name("good")["tools"], 40);
     assert_eq!(by_name("broken")["state"], "down");
-    assert!(by_name("broken")["error"].as_str().unwrap().contains("cannot start \"/nonexistent/mcp-server\""), "{listed}");
+    assert!(
+        by_name("broken")["error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot start \"/nonexistent/mcp-server\""),
+        "{listed}"
+    );
     let crashy = by_name("crashy")["error"].as_str().unwrap().to_string();
-    assert!(crashy.contains("config missing: set API_KEY"), "the child's last words explain it: {crashy}");
+    assert!(
+        crashy.contains("config missing: set API_KEY"),
+        "the child's last words explain it: {crashy}"
+    );
 }

@@ -87,4 +87,41 @@ impl Home {
     }
 }
 
+pub mod deps;
+pub mod http;
 pub mod wire;
+
+/// Runs `mcp_client.py` (the Python `mcp` client) with `args` and a script;
+/// returns its output lines as JSON (line 0 is the connection).
+pub fn python_client(args: &[&str], script: &Value) -> Vec<Value> {
+    use std::io::Write;
+    let deps = deps::deps();
+    let mut child = Command::new(&deps.python)
+        .arg(&deps.mcp_client)
+        .args(["--timeout", "30"])
+        .args(args)
+        .env("MCP_SIEVE_LOG", "warn,rmcp=error")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    assert!(
+        output.status.success(),
+        "mcp_client.py failed ({}):\n{}\n{lines:?}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    lines
+}

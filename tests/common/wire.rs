@@ -70,20 +70,25 @@ impl Wire {
     async fn send(&mut self, message: Value) {
         let mut line = message.to_string();
         line.push('\n');
-        self.stdin.write_all(line.as_bytes()).await.expect("proxy stdin open");
+        self.stdin
+            .write_all(line.as_bytes())
+            .await
+            .expect("proxy stdin open");
         self.stdin.flush().await.unwrap();
     }
 
     /// Sends a notification.
     pub async fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}))
+            .await;
     }
 
     /// Sends a request and returns the whole response (`result` or `error`).
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
         loop {
             let message = self.read().await;
             if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
@@ -97,7 +102,8 @@ impl Wire {
     pub async fn send_request(&mut self, method: &str, params: Value) -> u64 {
         self.next_id += 1;
         let id = self.next_id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
         id
     }
 
@@ -114,7 +120,8 @@ impl Wire {
 
     /// Answers a request the proxy sent us.
     pub async fn answer(&mut self, id: Value, result: Value) {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "result": result})).await;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+            .await;
     }
 
     /// Waits for the next request the proxy sends us.
@@ -141,7 +148,11 @@ impl Wire {
 
     /// Waits for a notification with `method` (earlier ones included).
     pub async fn notification(&mut self, method: &str) -> Value {
-        if let Some(at) = self.notifications.iter().position(|n| n["method"] == method) {
+        if let Some(at) = self
+            .notifications
+            .iter()
+            .position(|n| n["method"] == method)
+        {
             return self.notifications.remove(at).unwrap();
         }
         loop {

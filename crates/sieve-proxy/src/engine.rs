@@ -266,8 +266,13 @@ impl Engine {
                     FileChange::Profile(name) => engine.reload_profile(&name),
                     FileChange::Rescan => {
                         engine.reload_config();
-                        let names: Vec<String> =
-                            engine.profiles.lock().expect("profiles lock").keys().cloned().collect();
+                        let names: Vec<String> = engine
+                            .profiles
+                            .lock()
+                            .expect("profiles lock")
+                            .keys()
+                            .cloned()
+                            .collect();
                         for name in names {
                             engine.reload_profile(&name);
                         }

@@ -318,7 +318,7 @@ impl SieveServer {
         );
         let id = handle.id.clone();
         tokio::select! {
-            result = handle.await_response() => result.map_err(|e| upstream_error(server, e)),
+            result = handle.await_response() => result.map(mark_complete).map_err(|e| upstream_error(server, e)),
             () = context.ct.cancelled() => {
                 let cancel: Result<rmcp::model::ClientNotification, _> = serde_json::from_value(json!({
                     "method": "notifications/cancelled",
@@ -477,6 +477,20 @@ struct View {
     catalog: Arc<Catalog>,
     profile: Arc<ActiveProfile>,
     narrowing: Narrowing,
+}
+
+/// A 2025-11-25 upstream sends results without `resultType`, which a
+/// 2026-07-28 host requires; rmcp strips it again for 2025-11-25 hosts.
+fn mark_complete(mut result: ServerResult) -> ServerResult {
+    let result_type = match &mut result {
+        ServerResult::CallToolResult(r) => &mut r.result_type,
+        ServerResult::GetPromptResult(r) => &mut r.result_type,
+        ServerResult::ReadResourceResult(r) => &mut r.result_type,
+        ServerResult::CompleteResult(r) => &mut r.result_type,
+        _ => return result,
+    };
+    result_type.get_or_insert(rmcp::model::ResultType::COMPLETE);
+    result
 }
 
 fn upstream_error(server: &str, error: rmcp::ServiceError) -> ErrorData {
@@ -945,6 +959,22 @@ impl ServerHandler for SieveServer {
                 json!({"concerns": self.engine.config().concerns}),
             )),
             "concerns/update" => {
+                let sessionless = self.conn.fixed_profile.is_none()
+                    && context
+                        .protocol_version()
+                        .is_some_and(|v| !v.has_initialize());
+                if sessionless {
+                    // A 2026-07-28 HTTP request stands alone: there is no
+                    // connection whose view could be narrowed.
+                    return Err(ErrorData::invalid_request(
+                        format!(
+                            "concerns/update needs a connection, and 2026-07-28 over HTTP has none; \
+                             send the concerns with each request in _meta[\"{}\"]",
+                            sieve_core::rules::META_CONCERNS
+                        ),
+                        None,
+                    ));
+                }
                 let concerns = params.get("concerns").cloned().unwrap_or(Value::Null);
                 if concerns.is_null() {
                     return Err(ErrorData::invalid_params(

@@ -1,0 +1,56 @@
+//! The third-party clients and servers of the tests (MCP Inspector,
+//! server-everything, the Python `mcp` client, Node 22), installed by
+//! `scripts/test-deps.sh` on first use in a test run.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// Where the installed tools are.
+#[derive(Debug)]
+pub struct Deps {
+    pub node22: PathBuf,
+    pub inspector: PathBuf,
+    pub server_everything: PathBuf,
+    pub python: PathBuf,
+    pub mcp_client: PathBuf,
+}
+
+/// Installs (or finds) the tools; panics with the installer's output when
+/// that fails, since the tests that need them cannot run without them.
+pub fn deps() -> &'static Deps {
+    static DEPS: OnceLock<Deps> = OnceLock::new();
+    DEPS.get_or_init(|| {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/test-deps.sh");
+        let output = Command::new("bash")
+            .arg(&script)
+            .output()
+            .expect("bash runs");
+        assert!(
+            output.status.success(),
+            "scripts/test-deps.sh failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let vars: HashMap<String, PathBuf> = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), PathBuf::from(v)))
+            .collect();
+        let get = |name: &str| {
+            let path = vars
+                .get(name)
+                .unwrap_or_else(|| panic!("test-deps.sh did not print {name}"))
+                .clone();
+            assert!(path.exists(), "{name}={} does not exist", path.display());
+            path
+        };
+        Deps {
+            node22: get("MCP_SIEVE_NODE22"),
+            inspector: get("MCP_SIEVE_INSPECTOR"),
+            server_everything: get("MCP_SIEVE_SERVER_EVERYTHING"),
+            python: get("MCP_SIEVE_PYTHON"),
+            mcp_client: get("MCP_SIEVE_MCP_CLIENT"),
+        }
+    })
+}

@@ -1,0 +1,71 @@
+//! `mcp-sieve serve --http 127.0.0.1:0` as a test fixture.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A running HTTP proxy; killed when dropped.
+pub struct HttpProxy {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    pub token: String,
+}
+
+impl HttpProxy {
+    /// Starts the proxy on a free loopback port and waits until it serves.
+    pub fn start(binary: &str, home: &Path) -> HttpProxy {
+        let token = Command::new(binary)
+            .arg("--home")
+            .arg(home)
+            .args(["serve", "--print-token"])
+            .output()
+            .expect("print-token runs");
+        assert!(
+            token.status.success(),
+            "{}",
+            String::from_utf8_lossy(&token.stderr)
+        );
+        let token = String::from_utf8(token.stdout).unwrap().trim().to_string();
+        let mut child = Command::new(binary)
+            .arg("--home")
+            .arg(home)
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .env("MCP_SIEVE_LOG", "warn,rmcp=error")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mcp-sieve serve --http starts");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        // Reads stderr for the whole run so the proxy never blocks on it.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(rest) = line.strip_prefix("MCP Sieve is serving http://") {
+                    let addr = rest.split('/').next().unwrap_or_default().to_string();
+                    let _ = tx.send(addr);
+                } else {
+                    eprintln!("[proxy] {line}");
+                }
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the proxy says where it serves");
+        HttpProxy {
+            child,
+            base: format!("http://{addr}"),
+            token,
+        }
+    }
+}
+
+impl Drop for HttpProxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,243 @@
+//! The proxy driven by real third-party clients: the Python `mcp` client
+//! (both protocol generations) and MCP Inspector's CLI, over stdio and HTTP.
+
+use serde_json::{Value, json};
+use sieve_tests::deps::deps;
+use sieve_tests::http::HttpProxy;
+use sieve_tests::{Home, python_client};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
+
+fn names(step: &Value) -> Vec<String> {
+    step["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools in {step}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn script() -> Value {
+    json!([
+        {"op": "list_tools"},
+        {"op": "list_tools", "params": {"filter": {"groups": ["billing"]}}},
+        {"op": "request", "method": "groups/list", "params": {}},
+        {"op": "call_tool", "name": "demo__echo", "arguments": {"text": "through the sieve"}},
+        {"op": "call_tool", "name": "mcp://tools/demo/get_issue", "arguments": {"id": 1}},
+        {"op": "request", "method": "concerns/update", "params": {"concerns": {"security": "high"}}},
+        {"op": "wait_notification", "method": "notifications/tools/list_changed", "timeout": 10},
+        {"op": "list_tools"},
+        {"op": "call_tool", "name": "demo__delete_file", "arguments": {"path": "README.md"}}
+    ])
+}
+
+/// Checks the script's output. Without a connection (2026-07-28 over HTTP
+/// has no sessions) `concerns/update` is refused, and per-request
+/// `_meta` concerns are the way.
+fn check(lines: &[Value], protocol: &str, connection: bool) {
+    assert_eq!(
+        lines[0]["result"]["protocolVersion"], protocol,
+        "{}",
+        lines[0]
+    );
+    assert_eq!(names(&lines[1]).len(), 40);
+    assert_eq!(
+        names(&lines[2]).len(),
+        8,
+        "filter.groups billing: {}",
+        lines[2]
+    );
+    let groups = lines[3]["result"]["groups"].as_array().unwrap();
+    assert!(
+        groups
+            .iter()
+            .any(|g| g["name"] == "billing" && g["count"] == 8),
+        "{}",
+        lines[3]
+    );
+    assert!(
+        lines[4].to_string().contains("through the sieve"),
+        "{}",
+        lines[4]
+    );
+    assert_eq!(
+        lines[5]["result"]["isError"], false,
+        "called by URI: {}",
+        lines[5]
+    );
+    if !connection {
+        let refused = lines[6]["error"]["message"].as_str().unwrap_or_default();
+        assert!(refused.contains("dev.mcp-sieve/concerns"), "{}", lines[6]);
+        return;
+    }
+    assert!(lines[6].get("error").is_none(), "{}", lines[6]);
+    assert!(
+        lines[7].get("error").is_none(),
+        "list_changed arrived: {}",
+        lines[7]
+    );
+    let narrowed = names(&lines[8]);
+    assert!(
+        narrowed.len() < 40 && !narrowed.contains(&"demo__delete_file".to_string()),
+        "{narrowed:?}"
+    );
+    assert_eq!(
+        lines[9]["error"]["code"], -32602,
+        "hidden by the connection's concerns: {}",
+        lines[9]
+    );
+}
+
+#[test]
+fn python_client_over_stdio_both_generations() {
+    let home = Home::new(BIN);
+    let command = format!("{BIN} --home {} serve", home.path().display());
+    let legacy = python_client(
+        &["--stdio", &command, "--protocol", "2025-11-25"],
+        &script(),
+    );
+    check(&legacy, "2025-11-25", true);
+    // auto: the client tries 2026-07-28 (server/discover) first.
+    let modern = python_client(&["--stdio", &command, "--protocol", "auto"], &script());
+    check(&modern, "2026-07-28", true);
+}
+
+#[test]
+fn python_client_over_http_with_token_and_profile_endpoints() {
+    let home = Home::new(BIN);
+    home.write("profiles/billing.json", r#"{"groups": ["billing"]}"#);
+    let proxy = HttpProxy::start(BIN, home.path());
+    let auth = format!("Authorization: Bearer {}", proxy.token);
+    for protocol in ["2025-11-25", "auto"] {
+        let url = format!("{}/mcp", proxy.base);
+        let lines = python_client(
+            &["--http", &url, "--header", &auth, "--protocol", protocol],
+            &script(),
+        );
+        let modern = protocol == "auto";
+        check(
+            &lines,
+            if modern { "2026-07-28" } else { protocol },
+            !modern,
+        );
+        if modern {
+            let per_request = python_client(
+                &["--http", &url, "--header", &auth, "--protocol", protocol],
+                &json!([{"op": "list_tools", "params": {"_meta": {"dev.mcp-sieve/concerns": {"security": "high"}}}}]),
+            );
+            let narrowed = names(&per_request[1]);
+            assert!(
+                narrowed.len() < 40 && !narrowed.contains(&"demo__delete_file".to_string()),
+                "{narrowed:?}"
+            );
+        }
+        let url = format!("{}/mcp/p/billing", proxy.base);
+        let lines = python_client(
+            &["--http", &url, "--header", &auth, "--protocol", protocol],
+            &json!([{"op": "list_tools"}]),
+        );
+        assert_eq!(
+            names(&lines[1]).len(),
+            8,
+            "/mcp/p/billing serves profile billing: {}",
+            lines[1]
+        );
+    }
+}
+
+fn inspector(args: &[&str], home: &Home) -> Value {
+    let deps = deps();
+    // The Inspector keeps state under $HOME; give it a throwaway one.
+    let output = Command::new(&deps.node22)
+        .arg(&deps.inspector)
+        .args(["--cli", "--format", "json"])
+        .args(args)
+        .env("HOME", home.path())
+        .env("MCP_SIEVE_LOG", "error")
+        .output()
+        .expect("the Inspector runs");
+    assert!(
+        output.status.success(),
+        "inspector failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    });
+    // The Inspector prints `{"result": ...}` around what the server sent.
+    printed.get("result").cloned().unwrap_or(printed)
+}
+
+#[test]
+fn inspector_cli_lists_and_calls_through_the_proxy() {
+    let home = Home::new(BIN);
+    home.write("profiles/ro.json", r#"{"tags": {"all": ["read-only"]}}"#);
+    let home_arg = home.path().display().to_string();
+    let listed = inspector(
+        &[
+            BIN,
+            "--home",
+            &home_arg,
+            "serve",
+            "--profile",
+            "ro",
+            "--method",
+            "tools/list",
+        ],
+        &home,
+    );
+    let tools = listed["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(tools.len(), 12, "the demo's read-only tools");
+    assert!(
+        tools
+            .iter()
+            .all(|t| t["name"].as_str().unwrap().starts_with("demo__"))
+    );
+    let called = inspector(
+        &[
+            BIN,
+            "--home",
+            &home_arg,
+            "serve",
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "demo__echo",
+            "--tool-arg",
+            "text=inspected",
+        ],
+        &home,
+    );
+    assert!(called.to_string().contains("inspected"), "{called}");
+
+    let proxy = HttpProxy::start(BIN, home.path());
+    let auth = format!("Authorization: Bearer {}", proxy.token);
+    let url = format!("{}/mcp/p/ro", proxy.base);
+    for era in ["legacy", "modern"] {
+        let listed = inspector(
+            &[
+                &url,
+                "--transport",
+                "http",
+                "--protocol-era",
+                era,
+                "--header",
+                &auth,
+                "--method",
+                "tools/list",
+            ],
+            &home,
+        );
+        assert_eq!(
+            listed["tools"].as_array().map(Vec::len),
+            Some(12),
+            "{era}: {listed}"
+        );
+    }
+}
