@@ -25,7 +25,10 @@ fn with_everything(profile: Option<&str>) -> Home {
 }
 
 fn text(response: &Value) -> String {
-    response["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string()
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[tokio::test]
@@ -33,17 +36,37 @@ async fn server_everything_through_the_proxy() {
     let home = with_everything(None);
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
     let names = tool_names(&host.request("tools/list", json!({})).await);
-    assert!(names.iter().all(|n| n.starts_with("everything__")), "{names:?}");
+    assert!(
+        names.iter().all(|n| n.starts_with("everything__")),
+        "{names:?}"
+    );
     // The tools server-everything adds after `initialized`, for a client that
     // can sample and elicit, are there: the proxy followed its list_changed.
-    for dynamic in ["everything__trigger-sampling-request", "everything__trigger-elicitation-request", "everything__get-roots-list"] {
-        assert!(names.contains(&dynamic.to_string()), "{dynamic} missing from {names:?}");
+    for dynamic in [
+        "everything__trigger-sampling-request",
+        "everything__trigger-elicitation-request",
+        "everything__get-roots-list",
+    ] {
+        assert!(
+            names.contains(&dynamic.to_string()),
+            "{dynamic} missing from {names:?}"
+        );
     }
     assert!((13..=19).contains(&names.len()), "{names:?}");
 
-    let echo = host.request("tools/call", json!({"name": "everything__echo", "arguments": {"message": "hello"}})).await;
+    let echo = host
+        .request(
+            "tools/call",
+            json!({"name": "everything__echo", "arguments": {"message": "hello"}}),
+        )
+        .await;
     assert_eq!(text(&echo), "Echo: hello", "{echo}");
-    let sum = host.request("tools/call", json!({"name": "mcp://tools/everything/get-sum", "arguments": {"a": 2, "b": 40}})).await;
+    let sum = host
+        .request(
+            "tools/call",
+            json!({"name": "mcp://tools/everything/get-sum", "arguments": {"a": 2, "b": 40}}),
+        )
+        .await;
     assert!(text(&sum).contains("42"), "{sum}");
 
     let id = host
@@ -57,12 +80,24 @@ async fn server_everything_through_the_proxy() {
     let progress = host.notification("notifications/progress").await;
     assert_eq!(progress["params"]["progressToken"], "long-op", "{progress}");
 
-    let id = host.send_request("tools/call", json!({"name": "everything__trigger-elicitation-request", "arguments": {}})).await;
+    let id = host
+        .send_request(
+            "tools/call",
+            json!({"name": "everything__trigger-elicitation-request", "arguments": {}}),
+        )
+        .await;
     let ask = host.server_request().await;
     assert_eq!(ask["method"], "elicitation/create", "{ask}");
-    host.answer(ask["id"].clone(), json!({"action": "decline"})).await;
+    host.answer(ask["id"].clone(), json!({"action": "decline"}))
+        .await;
     let declined = host.response(id).await;
-    assert!(declined["result"].to_string().to_lowercase().contains("decline"), "{declined}");
+    assert!(
+        declined["result"]
+            .to_string()
+            .to_lowercase()
+            .contains("decline"),
+        "{declined}"
+    );
 
     let id = host
         .send_request("tools/call", json!({"name": "everything__trigger-sampling-request", "arguments": {"prompt": "Say hi", "maxTokens": 10}}))
@@ -75,33 +110,72 @@ async fn server_everything_through_the_proxy() {
     )
     .await;
     let sampled = host.response(id).await;
-    assert!(sampled.to_string().contains("hi from the host"), "{sampled}");
+    assert!(
+        sampled.to_string().contains("hi from the host"),
+        "{sampled}"
+    );
 
-    let prompt = host.request("prompts/get", json!({"name": "everything__args-prompt", "arguments": {"city": "Lisbon"}})).await;
+    let prompt = host
+        .request(
+            "prompts/get",
+            json!({"name": "everything__args-prompt", "arguments": {"city": "Lisbon"}}),
+        )
+        .await;
     assert!(prompt.to_string().contains("Lisbon"), "{prompt}");
     let resources = host.request("resources/list", json!({})).await;
-    let uri = resources["result"]["resources"][0]["uri"].as_str().unwrap().to_string();
+    let uri = resources["result"]["resources"][0]["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let read = host.request("resources/read", json!({"uri": uri})).await;
     assert_eq!(read["result"]["contents"][0]["uri"], uri, "{read}");
-    let templated = host.request("resources/read", json!({"uri": "demo://resource/dynamic/text/7"})).await;
-    assert!(templated["result"]["contents"][0]["text"].as_str().is_some(), "read through a template: {templated}");
+    let templated = host
+        .request(
+            "resources/read",
+            json!({"uri": "demo://resource/dynamic/text/7"}),
+        )
+        .await;
+    assert!(
+        templated["result"]["contents"][0]["text"]
+            .as_str()
+            .is_some(),
+        "read through a template: {templated}"
+    );
     host.close().await;
 }
 
 #[tokio::test]
 async fn server_everything_filtered() {
-    let home = with_everything(Some(r#"{"tools": {"allow": ["everything__get-*", "everything__echo"]}, "prompts": {"deny": ["*"]}}"#));
+    let home = with_everything(Some(
+        r#"{"tools": {"allow": ["everything__get-*", "everything__echo"]}, "prompts": {"deny": ["*"]}}"#,
+    ));
     let mut host = Wire::start(BIN, home.path(), &["--profile", "work"], json!({})).await;
     let names = tool_names(&host.request("tools/list", json!({})).await);
-    assert!(names.iter().all(|n| n.starts_with("everything__get-") || n == "everything__echo"), "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| n.starts_with("everything__get-") || n == "everything__echo"),
+        "{names:?}"
+    );
     assert!(names.len() >= 7, "{names:?}");
     let refused = host
-        .request("tools/call", json!({"name": "everything__trigger-sampling-request", "arguments": {"prompt": "x"}}))
+        .request(
+            "tools/call",
+            json!({"name": "everything__trigger-sampling-request", "arguments": {"prompt": "x"}}),
+        )
         .await;
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
     let prompts = host.request("prompts/list", json!({})).await;
     assert_eq!(prompts["result"]["prompts"], json!([]));
-    let get = host.request("prompts/get", json!({"name": "everything__simple-prompt"})).await;
-    assert!(get["error"]["message"].as_str().unwrap().contains("hidden by profile"), "{get}");
+    let get = host
+        .request("prompts/get", json!({"name": "everything__simple-prompt"}))
+        .await;
+    assert!(
+        get["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("hidden by profile"),
+        "{get}"
+    );
     host.close().await;
 }

@@ -92,6 +92,24 @@ impl Primitive {
         }
     }
 
+    /// A resource a server serves but does not list (a subscription to a
+    /// URI that appears later, a read of a URI the host learned elsewhere).
+    /// It has only the labels every primitive of the server has, and the
+    /// profile judges it like any other resource.
+    pub fn unlisted_resource(server: &str, uri: &str, separator: &str) -> Primitive {
+        let definition = serde_json::json!({ "uri": uri, "name": uri });
+        Primitive {
+            kind: Kind::Resource,
+            server: server.to_string(),
+            name: uri.to_string(),
+            exposed_name: crate::naming::exposed_name(server, uri, separator),
+            uri: uri.to_string(),
+            labels: Labels::from_upstream(server, &definition, false),
+            via_tool: None,
+            definition,
+        }
+    }
+
     /// The definition as the host receives it: the exposed name in place of
     /// the upstream one (tools and prompts; resources keep theirs), and our
     /// labels and URI under `_meta["dev.mcp-sieve/..."]`. Nothing else is

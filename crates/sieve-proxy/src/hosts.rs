@@ -143,6 +143,14 @@ impl Hosts {
         }
     }
 
+    /// Whether any host is subscribed to `uri`.
+    pub fn subscribed(&self, uri: &str) -> bool {
+        self.lock()
+            .conns
+            .values()
+            .any(|c| c.subscriptions.contains(uri))
+    }
+
     pub fn unsubscribe(&self, host: HostId, uri: &str) {
         if let Some(conn) = self.lock().conns.get_mut(&host) {
             conn.subscriptions.remove(uri);

@@ -374,16 +374,50 @@ impl SieveServer {
             .collect()
     }
 
-    /// The resource (or template) that serves `uri`.
-    fn resource_for<'a>(&self, catalog: &'a Catalog, uri: &str) -> Option<&'a Primitive> {
-        catalog
+    /// The resource (or template) that serves `uri`. A URI no server lists
+    /// goes to the one server that could serve it (for subscriptions, the
+    /// one that supports them), judged by the profile like any resource.
+    fn resource_for(
+        &self,
+        catalog: &Catalog,
+        uri: &str,
+        subscribe: bool,
+    ) -> Result<Primitive, ErrorData> {
+        let listed = catalog
             .find_uri(uri)
             .filter(|p| p.kind == Kind::Resource)
             .or_else(|| {
                 catalog
                     .of_kind(Kind::ResourceTemplate)
                     .find(|t| template_matches(&t.uri, uri))
-            })
+            });
+        if let Some(listed) = listed {
+            return Ok(listed.clone());
+        }
+        let servers = self.engine.pool().capable(|caps| {
+            caps.resources
+                .as_ref()
+                .is_some_and(|r| !subscribe || r.subscribe == Some(true))
+        });
+        match servers.as_slice() {
+            [server] => Ok(Primitive::unlisted_resource(
+                server,
+                uri,
+                &self.engine.config().settings.separator,
+            )),
+            [] => Err(ErrorData::resource_not_found(
+                format!("no server offers resource {uri:?}"),
+                Some(json!({"uri": uri})),
+            )),
+            several => Err(ErrorData::resource_not_found(
+                format!(
+                    "no server lists resource {uri:?}, and {} could serve it ({}); the proxy cannot tell which",
+                    several.len(),
+                    several.join(", ")
+                ),
+                Some(json!({"uri": uri})),
+            )),
+        }
     }
 
     fn experimental(&self) -> BTreeMap<String, JsonObject> {
@@ -774,15 +808,8 @@ impl ServerHandler for SieveServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         self.ready().await;
         let view = self.view(&context, false)?;
-        let resource = self
-            .resource_for(&view.catalog, &request.uri)
-            .ok_or_else(|| {
-                ErrorData::resource_not_found(
-                    format!("no server offers resource {:?}", request.uri),
-                    Some(json!({"uri": request.uri})),
-                )
-            })?;
-        self.check_visible(&view, resource)?;
+        let resource = self.resource_for(&view.catalog, &request.uri, false)?;
+        self.check_visible(&view, &resource)?;
         let server = resource.server.clone();
         match self
             .forward(&server, "resources/read", to_params(&request), &context)
@@ -801,15 +828,8 @@ impl ServerHandler for SieveServer {
     ) -> Result<(), ErrorData> {
         self.ready().await;
         let view = self.view(&context, false)?;
-        let resource = self
-            .resource_for(&view.catalog, &request.uri)
-            .ok_or_else(|| {
-                ErrorData::resource_not_found(
-                    format!("no server offers resource {:?}", request.uri),
-                    None,
-                )
-            })?;
-        self.check_visible(&view, resource)?;
+        let resource = self.resource_for(&view.catalog, &request.uri, true)?;
+        self.check_visible(&view, &resource)?;
         let server = resource.server.clone();
         self.forward(
             &server,
@@ -832,10 +852,20 @@ impl ServerHandler for SieveServer {
         if let Some(host) = self.state().host {
             self.engine.hosts().unsubscribe(host, &request.uri);
         }
+        self.ready().await;
         let catalog = self.engine.catalog();
-        // Other hosts may still be subscribed through the same upstream
-        // connection; the upstream subscription stays, updates stop here.
-        let _ = (catalog, context);
+        let resource = self.resource_for(&catalog, &request.uri, true)?;
+        // Other hosts may share the upstream subscription; when the last of
+        // them leaves, updates for it still stop here (not forwarded).
+        if !self.engine.hosts().subscribed(&request.uri) {
+            self.forward(
+                &resource.server,
+                "resources/unsubscribe",
+                to_params(&request),
+                &context,
+            )
+            .await?;
+        }
         Ok(())
     }
 

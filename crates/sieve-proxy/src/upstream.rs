@@ -274,6 +274,26 @@ impl Pool {
         }
     }
 
+    /// The servers that are up and whose capabilities pass `wanted`.
+    pub fn capable(
+        &self,
+        wanted: impl Fn(&rmcp::model::ServerCapabilities) -> bool,
+    ) -> Vec<String> {
+        self.upstreams()
+            .iter()
+            .filter(|up| {
+                let shared = up.shared.lock().expect("upstream lock");
+                shared.status.state == State::Up
+                    && shared
+                        .peer
+                        .as_ref()
+                        .and_then(|peer| peer.peer_info())
+                        .is_some_and(|info| wanted(&info.capabilities))
+            })
+            .map(|up| up.name.clone())
+            .collect()
+    }
+
     /// Pool events from now on.
     pub fn events(&self) -> broadcast::Receiver<PoolEvent> {
         self.inner.events.subscribe()
