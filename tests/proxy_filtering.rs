@@ -105,11 +105,14 @@ async fn unfiltered(home: &Home) -> Vec<Value> {
     all
 }
 
+/// Which tools of the unfiltered list a profile should keep.
+type Keep = Box<dyn Fn(&Value) -> bool>;
+
 #[tokio::test]
 async fn every_filter_kind_of_the_profile() {
     let home = Home::new(BIN);
     let all = unfiltered(&home).await;
-    let cases: Vec<(&str, Box<dyn Fn(&Value) -> bool>)> = vec![
+    let cases: Vec<(&str, Keep)> = vec![
         (
             r#"{"tools": {"deny": ["*delete*"]}}"#,
             Box::new(|t| !t["name"].as_str().unwrap().contains("delete")),

@@ -210,25 +210,52 @@ impl Hosts {
     }
 
     /// A server-to-client request from `server`: to the host with the most
-    /// recent call in flight to it, else to the most recent host.
+    /// recent call in flight to it, else to the most recent host, among the
+    /// hosts that declared the capability the request needs.
     pub async fn request(
         &self,
         server: &str,
         request: ServerRequest,
     ) -> Result<ClientResult, ErrorData> {
+        let method = serde_json::to_value(&request)
+            .ok()
+            .and_then(|v| v.get("method").and_then(|m| m.as_str()).map(String::from))
+            .unwrap_or_default();
+        let able = |peer: &Peer<RoleServer>| {
+            // A host without initialize info (2026-07-28) is asked anyway:
+            // rmcp refuses what that generation does not allow.
+            peer.peer_info().is_none_or(|info| {
+                let caps = &info.capabilities;
+                match method.as_str() {
+                    "roots/list" => caps.roots.is_some(),
+                    "sampling/createMessage" => caps.sampling.is_some(),
+                    "elicitation/create" => caps.elicitation.is_some(),
+                    _ => true,
+                }
+            })
+        };
         let peer = {
             let inner = self.lock();
             let caller = inner
                 .calls
                 .iter()
                 .rev()
-                .find(|(_, _, s)| s == server)
-                .map(|(_, peer, _)| peer.clone());
-            caller.or_else(|| inner.conns.values().next_back().map(|c| c.peer.clone()))
+                .filter(|(_, peer, s)| s == server && able(peer))
+                .map(|(_, peer, _)| peer.clone())
+                .next();
+            caller.or_else(|| {
+                inner
+                    .conns
+                    .values()
+                    .rev()
+                    .map(|c| c.peer.clone())
+                    .find(|peer| able(peer))
+            })
         };
         let peer = peer.ok_or_else(|| {
-            ErrorData::internal_error(
-                format!("no host is connected to answer {server:?}'s request"),
+            ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                format!("no connected host supports {method} (asked by server {server:?})"),
                 None,
             )
         })?;

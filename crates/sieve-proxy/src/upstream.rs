@@ -683,6 +683,7 @@ struct ChildProcess {
     child: tokio::process::Child,
     pid: Option<u32>,
     stderr: Arc<Mutex<std::collections::VecDeque<String>>>,
+    stderr_reader: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl ChildProcess {
@@ -709,10 +710,11 @@ impl ChildProcess {
             .spawn()
             .map_err(|e| format!("cannot start {command:?}: {e}"))?;
         let stderr = Arc::new(Mutex::new(std::collections::VecDeque::new()));
+        let mut stderr_reader = None;
         if let Some(pipe) = child.stderr.take() {
             let tail = stderr.clone();
             let server = server.to_string();
-            tokio::spawn(async move {
+            stderr_reader = Some(tokio::spawn(async move {
                 let mut lines = BufReader::new(pipe).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     tracing::debug!(server = %server, "stderr: {line}");
@@ -722,12 +724,13 @@ impl ChildProcess {
                         tail.pop_front();
                     }
                 }
-            });
+            }));
         }
         Ok(ChildProcess {
             pid: child.id(),
             child,
             stderr,
+            stderr_reader,
         })
     }
 
@@ -753,6 +756,11 @@ impl ChildProcess {
         };
         // Whatever else is left in the group goes too.
         self.signal(Signal::Kill);
+        // Its last words may still be in the pipe; a grandchild holding the
+        // pipe open must not hold us up, hence the bound.
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
+        }
         let last = self
             .stderr
             .lock()
