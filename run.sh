@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds MCP Sieve and runs it. With no arguments it shows what the built-in
-# demo server offers under the default profile (the embedded default when
-# config.json lists no server); any arguments go to `mcp-sieve`.
+# Builds MCP Sieve and runs its main job. The desktop app is not built yet,
+# so that is the proxy: streamable HTTP on 127.0.0.1:${MCP_SIEVE_PORT:-8765}
+# (endpoint /mcp, bearer token from `mcp-sieve serve --print-token`), in front
+# of the servers of config.json, or of the built-in demo server when it lists
+# none. Ctrl-C stops it. With arguments, runs `mcp-sieve ARGS...` instead.
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/env.sh
@@ -10,5 +12,5 @@ bin="$CARGO_TARGET_DIR/debug/mcp-sieve"
 if [ "$#" -gt 0 ]; then
   exec "$bin" "$@"
 fi
-"$bin" tools --explain
-"$bin" tokens
+echo "token: $("$bin" serve --print-token)" >&2
+exec "$bin" serve --http "127.0.0.1:${MCP_SIEVE_PORT:-8765}"

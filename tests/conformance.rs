@@ -7,11 +7,11 @@
 
 use sieve_tests::Home;
 use sieve_tests::deps::deps;
+use sieve_tests::everything_http;
 use sieve_tests::http::HttpProxy;
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
 
@@ -19,44 +19,6 @@ const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
 /// `test_error_handling`): server-everything answers them directly, but
 /// behind the proxy no server lists them, so no server can be chosen.
 const RENAMED: [&str; 2] = ["tools-call-simple-text", "tools-call-error"];
-
-struct Everything(Child);
-
-impl Drop for Everything {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// server-everything over streamable HTTP on a free port.
-fn everything_http() -> (Everything, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let deps = deps();
-    let child = Command::new(&deps.node22)
-        .arg(&deps.server_everything)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("server-everything starts");
-    let url = format!("http://localhost:{port}/mcp");
-    // It answers once it listens; poll the port, bounded.
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "server-everything did not listen on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (Everything(child), url)
-}
 
 /// Runs `scripts/conformance.sh`; returns the summary line and the failing
 /// scenarios.

@@ -179,3 +179,31 @@ async fn server_everything_filtered() {
     );
     host.close().await;
 }
+
+#[tokio::test]
+async fn server_everything_over_streamable_http_upstream() {
+    let (_everything, url) = sieve_tests::everything_http();
+    let home = Home::new(BIN);
+    home.write(
+        "config.json",
+        &json!({"mcpServers": {"remote": {"type": "http", "url": url, "headers": {"X-Api-Key": "not-logged"}}}}).to_string(),
+    );
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    let names = tool_names(&host.request("tools/list", json!({})).await);
+    assert!(names.contains(&"remote__echo".to_string()), "{names:?}");
+    let echo = host
+        .request(
+            "tools/call",
+            json!({"name": "remote__echo", "arguments": {"message": "over http"}}),
+        )
+        .await;
+    assert_eq!(text(&echo), "Echo: over http", "{echo}");
+    host.close().await;
+    let status = home.run(&["servers", "list", "--json"]).json();
+    assert_eq!(status[0]["transport"], "http");
+    assert_eq!(status[0]["state"], "up", "{status}");
+    assert!(
+        !status.to_string().contains("not-logged"),
+        "header values are secrets: {status}"
+    );
+}

@@ -125,3 +125,42 @@ pub fn python_client(args: &[&str], script: &Value) -> Vec<Value> {
     );
     lines
 }
+
+/// server-everything as a child process; killed when dropped.
+pub struct Everything(std::process::Child);
+
+impl Drop for Everything {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// server-everything over streamable HTTP on a free port.
+pub fn everything_http() -> (Everything, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let deps = deps::deps();
+    let child = Command::new(&deps.node22)
+        .arg(&deps.server_everything)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("server-everything starts");
+    let url = format!("http://localhost:{port}/mcp");
+    // It answers once it listens; poll the port, bounded.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "server-everything did not listen on {port}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    (Everything(child), url)
+}

@@ -85,6 +85,17 @@ pub enum State {
     Stopped,
 }
 
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Connecting => "connecting",
+            State::Up => "up",
+            State::Down => "down",
+            State::Stopped => "stopped",
+        }
+    }
+}
+
 /// What `mcp-sieve servers list` and the app show about a server.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -370,7 +381,7 @@ async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
             }
             Err(error) => set_state(&up, &pool, State::Down, Some(error)),
         }
-        tracing::warn!(server = %up.name, "reconnecting in {backoff:?}");
+        tracing::info!("server {:?}: reconnecting in {backoff:?}", up.name);
         tokio::select! {
             () = up.stop.cancelled() => break,
             () = tokio::time::sleep(backoff) => {}
@@ -406,8 +417,8 @@ fn set_state(up: &Upstream, pool: &PoolInner, state: State, error: Option<String
         };
     }
     match &error {
-        Some(error) => tracing::warn!(server = %up.name, "server {state:?}: {error}"),
-        None => tracing::info!(server = %up.name, "server {state:?}"),
+        Some(error) => tracing::warn!("server {:?} is {}: {error}", up.name, state.as_str()),
+        None => tracing::info!("server {:?} is {}", up.name, state.as_str()),
     }
     pool.emit(PoolEvent::Status {
         server: up.name.clone(),
