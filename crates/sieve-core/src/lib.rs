@@ -15,6 +15,7 @@
 //! * [`rules`]: a [`Profile`] compiled into [`Rules`], per-request
 //!   [`Narrowing`], and the [`Reason`] a primitive is hidden.
 //! * [`tokens`]: token estimates before and after filtering.
+//! * [`tasks`]: task ledger entries and `tasks/list` queries.
 //! * [`parse`]: JSON decoding with file, line, column and field path.
 //!
 //! The flow: parse a [`Config`] and a [`Profile`], build a [`Catalog`] from
@@ -28,6 +29,7 @@ pub mod naming;
 pub mod parse;
 pub mod profile;
 pub mod rules;
+pub mod tasks;
 pub mod tokens;
 
 pub use catalog::{Catalog, Kind, Primitive, ServerListing, parse_tool_list};
