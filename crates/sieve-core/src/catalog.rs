@@ -110,6 +110,22 @@ impl Primitive {
         }
     }
 
+    /// A tool known only by its exposed name (say, of a task recorded
+    /// before its server dropped the tool): the server's labels only, so a
+    /// profile that restricts tools by anything else hides it.
+    pub fn unlisted_tool(server: &str, exposed_name: &str) -> Primitive {
+        Primitive {
+            kind: Kind::Tool,
+            server: server.to_string(),
+            name: exposed_name.to_string(),
+            exposed_name: exposed_name.to_string(),
+            uri: tool_uri(server, exposed_name),
+            labels: Labels::from_upstream(server, &Value::Null, false),
+            via_tool: None,
+            definition: Value::Null,
+        }
+    }
+
     /// The definition as the host receives it: the exposed name in place of
     /// the upstream one (tools and prompts; resources keep theirs), and our
     /// labels and URI under `_meta["dev.mcp-sieve/..."]`. Nothing else is

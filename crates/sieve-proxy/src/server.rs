@@ -18,17 +18,17 @@
 use crate::engine::{ActiveProfile, Change, Engine};
 use crate::hosts::HostId;
 use crate::tap::{INITIALIZED, RawLog, id_key};
+use crate::upstream::{call_error, mark_complete};
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
-    CompleteRequestParams, CompleteResult, CustomRequest, CustomResult, ErrorCode,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
-    InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ServerCapabilities, ServerConfig, ServerResult, SetLevelRequestParams, SubscribeRequestParams,
-    SubscriptionFilter, UnsubscribeRequestParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
+    CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, InitializeRequestParams, InitializeResult,
+    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig, ServerResult,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, SubscriptionContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -289,7 +289,6 @@ impl SieveServer {
         mut params: Value,
         context: &RequestContext<RoleServer>,
     ) -> Result<ServerResult, ErrorData> {
-        let peer = self.engine.pool().peer(server)?;
         let meta: Map<String, Value> = context
             .meta
             .iter()
@@ -302,23 +301,16 @@ impl SieveServer {
                 object.insert("_meta".into(), Value::Object(meta));
             }
         }
-        let request: ClientRequest =
-            serde_json::from_value(json!({"method": method, "params": params})).map_err(|e| {
-                ErrorData::invalid_params(format!("cannot forward {method}: {e}"), None)
-            })?;
-        let handle = peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-            .map_err(|e| upstream_error(server, e))?;
+        let handle = self.engine.pool().send(server, method, params).await?;
         let _tracked = self.engine.hosts().track_call(
             &context.peer,
             server,
             &handle.progress_token,
             context.meta.get_progress_token(),
         );
-        let id = handle.id.clone();
+        let (id, peer) = (handle.id.clone(), handle.peer.clone());
         tokio::select! {
-            result = handle.await_response() => result.map(mark_complete).map_err(|e| upstream_error(server, e)),
+            result = handle.await_response() => result.map(mark_complete).map_err(|e| call_error(server, e)),
             () = context.ct.cancelled() => {
                 let cancel: Result<rmcp::model::ClientNotification, _> = serde_json::from_value(json!({
                     "method": "notifications/cancelled",
@@ -511,37 +503,6 @@ struct View {
     catalog: Arc<Catalog>,
     profile: Arc<ActiveProfile>,
     narrowing: Narrowing,
-}
-
-/// A 2025-11-25 upstream sends results without `resultType`, which a
-/// 2026-07-28 host requires; rmcp strips it again for 2025-11-25 hosts.
-fn mark_complete(mut result: ServerResult) -> ServerResult {
-    let result_type = match &mut result {
-        ServerResult::CallToolResult(r) => &mut r.result_type,
-        ServerResult::GetPromptResult(r) => &mut r.result_type,
-        ServerResult::ReadResourceResult(r) => &mut r.result_type,
-        ServerResult::CompleteResult(r) => &mut r.result_type,
-        _ => return result,
-    };
-    result_type.get_or_insert(rmcp::model::ResultType::COMPLETE);
-    result
-}
-
-fn upstream_error(server: &str, error: rmcp::ServiceError) -> ErrorData {
-    match error {
-        // The upstream's own answer goes to the host unchanged.
-        rmcp::ServiceError::McpError(error) => error,
-        rmcp::ServiceError::TransportClosed => ErrorData::internal_error(
-            format!(
-                "server {server:?} closed its connection during the request; the proxy reconnects by itself, try again shortly"
-            ),
-            Some(json!({"server": server})),
-        ),
-        other => ErrorData::internal_error(
-            format!("server {server:?} failed the request: {other}"),
-            Some(json!({"server": server})),
-        ),
-    }
 }
 
 fn convert<T: DeserializeOwned>(value: impl serde::Serialize, what: &str) -> Result<T, ErrorData> {

@@ -20,7 +20,7 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, ClientResult, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
-    ResourceUpdatedNotificationParam, ServerRequest,
+    ResourceUpdatedNotificationParam, ServerRequest, ServerResult,
 };
 use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RequestContext};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -305,6 +305,40 @@ impl Pool {
             .collect()
     }
 
+    /// Sends `method` with `params` to `server`; the handle yields the
+    /// upstream's answer (see [`call_error`] for failures).
+    pub async fn send(
+        &self,
+        server: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<rmcp::service::RequestHandle<RoleClient>, ErrorData> {
+        let peer = self.peer(server)?;
+        let request: ClientRequest =
+            serde_json::from_value(json!({"method": method, "params": params})).map_err(|e| {
+                ErrorData::invalid_params(format!("cannot forward {method}: {e}"), None)
+            })?;
+        peer.send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| call_error(server, e))
+    }
+
+    /// Sends a request and waits for the answer, with no host attached (a
+    /// retry from the command line).
+    pub async fn call(
+        &self,
+        server: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<ServerResult, ErrorData> {
+        let handle = self.send(server, method, params).await?;
+        handle
+            .await_response()
+            .await
+            .map(mark_complete)
+            .map_err(|e| call_error(server, e))
+    }
+
     /// Pool events from now on.
     pub fn events(&self) -> broadcast::Receiver<PoolEvent> {
         self.inner.events.subscribe()
@@ -356,6 +390,38 @@ impl Pool {
             .cloned()
             .collect()
     }
+}
+
+/// The error a host gets when a request to `server` fails.
+pub fn call_error(server: &str, error: rmcp::ServiceError) -> ErrorData {
+    match error {
+        // The upstream's own answer goes to the host unchanged.
+        rmcp::ServiceError::McpError(error) => error,
+        rmcp::ServiceError::TransportClosed => ErrorData::internal_error(
+            format!(
+                "server {server:?} closed its connection during the request; the proxy reconnects by itself, try again shortly"
+            ),
+            Some(json!({"server": server})),
+        ),
+        other => ErrorData::internal_error(
+            format!("server {server:?} failed the request: {other}"),
+            Some(json!({"server": server})),
+        ),
+    }
+}
+
+/// A 2025-11-25 upstream sends results without `resultType`, which a
+/// 2026-07-28 host requires; rmcp strips it again for 2025-11-25 hosts.
+pub fn mark_complete(mut result: ServerResult) -> ServerResult {
+    let result_type = match &mut result {
+        ServerResult::CallToolResult(r) => &mut r.result_type,
+        ServerResult::GetPromptResult(r) => &mut r.result_type,
+        ServerResult::ReadResourceResult(r) => &mut r.result_type,
+        ServerResult::CompleteResult(r) => &mut r.result_type,
+        _ => return result,
+    };
+    result_type.get_or_insert(rmcp::model::ResultType::COMPLETE);
+    result
 }
 
 /// Keeps one server connected for as long as it is in the pool.
