@@ -69,6 +69,21 @@ fn strip_position(message: &str) -> String {
     }
 }
 
+/// Reads an optional JSON list of strings (absent or null is empty); the
+/// error says `{path} must be a list of strings`.
+pub fn string_list(value: Option<&serde_json::Value>, path: &str) -> Result<Vec<String>, String> {
+    use serde_json::Value;
+    let wrong = || format!("{path} must be a list of strings");
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(String::from).ok_or_else(wrong))
+            .collect(),
+        Some(_) => Err(wrong()),
+    }
+}
+
 /// Builds an error for a value found invalid after decoding, located at the
 /// first occurrence of `needle` (a JSON string value) in `text`.
 pub fn error_at(file: &str, text: &str, path: &str, needle: &str, expected: String) -> ParseError {

@@ -15,6 +15,7 @@
 
 use crate::catalog::{Kind, Primitive};
 use crate::config::compile_glob;
+use crate::parse::string_list;
 use crate::profile::{Profile, Visibility};
 use globset::{Candidate, GlobSet, GlobSetBuilder};
 use serde_json::Value;
@@ -442,21 +443,6 @@ fn non_null<'a>(value: Option<&'a Value>, path: &str) -> Result<Option<&'a Value
         None | Some(Value::Null) => Ok(None),
         Some(object @ Value::Object(_)) => Ok(Some(object)),
         Some(_) => Err(format!("{path} must be an object")),
-    }
-}
-
-fn string_list(value: Option<&Value>, path: &str) -> Result<Vec<String>, String> {
-    match value {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| {
-                item.as_str()
-                    .map(String::from)
-                    .ok_or_else(|| format!("{path} must be a list of strings"))
-            })
-            .collect(),
-        Some(_) => Err(format!("{path} must be a list of strings")),
     }
 }
 

@@ -378,18 +378,7 @@ impl TaskQuery {
 }
 
 fn strings(value: Option<&Value>, field: &str) -> Result<Vec<String>, ParamError> {
-    match value {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| {
-                item.as_str()
-                    .map(String::from)
-                    .ok_or_else(|| bad(field, "must be a list of strings"))
-            })
-            .collect(),
-        Some(_) => Err(bad(field, "must be a list of strings")),
-    }
+    crate::parse::string_list(value, field).map_err(|_| bad(field, "must be a list of strings"))
 }
 
 fn timestamp(value: Option<&Value>, field: &str) -> Result<Option<i64>, ParamError> {

@@ -5,8 +5,9 @@
 //! stable JSON documented in the README. Errors propagate as `anyhow`
 //! chains that `main` prints as one line.
 
-use crate::engine::Engine;
+use crate::engine::{Engine, now_ms};
 use crate::home::Home;
+use crate::ledger::Ledger;
 use crate::serve::{serve_http, serve_stdio};
 use crate::store::Store;
 use crate::upstream::State;
@@ -15,6 +16,7 @@ use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 use serde_json::json;
 use sieve_core::profile::DEFAULT_PROFILE;
+use sieve_core::tasks::{TaskQuery, TaskRecord, TaskStatus, format_timestamp, parse_since};
 use sieve_core::{Catalog, Kind, Overlays, Primitive, Rules, ServerListing, parse_tool_list};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -48,6 +50,8 @@ pub enum Command {
     /// The upstream servers of config.json.
     #[command(subcommand)]
     Servers(ServersCommand),
+    /// The task ledger: list, show, retry and cancel tasks and failed calls.
+    Tasks(TasksArgs),
     /// Run the built-in demo MCP server (about 40 tools) on stdio or HTTP.
     DemoServer {
         /// Serve streamable HTTP at ADDR (endpoint /mcp) instead of stdio.
@@ -107,6 +111,59 @@ pub struct ServeArgs {
     /// Print the HTTP bearer token (made on first use) and exit.
     #[arg(long)]
     pub print_token: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TasksArgs {
+    #[command(subcommand)]
+    pub action: Option<TaskAction>,
+    /// Only these statuses (working, input_required, completed, failed,
+    /// cancelled), comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "S,...")]
+    pub status: Vec<String>,
+    /// Only tasks updated since: an age (90s, 45m, 3h, 2d) or a timestamp.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only tasks updated before: an age or a timestamp.
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+    /// Only tasks of this server (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub server: Vec<String>,
+    /// Only tasks of this method, e.g. tools/call (repeatable).
+    #[arg(long, value_name = "M")]
+    pub method: Vec<String>,
+    /// Order by createdAt or lastUpdatedAt (the default).
+    #[arg(long, value_name = "FIELD", default_value = "lastUpdatedAt")]
+    pub order_by: String,
+    /// Oldest first.
+    #[arg(long)]
+    pub asc: bool,
+    /// At most this many (1-500).
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TaskAction {
+    /// Everything recorded about one entry.
+    Show { id: String },
+    /// Run an entry's request again, as a new entry pointing to it.
+    Retry {
+        id: String,
+        /// Run it even if it completed (or is still running).
+        #[arg(long)]
+        force: bool,
+        /// Check visibility against this profile.
+        #[arg(long, short, default_value = "default", value_name = "NAME")]
+        profile: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Ask the server to cancel a running task.
+    Cancel { id: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -180,6 +237,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
         Command::Profiles(command) => profiles(&store, command, out),
         Command::DemoServer { http } => demo_server(http, out),
         Command::Serve(args) => serve(store, &args, out),
+        Command::Tasks(args) => tasks(store, args, out),
         Command::Servers(ServersCommand::List { json }) => servers_list(&store, json, out),
         Command::Servers(ServersCommand::Import { from, path, json }) => {
             let report = crate::import::import(&store, from, path.as_deref())?;
@@ -345,6 +403,165 @@ fn servers_list(store: &Store, json: bool, out: &mut dyn Write) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+fn open_ledger(store: &Store) -> Result<Ledger> {
+    Ok(Ledger::open(&store.home().tasks_db())?)
+}
+
+fn tasks(store: Store, args: TasksArgs, out: &mut dyn Write) -> Result<()> {
+    match args.action {
+        None => {
+            let now = now_ms();
+            let mut params = json!({
+                "status": args.status,
+                "servers": args.server,
+                "methods": args.method,
+                "orderBy": args.order_by,
+                "order": if args.asc { "asc" } else { "desc" },
+                "limit": args.limit,
+            });
+            for (flag, field, value) in [
+                ("--since", "lastUpdatedAfter", &args.since),
+                ("--until", "lastUpdatedBefore", &args.until),
+            ] {
+                if let Some(value) = value {
+                    let ms = parse_since(value, now).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
+                    // The bounds are exclusive; "since 3h" includes the edge.
+                    let ms = if field == "lastUpdatedAfter" {
+                        ms - 1
+                    } else {
+                        ms
+                    };
+                    params[field] = json!(format_timestamp(ms));
+                }
+            }
+            let query = TaskQuery::from_params(&params).map_err(|e| {
+                let flag = match e.field.as_str() {
+                    "status" => "--status",
+                    "orderBy" => "--order-by",
+                    "limit" => "--limit",
+                    other => other,
+                };
+                anyhow::anyhow!("{flag}: {}", e.message)
+            })?;
+            let page = open_ledger(&store)?.list(&query, &|_| true)?;
+            if args.json {
+                let tasks: Vec<serde_json::Value> =
+                    page.tasks.iter().map(TaskRecord::to_wire).collect();
+                serde_json::to_writer_pretty(
+                    &mut *out,
+                    &json!({"tasks": tasks, "nextCursor": page.next_cursor}),
+                )?;
+                writeln!(out)?;
+                return Ok(());
+            }
+            if page.tasks.is_empty() {
+                writeln!(out, "no tasks match")?;
+                return Ok(());
+            }
+            for task in &page.tasks {
+                writeln!(
+                    out,
+                    "{}  {:14}  {:24}  {}  {}",
+                    task.id,
+                    task.status.as_str(),
+                    task.tool.as_deref().unwrap_or(&task.method),
+                    format_timestamp(task.last_updated_at),
+                    task.status_message.as_deref().unwrap_or("")
+                )?;
+            }
+            if page.next_cursor.is_some() {
+                writeln!(out, "(more: raise --limit or narrow the filters)")?;
+            }
+            Ok(())
+        }
+        Some(TaskAction::Show { id }) => {
+            let record = open_ledger(&store)?.get(&id)?.with_context(|| {
+                format!("there is no task {id:?}; `mcp-sieve tasks` lists them")
+            })?;
+            let mut wire = record.to_wire();
+            wire["params"] = record.params.clone();
+            if let Some(result) = &record.result {
+                wire["result"] = result.clone();
+            }
+            serde_json::to_writer_pretty(&mut *out, &wire)?;
+            writeln!(out)?;
+            Ok(())
+        }
+        Some(TaskAction::Retry {
+            id,
+            force,
+            profile,
+            json,
+        }) => runtime()?.block_on(async {
+            let engine = Engine::start(store.clone())?;
+            let active = engine.profile(&profile)?;
+            engine.pool().settled(SETTLE).await;
+            let outcome = engine.retry(&id, force, &active).await;
+            engine.shutdown().await;
+            let (record, answer) = outcome.map_err(|e| anyhow::anyhow!("{}", e.message))?;
+            if json {
+                let mut wire = record.to_wire();
+                wire["result"] = record.result.clone().unwrap_or_default();
+                serde_json::to_writer_pretty(&mut *out, &wire)?;
+                writeln!(out)?;
+            } else {
+                writeln!(out, "{} (retry of {id}): {}", record.id, record.status)?;
+                if let Some(message) = &record.status_message {
+                    writeln!(out, "{message}")?;
+                }
+            }
+            match answer {
+                Ok(_) => Ok(()),
+                Err(error) => Err(anyhow::anyhow!("the retry failed too: {}", error.message)),
+            }
+        }),
+        Some(TaskAction::Cancel { id }) => {
+            let ledger = open_ledger(&store)?;
+            let record = ledger.get(&id)?.with_context(|| {
+                format!("there is no task {id:?}; `mcp-sieve tasks` lists them")
+            })?;
+            if record.status.is_terminal() {
+                bail!(
+                    "task {id:?} is already {}; nothing to cancel",
+                    record.status
+                );
+            }
+            let Some(upstream_id) = record.upstream_id.clone() else {
+                bail!("entry {id:?} is a call, not a task a server runs; nothing to cancel");
+            };
+            runtime()?.block_on(async {
+                let engine = Engine::start(store.clone())?;
+                engine.pool().settled(SETTLE).await;
+                let outcome = engine
+                    .pool()
+                    .call(
+                        &record.server,
+                        "tasks/cancel",
+                        json!({"taskId": upstream_id}),
+                    )
+                    .await;
+                engine.shutdown().await;
+                outcome.map_err(|e| {
+                    anyhow::anyhow!(
+                        "server {:?} did not cancel it: {}",
+                        record.server,
+                        e.message
+                    )
+                })
+            })?;
+            ledger.update(
+                &id,
+                TaskStatus::Cancelled,
+                Some("cancelled with mcp-sieve tasks cancel"),
+                None,
+                now_ms(),
+            )?;
+            writeln!(out, "cancelled {id}")?;
+            Ok(())
+        }
+    }
 }
 
 /// Logs to stderr (stdout may be the MCP channel); `MCP_SIEVE_LOG` sets the

@@ -24,6 +24,8 @@
 mod catalog;
 mod workspace;
 
+use crate::hosts::rank;
+
 use std::{
     collections::{BTreeMap, BTreeSet},
     future::Future,
@@ -428,19 +430,6 @@ impl Job {
                 "duration_ms": self.duration.as_millis() as u64,
             })))
         }
-    }
-}
-
-fn rank(level: LoggingLevel) -> u8 {
-    match level {
-        LoggingLevel::Debug => 0,
-        LoggingLevel::Info => 1,
-        LoggingLevel::Notice => 2,
-        LoggingLevel::Warning => 3,
-        LoggingLevel::Error => 4,
-        LoggingLevel::Critical => 5,
-        LoggingLevel::Alert => 6,
-        LoggingLevel::Emergency => 7,
     }
 }
 

@@ -8,10 +8,15 @@
 //! good version stays in force.
 
 use crate::hosts::Hosts;
+use crate::ledger::Ledger;
 use crate::store::{Store, StoreError};
 use crate::upstream::{Endpoint, Pool, PoolEvent};
 use crate::watch::FileChange;
-use sieve_core::{Catalog, Config, Overlays, Profile, Rules};
+use rmcp::ErrorData;
+use rmcp::model::ServerResult;
+use serde_json::Value;
+use sieve_core::tasks::{EntryKind, TaskRecord, TaskStatus};
+use sieve_core::{Catalog, Config, Kind, Narrowing, Overlays, Primitive, Profile, Rules};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::broadcast;
@@ -49,6 +54,67 @@ pub struct Engine {
     profiles: Mutex<HashMap<String, Arc<ActiveProfile>>>,
     changes: broadcast::Sender<Change>,
     watcher: Mutex<Option<crate::watch::HomeWatcher>>,
+    ledger: Option<Ledger>,
+}
+
+/// Milliseconds since the Unix epoch, the ledger's clock.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Opens the ledger and drops what retention says is old. The proxy works
+/// without a ledger (tasks are then not recorded), so a failure is logged.
+fn open_ledger(store: &Store, config: &Config) -> Option<Ledger> {
+    match Ledger::open(&store.home().tasks_db()) {
+        Ok(ledger) => {
+            let keep = i64::from(config.settings.task_retention_days) * 86_400_000;
+            if let Err(error) = ledger.purge(now_ms() - keep) {
+                tracing::warn!("{error}");
+            }
+            Some(ledger)
+        }
+        Err(error) => {
+            tracing::error!("{error}; tasks and failed calls will not be recorded");
+            None
+        }
+    }
+}
+
+/// The first text of a tool result, to say why it failed.
+fn first_text(result: &Value) -> Option<String> {
+    result["content"]
+        .as_array()?
+        .iter()
+        .find_map(|c| c["text"].as_str())
+        .map(|t| t.chars().take(500).collect())
+}
+
+/// How a finished call ends up in the ledger: `None` for a success, which
+/// needs no retry.
+pub fn call_outcome(
+    outcome: &Result<ServerResult, ErrorData>,
+    cancelled: bool,
+) -> Option<(TaskStatus, String, Value)> {
+    match outcome {
+        Ok(ServerResult::CallToolResult(result)) if result.is_error == Some(true) => {
+            let value = serde_json::to_value(result).unwrap_or_default();
+            let message = first_text(&value).unwrap_or_else(|| "the tool reported an error".into());
+            Some((TaskStatus::Failed, message, value))
+        }
+        Ok(_) => None,
+        Err(error) if cancelled => Some((
+            TaskStatus::Cancelled,
+            "cancelled by the host".into(),
+            serde_json::to_value(error).unwrap_or_default(),
+        )),
+        Err(error) => Some((
+            TaskStatus::Failed,
+            error.message.to_string(),
+            serde_json::to_value(error).unwrap_or_default(),
+        )),
+    }
 }
 
 struct State {
@@ -77,6 +143,7 @@ impl Engine {
         let hosts = Arc::new(Hosts::default());
         let pool = Pool::new(hosts.clone());
         let (changes, _) = broadcast::channel(256);
+        let ledger = open_ledger(&store, &config);
         let engine = Arc::new(Engine {
             store,
             hosts,
@@ -89,6 +156,7 @@ impl Engine {
             profiles: Mutex::new(HashMap::new()),
             changes,
             watcher: Mutex::new(None),
+            ledger,
         });
         let mut events = pool.events();
         let weak = Arc::downgrade(&engine);
@@ -281,6 +349,165 @@ impl Engine {
             }
         });
         Ok(())
+    }
+
+    /// The task ledger, or why there is none.
+    pub fn ledger(&self) -> Result<&Ledger, ErrorData> {
+        self.ledger.as_ref().ok_or_else(|| {
+            ErrorData::internal_error(
+                format!(
+                    "the task ledger {} could not be opened (the proxy's log says why)",
+                    self.store.home().tasks_db().display()
+                ),
+                None,
+            )
+        })
+    }
+
+    /// Records a plain `tools/call` of `tool` (exposed name) that did not
+    /// succeed, so it can be retried; returns the new entry's id.
+    pub fn record_call(
+        &self,
+        server: &str,
+        tool: &str,
+        params: &Value,
+        profile: &str,
+        outcome: (TaskStatus, String, Value),
+        retry_of: Option<&str>,
+    ) -> Option<String> {
+        let ledger = self.ledger.as_ref()?;
+        let (status, message, result) = outcome;
+        let now = now_ms();
+        let record = TaskRecord {
+            id: Ledger::new_id(),
+            kind: EntryKind::Call,
+            server: server.to_string(),
+            upstream_id: None,
+            method: "tools/call".into(),
+            tool: Some(tool.to_string()),
+            params: params.clone(),
+            status,
+            status_message: Some(message),
+            created_at: now,
+            last_updated_at: now,
+            ttl_ms: None,
+            poll_interval_ms: None,
+            profile: Some(profile.to_string()),
+            retry_of: retry_of.map(String::from),
+            result: Some(result),
+        };
+        match ledger.insert(&record) {
+            Ok(()) => Some(record.id),
+            Err(error) => {
+                tracing::warn!("{error}");
+                None
+            }
+        }
+    }
+
+    /// Whether the profile lets a caller see `record`: a task is as visible
+    /// as the tool that started it.
+    pub fn task_visible(
+        catalog: &Catalog,
+        profile: &ActiveProfile,
+        narrowing: Option<&Narrowing>,
+        record: &TaskRecord,
+    ) -> bool {
+        let name = record.tool.as_deref().unwrap_or_default();
+        let tool = catalog
+            .find(Kind::Tool, name)
+            .cloned()
+            .unwrap_or_else(|| Primitive::unlisted_tool(&record.server, name));
+        let task = Primitive::task(
+            &tool,
+            record.upstream_id.as_deref().unwrap_or_default(),
+            &record.id,
+        );
+        profile.rules.is_visible(&task, narrowing)
+    }
+
+    /// Runs entry `id` again: the recorded request to the same server, as
+    /// a new entry that points to the old one. A completed entry (or one
+    /// still running) is only run again with `force`; the tool must be
+    /// visible under `profile`.
+    pub async fn retry(
+        &self,
+        id: &str,
+        force: bool,
+        profile: &ActiveProfile,
+    ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
+        let ledger = self.ledger()?;
+        let old = ledger
+            .get(id)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    format!("there is no task {id:?}; tasks/list shows them"),
+                    None,
+                )
+            })?;
+        if !force && old.status == TaskStatus::Completed {
+            return Err(ErrorData::invalid_params(
+                format!("task {id:?} completed; retry with force to run it again"),
+                None,
+            ));
+        }
+        if !force && !old.status.is_terminal() {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "task {id:?} is still {}; cancel it first, or retry with force",
+                    old.status
+                ),
+                None,
+            ));
+        }
+        if !Engine::task_visible(&self.catalog(), profile, None, &old) && profile.rules.enforce() {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "task {id:?} calls a tool that profile {:?} hides, so it is not run again",
+                    profile.name
+                ),
+                None,
+            ));
+        }
+        let now = now_ms();
+        let mut record = TaskRecord {
+            id: Ledger::new_id(),
+            kind: EntryKind::Call,
+            upstream_id: None,
+            status: TaskStatus::Working,
+            status_message: Some(format!("retry of {id}")),
+            created_at: now,
+            last_updated_at: now,
+            retry_of: Some(id.to_string()),
+            profile: Some(profile.name.clone()),
+            result: None,
+            ..old.clone()
+        };
+        ledger
+            .insert(&record)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let outcome = self
+            .pool
+            .call(&old.server, &old.method, old.params.clone())
+            .await;
+        let (status, message, result) = call_outcome(&outcome, false).unwrap_or_else(|| {
+            let value = outcome
+                .as_ref()
+                .map(|r| serde_json::to_value(r).unwrap_or_default())
+                .unwrap_or_default();
+            (TaskStatus::Completed, "completed".to_string(), value)
+        });
+        let _ = ledger.update(&record.id, status, Some(&message), Some(&result), now_ms());
+        record.status = status;
+        record.status_message = Some(message);
+        record.result = Some(result.clone());
+        record.last_updated_at = now_ms();
+        let answer = match outcome {
+            Ok(_) => Ok(result),
+            Err(error) => Err(error),
+        };
+        Ok((record, answer))
     }
 
     /// Stops every server.

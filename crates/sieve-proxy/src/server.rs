@@ -15,7 +15,7 @@
 
 #![allow(deprecated)] // logging and subscriptions: deprecated in 2026-07-28, live in 2025-11-25
 
-use crate::engine::{ActiveProfile, Change, Engine};
+use crate::engine::{ActiveProfile, Change, Engine, call_outcome};
 use crate::hosts::HostId;
 use crate::tap::{INITIALIZED, RawLog, id_key};
 use crate::upstream::{call_error, mark_complete};
@@ -34,6 +34,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use sieve_core::labels::{TAG_DESTRUCTIVE, TAG_IDEMPOTENT, TAG_OPEN_WORLD, TAG_READ_ONLY};
 use sieve_core::rules::concern_map;
+use sieve_core::tasks::{TaskQuery, TaskRecord};
 use sieve_core::{Catalog, Kind, Narrowing, Primitive};
 use std::collections::{BTreeMap, hash_map::DefaultHasher};
 use std::hash::{Hash, Hasher};
@@ -427,6 +428,10 @@ impl SieveServer {
                 "concerns".to_string(),
                 object(json!({"definitions": config.concerns, "update": true})),
             ),
+            (
+                "tasksListFilter".to_string(),
+                object(sieve_core::tasks::supported_filters()),
+            ),
         ])
     }
 
@@ -679,11 +684,19 @@ impl ServerHandler for SieveServer {
         self.check_visible(&view, tool)?;
         let mut params = to_params(&request);
         params["name"] = Value::String(tool.name.clone());
-        let server = tool.server.clone();
-        match self
-            .forward(&server, "tools/call", params, &context)
-            .await?
-        {
+        if let Value::Object(object) = &mut params {
+            object.remove("_meta");
+        }
+        let (server, exposed) = (tool.server.clone(), tool.exposed_name.clone());
+        let outcome = self
+            .forward(&server, "tools/call", params.clone(), &context)
+            .await;
+        // A call that failed or was cut off goes to the ledger, for retry.
+        if let Some(entry) = call_outcome(&outcome, context.ct.is_cancelled()) {
+            self.engine
+                .record_call(&server, &exposed, &params, &view.profile.name, entry, None);
+        }
+        match outcome? {
             ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
             ServerResult::CreateTaskResult(task) => Ok(CallToolResponse::Task(task)),
             ServerResult::InputRequiredResult(input) => Ok(CallToolResponse::InputRequired(input)),
@@ -945,6 +958,55 @@ impl ServerHandler for SieveServer {
                     .collect();
                 let key = if groups { "groups" } else { "tags" };
                 Ok(CustomResult(json!({ key: items })))
+            }
+            "tasks/list" => {
+                let query = TaskQuery::from_params(&params).map_err(|e| {
+                    ErrorData::invalid_params(e.to_string(), Some(json!({"field": e.field})))
+                })?;
+                self.ready().await;
+                let view = self.view(&context, false)?;
+                let ledger = self.engine.ledger()?;
+                let visible = |record: &TaskRecord| {
+                    Engine::task_visible(
+                        &view.catalog,
+                        &view.profile,
+                        Some(&view.narrowing),
+                        record,
+                    )
+                };
+                let page = ledger
+                    .list(&query, &visible)
+                    .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                let tasks: Vec<Value> = page.tasks.iter().map(TaskRecord::to_wire).collect();
+                let mut result = json!({ "tasks": tasks });
+                if let Some(cursor) = page.next_cursor {
+                    result["nextCursor"] = json!(cursor);
+                }
+                Ok(CustomResult(result))
+            }
+            "tasks/retry" => {
+                let id = params
+                    .get("taskId")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| {
+                        ErrorData::invalid_params(
+                            "params.taskId is required: the task to run again",
+                            None,
+                        )
+                    })?;
+                let force = params
+                    .get("force")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                self.ready().await;
+                let view = self.view(&context, false)?;
+                let (record, answer) = self.engine.retry(id, force, &view.profile).await?;
+                let mut result = json!({ "task": record.to_wire() });
+                match answer {
+                    Ok(value) => result["result"] = value,
+                    Err(error) => result["error"] = serde_json::to_value(error).unwrap_or_default(),
+                }
+                Ok(CustomResult(result))
             }
             "concerns/list" => Ok(CustomResult(
                 json!({"concerns": self.engine.config().concerns}),

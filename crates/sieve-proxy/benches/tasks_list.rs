@@ -1,0 +1,390 @@
+//! `tasks/list` against a task ledger of 1,000,000 entries: the first page
+//! of 50 for each filter the API offers, alone and combined. Target: under
+//! 5 ms each.
+//!
+//! Run: `cargo bench -p sieve-proxy --bench tasks_list`. The ledger is
+//! built once (one transaction, one prepared insert) and kept under
+//! `$CARGO_TARGET_DIR/mcp-sieve-bench` (or `/tmp/mcp-sieve-bench`), named
+//! by [`DATA_VERSION`]; bump that when the schema or the generator
+//! changes. Without `--bench` (as `cargo test --benches` runs it), a
+//! ledger of 2,000 entries in a temporary folder checks that every case
+//! runs.
+
+use serde_json::json;
+use sieve_core::tasks::{Cursor, EntryKind, OrderBy, TaskQuery, TaskRecord, TaskStatus};
+use sieve_proxy::ledger::Ledger;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Names the cached ledger: schema version and generator version.
+const DATA_VERSION: &str = "schema1-data1";
+const ENTRIES: usize = 1_000_000;
+/// "Now" for the generated data, fixed so the cached ledger stays valid.
+const NOW: i64 = 1_795_168_800_000;
+const HOUR: i64 = 3_600_000;
+const DAY: i64 = 24 * HOUR;
+const SPAN: i64 = 30 * DAY;
+/// Every this many entries, a burst of [`BURST`] created in one millisecond.
+const BURST_EVERY: usize = 200;
+const BURST: usize = 12;
+
+const SERVERS: [(&str, u64); 8] = [
+    ("github", 30),
+    ("filesystem", 20),
+    ("kubernetes", 15),
+    ("postgres", 10),
+    ("slack", 8),
+    ("sentry", 7),
+    ("linear", 6),
+    ("browser", 4),
+];
+const METHODS: [(&str, u64); 3] = [
+    ("tools/call", 92),
+    ("resources/read", 5),
+    ("prompts/get", 3),
+];
+const TOOLS: [&str; 6] = [
+    "search",
+    "run_job",
+    "list_items",
+    "create_issue",
+    "query",
+    "fetch",
+];
+const PROFILES: [&str; 3] = ["default", "work", "review"];
+
+/// splitmix64: a small, fast, reproducible generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// True with probability `per_mille`/1000.
+    fn chance(&mut self, per_mille: u64) -> bool {
+        self.next() % 1000 < per_mille
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn weighted<'a>(&mut self, items: &[(&'a str, u64)]) -> &'a str {
+        let total: u64 = items.iter().map(|(_, w)| w).sum();
+        let mut pick = self.below(total);
+        for (item, weight) in items {
+            if pick < *weight {
+                return item;
+            }
+            pick -= weight;
+        }
+        unreachable!("pick is below the total")
+    }
+}
+
+/// The id of entry `i`, reproducible so cases can name entries.
+fn id_of(i: usize) -> String {
+    let mut rng = Rng(i as u64 ^ 0x5eed);
+    format!("st-{:08x}{:016x}", rng.next() as u32, rng.next())
+}
+
+/// When entry `i` was created: spread evenly over 30 days, in bursts
+/// that share a millisecond.
+fn created_of(i: usize, entries: usize) -> i64 {
+    let slot = i - i % BURST_EVERY + (i % BURST_EVERY).saturating_sub(BURST - 1);
+    NOW - SPAN + (slot as i64) * (SPAN / entries as i64)
+}
+
+fn entry(i: usize, entries: usize, rng: &mut Rng) -> TaskRecord {
+    let created_at = created_of(i, entries);
+    let server = rng.weighted(&SERVERS);
+    let method = rng.weighted(&METHODS);
+    let tool = TOOLS[rng.below(TOOLS.len() as u64) as usize];
+    let recent = NOW - created_at < 2 * HOUR;
+    let kind = if rng.chance(80) {
+        EntryKind::Call
+    } else {
+        EntryKind::Task
+    };
+    // Recent entries are often still running; old ones have finished,
+    // bar a few stuck ones. Calls are recorded only when they failed or
+    // were cut off.
+    let status = match (kind, recent) {
+        (EntryKind::Call, _) if rng.chance(700) => TaskStatus::Failed,
+        (EntryKind::Call, _) => TaskStatus::Cancelled,
+        (EntryKind::Task, true) if rng.chance(400) => TaskStatus::Working,
+        (EntryKind::Task, true) if rng.chance(80) => TaskStatus::InputRequired,
+        (EntryKind::Task, false) if rng.chance(2) => TaskStatus::Working,
+        (EntryKind::Task, false) if rng.chance(1) => TaskStatus::InputRequired,
+        _ if rng.chance(100) => TaskStatus::Failed,
+        _ if rng.chance(50) => TaskStatus::Cancelled,
+        _ => TaskStatus::Completed,
+    };
+    // Most tasks take seconds, a few minutes.
+    let took = (rng.below(1_000) as i64).pow(2) * 600 / 1_000;
+    let last_updated_at = if status.is_terminal() {
+        created_at + took
+    } else {
+        (created_at + took).max(NOW - rng.below(60_000) as i64)
+    };
+    let (status_message, result) = match status {
+        TaskStatus::Completed => (
+            None,
+            Some(
+                json!({"content": [{"type": "text", "text": format!("{tool} finished: {} items", rng.below(500))}]}),
+            ),
+        ),
+        TaskStatus::Failed => (
+            Some(format!(
+                "{server} returned an error: timeout after {} s",
+                rng.below(120)
+            )),
+            Some(json!({"code": -32603, "message": "upstream error"})),
+        ),
+        TaskStatus::Cancelled => (Some("cancelled by the host".to_string()), None),
+        TaskStatus::InputRequired => (Some("waiting for an answer".to_string()), None),
+        TaskStatus::Working => (Some(format!("step {} of 5", rng.below(5) + 1)), None),
+    };
+    TaskRecord {
+        id: id_of(i),
+        kind,
+        server: server.to_string(),
+        upstream_id: (kind == EntryKind::Task).then(|| format!("task-{:x}", rng.next())),
+        method: method.to_string(),
+        tool: Some(format!("{server}__{tool}")),
+        params: json!({
+            "name": tool,
+            "arguments": {"query": format!("repo:example/{} is:open label:bug", rng.below(1_000)), "limit": 50}
+        }),
+        status,
+        status_message,
+        created_at,
+        last_updated_at,
+        ttl_ms: (kind == EntryKind::Task).then_some(3_600_000),
+        poll_interval_ms: (kind == EntryKind::Task).then_some(1_000),
+        profile: Some(PROFILES[rng.below(3) as usize].to_string()),
+        retry_of: rng.chance(20).then(|| id_of(i.saturating_sub(1))),
+        result,
+    }
+}
+
+fn build(path: &Path, entries: usize) -> Ledger {
+    let started = Instant::now();
+    let ledger = Ledger::open(path).expect("bench ledger opens");
+    let mut rng = Rng(42);
+    ledger
+        .insert_all((0..entries).map(|i| entry(i, entries, &mut rng)))
+        .expect("bench entries insert");
+    eprintln!(
+        "built {entries} entries in {:.1} s at {}",
+        started.elapsed().as_secs_f64(),
+        path.display()
+    );
+    ledger
+}
+
+/// The cached 1M-entry ledger, built on first use. It is built under a
+/// temporary name and renamed when complete, so an interrupted build is
+/// never reused.
+fn cached_ledger() -> Ledger {
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir)
+        .join("mcp-sieve-bench");
+    let path = dir.join(format!("tasks-{DATA_VERSION}-{ENTRIES}.db"));
+    if !path.exists() {
+        let partial = dir.join(format!("tasks-{DATA_VERSION}-{ENTRIES}.partial.db"));
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", partial.display()));
+        }
+        drop(build(&partial, ENTRIES));
+        std::fs::rename(&partial, &path).expect("rename the built ledger");
+    }
+    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+    eprintln!("ledger {} ({} MB)", path.display(), size / 1_000_000);
+    Ledger::open(&path).expect("cached ledger opens")
+}
+
+/// What the caller's profile lets it see.
+type Visible = fn(&TaskRecord) -> bool;
+
+fn cases(entries: usize) -> Vec<(&'static str, TaskQuery, Visible)> {
+    let q = TaskQuery::default;
+    let all: Visible = |_| true;
+    let burst = entries / 2 - (entries / 2) % BURST_EVERY;
+    vec![
+        ("no filter", q(), all),
+        (
+            "status failed",
+            TaskQuery {
+                statuses: vec![TaskStatus::Failed],
+                ..q()
+            },
+            all,
+        ),
+        (
+            "status working, input_required",
+            TaskQuery {
+                statuses: vec![TaskStatus::Working, TaskStatus::InputRequired],
+                ..q()
+            },
+            all,
+        ),
+        (
+            "servers slack",
+            TaskQuery {
+                servers: vec!["slack".into()],
+                ..q()
+            },
+            all,
+        ),
+        (
+            "servers github, linear, browser",
+            TaskQuery {
+                servers: ["github", "linear", "browser"].map(String::from).to_vec(),
+                ..q()
+            },
+            all,
+        ),
+        (
+            "methods prompts/get",
+            TaskQuery {
+                methods: vec!["prompts/get".into()],
+                ..q()
+            },
+            all,
+        ),
+        (
+            "taskIds (5 ids)",
+            TaskQuery {
+                task_ids: [7, entries / 3, entries / 2, entries - 9, entries - 1]
+                    .map(id_of)
+                    .to_vec(),
+                ..q()
+            },
+            all,
+        ),
+        (
+            "createdAfter last 3h",
+            TaskQuery {
+                created_after: Some(NOW - 3 * HOUR),
+                ..q()
+            },
+            all,
+        ),
+        (
+            "lastUpdatedBefore 15 days ago",
+            TaskQuery {
+                last_updated_before: Some(NOW - 15 * DAY),
+                ..q()
+            },
+            all,
+        ),
+        (
+            "orderBy createdAt asc",
+            TaskQuery {
+                order_by: OrderBy::CreatedAt,
+                descending: false,
+                ..q()
+            },
+            all,
+        ),
+        (
+            "cursor inside equal timestamps",
+            TaskQuery {
+                order_by: OrderBy::CreatedAt,
+                cursor: Some(Cursor {
+                    key: created_of(burst, entries),
+                    seq: burst as i64 + 6,
+                }),
+                ..q()
+            },
+            all,
+        ),
+        (
+            "status + server",
+            TaskQuery {
+                statuses: vec![TaskStatus::Completed],
+                servers: vec!["github".into()],
+                ..q()
+            },
+            all,
+        ),
+        (
+            "status + time window",
+            TaskQuery {
+                statuses: vec![TaskStatus::Failed],
+                last_updated_after: Some(NOW - 7 * DAY),
+                last_updated_before: Some(NOW - 6 * DAY),
+                ..q()
+            },
+            all,
+        ),
+        (
+            "server + method + status",
+            TaskQuery {
+                servers: vec!["postgres".into()],
+                methods: vec!["resources/read".into()],
+                statuses: vec![TaskStatus::Completed],
+                ..q()
+            },
+            all,
+        ),
+        (
+            "servers (3) + status (2) + createdAfter 7d",
+            TaskQuery {
+                servers: ["github", "slack", "sentry"].map(String::from).to_vec(),
+                statuses: vec![TaskStatus::Failed, TaskStatus::Cancelled],
+                created_after: Some(NOW - 7 * DAY),
+                ..q()
+            },
+            all,
+        ),
+        ("profile hides 9 tools in 10", q(), |r: &TaskRecord| {
+            r.id.ends_with('7')
+        }),
+    ]
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn main() {
+    let bench = std::env::args().any(|arg| arg == "--bench");
+    let (_dir, ledger, entries, runs) = if bench {
+        (None, cached_ledger(), ENTRIES, 51)
+    } else {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ledger = build(&dir.path().join("tasks.db"), 2_000);
+        (Some(dir), ledger, 2_000, 1)
+    };
+    println!(
+        "{:<44} {:>10} {:>6}",
+        "filter (first page of 50)", "median ms", "rows"
+    );
+    println!("{}", "-".repeat(62));
+    for (name, query, visible) in cases(entries) {
+        let mut rows = 0;
+        let times: Vec<Duration> = (0..runs + 3)
+            .map(|_| {
+                let started = Instant::now();
+                let page = ledger.list(&query, &visible).expect("list");
+                let took = started.elapsed();
+                rows = page.tasks.len();
+                took
+            })
+            .skip(3)
+            .collect();
+        println!(
+            "{name:<44} {:>10.3} {rows:>6}",
+            median(times).as_secs_f64() * 1_000.0
+        );
+    }
+}
