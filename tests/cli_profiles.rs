@@ -108,3 +108,62 @@ fn show_warns_about_unknown_servers_and_concerns() {
         show.stdout
     );
 }
+
+#[test]
+fn servers_import_merges_without_losing_anything() {
+    let home = home();
+    home.write(
+        "config.json",
+        r#"{"mcpServers": {"github": {"command": "gh-mcp"}}}"#,
+    );
+    home.write(
+        "claude.json",
+        r#"{"mcpServers": {
+            "github": {"command": "other-github-mcp"},
+            "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+            "sieve": {"command": "/usr/local/bin/mcp-sieve", "args": ["serve"]},
+            "old": {"type": "sse", "url": "http://localhost:9/sse"}
+        }}"#,
+    );
+    let file = home.path().join("claude.json").display().to_string();
+    let report = home
+        .run(&["servers", "import", "claude-desktop", &file, "--json"])
+        .json();
+    assert_eq!(report["added"], serde_json::json!(["files"]), "{report}");
+    assert_eq!(
+        report["renamed"][0]["to"], "github-claude-desktop",
+        "{report}"
+    );
+    let skipped: Vec<&str> = report["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        skipped.contains(&"sieve") && skipped.contains(&"old"),
+        "{report}"
+    );
+    let config: serde_json::Value = serde_json::from_str(&home.read("config.json")).unwrap();
+    assert_eq!(
+        config["mcpServers"]["github"]["command"], "gh-mcp",
+        "the existing entry is untouched"
+    );
+    assert_eq!(
+        config["mcpServers"]["github-claude-desktop"]["command"],
+        "other-github-mcp"
+    );
+    assert!(home.path().join("config.json.bak").exists());
+    // Importing again adds nothing.
+    let again = home
+        .run(&["servers", "import", "claude-desktop", &file, "--json"])
+        .json();
+    assert_eq!(again["added"], serde_json::json!([]), "{again}");
+    let missing = home.run(&["servers", "import", "cursor", "/nonexistent/mcp.json"]);
+    assert!(!missing.ok);
+    assert!(
+        missing.stderr.contains("/nonexistent/mcp.json"),
+        "{}",
+        missing.stderr
+    );
+}

@@ -269,3 +269,31 @@ async fn a_server_that_cannot_start_does_not_block_the_others() {
         "the child's last words explain it: {crashy}"
     );
 }
+
+#[tokio::test]
+async fn a_server_that_speaks_only_2026_07_28_is_discovered() {
+    let home = Home::new(BIN);
+    let config = json!({"mcpServers": {"modern": {"command": BIN, "args": ["demo-server", "--modern-only"]}}});
+    home.write("config.json", &config.to_string());
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    let names = tool_names(&host.request("tools/list", json!({})).await);
+    assert_eq!(names.len(), 40, "{names:?}");
+    let echo = call_echo(&mut host, "modern").await;
+    assert_eq!(echo["result"]["isError"], false, "{echo}");
+    // Its list changes arrive on a subscription and still reach the host.
+    let enabled = host
+        .request(
+            "tools/call",
+            json!({"name": "modern__admin_enable_experimental", "arguments": {"enabled": true}}),
+        )
+        .await;
+    assert_eq!(enabled["result"]["isError"], false, "{enabled}");
+    host.notification("notifications/tools/list_changed").await;
+    assert_eq!(
+        tool_names(&host.request("tools/list", json!({})).await).len(),
+        42
+    );
+    host.close().await;
+    let status = home.run(&["servers", "list", "--json"]).json();
+    assert_eq!(status[0]["protocolVersion"], "2026-07-28", "{status}");
+}

@@ -57,6 +57,9 @@ pub enum Command {
         /// Serve streamable HTTP at ADDR (endpoint /mcp) instead of stdio.
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
+        /// Speak only protocol 2026-07-28 (refuse `initialize`), on stdio.
+        #[arg(long, conflicts_with = "http")]
+        modern_only: bool,
     },
 }
 
@@ -235,7 +238,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
         Command::Tools(args) => tools(&store, &args, out),
         Command::Tokens(args) => tokens(&store, &args, out),
         Command::Profiles(command) => profiles(&store, command, out),
-        Command::DemoServer { http } => demo_server(http, out),
+        Command::DemoServer { http, modern_only } => demo_server(http, modern_only, out),
         Command::Serve(args) => serve(store, &args, out),
         Command::Tasks(args) => tasks(store, args, out),
         Command::Servers(ServersCommand::List { json }) => servers_list(&store, json, out),
@@ -648,11 +651,15 @@ fn builtin_listing() -> ServerListing {
     ServerListing::tools(crate::engine::BUILTIN_SERVER, tools)
 }
 
-fn demo_server(http: Option<std::net::SocketAddr>, out: &mut dyn Write) -> Result<()> {
+fn demo_server(
+    http: Option<std::net::SocketAddr>,
+    modern_only: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         match http {
-            None => crate::demo::serve_stdio().await,
+            None => crate::demo::serve_stdio(modern_only).await,
             Some(addr) => {
                 let bound = crate::demo::serve_http(addr, async {
                     let _ = tokio::signal::ctrl_c().await;

@@ -103,6 +103,9 @@ struct Shared {
 #[derive(Clone)]
 pub struct DemoServer {
     shared: Arc<Shared>,
+    /// Speak only 2026-07-28 (no `initialize`), like a server built for the
+    /// new protocol alone; a test fixture for clients that must discover.
+    modern_only: bool,
 }
 
 impl Default for DemoServer {
@@ -130,6 +133,15 @@ impl DemoServer {
                 log_level: Mutex::new(LoggingLevel::Info),
                 tasks: TaskManager::new(),
             }),
+            modern_only: false,
+        }
+    }
+
+    /// A demo server that refuses `initialize` and speaks only 2026-07-28.
+    pub fn modern_only() -> Self {
+        Self {
+            modern_only: true,
+            ..Self::new()
         }
     }
 
@@ -506,6 +518,16 @@ fn argument_choices(argument: &str) -> &'static [&'static str] {
 }
 
 impl ServerHandler for DemoServer {
+    fn supported_protocol_versions(
+        &self,
+    ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        if self.modern_only {
+            std::borrow::Cow::Owned(vec![rmcp::model::ProtocolVersion::V_2026_07_28])
+        } else {
+            std::borrow::Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
@@ -894,8 +916,13 @@ impl ServerHandler for DemoServer {
 }
 
 /// Serve the demo on this process's stdin and stdout until the client leaves.
-pub async fn serve_stdio() -> anyhow::Result<()> {
-    let service = DemoServer::new()
+pub async fn serve_stdio(modern_only: bool) -> anyhow::Result<()> {
+    let server = if modern_only {
+        DemoServer::modern_only()
+    } else {
+        DemoServer::new()
+    };
+    let service = server
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| anyhow::anyhow!("starting the demo server on stdio: {e}"))?;

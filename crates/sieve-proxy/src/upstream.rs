@@ -20,8 +20,9 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, ClientResult, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
-    ResourceUpdatedNotificationParam, ServerRequest, ServerResult,
+    ResourceUpdatedNotificationParam, ServerNotification, ServerRequest, ServerResult,
 };
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt};
 use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RequestContext};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -525,6 +526,18 @@ async fn run_connection(
     for kind in [ListKind::Tools, ListKind::Prompts, ListKind::Resources] {
         refresh_list(up, pool, &peer, &raw, kind).await;
     }
+    // A 2026-07-28 server sends list changes only on a subscription.
+    if info
+        .as_ref()
+        .is_some_and(|i| !i.protocol_version.has_initialize())
+    {
+        listen_for_changes(
+            up.name.clone(),
+            peer.clone(),
+            service.service().refresh.clone(),
+            pool.hosts.clone(),
+        );
+    }
     // Settled once its lists are in, so one-shot commands see them.
     up.shared.lock().expect("upstream lock").settled = true;
     pool.emit(PoolEvent::Status {
@@ -557,6 +570,48 @@ async fn run_connection(
         }
         None => reason,
     }
+}
+
+/// Opens a `subscriptions/listen` stream on a 2026-07-28 server and turns
+/// what it sends into refreshes (and resource updates for the hosts),
+/// until the connection ends.
+fn listen_for_changes(
+    server: String,
+    peer: Peer<RoleClient>,
+    refresh: mpsc::UnboundedSender<ListKind>,
+    hosts: Arc<Hosts>,
+) {
+    tokio::spawn(async move {
+        let filter = rmcp::model::SubscriptionFilter::builder()
+            .tools_list_changed()
+            .prompts_list_changed()
+            .resources_list_changed()
+            .build();
+        let mut subscription = match peer.listen(filter).await {
+            Ok(subscription) => subscription,
+            Err(error) => {
+                tracing::warn!(
+                    "server {server:?} would not let us listen for list changes: {error}"
+                );
+                return;
+            }
+        };
+        while let Ok(Some(notification)) = subscription.next().await {
+            let kind = match notification {
+                ServerNotification::ToolListChangedNotification(_) => ListKind::Tools,
+                ServerNotification::PromptListChangedNotification(_) => ListKind::Prompts,
+                ServerNotification::ResourceListChangedNotification(_) => ListKind::Resources,
+                ServerNotification::ResourceUpdatedNotification(update) => {
+                    hosts.resource_updated(update.params);
+                    continue;
+                }
+                _ => continue,
+            };
+            if refresh.send(kind).is_err() {
+                return;
+            }
+        }
+    });
 }
 
 /// Re-lists one kind and publishes the new listing.
@@ -657,19 +712,68 @@ async fn list_pages(
     Err(format!("{method} returned more than 1000 pages"))
 }
 
-/// Connects to a server: spawn or dial, then the MCP handshake.
+/// Connects to a server: spawn or dial, then the MCP handshake. The
+/// 2025-11-25 handshake (`initialize`) comes first, since most servers
+/// speak it; a server that answers it with an error is tried again with
+/// 2026-07-28 discovery, which a server built for that revision alone
+/// requires.
 async fn connect(
     up: &Upstream,
     pool: &PoolInner,
 ) -> Result<(Connection, mpsc::UnboundedReceiver<ListKind>), String> {
-    let raw = RawLog::new(Keep::ListResults);
     let (refresh_tx, refresh_rx) = mpsc::unbounded_channel();
     let handler = UpstreamHandler {
         server: up.name.clone(),
         hosts: pool.hosts.clone(),
         refresh: refresh_tx,
     };
-    let connection = match &up.endpoint {
+    let connection = match attempt(up, handler.clone(), Lifecycle::Initialize).await {
+        Err(Refusal::Answered(error)) => {
+            tracing::info!(
+                "server {:?} refused initialize ({error}); trying 2026-07-28 discovery",
+                up.name
+            );
+            attempt(up, handler, Lifecycle::Discover)
+                .await
+                .map_err(|e| format!("{}; and with 2026-07-28 discovery: {}", error, e.message()))?
+        }
+        other => other.map_err(|e| e.message().to_string())?,
+    };
+    Ok((connection, refresh_rx))
+}
+
+/// Which handshake to try.
+#[derive(Debug, Clone, Copy)]
+enum Lifecycle {
+    Initialize,
+    Discover,
+}
+
+/// Why a connection attempt failed.
+enum Refusal {
+    /// The server answered the handshake with a JSON-RPC error: it is there
+    /// but may want the other protocol generation.
+    Answered(String),
+    /// Anything else: it could not be started or reached, or it went away.
+    Failed(String),
+}
+
+impl Refusal {
+    fn message(&self) -> &str {
+        match self {
+            Refusal::Answered(m) | Refusal::Failed(m) => m,
+        }
+    }
+}
+
+/// One connection attempt with one handshake.
+async fn attempt(
+    up: &Upstream,
+    handler: UpstreamHandler,
+    lifecycle: Lifecycle,
+) -> Result<Connection, Refusal> {
+    let raw = RawLog::new(Keep::ListResults);
+    match &up.endpoint {
         Endpoint::Builtin => {
             let (ours, theirs) = tokio::io::duplex(1 << 20);
             tokio::spawn(async move {
@@ -678,12 +782,13 @@ async fn connect(
                 }
             });
             let (read, write) = tokio::io::split(ours);
-            let service = handshake(handler, (LineTap::new(read, raw.clone()), write)).await?;
-            Connection {
+            let service =
+                handshake(handler, (LineTap::new(read, raw.clone()), write), lifecycle).await?;
+            Ok(Connection {
                 service,
                 raw,
                 child: None,
-            }
+            })
         }
         Endpoint::Configured(config) => match &config.transport {
             Transport::Stdio {
@@ -692,17 +797,28 @@ async fn connect(
                 env,
                 cwd,
             } => {
-                let mut child = ChildProcess::spawn(&up.name, command, args, env, cwd.as_deref())?;
-                let (stdout, stdin) = child.pipes()?;
-                match handshake(handler, (LineTap::new(stdout, raw.clone()), stdin)).await {
-                    Ok(service) => Connection {
+                let mut child = ChildProcess::spawn(&up.name, command, args, env, cwd.as_deref())
+                    .map_err(Refusal::Failed)?;
+                let (stdout, stdin) = child.pipes().map_err(Refusal::Failed)?;
+                match handshake(
+                    handler,
+                    (LineTap::new(stdout, raw.clone()), stdin),
+                    lifecycle,
+                )
+                .await
+                {
+                    Ok(service) => Ok(Connection {
                         service,
                         raw,
                         child: Some(child),
-                    },
-                    Err(error) => {
+                    }),
+                    Err(Refusal::Answered(error)) => {
+                        child.stop().await;
+                        Err(Refusal::Answered(error))
+                    }
+                    Err(Refusal::Failed(error)) => {
                         let exit = child.stop().await;
-                        return Err(format!("{error}; {exit}"));
+                        Err(Refusal::Failed(format!("{error}; {exit}")))
                     }
                 }
             }
@@ -717,41 +833,58 @@ async fn connect(
                         continue;
                     }
                     // Header values are secrets: errors name the header only.
-                    let header = http::HeaderName::from_bytes(name.as_bytes())
-                        .map_err(|_| format!("header name {name:?} is not valid"))?;
-                    let value = http::HeaderValue::from_str(value)
-                        .map_err(|_| format!("the value of header {name:?} is not valid"))?;
+                    let header = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                        Refusal::Failed(format!("header name {name:?} is not valid"))
+                    })?;
+                    let value = http::HeaderValue::from_str(value).map_err(|_| {
+                        Refusal::Failed(format!("the value of header {name:?} is not valid"))
+                    })?;
                     custom.insert(header, value);
                 }
                 let config = config.custom_headers(custom);
                 let transport = StreamableHttpClientTransport::from_config(config);
-                let service = handshake(handler, transport).await?;
-                Connection {
+                let service = handshake(handler, transport, lifecycle).await?;
+                Ok(Connection {
                     service,
                     raw,
                     child: None,
-                }
+                })
             }
         },
-    };
-    Ok((connection, refresh_rx))
+    }
 }
 
 async fn handshake<T, E, A>(
     handler: UpstreamHandler,
     transport: T,
-) -> Result<rmcp::service::RunningService<RoleClient, UpstreamHandler>, String>
+    lifecycle: Lifecycle,
+) -> Result<rmcp::service::RunningService<RoleClient, UpstreamHandler>, Refusal>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    match tokio::time::timeout(CONNECT_TIMEOUT, handler.serve(transport)).await {
+    let mode = match lifecycle {
+        Lifecycle::Initialize => ClientLifecycleMode::Initialize,
+        Lifecycle::Discover => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    };
+    match tokio::time::timeout(
+        CONNECT_TIMEOUT,
+        handler.serve_with_lifecycle(transport, mode),
+    )
+    .await
+    {
         Ok(Ok(service)) => Ok(service),
-        Ok(Err(error)) => Err(format!("MCP handshake failed: {error}")),
-        Err(_) => Err(format!(
+        Ok(Err(ClientInitializeError::JsonRpcError(error))) => Err(Refusal::Answered(format!(
+            "the server answered the handshake with error {}: {}",
+            error.code.0, error.message
+        ))),
+        Ok(Err(error)) => Err(Refusal::Failed(format!("MCP handshake failed: {error}"))),
+        Err(_) => Err(Refusal::Failed(format!(
             "no MCP handshake within {}s",
             CONNECT_TIMEOUT.as_secs()
-        )),
+        ))),
     }
 }
 
