@@ -8,6 +8,6 @@ cd "$(dirname "$0")"
 eval "$(scripts/test-deps.sh)"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
-cargo test --workspace --locked
 # The Python driver the integration tests use has tests of its own.
-"$MCP_SIEVE_PYTHON" -m unittest discover -s tests/clients 2>&1 | tail -n 3
+"$MCP_SIEVE_PYTHON" -m unittest discover -s tests/clients
+cargo test --workspace --locked

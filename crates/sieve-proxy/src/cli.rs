@@ -16,7 +16,7 @@ use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 use serde_json::json;
 use sieve_core::profile::DEFAULT_PROFILE;
-use sieve_core::tasks::{TaskQuery, TaskRecord, TaskStatus, format_timestamp, parse_since};
+use sieve_core::tasks::{TaskQuery, TaskRecord, format_timestamp, parse_since};
 use sieve_core::{Catalog, Kind, Overlays, Primitive, Rules, ServerListing, parse_tool_list};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -521,46 +521,16 @@ fn tasks(store: Store, args: TasksArgs, out: &mut dyn Write) -> Result<()> {
             }
         }),
         Some(TaskAction::Cancel { id }) => {
-            let ledger = open_ledger(&store)?;
-            let record = ledger.get(&id)?.with_context(|| {
+            let record = open_ledger(&store)?.get(&id)?.with_context(|| {
                 format!("there is no task {id:?}; `mcp-sieve tasks` lists them")
             })?;
-            if record.status.is_terminal() {
-                bail!(
-                    "task {id:?} is already {}; nothing to cancel",
-                    record.status
-                );
-            }
-            let Some(upstream_id) = record.upstream_id.clone() else {
-                bail!("entry {id:?} is a call, not a task a server runs; nothing to cancel");
-            };
             runtime()?.block_on(async {
                 let engine = Engine::start(store.clone())?;
                 engine.pool().settled(SETTLE).await;
-                let outcome = engine
-                    .pool()
-                    .call(
-                        &record.server,
-                        "tasks/cancel",
-                        json!({"taskId": upstream_id}),
-                    )
-                    .await;
+                let outcome = crate::relay::cancel(&engine, &record).await;
                 engine.shutdown().await;
-                outcome.map_err(|e| {
-                    anyhow::anyhow!(
-                        "server {:?} did not cancel it: {}",
-                        record.server,
-                        e.message
-                    )
-                })
+                outcome.map_err(|e| anyhow::anyhow!("{}", e.message))
             })?;
-            ledger.update(
-                &id,
-                TaskStatus::Cancelled,
-                Some("cancelled with mcp-sieve tasks cancel"),
-                None,
-                now_ms(),
-            )?;
             writeln!(out, "cancelled {id}")?;
             Ok(())
         }

@@ -100,12 +100,26 @@ struct Shared {
 
 /// The demo MCP server. Cheap to clone: clones share one world, which is how
 /// every streamable HTTP session sees the same files and issues.
-#[derive(Clone)]
 pub struct DemoServer {
     shared: Arc<Shared>,
     /// Speak only 2026-07-28 (no `initialize`), like a server built for the
     /// new protocol alone; a test fixture for clients that must discover.
     modern_only: bool,
+    /// Events of a connection being set up (`initialize`) or of a
+    /// `subscriptions/listen` (before its acknowledgement): subscribed
+    /// early, since rmcp runs handlers concurrently and the client may act
+    /// before the forwarding handler starts. Each clone has its own.
+    pending_listen: Mutex<Option<broadcast::Receiver<Event>>>,
+}
+
+impl Clone for DemoServer {
+    fn clone(&self) -> Self {
+        DemoServer {
+            shared: self.shared.clone(),
+            modern_only: self.modern_only,
+            pending_listen: Mutex::new(None),
+        }
+    }
 }
 
 impl Default for DemoServer {
@@ -134,6 +148,7 @@ impl DemoServer {
                 tasks: TaskManager::new(),
             }),
             modern_only: false,
+            pending_listen: Mutex::new(None),
         }
     }
 
@@ -385,7 +400,10 @@ impl DemoServer {
 
     /// Forward shared events to one connected peer until it goes away.
     fn forward_events(&self, peer: Peer<RoleServer>) {
-        let mut events = self.shared.events.subscribe();
+        // Subscribed in `initialize`: the client may act the moment it has
+        // sent `initialized`, before this handler runs.
+        let pending = self.pending_listen.lock().expect("listen lock").take();
+        let mut events = pending.unwrap_or_else(|| self.shared.events.subscribe());
         let shared = self.shared.clone();
         tokio::spawn(async move {
             loop {
@@ -548,6 +566,16 @@ impl ServerHandler for DemoServer {
             )
     }
 
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::InitializeResult, McpError> {
+        *self.pending_listen.lock().expect("listen lock") = Some(self.shared.events.subscribe());
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // Legacy (2025-11-25) sessions get change notifications pushed on
         // the session; 2026-07-28 clients open `subscriptions/listen`.
@@ -558,12 +586,14 @@ impl ServerHandler for DemoServer {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
+        *self.pending_listen.lock().expect("listen lock") = Some(self.shared.events.subscribe());
         // Everything asked for; rmcp narrows it to what get_info advertises.
         Some(requested.clone())
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        let mut events = self.shared.events.subscribe();
+        let pending = self.pending_listen.lock().expect("listen lock").take();
+        let mut events = pending.unwrap_or_else(|| self.shared.events.subscribe());
         let sink = context.sink().clone();
         loop {
             let event = tokio::select! {

@@ -55,6 +55,7 @@ pub struct Engine {
     changes: broadcast::Sender<Change>,
     watcher: Mutex<Option<crate::watch::HomeWatcher>>,
     ledger: Option<Ledger>,
+    stopping: tokio_util::sync::CancellationToken,
 }
 
 /// Milliseconds since the Unix epoch, the ledger's clock.
@@ -121,6 +122,8 @@ struct State {
     config: Arc<Config>,
     overlays: Overlays,
     catalog: Arc<Catalog>,
+    /// The pool generation the catalog was built from.
+    generation: u64,
 }
 
 /// The servers of a config; the built-in demo when it lists none.
@@ -152,11 +155,13 @@ impl Engine {
                 config: Arc::new(config.clone()),
                 overlays,
                 catalog: Arc::new(Catalog::default()),
+                generation: u64::MAX,
             }),
             profiles: Mutex::new(HashMap::new()),
             changes,
             watcher: Mutex::new(None),
             ledger,
+            stopping: tokio_util::sync::CancellationToken::new(),
         });
         let mut events = pool.events();
         let weak = Arc::downgrade(&engine);
@@ -177,7 +182,43 @@ impl Engine {
             }
         });
         pool.apply(endpoints(&config));
+        engine.resume_tasks();
         Ok(engine)
+    }
+
+    /// Follows again every task the ledger has as live (after a restart, or
+    /// tasks another proxy process started and left), once servers answer.
+    fn resume_tasks(self: &Arc<Self>) {
+        let Some(ledger) = self.ledger.clone() else {
+            return;
+        };
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let live = match ledger.live() {
+                Ok(live) if !live.is_empty() => live,
+                Ok(_) => return,
+                Err(error) => {
+                    tracing::warn!("{error}");
+                    return;
+                }
+            };
+            let Some(engine) = weak.upgrade() else { return };
+            engine
+                .pool
+                .settled(std::time::Duration::from_secs(30))
+                .await;
+            let servers = engine.pool.statuses();
+            for record in live {
+                if servers.contains_key(&record.server) {
+                    crate::relay::spawn_follow(engine.clone(), record);
+                }
+            }
+        });
+    }
+
+    /// Cancelled when the engine shuts down: background work stops.
+    pub fn stopping(&self) -> tokio_util::sync::CancellationToken {
+        self.stopping.clone()
     }
 
     fn emit(&self, change: Change) {
@@ -185,12 +226,25 @@ impl Engine {
     }
 
     fn rebuild_catalog(&self) {
+        self.build_catalog();
+        self.emit(Change::Catalog);
+    }
+
+    /// Builds the catalog from the pool's current listings. The generation
+    /// is read first, so a listing that changes meanwhile makes the next
+    /// reader build again rather than be missed.
+    fn build_catalog(&self) -> Arc<Catalog> {
+        let generation = self.pool.generation();
         let listings = self.pool.listings();
         let mut state = self.state.write().expect("engine lock");
-        let catalog = Catalog::build(&state.config.settings.separator, &state.overlays, &listings);
-        state.catalog = Arc::new(catalog);
-        drop(state);
-        self.emit(Change::Catalog);
+        let catalog = Arc::new(Catalog::build(
+            &state.config.settings.separator,
+            &state.overlays,
+            &listings,
+        ));
+        state.catalog = catalog.clone();
+        state.generation = generation;
+        catalog
     }
 
     pub fn store(&self) -> &Store {
@@ -210,9 +264,17 @@ impl Engine {
         self.changes.subscribe()
     }
 
-    /// The catalog in force.
+    /// The catalog in force, never older than the servers' listings: a
+    /// request right after a server answered sees what it listed even if
+    /// the background rebuild has not run yet.
     pub fn catalog(&self) -> Arc<Catalog> {
-        self.state.read().expect("engine lock").catalog.clone()
+        {
+            let state = self.state.read().expect("engine lock");
+            if state.generation == self.pool.generation() {
+                return state.catalog.clone();
+            }
+        }
+        self.build_catalog()
     }
 
     /// The config in force.
@@ -302,6 +364,8 @@ impl Engine {
             let mut state = self.state.write().expect("engine lock");
             state.config = Arc::new(config.clone());
             state.overlays = overlays;
+            // Names and labels depend on the config: build again.
+            state.generation = u64::MAX;
         }
         tracing::info!("config reloaded");
         self.pool.apply(endpoints(&config));
@@ -512,6 +576,7 @@ impl Engine {
 
     /// Stops every server.
     pub async fn shutdown(&self) {
+        self.stopping.cancel();
         self.pool.shutdown().await;
     }
 }

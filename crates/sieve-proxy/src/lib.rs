@@ -28,6 +28,7 @@ pub mod home;
 pub mod hosts;
 pub mod import;
 pub mod ledger;
+pub mod relay;
 pub mod serve;
 pub mod server;
 pub mod store;

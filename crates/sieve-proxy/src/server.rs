@@ -17,6 +17,7 @@
 
 use crate::engine::{ActiveProfile, Change, Engine, call_outcome};
 use crate::hosts::HostId;
+use crate::relay;
 use crate::tap::{INITIALIZED, RawLog, id_key};
 use crate::upstream::{call_error, mark_complete};
 use rmcp::model::{
@@ -28,13 +29,14 @@ use rmcp::model::{
     ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig, ServerResult,
     SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
+use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use sieve_core::labels::{TAG_DESTRUCTIVE, TAG_IDEMPOTENT, TAG_OPEN_WORLD, TAG_READ_ONLY};
 use sieve_core::rules::concern_map;
-use sieve_core::tasks::{TaskQuery, TaskRecord};
+use sieve_core::tasks::{EntryKind, TaskQuery, TaskRecord};
 use sieve_core::{Catalog, Kind, Narrowing, Primitive};
 use std::collections::{BTreeMap, hash_map::DefaultHasher};
 use std::hash::{Hash, Hasher};
@@ -66,8 +68,16 @@ struct Connection {
     state: Mutex<ConnState>,
 }
 
+/// A `subscriptions/listen` being set up: its baseline and change stream,
+/// taken before the acknowledgement so nothing in between is missed.
+type PendingListen = (
+    Option<Fingerprints>,
+    tokio::sync::broadcast::Receiver<Change>,
+);
+
 #[derive(Default)]
 struct ConnState {
+    pending_listen: Option<PendingListen>,
     profile: Option<String>,
     concerns: BTreeMap<String, String>,
     host: Option<HostId>,
@@ -273,6 +283,26 @@ impl SieveServer {
         kinds
     }
 
+    /// The change stream and baseline taken at `initialize` or before a
+    /// listen acknowledgement (or taken now, if there are none); the
+    /// baseline becomes what this connection has seen.
+    fn take_pending_changes(&self) -> tokio::sync::broadcast::Receiver<Change> {
+        let pending = self.state().pending_listen.take();
+        match pending {
+            Some((baseline, changes)) => {
+                if self.state().seen.is_none() {
+                    self.state().seen = baseline;
+                }
+                changes
+            }
+            None => {
+                let changes = self.engine.subscribe();
+                self.mark_seen();
+                changes
+            }
+        }
+    }
+
     /// Records the current view as seen, so later changes are diffed
     /// against it.
     fn mark_seen(&self) {
@@ -322,6 +352,38 @@ impl SieveServer {
                 }
                 Err(ErrorData::internal_error("cancelled by the host", None))
             }
+        }
+    }
+
+    /// Ledger entry `id`, if this caller's profile shows its tool.
+    async fn visible_task(
+        &self,
+        id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<TaskRecord, ErrorData> {
+        self.ready().await;
+        let view = self.view(context, false)?;
+        let record = self
+            .engine
+            .ledger()?
+            .get(id)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        match record {
+            Some(record)
+                if Engine::task_visible(
+                    &view.catalog,
+                    &view.profile,
+                    Some(&view.narrowing),
+                    &record,
+                ) =>
+            {
+                Ok(record)
+            }
+            // Hidden and unknown look the same: a hidden task is not there.
+            _ => Err(ErrorData::invalid_params(
+                format!("there is no task {id:?}; tasks/list shows them"),
+                None,
+            )),
         }
     }
 
@@ -466,7 +528,7 @@ impl SieveServer {
     /// Keeps a 2025-11-25 connection told about changes until it closes.
     fn forward_changes(&self, peer: rmcp::service::Peer<RoleServer>) {
         let server = self.clone();
-        let mut changes = self.engine.subscribe();
+        let mut changes = self.take_pending_changes();
         tokio::spawn(async move {
             loop {
                 match changes.recv().await {
@@ -576,6 +638,7 @@ impl ServerHandler for SieveServer {
             .enable_resources_subscribe()
             .enable_completions()
             .enable_logging()
+            .enable_tasks()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("mcp-sieve", env!("CARGO_PKG_VERSION")))
@@ -597,6 +660,16 @@ impl ServerHandler for SieveServer {
         }
         context.peer.set_peer_info(request.clone());
         self.ready().await;
+        // The baseline and the change stream are taken now: rmcp runs
+        // handlers concurrently, so the host's first requests may be
+        // handled before `initialized` is.
+        let changes = self.engine.subscribe();
+        let baseline = self.fingerprints();
+        {
+            let mut state = self.state();
+            state.seen = baseline;
+            state.pending_listen = Some((baseline, changes));
+        }
         self.negotiate_initialize(&request)
     }
 
@@ -617,7 +690,6 @@ impl ServerHandler for SieveServer {
         }
         let host = self.engine.hosts().register(context.peer.clone());
         self.state().host = Some(host);
-        self.mark_seen();
         self.forward_changes(context.peer);
     }
 
@@ -625,12 +697,14 @@ impl ServerHandler for SieveServer {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
+        let changes = self.engine.subscribe();
+        let baseline = self.fingerprints();
+        self.state().pending_listen = Some((baseline, changes));
         Some(requested.clone())
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let mut changes = self.engine.subscribe();
-        self.mark_seen();
+        let mut changes = self.take_pending_changes();
         let sink = context.sink().clone();
         loop {
             tokio::select! {
@@ -698,7 +772,31 @@ impl ServerHandler for SieveServer {
         }
         match outcome? {
             ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
-            ServerResult::CreateTaskResult(task) => Ok(CallToolResponse::Task(task)),
+            ServerResult::CreateTaskResult(created) => {
+                let record = relay::record_task(
+                    &self.engine,
+                    &server,
+                    &exposed,
+                    &params,
+                    &view.profile.name,
+                    &created.task,
+                )?;
+                let host_takes_tasks = context
+                    .client_capabilities()
+                    .is_some_and(|caps| caps.supports_tasks());
+                if host_takes_tasks {
+                    relay::spawn_follow(self.engine.clone(), record.clone());
+                    Ok(CallToolResponse::Task(relay::host_task(
+                        &record,
+                        &created.task,
+                    )))
+                } else {
+                    // The host cannot poll a task: the proxy does, and
+                    // answers the call with the task's result.
+                    let result = relay::finish(&self.engine, &record, &context.ct).await?;
+                    Ok(CallToolResponse::Complete(result))
+                }
+            }
             ServerResult::InputRequiredResult(input) => Ok(CallToolResponse::InputRequired(input)),
             other => Ok(CallToolResponse::Complete(convert::<CallToolResult>(
                 other,
@@ -1050,6 +1148,49 @@ impl ServerHandler for SieveServer {
                 None,
             )),
         }
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let record = self.visible_task(&request.task_id, &context).await?;
+        if record.kind == EntryKind::Task && !record.status.is_terminal() {
+            // Fresh from the server; its last known state if it is down.
+            if let Ok(state) = relay::refresh(&self.engine, &record).await {
+                return Ok(state);
+            }
+        }
+        Ok(relay::detailed(&record))
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let record = self.visible_task(&request.task_id, &context).await?;
+        relay::cancel(&self.engine, &record).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let record = self.visible_task(&request.task_id, &context).await?;
+        let upstream_id = record.upstream_id.clone().ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!("{:?} is a call, not a task a server runs", record.id),
+                None,
+            )
+        })?;
+        let mut params = to_params(&request);
+        params["taskId"] = Value::String(upstream_id);
+        self.forward(&record.server, "tasks/update", params, &context)
+            .await?;
+        Ok(())
     }
 
     fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {

@@ -166,10 +166,16 @@ struct PoolInner {
     upstreams: Mutex<BTreeMap<String, Arc<Upstream>>>,
     events: broadcast::Sender<PoolEvent>,
     hosts: Arc<Hosts>,
+    /// Counts listing changes, so a reader can tell its copy is stale.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 impl PoolInner {
     fn emit(&self, event: PoolEvent) {
+        if matches!(event, PoolEvent::Listing { .. }) {
+            self.generation
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
         // Nobody listening is fine: the state is read on demand.
         let _ = self.events.send(event);
     }
@@ -184,8 +190,16 @@ impl Pool {
                 upstreams: Mutex::new(BTreeMap::new()),
                 events,
                 hosts,
+                generation: std::sync::atomic::AtomicU64::new(0),
             }),
         }
+    }
+
+    /// Changes with every listing change; see [`Pool::listings`].
+    pub fn generation(&self) -> u64 {
+        self.inner
+            .generation
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Makes the pool serve exactly `servers`: new ones are started, removed
@@ -1041,10 +1055,12 @@ fn unexpected(method: &str) -> ErrorData {
 
 impl ClientHandler for UpstreamHandler {
     fn get_info(&self) -> ClientConfig {
+        // Tasks too: the proxy records them and relays or waits for them.
         let capabilities = ClientCapabilities::builder()
             .enable_sampling()
             .enable_elicitation()
             .enable_roots()
+            .enable_tasks()
             .build();
         ClientConfig::new(
             capabilities,
