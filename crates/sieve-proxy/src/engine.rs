@@ -144,9 +144,9 @@ impl Engine {
         let config = store.load_config()?;
         let overlays = Overlays::new(&config.overlays).expect("validated when parsed");
         let hosts = Arc::new(Hosts::default());
-        let pool = Pool::new(hosts.clone());
-        let (changes, _) = broadcast::channel(256);
         let ledger = open_ledger(&store, &config);
+        let pool = Pool::new(hosts.clone(), ledger.clone());
+        let (changes, _) = broadcast::channel(256);
         let engine = Arc::new(Engine {
             store,
             hosts,

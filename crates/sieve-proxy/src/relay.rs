@@ -1,5 +1,7 @@
-//! Tasks relayed between hosts and upstreams (the 2026-07-28 tasks
-//! extension, SEP-2663, as rmcp models it).
+//! Tasks relayed between hosts and upstreams, across both generations:
+//! the 2026-07-28 tasks extension (SEP-2663, as rmcp models it) and the
+//! 2025-11-25 tasks (`params.task`, `tasks/get`, `tasks/result`), which the
+//! proxy speaks as raw JSON since rmcp does not model them.
 //!
 //! When an upstream answers a `tools/call` with a task, the proxy records
 //! it in the ledger under a Sieve task id (so ids never collide across
@@ -52,31 +54,79 @@ fn rmcp_status(status: TaskStatus) -> rmcp::model::TaskStatus {
     }
 }
 
+/// What a task looked like when an upstream created it.
+pub struct Created {
+    pub upstream_id: String,
+    pub status: TaskStatus,
+    pub message: Option<String>,
+    pub created_at: Option<String>,
+    pub ttl_ms: Option<i64>,
+    pub poll_interval_ms: Option<i64>,
+}
+
+impl Created {
+    fn from_modern(task: &Task) -> Created {
+        Created {
+            upstream_id: task.task_id.clone(),
+            status: status_of(&task.status),
+            message: task.status_message.clone(),
+            created_at: Some(task.created_at.clone()),
+            ttl_ms: task.ttl_ms.map(|t| t as i64),
+            poll_interval_ms: task.poll_interval_ms.map(|p| p as i64),
+        }
+    }
+
+    /// A 2025-11-25 task object (`{taskId, status, ttl, pollInterval, ...}`).
+    fn from_legacy(task: &Value) -> Option<Created> {
+        Some(Created {
+            upstream_id: task.get("taskId")?.as_str()?.to_string(),
+            status: task
+                .get("status")
+                .and_then(Value::as_str)
+                .and_then(TaskStatus::parse)
+                .unwrap_or(TaskStatus::Working),
+            message: task
+                .get("statusMessage")
+                .and_then(Value::as_str)
+                .map(String::from),
+            created_at: task
+                .get("createdAt")
+                .and_then(Value::as_str)
+                .map(String::from),
+            ttl_ms: task.get("ttl").and_then(Value::as_i64),
+            poll_interval_ms: task.get("pollInterval").and_then(Value::as_i64),
+        })
+    }
+}
+
 /// Records the task an upstream created for a call of `tool` (exposed
 /// name); returns the ledger entry.
-pub fn record_task(
+pub fn record(
     engine: &Engine,
     server: &str,
     tool: &str,
     params: &Value,
     profile: &str,
-    task: &Task,
+    created: Created,
 ) -> Result<TaskRecord, ErrorData> {
     let now = now_ms();
     let record = TaskRecord {
         id: Ledger::new_id(),
         kind: EntryKind::Task,
         server: server.to_string(),
-        upstream_id: Some(task.task_id.clone()),
+        upstream_id: Some(created.upstream_id),
         method: "tools/call".into(),
         tool: Some(tool.to_string()),
         params: params.clone(),
-        status: status_of(&task.status),
-        status_message: task.status_message.clone(),
-        created_at: parse_timestamp(&task.created_at).unwrap_or(now),
+        status: created.status,
+        status_message: created.message,
+        created_at: created
+            .created_at
+            .and_then(|t| parse_timestamp(&t).ok())
+            .unwrap_or(now),
         last_updated_at: now,
-        ttl_ms: task.ttl_ms.map(|t| t as i64),
-        poll_interval_ms: task.poll_interval_ms.map(|p| p as i64),
+        ttl_ms: created.ttl_ms,
+        poll_interval_ms: created.poll_interval_ms,
         profile: Some(profile.to_string()),
         retry_of: None,
         result: None,
@@ -88,11 +138,74 @@ pub fn record_task(
     Ok(record)
 }
 
+/// Records a task a 2026-07-28 upstream created.
+pub fn record_task(
+    engine: &Engine,
+    server: &str,
+    tool: &str,
+    params: &Value,
+    profile: &str,
+    task: &Task,
+) -> Result<TaskRecord, ErrorData> {
+    record(
+        engine,
+        server,
+        tool,
+        params,
+        profile,
+        Created::from_modern(task),
+    )
+}
+
+/// What a task-augmented call to a 2025-11-25 upstream gave.
+pub enum Started {
+    Task(Box<TaskRecord>),
+    /// The server ran it as a plain call after all.
+    Done(Value),
+}
+
+/// Calls `tool` on a 2025-11-25 upstream as a task (`params.task`).
+pub async fn start_legacy(
+    engine: &Engine,
+    server: &str,
+    tool: &str,
+    params: &Value,
+    profile: &str,
+    task: Value,
+) -> Result<Started, ErrorData> {
+    let mut augmented = params.clone();
+    augmented["task"] = task;
+    let result = engine
+        .pool()
+        .call_raw(server, "tools/call", augmented)
+        .await?;
+    match result.get("task").and_then(Created::from_legacy) {
+        Some(created) => {
+            let record = record(engine, server, tool, params, profile, created)?;
+            Ok(Started::Task(Box::new(record)))
+        }
+        None => Ok(Started::Done(result)),
+    }
+}
+
+/// A tool's `execution.taskSupport` as its server lists it.
+pub fn task_support(definition: &Value) -> &str {
+    definition
+        .pointer("/execution/taskSupport")
+        .and_then(Value::as_str)
+        .unwrap_or("forbidden")
+}
+
 /// The task as the host sees it: the Sieve id in place of the upstream's.
 pub fn host_task(record: &TaskRecord, upstream: &Task) -> CreateTaskResult {
     let mut task = upstream.clone();
     task.task_id = record.id.clone();
     CreateTaskResult::new(task)
+}
+
+/// A ledger entry as a 2026-07-28 task result for the host.
+pub fn host_task_of(record: &TaskRecord) -> CreateTaskResult {
+    CreateTaskResult::new(detailed(record).task.task)
 }
 
 /// A ledger entry as a `tasks/get` answer, with its stored payload.
@@ -124,37 +237,72 @@ pub fn detailed(record: &TaskRecord) -> GetTaskResult {
     GetTaskResult::new(DetailedTask::new(task, payload))
 }
 
-/// Asks the upstream for the task's state once, stores it, and returns it
-/// with the Sieve id.
-pub async fn refresh(engine: &Engine, record: &TaskRecord) -> Result<GetTaskResult, ErrorData> {
+/// Asks the upstream for the task's state once, stores it, and returns
+/// the updated entry.
+pub async fn refresh(engine: &Engine, record: &TaskRecord) -> Result<TaskRecord, ErrorData> {
     let upstream_id = record.upstream_id.as_deref().ok_or_else(|| {
         ErrorData::invalid_params(format!("{:?} is a call, not a task", record.id), None)
     })?;
-    let answer = engine
-        .pool()
-        .call(
-            &record.server,
-            "tasks/get",
-            json!({ "taskId": upstream_id }),
+    let (status, message, payload) = if engine.pool().modern_tasks(&record.server) {
+        let answer = engine
+            .pool()
+            .call(
+                &record.server,
+                "tasks/get",
+                json!({ "taskId": upstream_id }),
+            )
+            .await?;
+        let result: GetTaskResult = match answer {
+            ServerResult::GetTaskResult(result) => result,
+            other => serde_json::to_value(other)
+                .and_then(serde_json::from_value)
+                .map_err(|e| {
+                    ErrorData::internal_error(format!("tasks/get answer is not valid: {e}"), None)
+                })?,
+        };
+        let payload = match &result.task.payload {
+            TaskPayload::Completed { result } => Some(Value::Object(result.clone())),
+            TaskPayload::Failed { error } => Some(Value::Object(error.clone())),
+            _ => None,
+        };
+        (
+            status_of(&result.task.task.status),
+            result.task.task.status_message.clone(),
+            payload,
         )
-        .await?;
-    let mut result: GetTaskResult = match answer {
-        ServerResult::GetTaskResult(result) => result,
-        other => serde_json::to_value(other)
-            .and_then(serde_json::from_value)
-            .map_err(|e| {
-                ErrorData::internal_error(format!("tasks/get answer is not valid: {e}"), None)
-            })?,
+    } else {
+        let state = engine
+            .pool()
+            .call_raw(
+                &record.server,
+                "tasks/get",
+                json!({ "taskId": upstream_id }),
+            )
+            .await?;
+        let state = Created::from_legacy(&state).ok_or_else(|| {
+            ErrorData::internal_error(format!("tasks/get answer is not a task: {state}"), None)
+        })?;
+        // A finished 2025-11-25 task hands over its outcome on tasks/result.
+        let payload = if state.status.is_terminal() && state.status != TaskStatus::Cancelled {
+            let outcome = engine
+                .pool()
+                .call_raw(
+                    &record.server,
+                    "tasks/result",
+                    json!({ "taskId": upstream_id }),
+                )
+                .await;
+            Some(match outcome {
+                Ok(result) => result,
+                Err(error) => serde_json::to_value(error).unwrap_or_default(),
+            })
+        } else {
+            None
+        };
+        (state.status, state.message, payload)
     };
-    let status = status_of(&result.task.task.status);
-    let payload = match &result.task.payload {
-        TaskPayload::Completed { result } => Some(Value::Object(result.clone())),
-        TaskPayload::Failed { error } => Some(Value::Object(error.clone())),
-        _ => None,
-    };
-    let message = result.task.task.status_message.clone();
-    engine
-        .ledger()?
+    let ledger = engine.ledger()?;
+    ledger
         .update(
             &record.id,
             status,
@@ -163,8 +311,12 @@ pub async fn refresh(engine: &Engine, record: &TaskRecord) -> Result<GetTaskResu
             now_ms(),
         )
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-    result.task.task.task_id = record.id.clone();
-    Ok(result)
+    ledger
+        .get(&record.id)
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+        .ok_or_else(|| {
+            ErrorData::internal_error(format!("task {} left the ledger", record.id), None)
+        })
 }
 
 fn poll_interval(record: &TaskRecord) -> Duration {
@@ -182,14 +334,14 @@ pub async fn follow(
     engine: &Engine,
     record: &TaskRecord,
     stop: &CancellationToken,
-) -> Option<GetTaskResult> {
+) -> Option<TaskRecord> {
     loop {
         tokio::select! {
             () = stop.cancelled() => return None,
             () = tokio::time::sleep(poll_interval(record)) => {}
         }
         match refresh(engine, record).await {
-            Ok(state) if state.task.task.status.is_terminal() => return Some(state),
+            Ok(state) if state.status.is_terminal() => return Some(state),
             Ok(_) => {}
             Err(error) => {
                 let expired = record
@@ -232,28 +384,7 @@ pub async fn finish(
     host: &CancellationToken,
 ) -> Result<CallToolResult, ErrorData> {
     match follow(engine, record, host).await {
-        Some(state) => match state.task.payload {
-            TaskPayload::Completed { result } => serde_json::from_value(Value::Object(result))
-                .map_err(|e| {
-                    ErrorData::internal_error(
-                        format!("the task's result is not a tool result: {e}"),
-                        None,
-                    )
-                }),
-            TaskPayload::Failed { error } => Err(serde_json::from_value(Value::Object(
-                error.clone(),
-            ))
-            .unwrap_or_else(|_| {
-                ErrorData::internal_error(
-                    format!("the task failed: {}", Value::Object(error)),
-                    None,
-                )
-            })),
-            _ => Err(ErrorData::internal_error(
-                format!("task {} was cancelled", record.id),
-                None,
-            )),
-        },
+        Some(done) => outcome(&done),
         None => {
             if host.is_cancelled() {
                 let _ = cancel(engine, record).await;
@@ -263,6 +394,39 @@ pub async fn finish(
                 None,
             ))
         }
+    }
+}
+
+/// The call result of a finished task: its result, or its error.
+pub fn outcome(record: &TaskRecord) -> Result<CallToolResult, ErrorData> {
+    outcome_of(record).map(|mut result| {
+        // For a 2026-07-28 host; rmcp strips it again for older ones.
+        result
+            .result_type
+            .get_or_insert(rmcp::model::ResultType::COMPLETE);
+        result
+    })
+}
+
+fn outcome_of(record: &TaskRecord) -> Result<CallToolResult, ErrorData> {
+    let stored = record.result.clone().unwrap_or_default();
+    match record.status {
+        TaskStatus::Completed => serde_json::from_value(stored).map_err(|e| {
+            ErrorData::internal_error(format!("the task's result is not a tool result: {e}"), None)
+        }),
+        TaskStatus::Failed => {
+            // An error object, or a tool result that says what went wrong.
+            if let Ok(result) = serde_json::from_value::<CallToolResult>(stored.clone()) {
+                return Ok(result);
+            }
+            Err(serde_json::from_value(stored.clone()).unwrap_or_else(|_| {
+                ErrorData::internal_error(format!("task {} failed: {stored}", record.id), None)
+            }))
+        }
+        _ => Err(ErrorData::internal_error(
+            format!("task {} was {}", record.id, record.status),
+            None,
+        )),
     }
 }
 

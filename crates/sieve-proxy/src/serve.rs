@@ -9,7 +9,7 @@
 
 use crate::engine::Engine;
 use crate::server::{EndpointProfile, RawBody, SieveServer};
-use crate::tap::{Keep, LineTap, RawLog};
+use crate::tap::{HostWire, Keep, RawLog, rename_legacy_task_request};
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -37,7 +37,7 @@ pub async fn serve_stdio(
 ) -> anyhow::Result<()> {
     let raw = RawLog::new(Keep::RequestParams);
     let server = SieveServer::stdio(engine, profile, raw.clone());
-    let transport = (LineTap::new(tokio::io::stdin(), raw), tokio::io::stdout());
+    let transport = (HostWire::new(tokio::io::stdin(), raw), tokio::io::stdout());
     let running = server
         .serve(transport)
         .await
@@ -146,11 +146,32 @@ async fn guard(request: Request, next: Next, token: &str) -> Response {
             );
         }
     };
-    if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
+    let mut body = bytes.to_vec();
+    if let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) {
+        // 2025-11-25 task requests go to the proxy's own handlers (the
+        // session's revision is in the header hosts send after initialize).
+        let legacy = parts
+            .headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v < "2026-07-28");
+        let renamed = match &mut value {
+            Value::Array(batch) => {
+                // Every message of the batch, not just up to the first.
+                let mut renamed = false;
+                for message in batch {
+                    renamed |= rename_legacy_task_request(message, legacy);
+                }
+                renamed
+            }
+            message => rename_legacy_task_request(message, legacy),
+        };
+        if renamed {
+            body = value.to_string().into_bytes();
+        }
         parts.extensions.insert(RawBody(Arc::new(value)));
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    next.run(Request::from_parts(parts, Body::from(body))).await
 }
 
 /// Constant-time comparison of the bearer token.

@@ -18,7 +18,7 @@
 use crate::engine::{ActiveProfile, Change, Engine, call_outcome};
 use crate::hosts::HostId;
 use crate::relay;
-use crate::tap::{INITIALIZED, RawLog, id_key};
+use crate::tap::{INITIALIZED, LEGACY_PREFIX, RawLog, id_key};
 use crate::upstream::{call_error, mark_complete};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
@@ -41,6 +41,9 @@ use sieve_core::{Catalog, Kind, Narrowing, Primitive};
 use std::collections::{BTreeMap, hash_map::DefaultHasher};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
+
+/// The ttl the proxy asks for when it starts a task a host did not ask for.
+const DEFAULT_TASK_TTL_MS: i64 = 300_000;
 
 /// How long a request waits for servers that are still connecting.
 const READY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -352,6 +355,147 @@ impl SieveServer {
                 }
                 Err(ErrorData::internal_error("cancelled by the host", None))
             }
+        }
+    }
+
+    /// The 2025-11-25 task requests the wire adapter renamed (see
+    /// [`crate::tap::rename_legacy_task_request`]), answered in that
+    /// revision's shapes.
+    async fn legacy_task_request(
+        &self,
+        method: &str,
+        params: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let task_id = || {
+            params
+                .get("taskId")
+                .and_then(Value::as_str)
+                .map(String::from)
+                .ok_or_else(|| ErrorData::invalid_params("params.taskId is required", None))
+        };
+        match &method[LEGACY_PREFIX.len()..] {
+            "tools/call" => self.legacy_call(params.clone(), context).await,
+            "tasks/get" => {
+                let mut record = self.visible_task(&task_id()?, context).await?;
+                if record.kind == EntryKind::Task && !record.status.is_terminal() {
+                    record = relay::refresh(&self.engine, &record)
+                        .await
+                        .unwrap_or(record);
+                }
+                Ok(CustomResult(record.to_wire()))
+            }
+            "tasks/result" => {
+                let mut record = self.visible_task(&task_id()?, context).await?;
+                if !record.status.is_terminal() {
+                    // tasks/result waits for the end, as 2025-11-25 says.
+                    record = relay::follow(&self.engine, &record, &context.ct)
+                        .await
+                        .ok_or_else(|| {
+                            ErrorData::internal_error("cancelled before the task ended", None)
+                        })?;
+                }
+                let result = relay::outcome(&record)?;
+                let result = mark_complete(ServerResult::CallToolResult(result));
+                Ok(CustomResult(
+                    serde_json::to_value(result).unwrap_or_default(),
+                ))
+            }
+            "tasks/cancel" => {
+                let record = self.visible_task(&task_id()?, context).await?;
+                relay::cancel(&self.engine, &record).await?;
+                let record = self
+                    .engine
+                    .ledger()?
+                    .get(&record.id)
+                    .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+                    .unwrap_or(record);
+                Ok(CustomResult(record.to_wire()))
+            }
+            other => Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("method {other:?} is not supported by the proxy"),
+                None,
+            )),
+        }
+    }
+
+    /// A 2025-11-25 task-augmented `tools/call`: the upstream's own task
+    /// (either generation) under a Sieve id, as `{"task": {...}}`; a tool
+    /// that cannot run as a task answers with its plain result.
+    async fn legacy_call(
+        &self,
+        params: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        self.ready().await;
+        let view = self.view(context, false)?;
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let tool = view.catalog.find_tool(name).ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!(
+                    "unknown tool {name:?}; tools/list shows the tools of profile {:?}",
+                    view.profile.name
+                ),
+                None,
+            )
+        })?;
+        self.check_visible(&view, tool)?;
+        let (server, exposed) = (tool.server.clone(), tool.exposed_name.clone());
+        let upstream = json!({"name": tool.name, "arguments": params.get("arguments").cloned().unwrap_or(json!({}))});
+        let task = params.get("task").cloned().unwrap_or(json!({}));
+        if !self.engine.pool().modern_tasks(&server)
+            && relay::task_support(&tool.definition) != "forbidden"
+        {
+            let started = relay::start_legacy(
+                &self.engine,
+                &server,
+                &exposed,
+                &upstream,
+                &view.profile.name,
+                task,
+            )
+            .await?;
+            return Ok(CustomResult(match started {
+                relay::Started::Task(record) => {
+                    relay::spawn_follow(self.engine.clone(), (*record).clone());
+                    json!({"task": record.to_wire()})
+                }
+                relay::Started::Done(result) => result,
+            }));
+        }
+        let outcome = self
+            .forward(&server, "tools/call", upstream.clone(), context)
+            .await;
+        if let Some(entry) = call_outcome(&outcome, context.ct.is_cancelled()) {
+            self.engine.record_call(
+                &server,
+                &exposed,
+                &upstream,
+                &view.profile.name,
+                entry,
+                None,
+            );
+        }
+        match outcome? {
+            ServerResult::CreateTaskResult(created) => {
+                let record = relay::record_task(
+                    &self.engine,
+                    &server,
+                    &exposed,
+                    &upstream,
+                    &view.profile.name,
+                    &created.task,
+                )?;
+                relay::spawn_follow(self.engine.clone(), record.clone());
+                Ok(CustomResult(json!({"task": record.to_wire()})))
+            }
+            other => Ok(CustomResult(
+                serde_json::to_value(other).unwrap_or_default(),
+            )),
         }
     }
 
@@ -762,6 +906,43 @@ impl ServerHandler for SieveServer {
             object.remove("_meta");
         }
         let (server, exposed) = (tool.server.clone(), tool.exposed_name.clone());
+        let host_takes_tasks = context
+            .client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks());
+        if relay::task_support(&tool.definition) == "required"
+            && !self.engine.pool().modern_tasks(&server)
+        {
+            // A 2025-11-25 server runs this tool only as a task: the proxy
+            // asks for one and relays it or waits for it.
+            let started = relay::start_legacy(
+                &self.engine,
+                &server,
+                &exposed,
+                &params,
+                &view.profile.name,
+                json!({"ttl": DEFAULT_TASK_TTL_MS}),
+            )
+            .await?;
+            return match started {
+                relay::Started::Task(record) if host_takes_tasks => {
+                    relay::spawn_follow(self.engine.clone(), (*record).clone());
+                    Ok(CallToolResponse::Task(relay::host_task_of(&record)))
+                }
+                relay::Started::Task(record) => Ok(CallToolResponse::Complete(
+                    relay::finish(&self.engine, &record, &context.ct).await?,
+                )),
+                relay::Started::Done(result) => {
+                    let result = mark_complete(ServerResult::CallToolResult(convert(
+                        result,
+                        "tools/call result",
+                    )?));
+                    Ok(CallToolResponse::Complete(convert(
+                        result,
+                        "tools/call result",
+                    )?))
+                }
+            };
+        }
         let outcome = self
             .forward(&server, "tools/call", params.clone(), &context)
             .await;
@@ -781,9 +962,6 @@ impl ServerHandler for SieveServer {
                     &view.profile.name,
                     &created.task,
                 )?;
-                let host_takes_tasks = context
-                    .client_capabilities()
-                    .is_some_and(|caps| caps.supports_tasks());
                 if host_takes_tasks {
                     relay::spawn_follow(self.engine.clone(), record.clone());
                     Ok(CallToolResponse::Task(relay::host_task(
@@ -1106,6 +1284,9 @@ impl ServerHandler for SieveServer {
                 }
                 Ok(CustomResult(result))
             }
+            method if method.starts_with(LEGACY_PREFIX) => {
+                self.legacy_task_request(method, params, &context).await
+            }
             "concerns/list" => Ok(CustomResult(
                 json!({"concerns": self.engine.config().concerns}),
             )),
@@ -1159,7 +1340,7 @@ impl ServerHandler for SieveServer {
         if record.kind == EntryKind::Task && !record.status.is_terminal() {
             // Fresh from the server; its last known state if it is down.
             if let Ok(state) = relay::refresh(&self.engine, &record).await {
-                return Ok(state);
+                return Ok(relay::detailed(&state));
             }
         }
         Ok(relay::detailed(&record))

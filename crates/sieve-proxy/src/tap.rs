@@ -26,7 +26,9 @@ const MAX_ENTRIES: usize = 256;
 pub enum Keep {
     /// Params of requests from a host (and of `notifications/initialized`).
     RequestParams,
-    /// Results of list requests answered by an upstream.
+    /// Results an upstream sent that rmcp's model would change: lists (the
+    /// definitions keep fields such as `execution`) and 2025-11-25 task
+    /// results (`{"task": {...}}`, task states).
     ListResults,
 }
 
@@ -237,5 +239,202 @@ mod tests {
         }
         assert!(log.take("0").is_none(), "oldest dropped");
         assert!(log.take(&(MAX_ENTRIES + 9).to_string()).is_some());
+    }
+}
+
+/// Prefix of the methods the wire adapter gives 2025-11-25 task requests,
+/// so they reach the proxy's own handlers with their raw params instead of
+/// rmcp's typed (2026-07-28) task model.
+pub const LEGACY_PREFIX: &str = "dev.mcp-sieve/legacy/";
+
+/// Renames a host's 2025-11-25 task request for the proxy's own handlers:
+/// `tools/call` with `params.task` (task augmentation), `tasks/result`
+/// (2026-07-28 has none), and on a 2025-11-25 session `tasks/get`,
+/// `tasks/cancel`. Returns the message to pass on when it changed.
+pub fn rename_legacy_task_request(message: &mut Value, legacy_session: bool) -> bool {
+    let Some(method) = message.get("method").and_then(Value::as_str) else {
+        return false;
+    };
+    if message.get("id").is_none() {
+        return false;
+    }
+    let rename = match method {
+        "tools/call" => message
+            .get("params")
+            .and_then(|p| p.get("task"))
+            .is_some_and(Value::is_object),
+        "tasks/result" => true,
+        "tasks/get" | "tasks/cancel" => legacy_session,
+        _ => false,
+    };
+    if rename {
+        let renamed = format!("{LEGACY_PREFIX}{method}");
+        message["method"] = Value::String(renamed);
+    }
+    rename
+}
+
+/// Whether an `initialize` request's params make a 2025-11-25 task session:
+/// an older protocol version and no 2026-07-28 tasks extension.
+pub fn is_legacy_task_session(initialize_params: &Value) -> bool {
+    let version = initialize_params
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let extension = initialize_params
+        .pointer("/capabilities/extensions")
+        .and_then(|e| e.get("io.modelcontextprotocol/tasks"))
+        .is_some();
+    version < "2026-07-28" && !extension
+}
+
+/// An [`AsyncRead`] over a host's line-delimited messages that logs raw
+/// params (like [`LineTap`]) and renames 2025-11-25 task requests (see
+/// [`rename_legacy_task_request`]); every other line passes unchanged.
+pub struct HostWire<R> {
+    inner: R,
+    log: RawLog,
+    partial: Vec<u8>,
+    ready: VecDeque<u8>,
+    legacy_session: bool,
+    eof: bool,
+}
+
+impl<R> HostWire<R> {
+    pub fn new(inner: R, log: RawLog) -> HostWire<R> {
+        HostWire {
+            inner,
+            log,
+            partial: Vec::new(),
+            ready: VecDeque::new(),
+            legacy_session: false,
+            eof: false,
+        }
+    }
+
+    fn line(&mut self, line: Vec<u8>) {
+        self.log.observe(&line);
+        let interesting = contains(&line, b"\"initialize\"") || contains(&line, b"\"task");
+        let mut out = line;
+        if interesting && let Ok(mut message) = serde_json::from_slice::<Value>(&out) {
+            if message.get("method").and_then(Value::as_str) == Some("initialize") {
+                self.legacy_session =
+                    is_legacy_task_session(message.get("params").unwrap_or(&Value::Null));
+            } else if rename_legacy_task_request(&mut message, self.legacy_session) {
+                out = message.to_string().into_bytes();
+            }
+        }
+        self.ready.extend(out);
+        self.ready.push_back(b'\n');
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for HostWire<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            if !this.ready.is_empty() {
+                let n = buf.remaining().min(this.ready.len());
+                let chunk: Vec<u8> = this.ready.drain(..n).collect();
+                buf.put_slice(&chunk);
+                return Poll::Ready(Ok(()));
+            }
+            if this.eof {
+                return Poll::Ready(Ok(()));
+            }
+            let mut scratch = [0u8; 8192];
+            let mut read = ReadBuf::new(&mut scratch);
+            match Pin::new(&mut this.inner).poll_read(cx, &mut read) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Ready(Ok(())) => {
+                    let bytes = read.filled();
+                    if bytes.is_empty() {
+                        this.eof = true;
+                        // A last line without a newline goes on as it is.
+                        let rest = std::mem::take(&mut this.partial);
+                        this.ready.extend(rest);
+                        continue;
+                    }
+                    let mut rest = bytes;
+                    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+                        let mut line = std::mem::take(&mut this.partial);
+                        line.extend_from_slice(&rest[..end]);
+                        this.line(line);
+                        rest = &rest[end + 1..];
+                    }
+                    this.partial.extend_from_slice(rest);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod wire_tests {
+    use super::*;
+    use serde_json::json;
+    use tokio::io::AsyncReadExt;
+
+    #[test]
+    fn renames_only_legacy_task_requests() {
+        let mut augmented = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "task": {"ttl": 1000}}});
+        assert!(rename_legacy_task_request(&mut augmented, false));
+        assert_eq!(augmented["method"], "dev.mcp-sieve/legacy/tools/call");
+        let mut plain = json!({"id": 2, "method": "tools/call", "params": {"name": "x"}});
+        assert!(!rename_legacy_task_request(&mut plain, true));
+        let mut get = json!({"id": 3, "method": "tasks/get", "params": {"taskId": "t"}});
+        assert!(
+            !rename_legacy_task_request(&mut get, false),
+            "2026-07-28 tasks/get is rmcp's"
+        );
+        assert!(rename_legacy_task_request(&mut get, true));
+        let mut result = json!({"id": 4, "method": "tasks/result", "params": {"taskId": "t"}});
+        assert!(rename_legacy_task_request(&mut result, false));
+        let mut note = json!({"method": "tasks/get"});
+        assert!(
+            !rename_legacy_task_request(&mut note, true),
+            "notifications are left alone"
+        );
+    }
+
+    #[test]
+    fn legacy_sessions() {
+        assert!(is_legacy_task_session(
+            &json!({"protocolVersion": "2025-11-25", "capabilities": {"tasks": {}}})
+        ));
+        assert!(!is_legacy_task_session(
+            &json!({"protocolVersion": "2025-11-25", "capabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}})
+        ));
+        assert!(!is_legacy_task_session(
+            &json!({"protocolVersion": "2026-07-28"})
+        ));
+    }
+
+    #[tokio::test]
+    async fn host_wire_rewrites_lines_and_passes_the_rest() {
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+            "\n"
+        );
+        let mut wire = HostWire::new(input.as_bytes(), RawLog::new(Keep::RequestParams));
+        let mut out = String::new();
+        wire.read_to_string(&mut out).await.unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(
+            lines[1].contains("dev.mcp-sieve/legacy/tasks/get"),
+            "{}",
+            lines[1]
+        );
+        assert_eq!(lines[2], r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
     }
 }

@@ -152,6 +152,8 @@ struct Shared {
     status: Status,
     listing: ServerListing,
     peer: Option<Peer<RoleClient>>,
+    /// The raw results of this connection (stdio and built-in servers).
+    raw: Option<RawLog>,
     /// Has been up or down at least once since it was added.
     settled: bool,
 }
@@ -168,6 +170,8 @@ struct PoolInner {
     hosts: Arc<Hosts>,
     /// Counts listing changes, so a reader can tell its copy is stale.
     generation: std::sync::atomic::AtomicU64,
+    /// Where task status notifications of upstreams are written.
+    ledger: Option<crate::ledger::Ledger>,
 }
 
 impl PoolInner {
@@ -182,8 +186,9 @@ impl PoolInner {
 }
 
 impl Pool {
-    /// An empty pool whose server-to-client traffic goes to `hosts`.
-    pub fn new(hosts: Arc<Hosts>) -> Pool {
+    /// An empty pool whose server-to-client traffic goes to `hosts` and
+    /// whose task notifications go to `ledger`.
+    pub fn new(hosts: Arc<Hosts>, ledger: Option<crate::ledger::Ledger>) -> Pool {
         let (events, _) = broadcast::channel(256);
         Pool {
             inner: Arc::new(PoolInner {
@@ -191,6 +196,7 @@ impl Pool {
                 events,
                 hosts,
                 generation: std::sync::atomic::AtomicU64::new(0),
+                ledger,
             }),
         }
     }
@@ -234,6 +240,7 @@ impl Pool {
                         ..ServerListing::default()
                     },
                     peer: None,
+                    raw: None,
                     settled: false,
                 }),
                 supervisor: Mutex::new(None),
@@ -336,6 +343,54 @@ impl Pool {
         peer.send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| call_error(server, e))
+    }
+
+    /// Sends `method` as it is (rmcp does not model it, or would drop part
+    /// of it: 2025-11-25 task requests) and returns the raw result.
+    pub async fn call_raw(
+        &self,
+        server: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ErrorData> {
+        let peer = self.peer(server)?;
+        let raw = self
+            .upstream(server)
+            .and_then(|up| up.shared.lock().expect("upstream lock").raw.clone());
+        let request =
+            ClientRequest::CustomRequest(rmcp::model::CustomRequest::new(method, Some(params)));
+        let handle = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| call_error(server, e))?;
+        let id = id_key(&serde_json::to_value(&handle.id).unwrap_or_default());
+        let typed = handle
+            .await_response()
+            .await
+            .map_err(|e| call_error(server, e))?;
+        match raw.and_then(|raw| raw.take(&id)) {
+            Some(result) => Ok(result),
+            None => serde_json::to_value(typed)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
+        }
+    }
+
+    /// Whether `server` speaks the 2026-07-28 tasks extension (else it has
+    /// 2025-11-25 tasks, or none).
+    pub fn modern_tasks(&self, server: &str) -> bool {
+        self.upstream(server)
+            .and_then(|up| up.shared.lock().expect("upstream lock").peer.clone())
+            .and_then(|peer| peer.peer_info())
+            .is_some_and(|info| info.capabilities.supports_tasks())
+    }
+
+    fn upstream(&self, server: &str) -> Option<Arc<Upstream>> {
+        self.inner
+            .upstreams
+            .lock()
+            .expect("pool lock")
+            .get(server)
+            .cloned()
     }
 
     /// Sends a request and waits for the answer, with no host attached (a
@@ -531,6 +586,7 @@ async fn run_connection(
     {
         let mut shared = up.shared.lock().expect("upstream lock");
         shared.peer = Some(peer.clone());
+        shared.raw = Some(raw.clone());
         shared.status.protocol_version = info.as_ref().map(|i| i.protocol_version.to_string());
         shared.status.server_info = info
             .as_ref()
@@ -740,6 +796,7 @@ async fn connect(
         server: up.name.clone(),
         hosts: pool.hosts.clone(),
         refresh: refresh_tx,
+        ledger: pool.ledger.clone(),
     };
     let connection = match attempt(up, handler.clone(), Lifecycle::Initialize).await {
         Err(Refusal::Answered(error)) => {
@@ -1034,9 +1091,31 @@ struct UpstreamHandler {
     server: String,
     hosts: Arc<Hosts>,
     refresh: mpsc::UnboundedSender<ListKind>,
+    ledger: Option<crate::ledger::Ledger>,
 }
 
 impl UpstreamHandler {
+    /// A task status the upstream announced. Only progress is taken from
+    /// notifications; a task's end is recorded by polling, which also
+    /// fetches its result.
+    fn task_status(&self, task: &Value) {
+        let (Some(ledger), Some(id)) = (&self.ledger, task.get("taskId").and_then(Value::as_str))
+        else {
+            return;
+        };
+        let status = task
+            .get("status")
+            .and_then(Value::as_str)
+            .and_then(sieve_core::tasks::TaskStatus::parse);
+        let Some(status) = status.filter(|s| !s.is_terminal()) else {
+            return;
+        };
+        let message = task.get("statusMessage").and_then(Value::as_str);
+        if let Ok(Some(record)) = ledger.find_upstream(&self.server, id) {
+            let _ = ledger.update(&record.id, status, message, None, crate::engine::now_ms());
+        }
+    }
+
     async fn ask_host(&self, method: &str, params: Value) -> Result<ClientResult, ErrorData> {
         let request: ServerRequest =
             serde_json::from_value(json!({"method": method, "params": params})).map_err(|e| {
@@ -1079,6 +1158,29 @@ impl ClientHandler for UpstreamHandler {
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let _ = self.refresh.send(ListKind::Resources);
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: rmcp::model::CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        // 2025-11-25 servers announce task states on their own method.
+        if notification.method == "notifications/tasks/status"
+            && let Some(params) = &notification.params
+        {
+            self.task_status(params);
+        }
+    }
+
+    async fn on_task_status(
+        &self,
+        params: rmcp::model::TaskStatusNotificationParams,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Ok(task) = serde_json::to_value(&params) {
+            self.task_status(&task);
+        }
     }
 
     async fn on_progress(
