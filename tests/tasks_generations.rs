@@ -73,6 +73,9 @@ async fn a_2025_host_runs_tasks_of_both_generations() {
         report(&result["result"]).contains("Research Report: bees"),
         "{result}"
     );
+    // The host was told of the change, in its revision's shape.
+    let told = host.notification("notifications/tasks/status").await;
+    assert_eq!(told["params"]["taskId"], id.as_str(), "{told}");
 
     // The 2026-07-28 task of the demo, the 2025-11-25 way.
     let created = host

@@ -96,6 +96,8 @@ async fn a_host_with_tasks_polls_and_cancels_through_the_proxy() {
     let finished = until_status(&mut host, &id, "completed").await;
     assert!(finished.to_string().contains("report"), "{finished}");
     assert_eq!(finished["result"]["taskId"], id.as_str());
+    let told = host.notification("notifications/tasks").await;
+    assert_eq!(told["params"]["taskId"], id.as_str(), "{told}");
     // The ledger followed it too.
     let listed = list(&mut host, json!({"taskIds": [id]})).await;
     assert_eq!(listed[0]["status"], "completed");

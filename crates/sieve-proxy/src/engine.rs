@@ -371,6 +371,12 @@ impl Engine {
         self.pool.apply(endpoints(&config));
         self.rebuild_catalog();
         // Concern definitions may have changed what a profile may say.
+        self.reload_profiles();
+        self.emit(Change::Config);
+    }
+
+    /// Re-reads every profile in use.
+    fn reload_profiles(&self) {
         let names: Vec<String> = self
             .profiles
             .lock()
@@ -381,7 +387,6 @@ impl Engine {
         for name in names {
             self.reload_profile(&name);
         }
-        self.emit(Change::Config);
     }
 
     /// Watches `config.json` and the profile files and applies every valid
@@ -398,16 +403,7 @@ impl Engine {
                     FileChange::Profile(name) => engine.reload_profile(&name),
                     FileChange::Rescan => {
                         engine.reload_config();
-                        let names: Vec<String> = engine
-                            .profiles
-                            .lock()
-                            .expect("profiles lock")
-                            .keys()
-                            .cloned()
-                            .collect();
-                        for name in names {
-                            engine.reload_profile(&name);
-                        }
+                        engine.reload_profiles();
                     }
                 }
             }

@@ -36,6 +36,9 @@ struct Inner {
     progress: HashMap<(String, String), (Peer<RoleServer>, ProgressToken)>,
     /// Calls in flight: (call, host peer, server), newest last.
     calls: Vec<(u64, Peer<RoleServer>, String)>,
+    /// Hosts to tell when a task they hold changes: Sieve task id ->
+    /// (host, whether it speaks 2025-11-25 tasks).
+    task_watchers: HashMap<String, (Peer<RoleServer>, bool)>,
     next_call: u64,
 }
 
@@ -266,6 +269,56 @@ impl Hosts {
     }
 }
 
+impl Hosts {
+    /// Tells `peer` about changes of task `id` from now on, in the
+    /// 2025-11-25 shape (`notifications/tasks/status`) if `legacy`, else as
+    /// `notifications/tasks`.
+    pub fn watch_task(&self, id: &str, peer: &Peer<RoleServer>, legacy: bool) {
+        self.lock()
+            .task_watchers
+            .insert(id.to_string(), (peer.clone(), legacy));
+    }
+
+    /// A task changed: `legacy_task` is its 2025-11-25 form, `detailed`
+    /// its 2026-07-28 `notifications/tasks` params. A finished task is
+    /// told once more and then forgotten.
+    pub fn task_changed(
+        &self,
+        id: &str,
+        finished: bool,
+        legacy_task: serde_json::Value,
+        detailed: serde_json::Value,
+    ) {
+        let watcher = {
+            let mut inner = self.lock();
+            if finished {
+                inner.task_watchers.remove(id)
+            } else {
+                inner.task_watchers.get(id).cloned()
+            }
+        };
+        let Some((peer, legacy)) = watcher else {
+            tracing::debug!("task {id} changed; no host is watching it");
+            return;
+        };
+        let (method, params) = if legacy {
+            ("notifications/tasks/status", legacy_task)
+        } else {
+            ("notifications/tasks", detailed)
+        };
+        let notification: Result<rmcp::model::ServerNotification, _> =
+            serde_json::from_value(serde_json::json!({"method": method, "params": params}));
+        if let Ok(notification) = notification {
+            tokio::spawn(async move {
+                // A host that went away cannot be told; it polls when back.
+                if let Err(error) = peer.send_notification(notification).await {
+                    tracing::debug!("a task notification was not delivered: {error}");
+                }
+            });
+        }
+    }
+}
+
 /// Severity order of log levels (rmcp's `LoggingLevel` is not `Ord`).
 pub fn rank(level: LoggingLevel) -> u8 {
     match level {
@@ -277,5 +330,23 @@ pub fn rank(level: LoggingLevel) -> u8 {
         LoggingLevel::Critical => 5,
         LoggingLevel::Alert => 6,
         LoggingLevel::Emergency => 7,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn task_notifications_of_both_revisions_are_built() {
+        for method in ["notifications/tasks/status", "notifications/tasks"] {
+            let params = json!({"taskId": "st-1", "status": "working", "createdAt": "2026-11-20T10:00:00Z", "lastUpdatedAt": "2026-11-20T10:00:00Z"});
+            let built: Result<rmcp::model::ServerNotification, _> =
+                serde_json::from_value(json!({"method": method, "params": params}));
+            let built = built.unwrap_or_else(|e| panic!("{method}: {e}"));
+            let wire = serde_json::to_value(&built).unwrap();
+            assert_eq!(wire["method"], method, "{wire}");
+            assert_eq!(wire["params"]["taskId"], "st-1", "{wire}");
+        }
     }
 }

@@ -311,12 +311,22 @@ pub async fn refresh(engine: &Engine, record: &TaskRecord) -> Result<TaskRecord,
             now_ms(),
         )
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-    ledger
+    let updated = ledger
         .get(&record.id)
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
         .ok_or_else(|| {
             ErrorData::internal_error(format!("task {} left the ledger", record.id), None)
-        })
+        })?;
+    if (updated.status, &updated.status_message) != (record.status, &record.status_message) {
+        let detailed = serde_json::to_value(&detailed(&updated).task).unwrap_or_default();
+        engine.hosts().task_changed(
+            &updated.id,
+            updated.status.is_terminal(),
+            updated.to_wire(),
+            detailed,
+        );
+    }
+    Ok(updated)
 }
 
 fn poll_interval(record: &TaskRecord) -> Duration {
@@ -335,14 +345,15 @@ pub async fn follow(
     record: &TaskRecord,
     stop: &CancellationToken,
 ) -> Option<TaskRecord> {
+    let mut current = record.clone();
     loop {
         tokio::select! {
             () = stop.cancelled() => return None,
             () = tokio::time::sleep(poll_interval(record)) => {}
         }
-        match refresh(engine, record).await {
+        match refresh(engine, &current).await {
             Ok(state) if state.status.is_terminal() => return Some(state),
-            Ok(_) => {}
+            Ok(state) => current = state,
             Err(error) => {
                 let expired = record
                     .ttl_ms

@@ -461,6 +461,9 @@ impl SieveServer {
             .await?;
             return Ok(CustomResult(match started {
                 relay::Started::Task(record) => {
+                    self.engine
+                        .hosts()
+                        .watch_task(&record.id, &context.peer, true);
                     relay::spawn_follow(self.engine.clone(), (*record).clone());
                     json!({"task": record.to_wire()})
                 }
@@ -490,6 +493,9 @@ impl SieveServer {
                     &view.profile.name,
                     &created.task,
                 )?;
+                self.engine
+                    .hosts()
+                    .watch_task(&record.id, &context.peer, true);
                 relay::spawn_follow(self.engine.clone(), record.clone());
                 Ok(CustomResult(json!({"task": record.to_wire()})))
             }
@@ -925,6 +931,9 @@ impl ServerHandler for SieveServer {
             .await?;
             return match started {
                 relay::Started::Task(record) if host_takes_tasks => {
+                    self.engine
+                        .hosts()
+                        .watch_task(&record.id, &context.peer, false);
                     relay::spawn_follow(self.engine.clone(), (*record).clone());
                     Ok(CallToolResponse::Task(relay::host_task_of(&record)))
                 }
@@ -963,6 +972,9 @@ impl ServerHandler for SieveServer {
                     &created.task,
                 )?;
                 if host_takes_tasks {
+                    self.engine
+                        .hosts()
+                        .watch_task(&record.id, &context.peer, false);
                     relay::spawn_follow(self.engine.clone(), record.clone());
                     Ok(CallToolResponse::Task(relay::host_task(
                         &record,
