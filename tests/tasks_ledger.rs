@@ -274,3 +274,41 @@ async fn two_proxies_share_the_ledger() {
     one.close().await;
     two.close().await;
 }
+
+#[tokio::test]
+async fn a_call_past_the_timeout_is_cut_off_and_recorded() {
+    let home = Home::new(BIN);
+    home.write("config.json", r#"{"settings": {"callTimeoutSeconds": 1}}"#);
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    let slow = host
+        .request(
+            "tools/call",
+            json!({"name": "demo__reindex", "arguments": {"steps": 20, "step_ms": 200}}),
+        )
+        .await;
+    let message = slow["error"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{slow}"));
+    assert!(
+        message.contains("did not answer tools/call within 1s"),
+        "{message}"
+    );
+    let recorded = tasks(
+        &host
+            .request("tasks/list", json!({"status": ["failed"]}))
+            .await,
+    );
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert_eq!(recorded[0]["_meta"]["dev.mcp-sieve/tool"], "demo__reindex");
+    host.close().await;
+    let bad = home.run(&["tools"]);
+    assert!(bad.ok, "a valid setting: {}", bad.stderr);
+    home.write("config.json", r#"{"settings": {"callTimeoutSeconds": 0}}"#);
+    let zero = home.run(&["tools"]);
+    assert!(
+        zero.stderr
+            .contains("settings.callTimeoutSeconds: must be at least 1"),
+        "{}",
+        zero.stderr
+    );
+}

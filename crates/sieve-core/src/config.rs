@@ -244,6 +244,14 @@ pub struct Settings {
     /// Days the task ledger keeps finished entries.
     #[serde(default = "default_retention")]
     pub task_retention_days: u32,
+    /// Seconds a `tools/call` may take before the proxy cancels it and
+    /// records it as cut off (a task is not a call: it may run longer).
+    #[serde(default = "default_call_timeout")]
+    pub call_timeout_seconds: u64,
+}
+
+fn default_call_timeout() -> u64 {
+    600
 }
 
 fn default_separator() -> String {
@@ -259,6 +267,7 @@ impl Default for Settings {
         Settings {
             separator: default_separator(),
             task_retention_days: default_retention(),
+            call_timeout_seconds: default_call_timeout(),
         }
     }
 }
@@ -291,6 +300,15 @@ impl Config {
         let fail = |path: String, needle: &str, expected: String| {
             Err(error_at(file, text, &path, needle, expected))
         };
+        if self.settings.call_timeout_seconds == 0 {
+            return Err(ParseError {
+                file: file.to_string(),
+                line: 0,
+                column: 0,
+                path: "settings.callTimeoutSeconds".into(),
+                expected: "must be at least 1 (seconds)".into(),
+            });
+        }
         if !is_valid_separator(&self.settings.separator) {
             return fail(
                 "settings.separator".into(),

@@ -41,6 +41,7 @@ use sieve_core::{Catalog, Kind, Narrowing, Primitive};
 use std::collections::{BTreeMap, hash_map::DefaultHasher};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// The ttl the proxy asks for when it starts a task a host did not ask for.
 const DEFAULT_TASK_TTL_MS: i64 = 300_000;
@@ -343,16 +344,32 @@ impl SieveServer {
             context.meta.get_progress_token(),
         );
         let (id, peer) = (handle.id.clone(), handle.peer.clone());
-        tokio::select! {
-            result = handle.await_response() => result.map(mark_complete).map_err(|e| call_error(server, e)),
-            () = context.ct.cancelled() => {
-                let cancel: Result<rmcp::model::ClientNotification, _> = serde_json::from_value(json!({
-                    "method": "notifications/cancelled",
-                    "params": {"requestId": id, "reason": "cancelled by the host"}
-                }));
+        let limit = Duration::from_secs(self.engine.config().settings.call_timeout_seconds);
+        let cancel = |reason: &'static str| {
+            let peer = peer.clone();
+            let id = id.clone();
+            async move {
+                let cancel: Result<rmcp::model::ClientNotification, _> =
+                    serde_json::from_value(json!({
+                        "method": "notifications/cancelled",
+                        "params": {"requestId": id, "reason": reason}
+                    }));
                 if let Ok(cancel) = cancel {
                     let _ = peer.send_notification(cancel).await;
                 }
+            }
+        };
+        tokio::select! {
+            result = handle.await_response() => result.map(mark_complete).map_err(|e| call_error(server, e)),
+            () = tokio::time::sleep(limit) => {
+                cancel("the proxy's call timeout passed").await;
+                Err(ErrorData::internal_error(
+                    format!("server {server:?} did not answer {method} within {}s (settings.callTimeoutSeconds); the call was cancelled", limit.as_secs()),
+                    Some(json!({"server": server})),
+                ))
+            }
+            () = context.ct.cancelled() => {
+                cancel("cancelled by the host").await;
                 Err(ErrorData::internal_error("cancelled by the host", None))
             }
         }
