@@ -88,12 +88,6 @@ struct ConnState {
     seen: Option<Fingerprints>,
 }
 
-impl Drop for Connection {
-    fn drop(&mut self) {
-        // Nothing to do with the engine here: the forwarder unregisters.
-    }
-}
-
 /// Hashes of what a connection sees, per kind of list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Fingerprints {
@@ -1134,8 +1128,8 @@ impl ServerHandler for SieveServer {
         self.ready().await;
         let catalog = self.engine.catalog();
         let resource = self.resource_for(&catalog, &request.uri, true)?;
-        // Other hosts may share the upstream subscription; when the last of
-        // them leaves, updates for it still stop here (not forwarded).
+        // One upstream subscription serves every host of this process: it
+        // is dropped only when no host is subscribed any more.
         if !self.engine.hosts().subscribed(&request.uri) {
             self.forward(
                 &resource.server,
