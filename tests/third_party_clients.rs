@@ -241,3 +241,63 @@ fn inspector_cli_lists_and_calls_through_the_proxy() {
         );
     }
 }
+
+#[test]
+fn a_2026_listener_on_a_profile_endpoint_hears_that_profile_change() {
+    use std::io::Write;
+    let home = Home::new(BIN);
+    home.write("profiles/billing.json", r#"{"groups": ["billing"]}"#);
+    let proxy = HttpProxy::start(BIN, home.path());
+    let deps = deps();
+    let url = format!("{}/mcp/p/billing", proxy.base);
+    let auth = format!("Authorization: Bearer {}", proxy.token);
+    let mut client = Command::new(&deps.python)
+        .arg(&deps.mcp_client)
+        .args([
+            "--http",
+            &url,
+            "--header",
+            &auth,
+            "--protocol",
+            "2026-07-28",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let script = json!([{"op": "wait_notification", "method": "notifications/tools/list_changed", "timeout": 20}]);
+    client
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.to_string().as_bytes())
+        .unwrap();
+    // Edits that change only what profile "billing" shows, until the client
+    // has heard one (bounded by its own 20 s wait).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(25);
+    let mut toggle = false;
+    while client.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        toggle = !toggle;
+        let deny = if toggle {
+            r#"["demo__pay_invoice"]"#
+        } else {
+            "[]"
+        };
+        home.write(
+            "profiles/billing.json",
+            &format!(r#"{{"groups": ["billing"], "tools": {{"deny": {deny}}}}}"#),
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    let output = client.wait_with_output().unwrap();
+    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["result"]["protocolVersion"], "2026-07-28");
+    assert_eq!(
+        lines[1]["result"]["method"], "notifications/tools/list_changed",
+        "{lines:?}"
+    );
+}

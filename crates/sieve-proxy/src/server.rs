@@ -867,6 +867,19 @@ impl ServerHandler for SieveServer {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let mut changes = self.take_pending_changes();
         let sink = context.sink().clone();
+        if self.conn.fixed_profile.is_none() {
+            // Over HTTP the profile comes with the request, which the
+            // acknowledgement step did not see: the baseline is taken
+            // again under the right profile, and anything that changed
+            // meanwhile is announced rather than missed.
+            self.profile_name(&context.request_context().extensions);
+            self.mark_seen();
+            if !changes.is_empty() {
+                let _ = sink.notify_tool_list_changed().await;
+                let _ = sink.notify_prompt_list_changed().await;
+                let _ = sink.notify_resource_list_changed().await;
+            }
+        }
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
