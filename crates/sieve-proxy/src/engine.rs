@@ -58,6 +58,51 @@ pub struct Engine {
     stopping: tokio_util::sync::CancellationToken,
 }
 
+/// Every primitive of a catalog as rmcp's typed value for the host, in
+/// catalog order; `None` where a definition is not valid MCP (it is then
+/// left out of lists, with a warning when the catalog is built).
+#[derive(Debug, Default)]
+pub struct HostForms {
+    pub items: Vec<Option<HostForm>>,
+}
+
+/// One primitive in the host's form.
+#[derive(Debug, Clone)]
+pub enum HostForm {
+    Tool(rmcp::model::Tool),
+    Prompt(rmcp::model::Prompt),
+    Resource(rmcp::model::Resource),
+    Template(rmcp::model::ResourceTemplate),
+}
+
+impl HostForms {
+    fn of(catalog: &Catalog) -> HostForms {
+        fn typed<T: serde::de::DeserializeOwned>(p: &Primitive) -> Option<T> {
+            serde_json::from_value(p.host_definition())
+                .map_err(|error| {
+                    tracing::warn!(
+                        "{} {} is not valid MCP and is left out: {error}",
+                        p.kind,
+                        p.exposed_name
+                    );
+                })
+                .ok()
+        }
+        let items = catalog
+            .primitives()
+            .iter()
+            .map(|p| match p.kind {
+                Kind::Tool => typed(p).map(HostForm::Tool),
+                Kind::Prompt => typed(p).map(HostForm::Prompt),
+                Kind::Resource => typed(p).map(HostForm::Resource),
+                Kind::ResourceTemplate => typed(p).map(HostForm::Template),
+                Kind::Task => None,
+            })
+            .collect();
+        HostForms { items }
+    }
+}
+
 /// Milliseconds since the Unix epoch, the ledger's clock.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -122,6 +167,7 @@ struct State {
     config: Arc<Config>,
     overlays: Overlays,
     catalog: Arc<Catalog>,
+    forms: Arc<HostForms>,
     /// The pool generation the catalog was built from.
     generation: u64,
 }
@@ -155,6 +201,7 @@ impl Engine {
                 config: Arc::new(config.clone()),
                 overlays,
                 catalog: Arc::new(Catalog::default()),
+                forms: Arc::new(HostForms::default()),
                 generation: u64::MAX,
             }),
             profiles: Mutex::new(HashMap::new()),
@@ -233,7 +280,7 @@ impl Engine {
     /// Builds the catalog from the pool's current listings. The generation
     /// is read first, so a listing that changes meanwhile makes the next
     /// reader build again rather than be missed.
-    fn build_catalog(&self) -> Arc<Catalog> {
+    fn build_catalog(&self) -> (Arc<Catalog>, Arc<HostForms>) {
         let generation = self.pool.generation();
         let listings = self.pool.listings();
         let mut state = self.state.write().expect("engine lock");
@@ -242,9 +289,11 @@ impl Engine {
             &state.overlays,
             &listings,
         ));
+        let forms = Arc::new(HostForms::of(&catalog));
         state.catalog = catalog.clone();
+        state.forms = forms.clone();
         state.generation = generation;
-        catalog
+        (catalog, forms)
     }
 
     pub fn store(&self) -> &Store {
@@ -268,10 +317,16 @@ impl Engine {
     /// request right after a server answered sees what it listed even if
     /// the background rebuild has not run yet.
     pub fn catalog(&self) -> Arc<Catalog> {
+        self.published().0
+    }
+
+    /// The catalog with its primitives in the host's typed form (index for
+    /// index), built once per catalog rather than per list request.
+    pub fn published(&self) -> (Arc<Catalog>, Arc<HostForms>) {
         {
             let state = self.state.read().expect("engine lock");
             if state.generation == self.pool.generation() {
-                return state.catalog.clone();
+                return (state.catalog.clone(), state.forms.clone());
             }
         }
         self.build_catalog()

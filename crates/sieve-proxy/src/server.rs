@@ -15,7 +15,7 @@
 
 #![allow(deprecated)] // logging and subscriptions: deprecated in 2026-07-28, live in 2025-11-25
 
-use crate::engine::{ActiveProfile, Change, Engine, call_outcome};
+use crate::engine::{ActiveProfile, Change, Engine, HostForm, HostForms, call_outcome};
 use crate::hosts::HostId;
 use crate::relay;
 use crate::tap::{INITIALIZED, LEGACY_PREFIX, RawLog, id_key};
@@ -214,8 +214,10 @@ impl SieveServer {
     /// The catalog, profile and narrowing a request is served with.
     fn view(&self, context: &RequestContext<RoleServer>, list: bool) -> Result<View, ErrorData> {
         let name = self.profile_name(&context.extensions);
+        let (catalog, forms) = self.engine.published();
         Ok(View {
-            catalog: self.engine.catalog(),
+            catalog,
+            forms,
             profile: self.active_profile(&name)?,
             narrowing: self.narrowing(context, list)?,
         })
@@ -569,24 +571,18 @@ impl SieveServer {
     }
 
     /// The visible primitives of some kinds, as typed rmcp values.
-    fn list<T: DeserializeOwned>(&self, view: &View, kinds: &[Kind]) -> Vec<T> {
+    fn list<T>(&self, view: &View, kind: Kind, pick: impl Fn(&HostForm) -> Option<&T>) -> Vec<T>
+    where
+        T: Clone,
+    {
         view.catalog
             .primitives()
             .iter()
-            .filter(|p| {
-                kinds.contains(&p.kind) && view.profile.rules.is_visible(p, Some(&view.narrowing))
+            .zip(&view.forms.items)
+            .filter(|(p, _)| {
+                p.kind == kind && view.profile.rules.is_visible(p, Some(&view.narrowing))
             })
-            .filter_map(|p| match serde_json::from_value(p.host_definition()) {
-                Ok(item) => Some(item),
-                Err(error) => {
-                    tracing::warn!(
-                        "{} {} is not valid MCP and is skipped: {error}",
-                        p.kind,
-                        p.exposed_name
-                    );
-                    None
-                }
-            })
+            .filter_map(|(_, form)| form.as_ref().and_then(&pick).cloned())
             .collect()
     }
 
@@ -729,6 +725,7 @@ async fn notify_peer(peer: &rmcp::service::Peer<RoleServer>, kind: Kind) -> bool
 
 struct View {
     catalog: Arc<Catalog>,
+    forms: Arc<HostForms>,
     profile: Arc<ActiveProfile>,
     narrowing: Narrowing,
 }
@@ -907,7 +904,11 @@ impl ServerHandler for SieveServer {
     ) -> Result<ListToolsResult, ErrorData> {
         self.ready().await;
         let view = self.view(&context, true)?;
-        let mut result = ListToolsResult::with_all_items(self.list(&view, &[Kind::Tool]));
+        let tools = self.list(&view, Kind::Tool, |f| match f {
+            HostForm::Tool(t) => Some(t),
+            _ => None,
+        });
+        let mut result = ListToolsResult::with_all_items(tools);
         // What a profile shows is this user's: never cache it for others.
         result.cache_scope = Some(CacheScope::Private);
         Ok(result)
@@ -1026,7 +1027,11 @@ impl ServerHandler for SieveServer {
     ) -> Result<ListPromptsResult, ErrorData> {
         self.ready().await;
         let view = self.view(&context, true)?;
-        let mut result = ListPromptsResult::with_all_items(self.list(&view, &[Kind::Prompt]));
+        let prompts = self.list(&view, Kind::Prompt, |f| match f {
+            HostForm::Prompt(p) => Some(p),
+            _ => None,
+        });
+        let mut result = ListPromptsResult::with_all_items(prompts);
         result.cache_scope = Some(CacheScope::Private);
         Ok(result)
     }
@@ -1068,7 +1073,11 @@ impl ServerHandler for SieveServer {
     ) -> Result<ListResourcesResult, ErrorData> {
         self.ready().await;
         let view = self.view(&context, true)?;
-        let mut result = ListResourcesResult::with_all_items(self.list(&view, &[Kind::Resource]));
+        let resources = self.list(&view, Kind::Resource, |f| match f {
+            HostForm::Resource(r) => Some(r),
+            _ => None,
+        });
+        let mut result = ListResourcesResult::with_all_items(resources);
         result.cache_scope = Some(CacheScope::Private);
         Ok(result)
     }
@@ -1080,9 +1089,14 @@ impl ServerHandler for SieveServer {
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         self.ready().await;
         let view = self.view(&context, true)?;
-        let mut result = ListResourceTemplatesResult::with_all_items(
-            self.list(&view, &[Kind::ResourceTemplate]),
-        );
+        let mut result = ListResourceTemplatesResult::with_all_items(self.list(
+            &view,
+            Kind::ResourceTemplate,
+            |f| match f {
+                HostForm::Template(t) => Some(t),
+                _ => None,
+            },
+        ));
         result.cache_scope = Some(CacheScope::Private);
         Ok(result)
     }
