@@ -70,6 +70,10 @@ struct Connection {
     /// Raw request params seen on stdio.
     raw: Option<RawLog>,
     state: Mutex<ConnState>,
+    /// Held while a view is computed and recorded as seen, so two tasks
+    /// (the change forwarder, a `concerns/update`) cannot interleave and
+    /// leave a stale view recorded.
+    seen_lock: Mutex<()>,
 }
 
 /// A `subscriptions/listen` being set up: its baseline and change stream,
@@ -120,6 +124,7 @@ impl SieveServer {
                 fixed_profile,
                 raw,
                 state: Mutex::new(ConnState::default()),
+                seen_lock: Mutex::new(()),
             }),
         }
     }
@@ -263,6 +268,7 @@ impl SieveServer {
 
     /// The kinds whose visible set changed since the last call.
     fn changed_kinds(&self) -> Vec<Kind> {
+        let _seen = self.conn.seen_lock.lock().expect("seen lock");
         let Some(now) = self.fingerprints() else {
             return Vec::new();
         };
@@ -306,6 +312,7 @@ impl SieveServer {
     /// Records the current view as seen, so later changes are diffed
     /// against it.
     fn mark_seen(&self) {
+        let _seen = self.conn.seen_lock.lock().expect("seen lock");
         if let Some(now) = self.fingerprints() {
             self.state().seen = Some(now);
         }
@@ -821,9 +828,10 @@ impl ServerHandler for SieveServer {
         // The baseline and the change stream are taken now: rmcp runs
         // handlers concurrently, so the host's first requests may be
         // handled before `initialized` is.
-        let changes = self.engine.subscribe();
-        let baseline = self.fingerprints();
         {
+            let _seen = self.conn.seen_lock.lock().expect("seen lock");
+            let changes = self.engine.subscribe();
+            let baseline = self.fingerprints();
             let mut state = self.state();
             state.seen = baseline;
             state.pending_listen = Some((baseline, changes));
