@@ -207,3 +207,48 @@ async fn server_everything_over_streamable_http_upstream() {
         "header values are secrets: {status}"
     );
 }
+
+#[test]
+fn a_2026_host_answers_a_2025_servers_questions_as_input_required() {
+    let home = with_everything(None);
+    let command = format!("{BIN} --home {} serve", home.path().display());
+    let script = json!([
+        {"op": "call_tool", "name": "everything__trigger-elicitation-request", "arguments": {}},
+        {"op": "call_tool", "name": "everything__trigger-elicitation-request", "arguments": {},
+         "answers": {"elicitation/create": {"action": "accept", "content": {"name": "Ada Lovelace", "check": true}}}},
+        {"op": "call_tool", "name": "everything__trigger-sampling-request", "arguments": {"prompt": "Say hi"},
+         "answers": {"sampling/createMessage": {"role": "assistant", "content": {"type": "text", "text": "hi from the host"}, "model": "host-model"}}}
+    ]);
+    let lines =
+        sieve_tests::python_client(&["--stdio", &command, "--protocol", "2026-07-28"], &script);
+    assert_eq!(lines[0]["result"]["protocolVersion"], "2026-07-28");
+    // The question comes to the host as an input_required result...
+    let asked = &lines[1]["result"];
+    assert_eq!(asked["resultType"], "input_required", "{asked}");
+    assert!(
+        asked["requestState"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("rs-")),
+        "{asked}"
+    );
+    let request = asked["inputRequests"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()
+        .clone();
+    assert_eq!(request["method"], "elicitation/create", "{asked}");
+    // ...and the host's answer reaches the server, which finishes the call.
+    assert_eq!(lines[2]["result"]["x-rounds"], 1, "{}", lines[2]);
+    assert!(
+        lines[2].to_string().contains("Ada Lovelace"),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].to_string().contains("hi from the host"),
+        "{}",
+        lines[3]
+    );
+}

@@ -19,7 +19,11 @@ The script is a JSON list of steps, run in order on one connection:
     {"op": "notifications"}
 
 Every op also takes "params": extra fields merged into the request's params as
-they are (how a host passes `filter` or `_meta`). `wait_notification` takes the
+they are (how a host passes `filter` or `_meta`). A request op may take
+"answers", an object from method (`elicitation/create`,
+`sampling/createMessage`, `roots/list`) to the result to give: a 2026-07-28
+`input_required` result is then answered and the request sent again, as a
+host would, and the final result carries `"x-rounds"`. `wait_notification` takes the
 oldest notification of that method not yet taken, received at any time since
 the connection opened; `notifications` takes all the untaken ones.
 
@@ -224,7 +228,24 @@ class Runner:
             return await self.inbox.wait(step["method"], step.get("timeout", 5))
         if op == "notifications":
             return {"notifications": self.inbox.take_all()}
-        return await self.send(*request_of(step))
+        method, params = request_of(step)
+        result = await self.send(method, params)
+        # `answers` (method -> result) answers a 2026-07-28 `input_required`
+        # result the way a host would: the same request again, with the
+        # answers and the server's requestState, until it completes.
+        answers = step.get("answers")
+        rounds = 0
+        while answers and result.get("resultType") == "input_required" and rounds < 5:
+            rounds += 1
+            asked = result.get("inputRequests") or {}
+            responses = {key: answers[request["method"]] for key, request in asked.items()}
+            retry = dict(params or {})
+            retry["inputResponses"] = responses
+            retry["requestState"] = result.get("requestState")
+            result = await self.send(method, retry)
+        if rounds:
+            result = dict(result, **{"x-rounds": rounds})
+        return result
 
 
 def connect_info(client: Client) -> dict[str, Any]:

@@ -23,19 +23,28 @@ use std::sync::{Arc, Mutex};
 pub type HostId = u64;
 
 /// Every live host connection and what is in flight for it.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Hosts {
     next: AtomicU64,
     inner: Mutex<Inner>,
+    parked: Mutex<HashMap<String, Flight>>,
 }
 
-#[derive(Debug, Default)]
+impl std::fmt::Debug for Hosts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hosts").finish_non_exhaustive()
+    }
+}
+
+#[derive(Default)]
 struct Inner {
     conns: BTreeMap<HostId, Conn>,
     /// (server, upstream progress token) -> (host peer, host token).
     progress: HashMap<(String, String), (Peer<RoleServer>, ProgressToken)>,
-    /// Calls in flight: (call, host peer, server), newest last.
-    calls: Vec<(u64, Peer<RoleServer>, String)>,
+    /// Calls in flight: (call, host peer, server, bridge), newest last. A
+    /// call of a 2026-07-28 host has a bridge: server-to-client requests
+    /// for it become `input_required` results (see [`Asked`]).
+    calls: Vec<(u64, Peer<RoleServer>, String, Option<Bridge>)>,
     /// Hosts to tell when a task they hold changes: Sieve task id ->
     /// (host, whether it speaks 2025-11-25 tasks).
     task_watchers: HashMap<String, (Peer<RoleServer>, bool)>,
@@ -49,6 +58,18 @@ struct Conn {
     level: Option<LoggingLevel>,
 }
 
+/// A server-to-client request for a call whose host cannot be asked
+/// directly (2026-07-28 hosts take questions only as `input_required`
+/// results): the call's own handler relays it and sends the answer back.
+pub struct Asked {
+    /// The request as JSON-RPC `{method, params}`.
+    pub request: serde_json::Value,
+    pub answer: tokio::sync::oneshot::Sender<Result<ClientResult, ErrorData>>,
+}
+
+/// Where a call's questions go.
+pub type Bridge = tokio::sync::mpsc::UnboundedSender<Asked>;
+
 /// Removes what it tracks when dropped, so a finished or failed call never
 /// leaves routing state behind.
 #[must_use]
@@ -60,13 +81,33 @@ pub struct Tracked {
 
 impl Drop for Tracked {
     fn drop(&mut self) {
-        let mut inner = self.hosts.lock();
-        if let Some(key) = self.progress.take() {
-            inner.progress.remove(&key);
+        self.hosts
+            .lock()
+            .calls
+            .retain(|(id, _, _, _)| *id != self.call);
+        let Some(key) = self.progress.take() else {
+            return;
+        };
+        // rmcp runs notification handlers concurrently with the response,
+        // so the last progress of a call may be handled just after the
+        // call ended: its route stays a moment longer.
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let hosts = self.hosts.clone();
+                runtime.spawn(async move {
+                    tokio::time::sleep(PROGRESS_GRACE).await;
+                    hosts.lock().progress.remove(&key);
+                });
+            }
+            Err(_) => {
+                self.hosts.lock().progress.remove(&key);
+            }
         }
-        inner.calls.retain(|(id, _, _)| *id != self.call);
     }
 }
+
+/// How long a finished call's progress route is kept.
+const PROGRESS_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 fn token_key(token: &ProgressToken) -> String {
     serde_json::to_string(&token.0).unwrap_or_default()
@@ -113,11 +154,14 @@ impl Hosts {
         server: &str,
         upstream_token: &ProgressToken,
         host_token: Option<ProgressToken>,
+        bridge: Option<Bridge>,
     ) -> Tracked {
         let mut inner = self.lock();
         inner.next_call += 1;
         let call = inner.next_call;
-        inner.calls.push((call, peer.clone(), server.to_string()));
+        inner
+            .calls
+            .push((call, peer.clone(), server.to_string(), bridge));
         let mut progress = None;
         if let Some(host_token) = host_token {
             let key = (server.to_string(), token_key(upstream_token));
@@ -237,24 +281,37 @@ impl Hosts {
                 }
             })
         };
-        let peer = {
+        let (peer, bridge) = {
             let inner = self.lock();
             let caller = inner
                 .calls
                 .iter()
                 .rev()
-                .filter(|(_, peer, s)| s == server && able(peer))
-                .map(|(_, peer, _)| peer.clone())
-                .next();
-            caller.or_else(|| {
-                inner
-                    .conns
-                    .values()
-                    .rev()
-                    .map(|c| c.peer.clone())
-                    .find(|peer| able(peer))
-            })
+                .find(|(_, peer, s, _)| s == server && able(peer))
+                .map(|(_, peer, _, bridge)| (peer.clone(), bridge.clone()));
+            match caller {
+                Some((peer, bridge)) => (Some(peer), bridge),
+                None => (
+                    inner
+                        .conns
+                        .values()
+                        .rev()
+                        .map(|c| c.peer.clone())
+                        .find(|peer| able(peer)),
+                    None,
+                ),
+            }
         };
+        if let Some(bridge) = bridge {
+            let (answer, answered) = tokio::sync::oneshot::channel();
+            let request = serde_json::to_value(&request).unwrap_or_default();
+            bridge
+                .send(Asked { request, answer })
+                .map_err(|_| ErrorData::internal_error("the host's call has ended", None))?;
+            return answered.await.unwrap_or_else(|_| {
+                Err(ErrorData::internal_error("the host did not answer", None))
+            });
+        }
         let peer = peer.ok_or_else(|| {
             ErrorData::new(
                 rmcp::model::ErrorCode::METHOD_NOT_FOUND,
@@ -330,6 +387,50 @@ pub fn rank(level: LoggingLevel) -> u8 {
         LoggingLevel::Critical => 5,
         LoggingLevel::Alert => 6,
         LoggingLevel::Emergency => 7,
+    }
+}
+
+/// A call to an upstream that a 2026-07-28 host has to answer questions
+/// for: parked between the host's `input_required` result and its retry.
+pub struct Flight {
+    pub server: String,
+    /// The upstream request, to cancel it.
+    pub id: rmcp::model::RequestId,
+    pub peer: Peer<rmcp::RoleClient>,
+    pub upstream: tokio::task::JoinHandle<Result<rmcp::model::ServerResult, rmcp::ServiceError>>,
+    pub asked: tokio::sync::mpsc::UnboundedReceiver<Asked>,
+    /// Answers owed to the upstream, by the key the host was given.
+    pub answers: std::collections::BTreeMap<
+        String,
+        tokio::sync::oneshot::Sender<Result<ClientResult, ErrorData>>,
+    >,
+    pub tracked: Tracked,
+}
+
+/// How long a parked call waits for the host to come back.
+const PARKED_FOR: std::time::Duration = std::time::Duration::from_secs(600);
+
+impl Hosts {
+    /// Parks `flight` under `token` until the host retries with it; a call
+    /// the host never comes back for is cancelled upstream.
+    pub fn park(self: &Arc<Self>, token: String, flight: Flight) {
+        self.parked
+            .lock()
+            .expect("parked lock")
+            .insert(token.clone(), flight);
+        let hosts = Arc::downgrade(self);
+        tokio::spawn(async move {
+            tokio::time::sleep(PARKED_FOR).await;
+            let flight = hosts.upgrade().and_then(|h| h.resume(&token));
+            if let Some(flight) = flight {
+                flight.upstream.abort();
+            }
+        });
+    }
+
+    /// The call parked under `token`, if any.
+    pub fn resume(&self, token: &str) -> Option<Flight> {
+        self.parked.lock().expect("parked lock").remove(token)
     }
 }
 

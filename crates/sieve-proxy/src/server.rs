@@ -16,10 +16,12 @@
 #![allow(deprecated)] // logging and subscriptions: deprecated in 2026-07-28, live in 2025-11-25
 
 use crate::engine::{ActiveProfile, Change, Engine, HostForm, HostForms, call_outcome};
+use crate::hosts::Flight;
 use crate::hosts::HostId;
 use crate::relay;
 use crate::tap::{INITIALIZED, LEGACY_PREFIX, RawLog, id_key};
 use crate::upstream::{call_error, mark_complete};
+use rmcp::model::ClientResult;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
@@ -340,17 +342,45 @@ impl SieveServer {
             }
         }
         let handle = self.engine.pool().send(server, method, params).await?;
-        let _tracked = self.engine.hosts().track_call(
+        // A 2026-07-28 host takes questions only as `input_required`
+        // results, so the questions of its calls come to this handler.
+        let modern_host = context
+            .protocol_version()
+            .is_some_and(|v| !v.has_initialize());
+        let (bridge, asked) = tokio::sync::mpsc::unbounded_channel();
+        let tracked = self.engine.hosts().track_call(
             &context.peer,
             server,
             &handle.progress_token,
             context.meta.get_progress_token(),
+            modern_host.then_some(bridge),
         );
-        let (id, peer) = (handle.id.clone(), handle.peer.clone());
+        let flight = Flight {
+            server: server.to_string(),
+            id: handle.id.clone(),
+            peer: handle.peer.clone(),
+            upstream: tokio::spawn(handle.await_response()),
+            asked,
+            answers: Default::default(),
+            tracked,
+        };
+        self.drive(flight, method, context).await
+    }
+
+    /// Waits for a call's answer. A question the upstream asks meanwhile
+    /// (for a 2026-07-28 host) parks the call and answers the host with
+    /// `input_required`; the host's retry resumes it (see `call_tool`).
+    async fn drive(
+        &self,
+        mut flight: Flight,
+        method: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
         let limit = Duration::from_secs(self.engine.config().settings.call_timeout_seconds);
-        let cancel = |reason: &'static str| {
-            let peer = peer.clone();
-            let id = id.clone();
+        let server = flight.server.clone();
+        let cancel = |flight: &Flight, reason: &'static str| {
+            let (peer, id) = (flight.peer.clone(), flight.id.clone());
+            flight.upstream.abort();
             async move {
                 let cancel: Result<rmcp::model::ClientNotification, _> =
                     serde_json::from_value(json!({
@@ -363,16 +393,45 @@ impl SieveServer {
             }
         };
         tokio::select! {
-            result = handle.await_response() => result.map(mark_complete).map_err(|e| call_error(server, e)),
+            joined = &mut flight.upstream => match joined {
+                Ok(result) => result.map(mark_complete).map_err(|e| call_error(&server, e)),
+                Err(_) => Err(ErrorData::internal_error(format!("the call to server {server:?} ended abruptly"), None)),
+            },
+            Some(first) = flight.asked.recv() => {
+                let mut requests = rmcp::model::InputRequests::new();
+                let mut next = Some(first);
+                while let Some(asked) = next {
+                    let key = format!("sieve-{}", flight.answers.len() + 1);
+                    match serde_json::from_value::<rmcp::model::InputRequest>(asked.request.clone()) {
+                        Ok(request) => {
+                            requests.insert(key.clone(), request);
+                            flight.answers.insert(key, asked.answer);
+                        }
+                        Err(error) => {
+                            let _ = asked.answer.send(Err(ErrorData::internal_error(
+                                format!("the host cannot be asked this: {error}"),
+                                None,
+                            )));
+                        }
+                    }
+                    next = flight.asked.try_recv().ok();
+                }
+                let token = crate::ledger::Ledger::new_id().replacen("st-", "rs-", 1);
+                self.engine.hosts().park(token.clone(), flight);
+                Ok(ServerResult::InputRequiredResult(rmcp::model::InputRequiredResult::new(
+                    Some(requests),
+                    Some(token),
+                )))
+            }
             () = tokio::time::sleep(limit) => {
-                cancel("the proxy's call timeout passed").await;
+                cancel(&flight, "the proxy's call timeout passed").await;
                 Err(ErrorData::internal_error(
                     format!("server {server:?} did not answer {method} within {}s (settings.callTimeoutSeconds); the call was cancelled", limit.as_secs()),
                     Some(json!({"server": server})),
                 ))
             }
             () = context.ct.cancelled() => {
-                cancel("cancelled by the host").await;
+                cancel(&flight, "cancelled by the host").await;
                 Err(ErrorData::internal_error("cancelled by the host", None))
             }
         }
@@ -939,6 +998,30 @@ impl ServerHandler for SieveServer {
             )
         })?;
         self.check_visible(&view, tool)?;
+        if let Some(mut flight) = request
+            .request_state
+            .as_deref()
+            .and_then(|token| self.engine.hosts().resume(token))
+        {
+            // The host answers the questions of a call the proxy parked.
+            for (key, value) in request.input_responses.clone().unwrap_or_default() {
+                if let Some(answer) = flight.answers.remove(&key) {
+                    let _ =
+                        answer.send(serde_json::from_value::<ClientResult>(value).map_err(|e| {
+                            ErrorData::invalid_params(format!("inputResponses.{key}: {e}"), None)
+                        }));
+                }
+            }
+            return match self.drive(flight, "tools/call", &context).await? {
+                ServerResult::InputRequiredResult(input) => {
+                    Ok(CallToolResponse::InputRequired(input))
+                }
+                other => Ok(CallToolResponse::Complete(convert(
+                    other,
+                    "tools/call result",
+                )?)),
+            };
+        }
         let mut params = to_params(&request);
         params["name"] = Value::String(tool.name.clone());
         if let Value::Object(object) = &mut params {
