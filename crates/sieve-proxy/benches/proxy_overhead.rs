@@ -62,9 +62,6 @@ async fn list_and_call(
     echo: &str,
 ) -> (Stats, Stats, usize) {
     let tools = client.list_all_tools().await.expect("tools/list").len();
-    // Servers refresh their lists once just after connecting, and each
-    // refresh rebuilds the proxy's catalog: measure the steady state.
-    tokio::time::sleep(Duration::from_secs(3)).await;
     let list = measure(|| async {
         client.list_all_tools().await.expect("tools/list");
     })

@@ -214,17 +214,34 @@ impl Engine {
         let weak = Arc::downgrade(&engine);
         tokio::spawn(async move {
             loop {
-                let event = match events.recv().await {
-                    Ok(event) => Some(event),
-                    // Missed events only mean the catalog is rebuilt once
-                    // for several of them.
-                    Err(broadcast::error::RecvError::Lagged(_)) => None,
+                let mut relist = match events.recv().await {
+                    Ok(PoolEvent::Status { server }) => {
+                        let Some(engine) = weak.upgrade() else { return };
+                        engine.emit(Change::Status(server));
+                        false
+                    }
+                    Ok(PoolEvent::Listing { .. }) => true,
+                    // Missed events only mean one rebuild for several.
+                    Err(broadcast::error::RecvError::Lagged(_)) => true,
                     Err(broadcast::error::RecvError::Closed) => return,
                 };
+                // Servers list in bursts (three lists each, many servers at
+                // start): everything already queued makes one rebuild.
+                loop {
+                    match events.try_recv() {
+                        Ok(PoolEvent::Status { server }) => {
+                            if let Some(engine) = weak.upgrade() {
+                                engine.emit(Change::Status(server));
+                            }
+                        }
+                        Ok(PoolEvent::Listing { .. })
+                        | Err(broadcast::error::TryRecvError::Lagged(_)) => relist = true,
+                        Err(_) => break,
+                    }
+                }
                 let Some(engine) = weak.upgrade() else { return };
-                match event {
-                    Some(PoolEvent::Status { server }) => engine.emit(Change::Status(server)),
-                    Some(PoolEvent::Listing { .. }) | None => engine.rebuild_catalog(),
+                if relist {
+                    engine.rebuild_catalog();
                 }
             }
         });
@@ -273,7 +290,11 @@ impl Engine {
     }
 
     fn rebuild_catalog(&self) {
-        self.build_catalog();
+        // A request may have built it already (see `published`).
+        let current = self.state.read().expect("engine lock").generation == self.pool.generation();
+        if !current {
+            self.build_catalog();
+        }
         self.emit(Change::Catalog);
     }
 
