@@ -1,7 +1,7 @@
 //! The engine of one proxy process: the user's config and profiles, the
 //! upstream pool, and the catalog built from what the servers list.
 //!
-//! Host connections read from it ([`Engine::view`]) and subscribe to its
+//! Host connections read from it ([`Engine::published`]) and subscribe to its
 //! [`Change`]s to send `list_changed`. Files are reloaded on demand
 //! ([`Engine::reload_config`], [`Engine::reload_profile`], called by the
 //! file watcher): a file that does not parse is reported once and the last
