@@ -204,11 +204,8 @@ impl SieveServer {
         }
         params["_meta"] = serde_json::to_value(&context.meta).unwrap_or_default();
         if !list {
-            // Filters shape lists; a call is judged by profile and concerns.
-            params.as_object_mut().map(|p| {
-                p.remove("filter");
-                p.remove("filters")
-            });
+            // Filters shape lists; a call is judged by profile and concerns
+            // (its raw params were not read, so only `_meta` can hold one).
             if let Some(meta) = params["_meta"].as_object_mut() {
                 meta.remove(sieve_core::rules::META_FILTER);
             }
