@@ -301,3 +301,19 @@ fn a_2026_listener_on_a_profile_endpoint_hears_that_profile_change() {
         "{lines:?}"
     );
 }
+
+#[test]
+fn a_2026_listener_follows_resource_updates_through_the_proxy() {
+    let home = Home::new(BIN);
+    let command = format!("{BIN} --home {} serve", home.path().display());
+    let script = json!([
+        {"op": "call_tool", "name": "demo__write_file", "arguments": {"path": "README.md", "content": "changed"}},
+        {"op": "wait_notification", "method": "notifications/resources/updated", "timeout": 10}
+    ]);
+    let lines = python_client(
+        &["--stdio", &command, "--protocol", "2026-07-28", "--follow", "demo://files/README.md"],
+        &script,
+    );
+    assert_eq!(lines[1]["result"]["isError"], false, "{}", lines[1]);
+    assert_eq!(lines[2]["result"]["params"]["uri"], "demo://files/README.md", "{}", lines[2]);
+}

@@ -304,7 +304,12 @@ async def run(args: argparse.Namespace, steps: list[dict[str, Any]]) -> int:
         if client.protocol_version == "2026-07-28" and any(s["op"] in NOTIFICATION_OPS for s in steps):
             try:
                 sub = await stack.enter_async_context(
-                    client.listen(tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True)
+                    client.listen(
+                        tools_list_changed=True,
+                        prompts_list_changed=True,
+                        resources_list_changed=True,
+                        resource_subscriptions=args.follow,
+                    )
                 )
                 info["listen"] = {"honored": dump(sub.honored)}
             except Exception as e:
@@ -336,6 +341,13 @@ def arg_parser() -> argparse.ArgumentParser:
         "--env", metavar="NAME=VALUE", type=parse_env, action="append", default=[], help="extra environment for --stdio"
     )
     parser.add_argument("--cwd", help="working directory for --stdio")
+    parser.add_argument(
+        "--follow",
+        metavar="URI",
+        action="append",
+        default=[],
+        help="on 2026-07-28, also follow this resource's updates on the listen stream (repeatable)",
+    )
     parser.add_argument("--protocol", choices=PROTOCOLS, default="auto", help="protocol generation (default: auto)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each answer (default: 30)")
     parser.add_argument("script", nargs="?", default="-", help="script file, or - for stdin (the default)")

@@ -45,6 +45,9 @@ struct Inner {
     /// call of a 2026-07-28 host has a bridge: server-to-client requests
     /// for it become `input_required` results (see [`Asked`]).
     calls: Vec<(u64, Peer<RoleServer>, String, Option<Bridge>)>,
+    /// 2026-07-28 `subscriptions/listen` streams and the resources they
+    /// follow, by listener id.
+    listeners: HashMap<u64, (rmcp::service::SubscriptionSink, HashSet<String>)>,
     /// Hosts to tell when a task they hold changes: Sieve task id ->
     /// (host, whether it speaks 2025-11-25 tasks).
     task_watchers: HashMap<String, (Peer<RoleServer>, bool)>,
@@ -56,6 +59,19 @@ struct Conn {
     peer: Peer<RoleServer>,
     subscriptions: HashSet<String>,
     level: Option<LoggingLevel>,
+}
+
+/// A 2026-07-28 listener's registration; dropping it ends it.
+#[must_use]
+pub struct Listening {
+    hosts: Arc<Hosts>,
+    id: u64,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.hosts.lock().listeners.remove(&self.id);
+    }
 }
 
 /// A server-to-client request for a call whose host cannot be asked
@@ -239,8 +255,36 @@ impl Hosts {
         }
     }
 
+    /// Follows `uris` for a 2026-07-28 listener until the returned guard is
+    /// dropped (the listen stream ends).
+    pub fn listen(
+        self: &Arc<Self>,
+        sink: rmcp::service::SubscriptionSink,
+        uris: HashSet<String>,
+    ) -> Listening {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        self.lock().listeners.insert(id, (sink, uris));
+        Listening {
+            hosts: self.clone(),
+            id,
+        }
+    }
+
     /// A resource update: to the hosts subscribed to its URI.
     pub fn resource_updated(&self, params: ResourceUpdatedNotificationParam) {
+        let sinks: Vec<_> = self
+            .lock()
+            .listeners
+            .values()
+            .filter(|(_, uris)| uris.contains(&params.uri))
+            .map(|(sink, _)| sink.clone())
+            .collect();
+        for sink in sinks {
+            let uri = params.uri.clone();
+            tokio::spawn(async move {
+                let _ = sink.notify_resource_updated(uri).await;
+            });
+        }
         let peers: Vec<_> = self
             .lock()
             .conns

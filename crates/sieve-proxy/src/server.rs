@@ -434,6 +434,47 @@ impl SieveServer {
         }
     }
 
+    /// Subscribes upstream to the resources a 2026-07-28 listener asked to
+    /// follow (those its profile shows) and routes their updates to it.
+    async fn follow_resources(
+        &self,
+        context: &SubscriptionContext,
+    ) -> Option<crate::hosts::Listening> {
+        let uris = context
+            .accepted()
+            .resource_subscriptions
+            .clone()
+            .unwrap_or_default();
+        if uris.is_empty() {
+            return None;
+        }
+        let request = context.request_context();
+        self.ready().await;
+        let view = self.view(request, false).ok()?;
+        let mut followed = std::collections::HashSet::new();
+        for uri in uris {
+            let Ok(resource) = self.resource_for(&view.catalog, &uri, true) else {
+                continue;
+            };
+            if self.check_visible(&view, &resource).is_err() {
+                continue;
+            }
+            let subscribed = self
+                .engine
+                .pool()
+                .call(
+                    &resource.server,
+                    "resources/subscribe",
+                    json!({ "uri": uri }),
+                )
+                .await;
+            if subscribed.is_ok() {
+                followed.insert(uri);
+            }
+        }
+        Some(self.engine.hosts().listen(context.sink().clone(), followed))
+    }
+
     /// The 2025-11-25 task requests the wire adapter renamed (see
     /// [`crate::tap::rename_legacy_task_request`]), answered in that
     /// revision's shapes.
@@ -928,6 +969,7 @@ impl ServerHandler for SieveServer {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let mut changes = self.take_pending_changes();
         let sink = context.sink().clone();
+        let _following = self.follow_resources(&context).await;
         if self.conn.fixed_profile.is_none() {
             // Over HTTP the profile comes with the request, which the
             // acknowledgement step did not see: the baseline is taken
