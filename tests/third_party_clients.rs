@@ -311,9 +311,20 @@ fn a_2026_listener_follows_resource_updates_through_the_proxy() {
         {"op": "wait_notification", "method": "notifications/resources/updated", "timeout": 10}
     ]);
     let lines = python_client(
-        &["--stdio", &command, "--protocol", "2026-07-28", "--follow", "demo://files/README.md"],
+        &[
+            "--stdio",
+            &command,
+            "--protocol",
+            "2026-07-28",
+            "--follow",
+            "demo://files/README.md",
+        ],
         &script,
     );
     assert_eq!(lines[1]["result"]["isError"], false, "{}", lines[1]);
-    assert_eq!(lines[2]["result"]["params"]["uri"], "demo://files/README.md", "{}", lines[2]);
+    assert_eq!(
+        lines[2]["result"]["params"]["uri"], "demo://files/README.md",
+        "{}",
+        lines[2]
+    );
 }
