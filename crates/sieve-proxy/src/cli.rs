@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 /// Shows your AI host only the MCP tools you choose.
 #[derive(Debug, Parser)]
-#[command(name = "mcp-sieve", version, about, propagate_version = true)]
+#[command(name = "mcp-sieve", version, propagate_version = true)]
 pub struct Cli {
     /// Keep config, profiles and the task ledger in DIR instead of the
     /// platform's folders.
@@ -145,6 +145,7 @@ pub struct TasksArgs {
     /// At most this many (1-500).
     #[arg(long, default_value_t = 50)]
     pub limit: u32,
+    /// Print JSON (documented in the README).
     #[arg(long)]
     pub json: bool,
 }
@@ -162,6 +163,7 @@ pub enum TaskAction {
         /// Check visibility against this profile.
         #[arg(long, short, default_value = "default", value_name = "NAME")]
         profile: String,
+        /// Print JSON (documented in the README).
         #[arg(long)]
         json: bool,
     },
@@ -173,6 +175,7 @@ pub enum TaskAction {
 pub enum ServersCommand {
     /// Connect to every server once and show its state.
     List {
+        /// Print JSON (documented in the README).
         #[arg(long)]
         json: bool,
     },
@@ -183,6 +186,7 @@ pub enum ServersCommand {
         from: crate::import::HostKind,
         /// The file (or folder) to read instead of the host's usual place.
         path: Option<PathBuf>,
+        /// Print JSON (documented in the README).
         #[arg(long)]
         json: bool,
     },
@@ -192,12 +196,14 @@ pub enum ServersCommand {
 pub enum ProfilesCommand {
     /// List the profiles.
     List {
+        /// Print JSON (documented in the README).
         #[arg(long)]
         json: bool,
     },
     /// Print a profile.
     Show {
         name: String,
+        /// Print JSON (documented in the README).
         #[arg(long)]
         json: bool,
     },
