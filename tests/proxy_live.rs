@@ -34,8 +34,9 @@ async fn profile_edits_apply_live() {
         "profiles/work.json",
         r#"{"tools": {"deny": ["*delete*"]}}"#,
     );
-    // Waits (with the suite's timeout) for the notification, never sleeps.
-    host.notification("notifications/tools/list_changed").await;
+    // Waits for the notification (within the 2 s promised), never sleeps.
+    host.notification_within("notifications/tools/list_changed", Duration::from_secs(2))
+        .await;
     let names = tool_names(&host.request("tools/list", json!({})).await);
     assert!(!names.iter().any(|n| n.contains("delete")), "{names:?}");
     assert_eq!(names.len(), 37, "three delete tools");
