@@ -333,38 +333,38 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Runtime::new().context("cannot start the async runtime")
 }
 
-/// Connects to every configured server once and returns what they list,
-/// with a warning for each one that is not up.
-fn live_listings(store: &Store) -> Result<Vec<ServerListing>> {
+/// Runs `work` once every configured server has connected (or failed)
+/// once, then stops them: for commands that talk to the servers and exit.
+fn with_servers<T>(store: &Store, work: impl AsyncFnOnce(&Engine) -> Result<T>) -> Result<T> {
     runtime()?.block_on(async {
         let engine = Engine::start(store.clone())?;
         engine.pool().settled(SETTLE).await;
+        let outcome = work(&engine).await;
+        engine.shutdown().await;
+        outcome
+    })
+}
+
+/// Connects to every configured server once and returns what they list,
+/// with a warning for each one that is not up.
+fn live_listings(store: &Store) -> Result<Vec<ServerListing>> {
+    with_servers(store, async |engine| {
         for (name, status) in engine.pool().statuses() {
             if status.state != State::Up {
                 eprintln!(
                     "warning: server {name:?} is {}: {}",
-                    serde_json::to_value(status.state)?
-                        .as_str()
-                        .unwrap_or("down"),
+                    status.state.as_str(),
                     status.error.as_deref().unwrap_or("no answer yet")
                 );
             }
         }
-        let listings = engine.pool().listings();
-        engine.shutdown().await;
-        Ok(listings)
+        Ok(engine.pool().listings())
     })
 }
 
 fn servers_list(store: &Store, json: bool, out: &mut dyn Write) -> Result<()> {
     let config = store.load_config()?;
-    let statuses = runtime()?.block_on(async {
-        let engine = Engine::start(store.clone())?;
-        engine.pool().settled(SETTLE).await;
-        let statuses = engine.pool().statuses();
-        engine.shutdown().await;
-        anyhow::Ok(statuses)
-    })?;
+    let statuses = with_servers(store, async |engine| Ok(engine.pool().statuses()))?;
     let rows: Vec<serde_json::Value> = statuses
         .iter()
         .map(|(name, status)| {
@@ -503,13 +503,12 @@ fn tasks(store: Store, args: TasksArgs, out: &mut dyn Write) -> Result<()> {
             force,
             profile,
             json,
-        }) => runtime()?.block_on(async {
-            let engine = Engine::start(store.clone())?;
-            let active = engine.profile(&profile)?;
-            engine.pool().settled(SETTLE).await;
-            let outcome = engine.retry(&id, force, &active).await;
-            engine.shutdown().await;
-            let (record, answer) = outcome.map_err(|e| anyhow::anyhow!("{}", e.message))?;
+        }) => {
+            let (record, answer) = with_servers(&store, async |engine| {
+                let active = engine.profile(&profile)?;
+                let outcome = engine.retry(&id, force, &active).await;
+                outcome.map_err(|e| anyhow::anyhow!("{}", e.message))
+            })?;
             if json {
                 let mut wire = record.to_wire();
                 wire["result"] = record.result.clone().unwrap_or_default();
@@ -525,17 +524,15 @@ fn tasks(store: Store, args: TasksArgs, out: &mut dyn Write) -> Result<()> {
                 Ok(_) => Ok(()),
                 Err(error) => Err(anyhow::anyhow!("the retry failed too: {}", error.message)),
             }
-        }),
+        }
         Some(TaskAction::Cancel { id }) => {
             let record = open_ledger(&store)?.get(&id)?.with_context(|| {
                 format!("there is no task {id:?}; `mcp-sieve tasks` lists them")
             })?;
-            runtime()?.block_on(async {
-                let engine = Engine::start(store.clone())?;
-                engine.pool().settled(SETTLE).await;
-                let outcome = crate::relay::cancel(&engine, &record).await;
-                engine.shutdown().await;
-                outcome.map_err(|e| anyhow::anyhow!("{}", e.message))
+            with_servers(&store, async |engine| {
+                crate::relay::cancel(engine, &record)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("{}", e.message))
             })?;
             writeln!(out, "cancelled {id}")?;
             Ok(())

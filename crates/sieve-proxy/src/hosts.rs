@@ -152,15 +152,6 @@ impl Hosts {
         self.lock().conns.remove(&host);
     }
 
-    /// Number of live host connections.
-    pub fn len(&self) -> usize {
-        self.lock().conns.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Records a call from the host at `peer` to `server`, and where its
     /// progress goes. A peer rather than a [`HostId`], because a 2026-07-28
     /// request has a peer of its own and no session to register.
