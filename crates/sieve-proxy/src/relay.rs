@@ -196,15 +196,9 @@ pub fn task_support(definition: &Value) -> &str {
         .unwrap_or("forbidden")
 }
 
-/// The task as the host sees it: the Sieve id in place of the upstream's.
-pub fn host_task(record: &TaskRecord, upstream: &Task) -> CreateTaskResult {
-    let mut task = upstream.clone();
-    task.task_id = record.id.clone();
-    CreateTaskResult::new(task)
-}
-
-/// A ledger entry as a 2026-07-28 task result for the host.
-pub fn host_task_of(record: &TaskRecord) -> CreateTaskResult {
+/// A ledger entry as a 2026-07-28 task result for the host: the Sieve id
+/// in place of the upstream's.
+pub fn host_task(record: &TaskRecord) -> CreateTaskResult {
     CreateTaskResult::new(detailed(record).task.task)
 }
 

@@ -1090,7 +1090,7 @@ impl ServerHandler for SieveServer {
                         .hosts()
                         .watch_task(&record.id, &context.peer, false);
                     relay::spawn_follow(self.engine.clone(), (*record).clone());
-                    Ok(CallToolResponse::Task(relay::host_task_of(&record)))
+                    Ok(CallToolResponse::Task(relay::host_task(&record)))
                 }
                 relay::Started::Task(record) => Ok(CallToolResponse::Complete(
                     relay::finish(&self.engine, &record, &context.ct).await?,
@@ -1131,10 +1131,7 @@ impl ServerHandler for SieveServer {
                         .hosts()
                         .watch_task(&record.id, &context.peer, false);
                     relay::spawn_follow(self.engine.clone(), record.clone());
-                    Ok(CallToolResponse::Task(relay::host_task(
-                        &record,
-                        &created.task,
-                    )))
+                    Ok(CallToolResponse::Task(relay::host_task(&record)))
                 } else {
                     // The host cannot poll a task: the proxy does, and
                     // answers the call with the task's result.

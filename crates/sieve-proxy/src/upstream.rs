@@ -359,20 +359,14 @@ impl Pool {
             .and_then(|up| up.shared.lock().expect("upstream lock").raw.clone());
         let request =
             ClientRequest::CustomRequest(rmcp::model::CustomRequest::new(method, Some(params)));
-        let handle = peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-            .map_err(|e| call_error(server, e))?;
-        let id = id_key(&serde_json::to_value(&handle.id).unwrap_or_default());
-        let typed = handle
-            .await_response()
-            .await
-            .map_err(|e| call_error(server, e))?;
-        match raw.and_then(|raw| raw.take(&id)) {
-            Some(result) => Ok(result),
-            None => serde_json::to_value(typed)
-                .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
-        }
+        request_raw(
+            &peer,
+            raw.as_ref(),
+            request,
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .map_err(|e| call_error(server, e))
     }
 
     /// Whether `server` speaks the 2026-07-28 tasks extension (else it has
@@ -736,6 +730,24 @@ async fn refresh_list(
 }
 
 /// All pages of one list method, as the raw JSON the server sent.
+/// Sends `request` and returns its result as the server sent it: from the
+/// raw tap when the connection has one (it keeps fields rmcp's model
+/// drops), else rmcp's typed result (HTTP).
+async fn request_raw(
+    peer: &Peer<RoleClient>,
+    raw: Option<&RawLog>,
+    request: ClientRequest,
+    options: PeerRequestOptions,
+) -> Result<Value, rmcp::ServiceError> {
+    let handle = peer.send_request_with_option(request, options).await?;
+    let id = id_key(&serde_json::to_value(&handle.id).unwrap_or_default());
+    let typed = handle.await_response().await?;
+    match raw.and_then(|raw| raw.take(&id)) {
+        Some(result) => Ok(result),
+        None => Ok(serde_json::to_value(typed).unwrap_or_default()),
+    }
+}
+
 async fn list_pages(
     peer: &Peer<RoleClient>,
     raw: &RawLog,
@@ -755,18 +767,9 @@ async fn list_pages(
                 .map_err(|e| format!("cannot build {method}: {e}"))?;
         let mut options = PeerRequestOptions::no_options();
         options.timeout = Some(LIST_TIMEOUT);
-        let handle = peer
-            .send_request_with_option(request, options)
+        let result = request_raw(peer, Some(raw), request, options)
             .await
             .map_err(|e| e.to_string())?;
-        let id = id_key(&serde_json::to_value(&handle.id).unwrap_or_default());
-        let typed = handle.await_response().await.map_err(|e| e.to_string())?;
-        // The raw result keeps fields rmcp's model drops; without a tap
-        // (HTTP) the typed result is what we have.
-        let result = match raw.take(&id) {
-            Some(result) => result,
-            None => serde_json::to_value(&typed).map_err(|e| e.to_string())?,
-        };
         if let Some(Value::Array(page)) = result.get(key) {
             items.extend(page.iter().cloned());
         }
