@@ -9,7 +9,7 @@
 
 use crate::engine::Engine;
 use crate::server::{EndpointProfile, RawBody, SieveServer};
-use crate::tap::{HostWire, Keep, RawLog, rename_legacy_task_request};
+use crate::tap::{Keep, LineTap, RawLog, rename_legacy_task_request};
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -37,7 +37,7 @@ pub async fn serve_stdio(
 ) -> anyhow::Result<()> {
     let raw = RawLog::new(Keep::RequestParams);
     let server = SieveServer::stdio(engine, profile, raw.clone());
-    let transport = (HostWire::new(tokio::io::stdin(), raw), tokio::io::stdout());
+    let transport = (LineTap::host(tokio::io::stdin(), raw), tokio::io::stdout());
     let running = server
         .serve(transport)
         .await

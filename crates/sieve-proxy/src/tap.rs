@@ -5,8 +5,10 @@
 //! upstream tool fields such as `groups` or `execution` are gone before a
 //! handler runs. [`LineTap`] wraps the reading half of a line-delimited
 //! transport (stdio, a child's stdout, an in-memory pipe) and shows each
-//! complete line to a [`RawLog`] before rmcp decodes it, without changing a
-//! byte. Handlers then look the raw params or result up by JSON-RPC id.
+//! complete line to a [`RawLog`] before rmcp decodes it. Handlers then look
+//! the raw params or result up by JSON-RPC id. On a host's side it is also
+//! the wire adapter for 2025-11-25 task requests, which it renames for the
+//! proxy's own handlers; nothing else is changed.
 
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -126,61 +128,6 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// An [`AsyncRead`] that passes bytes through unchanged and shows every
-/// complete line to a [`RawLog`].
-pub struct LineTap<R> {
-    inner: R,
-    line: Vec<u8>,
-    overflow: bool,
-    log: RawLog,
-}
-
-impl<R> LineTap<R> {
-    pub fn new(inner: R, log: RawLog) -> LineTap<R> {
-        LineTap {
-            inner,
-            line: Vec::new(),
-            overflow: false,
-            log,
-        }
-    }
-
-    fn feed(&mut self, mut bytes: &[u8]) {
-        while let Some(end) = bytes.iter().position(|&b| b == b'\n') {
-            if !self.overflow {
-                self.line.extend_from_slice(&bytes[..end]);
-                self.log.observe(&self.line);
-            }
-            self.line.clear();
-            self.overflow = false;
-            bytes = &bytes[end + 1..];
-        }
-        if self.line.len() + bytes.len() > MAX_LINE {
-            self.overflow = true;
-            self.line.clear();
-        } else if !self.overflow {
-            self.line.extend_from_slice(bytes);
-        }
-    }
-}
-
-impl<R: AsyncRead + Unpin> AsyncRead for LineTap<R> {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        let before = buf.filled().len();
-        let poll = Pin::new(&mut this.inner).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = &poll {
-            let fresh = buf.filled()[before..].to_vec();
-            this.feed(&fresh);
-        }
-        poll
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,33 +235,49 @@ pub fn is_legacy_task_session(initialize_params: &Value) -> bool {
     version < "2026-07-28" && !extension
 }
 
-/// An [`AsyncRead`] over a host's line-delimited messages that logs raw
-/// params (like [`LineTap`]) and renames 2025-11-25 task requests (see
-/// [`rename_legacy_task_request`]); every other line passes unchanged.
-pub struct HostWire<R> {
+/// An [`AsyncRead`] over line-delimited JSON-RPC that shows every complete
+/// line to a [`RawLog`] before passing it on. On a host's side it also
+/// renames 2025-11-25 task requests (see [`rename_legacy_task_request`]);
+/// every other line passes unchanged.
+pub struct LineTap<R> {
     inner: R,
     log: RawLog,
+    /// Rename 2025-11-25 task requests (a host's messages).
+    host: bool,
+    legacy_session: bool,
     partial: Vec<u8>,
     ready: VecDeque<u8>,
-    legacy_session: bool,
     eof: bool,
 }
 
-impl<R> HostWire<R> {
-    pub fn new(inner: R, log: RawLog) -> HostWire<R> {
-        HostWire {
+impl<R> LineTap<R> {
+    /// Logs lines, changes nothing (an upstream's messages).
+    pub fn new(inner: R, log: RawLog) -> LineTap<R> {
+        LineTap {
             inner,
             log,
+            host: false,
+            legacy_session: false,
             partial: Vec::new(),
             ready: VecDeque::new(),
-            legacy_session: false,
             eof: false,
         }
     }
 
+    /// Logs lines and renames 2025-11-25 task requests (a host's messages).
+    pub fn host(inner: R, log: RawLog) -> LineTap<R> {
+        LineTap {
+            host: true,
+            ..LineTap::new(inner, log)
+        }
+    }
+
     fn line(&mut self, line: Vec<u8>) {
-        self.log.observe(&line);
-        let interesting = contains(&line, b"\"initialize\"") || contains(&line, b"\"task");
+        if line.len() <= MAX_LINE {
+            self.log.observe(&line);
+        }
+        let interesting =
+            self.host && (contains(&line, b"\"initialize\"") || contains(&line, b"\"task"));
         let mut out = line;
         if interesting && let Ok(mut message) = serde_json::from_slice::<Value>(&out) {
             if message.get("method").and_then(Value::as_str) == Some("initialize") {
@@ -329,7 +292,7 @@ impl<R> HostWire<R> {
     }
 }
 
-impl<R: AsyncRead + Unpin> AsyncRead for HostWire<R> {
+impl<R: AsyncRead + Unpin> AsyncRead for LineTap<R> {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -425,7 +388,7 @@ mod wire_tests {
             r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
             "\n"
         );
-        let mut wire = HostWire::new(input.as_bytes(), RawLog::new(Keep::RequestParams));
+        let mut wire = LineTap::host(input.as_bytes(), RawLog::new(Keep::RequestParams));
         let mut out = String::new();
         wire.read_to_string(&mut out).await.unwrap();
         let lines: Vec<&str> = out.lines().collect();
