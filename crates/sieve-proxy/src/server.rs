@@ -513,7 +513,6 @@ impl SieveServer {
                         })?;
                 }
                 let result = relay::outcome(&record)?;
-                let result = mark_complete(ServerResult::CallToolResult(result));
                 Ok(CustomResult(
                     serde_json::to_value(result).unwrap_or_default(),
                 ))
@@ -1096,14 +1095,11 @@ impl ServerHandler for SieveServer {
                     relay::finish(&self.engine, &record, &context.ct).await?,
                 )),
                 relay::Started::Done(result) => {
-                    let result = mark_complete(ServerResult::CallToolResult(convert(
-                        result,
-                        "tools/call result",
-                    )?));
-                    Ok(CallToolResponse::Complete(convert(
-                        result,
-                        "tools/call result",
-                    )?))
+                    let mut result: CallToolResult = convert(result, "tools/call result")?;
+                    result
+                        .result_type
+                        .get_or_insert(rmcp::model::ResultType::COMPLETE);
+                    Ok(CallToolResponse::Complete(result))
                 }
             };
         }
