@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use sieve_core::{ServerConfig, ServerListing, Transport};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
@@ -112,16 +112,10 @@ pub struct Status {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_info: Option<Value>,
     /// When the state last changed, in milliseconds since the Unix epoch.
-    pub since: u64,
+    pub since: i64,
     pub tools: usize,
     pub prompts: usize,
     pub resources: usize,
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 impl Status {
@@ -131,7 +125,7 @@ impl Status {
             error: None,
             protocol_version: None,
             server_info: None,
-            since: now_ms(),
+            since: crate::engine::now_ms(),
             tools: 0,
             prompts: 0,
             resources: 0,
