@@ -47,7 +47,7 @@ struct Inner {
     calls: Vec<(u64, Peer<RoleServer>, String, Option<Bridge>)>,
     /// 2026-07-28 `subscriptions/listen` streams and the resources they
     /// follow, by listener id.
-    listeners: HashMap<u64, (rmcp::service::SubscriptionSink, HashSet<String>)>,
+    listeners: HashMap<u64, (tokio::sync::mpsc::UnboundedSender<String>, HashSet<String>)>,
     /// Hosts to tell when a task they hold changes: Sieve task id ->
     /// (host, whether it speaks 2025-11-25 tasks).
     task_watchers: HashMap<String, (Peer<RoleServer>, bool)>,
@@ -247,34 +247,27 @@ impl Hosts {
     }
 
     /// Follows `uris` for a 2026-07-28 listener until the returned guard is
-    /// dropped (the listen stream ends).
+    /// dropped (the listen stream ends); their updates come on the receiver.
     pub fn listen(
         self: &Arc<Self>,
-        sink: rmcp::service::SubscriptionSink,
         uris: HashSet<String>,
-    ) -> Listening {
+    ) -> (Listening, tokio::sync::mpsc::UnboundedReceiver<String>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        self.lock().listeners.insert(id, (sink, uris));
-        Listening {
+        let (updates, received) = tokio::sync::mpsc::unbounded_channel();
+        self.lock().listeners.insert(id, (updates, uris));
+        let listening = Listening {
             hosts: self.clone(),
             id,
-        }
+        };
+        (listening, received)
     }
 
     /// A resource update: to the hosts subscribed to its URI.
     pub fn resource_updated(&self, params: ResourceUpdatedNotificationParam) {
-        let sinks: Vec<_> = self
-            .lock()
-            .listeners
-            .values()
-            .filter(|(_, uris)| uris.contains(&params.uri))
-            .map(|(sink, _)| sink.clone())
-            .collect();
-        for sink in sinks {
-            let uri = params.uri.clone();
-            tokio::spawn(async move {
-                let _ = sink.notify_resource_updated(uri).await;
-            });
+        for (updates, uris) in self.lock().listeners.values() {
+            if uris.contains(&params.uri) {
+                let _ = updates.send(params.uri.clone());
+            }
         }
         let peers: Vec<_> = self
             .lock()

@@ -85,9 +85,16 @@ type PendingListen = (
     tokio::sync::broadcast::Receiver<Change>,
 );
 
+/// A listener's resource updates, set up before its acknowledgement.
+type Following = (
+    crate::hosts::Listening,
+    tokio::sync::mpsc::UnboundedReceiver<String>,
+);
+
 #[derive(Default)]
 struct ConnState {
     pending_listen: Option<PendingListen>,
+    pending_follow: Option<Following>,
     profile: Option<String>,
     concerns: BTreeMap<String, String>,
     host: Option<HostId>,
@@ -434,31 +441,19 @@ impl SieveServer {
         }
     }
 
-    /// Subscribes upstream to the resources a 2026-07-28 listener asked to
-    /// follow (those its profile shows) and routes their updates to it.
-    async fn follow_resources(
-        &self,
-        context: &SubscriptionContext,
-    ) -> Option<crate::hosts::Listening> {
-        let uris = context
-            .accepted()
-            .resource_subscriptions
-            .clone()
-            .unwrap_or_default();
-        if uris.is_empty() {
-            return None;
-        }
-        let request = context.request_context();
+    /// Subscribes upstream to the resources a 2026-07-28 listener asks to
+    /// follow and routes their updates to it. Done before rmcp sends the
+    /// listen acknowledgement (see `accepted_subscription_filter`): once the
+    /// host has it, an update must not be missed. Which of them the host may
+    /// see is decided in `listen`, under the request's profile.
+    async fn follow_resources(&self, uris: Vec<String>) -> Following {
         self.ready().await;
-        let view = self.view(request, false).ok()?;
+        let catalog = self.engine.catalog();
         let mut followed = std::collections::HashSet::new();
         for uri in uris {
-            let Ok(resource) = self.resource_for(&view.catalog, &uri, true) else {
+            let Ok(resource) = self.resource_for(&catalog, &uri, true) else {
                 continue;
             };
-            if self.check_visible(&view, &resource).is_err() {
-                continue;
-            }
             let subscribed = self
                 .engine
                 .pool()
@@ -472,7 +467,7 @@ impl SieveServer {
                 followed.insert(uri);
             }
         }
-        Some(self.engine.hosts().listen(context.sink().clone(), followed))
+        self.engine.hosts().listen(followed)
     }
 
     /// The 2025-11-25 task requests the wire adapter renamed (see
@@ -962,13 +957,45 @@ impl ServerHandler for SieveServer {
         let changes = self.engine.subscribe();
         let baseline = self.fingerprints();
         self.state().pending_listen = Some((baseline, changes));
+        let uris = requested.resource_subscriptions.clone().unwrap_or_default();
+        // This hook is synchronous, and the acknowledgement follows it: the
+        // upstream subscriptions are made here, on a runtime that can wait.
+        let can_wait = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if !uris.is_empty() && can_wait {
+            let following = tokio::task::block_in_place(|| {
+                tokio::runtime::Handle::current().block_on(self.follow_resources(uris))
+            });
+            self.state().pending_follow = Some(following);
+        }
         Some(requested.clone())
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let mut changes = self.take_pending_changes();
         let sink = context.sink().clone();
-        let _following = self.follow_resources(&context).await;
+        let pending = self.state().pending_follow.take();
+        let uris = context
+            .accepted()
+            .resource_subscriptions
+            .clone()
+            .unwrap_or_default();
+        let (_following, mut updates) = match pending {
+            Some(following) => following,
+            None => self.follow_resources(uris.clone()).await,
+        };
+        // The resources this host's profile shows.
+        let visible: std::collections::HashSet<String> =
+            match self.view(context.request_context(), false) {
+                Ok(view) => uris
+                    .into_iter()
+                    .filter(|uri| {
+                        self.resource_for(&view.catalog, uri, true)
+                            .is_ok_and(|r| self.check_visible(&view, &r).is_ok())
+                    })
+                    .collect(),
+                Err(_) => Default::default(),
+            };
         if self.conn.fixed_profile.is_none() {
             // Over HTTP the profile comes with the request, which the
             // acknowledgement step did not see: the baseline is taken
@@ -985,6 +1012,12 @@ impl ServerHandler for SieveServer {
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
+                Some(uri) = updates.recv() => {
+                    if visible.contains(&uri) {
+                        let _ = sink.notify_resource_updated(uri).await;
+                    }
+                    continue;
+                }
                 change = changes.recv() => match change {
                     Ok(Change::Status(_)) => continue,
                     Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
