@@ -4,5 +4,5 @@
 //! `crates/sieve-proxy/src/main.rs`.
 
 fn main() -> std::process::ExitCode {
-    sieve_proxy::cli::main()
+    sieve_cli::main()
 }

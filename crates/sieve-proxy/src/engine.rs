@@ -175,12 +175,25 @@ struct State {
 /// The servers of a config; the built-in demo when it lists none.
 pub fn endpoints(config: &Config) -> BTreeMap<String, Endpoint> {
     if config.mcp_servers.is_empty() {
-        return BTreeMap::from([(BUILTIN_SERVER.to_string(), Endpoint::Builtin)]);
+        return BTreeMap::from([(
+            BUILTIN_SERVER.to_string(),
+            Endpoint::InProcess(serve_builtin),
+        )]);
     }
     config
         .enabled_servers()
         .map(|(name, server)| (name.clone(), Endpoint::Configured(server.clone())))
         .collect()
+}
+
+/// Serves the built-in demo server on one in-memory connection.
+fn serve_builtin(io: tokio::io::DuplexStream) {
+    use rmcp::ServiceExt;
+    tokio::spawn(async move {
+        if let Ok(server) = sieve_demo::DemoServer::new().serve(io).await {
+            let _ = server.waiting().await;
+        }
+    });
 }
 
 impl Engine {

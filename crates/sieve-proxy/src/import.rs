@@ -29,7 +29,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// A host whose MCP configuration can be imported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HostKind {
     /// Claude Desktop's `claude_desktop_config.json`.
@@ -37,12 +37,14 @@ pub enum HostKind {
     /// Cursor's `~/.cursor/mcp.json` (or a project's `.cursor/mcp.json`).
     Cursor,
     /// VS Code's user `mcp.json` (or a workspace's `.vscode/mcp.json`).
-    #[value(name = "vscode")]
     #[serde(rename = "vscode")]
     VsCode,
 }
 
 impl HostKind {
+    /// Every host, in the order a person is offered them.
+    pub const ALL: [HostKind; 3] = [HostKind::ClaudeDesktop, HostKind::Cursor, HostKind::VsCode];
+
     /// The name on the command line and in renamed servers.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -102,6 +104,19 @@ impl HostKind {
 impl fmt::Display for HostKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for HostKind {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<HostKind, String> {
+        HostKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+            .ok_or_else(|| {
+                format!("there is no host {name:?}; name one of claude-desktop, cursor, vscode")
+            })
     }
 }
 
@@ -960,11 +975,9 @@ mod tests {
     }
 
     #[test]
-    fn command_line_names_match_as_str() {
-        use clap::ValueEnum;
-        for kind in HostKind::value_variants() {
-            let value = kind.to_possible_value().expect("every kind is offered");
-            assert_eq!(value.get_name(), kind.as_str());
+    fn names_round_trip() {
+        for kind in HostKind::ALL {
+            assert_eq!(kind.as_str().parse::<HostKind>(), Ok(kind));
             assert_eq!(
                 serde_json::to_value(kind).unwrap(),
                 json!(kind.as_str()),

@@ -21,8 +21,6 @@
 //!
 //! The filter rules themselves live in `sieve-core`, which does no I/O.
 
-pub mod cli;
-pub mod demo;
 pub mod engine;
 pub mod home;
 pub mod hosts;

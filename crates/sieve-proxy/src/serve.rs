@@ -15,9 +15,9 @@ use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ServerHandler, ServiceExt};
 use serde_json::Value;
 use sieve_core::profile::{DEFAULT_PROFILE, is_valid_profile_name};
 use std::future::Future;
@@ -59,19 +59,8 @@ pub async fn serve_http(
     token: String,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<SocketAddr> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
-    let bound = listener.local_addr()?;
-    // Ends open SSE streams on shutdown; graceful shutdown waits for them.
     let sessions = CancellationToken::new();
-    let config =
-        StreamableHttpServerConfig::default().with_cancellation_token(sessions.child_token());
-    let service = StreamableHttpService::new(
-        move || Ok(SieveServer::http(engine.clone())),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    let service = mcp_service(move || SieveServer::http(engine.clone()), &sessions);
     let token: Arc<str> = token.into();
     let router = axum::Router::new()
         .route_service("/mcp", service.clone())
@@ -82,6 +71,49 @@ pub async fn serve_http(
                 async move { guard(request, next, &token).await }
             },
         ));
+    run_router(addr, router, sessions, shutdown).await
+}
+
+/// Serves `make()`'s MCP server as it is at `http://ADDR/mcp`, without
+/// token or profiles: how `mcp-sieve demo-server --http` serves the demo.
+pub async fn serve_handler_http<S: ServerHandler + Send + 'static>(
+    addr: SocketAddr,
+    make: impl Fn() -> S + Send + Sync + 'static,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<SocketAddr> {
+    let sessions = CancellationToken::new();
+    let router = axum::Router::new().route_service("/mcp", mcp_service(make, &sessions));
+    run_router(addr, router, sessions, shutdown).await
+}
+
+/// rmcp's streamable HTTP service for servers made by `make`; cancelling
+/// `sessions` ends their open SSE streams.
+fn mcp_service<S: ServerHandler + Send + 'static>(
+    make: impl Fn() -> S + Send + Sync + 'static,
+    sessions: &CancellationToken,
+) -> StreamableHttpService<S, LocalSessionManager> {
+    let config =
+        StreamableHttpServerConfig::default().with_cancellation_token(sessions.child_token());
+    StreamableHttpService::new(
+        move || Ok(make()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    )
+}
+
+/// Binds `addr` and serves `router` in the background until `shutdown`
+/// resolves; then `sessions` is cancelled, since graceful shutdown would
+/// otherwise wait on open SSE streams forever.
+async fn run_router(
+    addr: SocketAddr,
+    router: axum::Router,
+    sessions: CancellationToken,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<SocketAddr> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    let bound = listener.local_addr()?;
     tokio::spawn(async move {
         let stop = async move {
             shutdown.await;
@@ -91,7 +123,7 @@ pub async fn serve_http(
             .with_graceful_shutdown(stop)
             .await
         {
-            tracing::error!("the HTTP server stopped: {error}");
+            tracing::error!("the HTTP server at {bound} stopped: {error}");
         }
     });
     Ok(bound)
@@ -208,6 +240,41 @@ fn is_local_origin(origin: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn serves_a_handler_over_streamable_http_on_a_free_port() {
+        use rmcp::model::CallToolRequestParams;
+        let wait = std::time::Duration::from_secs(10);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let addr = serve_handler_http(
+            "127.0.0.1:0".parse().expect("address"),
+            sieve_demo::DemoServer::new,
+            async {
+                let _ = stopped.await;
+            },
+        )
+        .await
+        .expect("the server binds");
+        let transport =
+            rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+        let client = tokio::time::timeout(wait, ().serve(transport))
+            .await
+            .expect("connects in time")
+            .expect("initialize over HTTP succeeds");
+        let tools = client.list_all_tools().await.expect("tools/list over HTTP");
+        assert_eq!(tools.len(), 40, "the demo's catalog over HTTP");
+        let arguments = serde_json::json!({"text": "hi"});
+        let echoed = client
+            .call_tool(
+                CallToolRequestParams::new("echo")
+                    .with_arguments(arguments.as_object().cloned().expect("object")),
+            )
+            .await
+            .expect("tools/call over HTTP");
+        assert_eq!(echoed.structured_content.expect("structured")["text"], "hi");
+        client.cancel().await.expect("client closes");
+        let _ = stop.send(());
+    }
 
     #[test]
     fn local_origins() {

@@ -26,7 +26,7 @@ use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt
 use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RequestContext};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ErrorData, RoleClient};
 use serde::Serialize;
 use serde_json::{Value, json};
 use sieve_core::{ServerConfig, ServerListing, Transport};
@@ -50,12 +50,23 @@ const STABLE_AFTER: Duration = Duration::from_secs(30);
 const STDERR_TAIL: usize = 12;
 
 /// How a server is reached.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Endpoint {
     /// An entry of `config.json`.
     Configured(ServerConfig),
-    /// The built-in demo server, run in this process.
-    Builtin,
+    /// A server run in this process (the built-in demo): the function
+    /// serves one connection on the stream it is handed.
+    InProcess(fn(tokio::io::DuplexStream)),
+}
+
+impl PartialEq for Endpoint {
+    fn eq(&self, other: &Endpoint) -> bool {
+        match (self, other) {
+            (Endpoint::Configured(a), Endpoint::Configured(b)) => a == b,
+            (Endpoint::InProcess(a), Endpoint::InProcess(b)) => std::ptr::fn_addr_eq(*a, *b),
+            _ => false,
+        }
+    }
 }
 
 /// The lists a `list_changed` notification refreshes.
@@ -842,13 +853,9 @@ async fn attempt(
 ) -> Result<Connection, Refusal> {
     let raw = RawLog::new(Keep::ListResults);
     match &up.endpoint {
-        Endpoint::Builtin => {
+        Endpoint::InProcess(serve) => {
             let (ours, theirs) = tokio::io::duplex(1 << 20);
-            tokio::spawn(async move {
-                if let Ok(server) = crate::demo::DemoServer::new().serve(theirs).await {
-                    let _ = server.waiting().await;
-                }
-            });
+            serve(theirs);
             let (read, write) = tokio::io::split(ours);
             let service =
                 handshake(handler, (LineTap::new(read, raw.clone()), write), lifecycle).await?;

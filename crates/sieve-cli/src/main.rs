@@ -1,5 +1,5 @@
 //! `mcp-sieve`: see `mcp-sieve --help` and the README.
 
 fn main() -> std::process::ExitCode {
-    sieve_proxy::cli::main()
+    sieve_cli::main()
 }

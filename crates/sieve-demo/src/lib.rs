@@ -6,8 +6,13 @@
 //! * [`DemoServer`] is the rmcp [`ServerHandler`]. Its tools act on a small
 //!   in-memory world (`workspace`): files, issues, invoices, users. Tool
 //!   descriptions, schemas and labels live in `catalog`.
-//! * [`serve_stdio`] and [`serve_http`] run it over stdio or streamable HTTP
-//!   (`/mcp`).
+//! * [`serve_stdio`] runs it on this process's stdin and stdout; any other
+//!   transport takes a [`DemoServer`] as any rmcp handler (the proxy runs
+//!   it in memory, and serves it over streamable HTTP with its own HTTP
+//!   front).
+//!
+//! It knows nothing of MCP Sieve: the proxy depends on it, never the other
+//! way round.
 //!
 //! Besides plain tools it exercises everything a proxy has to forward:
 //! resources (with templates and subscriptions), prompts with argument
@@ -24,12 +29,8 @@
 mod catalog;
 mod workspace;
 
-use crate::hosts::rank;
-
 use std::{
     collections::{BTreeMap, BTreeSet},
-    future::Future,
-    net::SocketAddr,
     sync::{
         Arc, Mutex, MutexGuard,
         atomic::{AtomicBool, Ordering},
@@ -54,18 +55,31 @@ use rmcp::{
     },
     service::{NotificationContext, Peer, RequestContext, SubscriptionContext},
     task_manager::{TaskExit, TaskManager, TaskOptions},
-    transport::streamable_http_server::{
-        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
-    },
 };
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
-use tokio_util::sync::CancellationToken;
 
 use self::{
     catalog::{EXPERIMENTAL_TOOLS, Spec, TOOLS},
     workspace::{Args, Change, Workspace, file_uri},
 };
+
+/// Severity order of log levels, least severe first (rmcp's `LoggingLevel`
+/// is not `Ord`).
+const SEVERITY: [LoggingLevel; 8] = [
+    LoggingLevel::Debug,
+    LoggingLevel::Info,
+    LoggingLevel::Notice,
+    LoggingLevel::Warning,
+    LoggingLevel::Error,
+    LoggingLevel::Critical,
+    LoggingLevel::Alert,
+    LoggingLevel::Emergency,
+];
+
+fn rank(level: LoggingLevel) -> usize {
+    SEVERITY.iter().position(|l| *l == level).unwrap_or(0)
+}
 
 /// The name the demo server reports in its server info.
 pub const SERVER_NAME: &str = "sieve-demo";
@@ -960,44 +974,6 @@ pub async fn serve_stdio(modern_only: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Serve the demo over streamable HTTP at `http://ADDR/mcp` until
-/// `shutdown` resolves. Returns the bound address (bind port 0 to get a free
-/// one).
-pub async fn serve_http(
-    addr: SocketAddr,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> anyhow::Result<SocketAddr> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| anyhow::anyhow!("binding the demo server to {addr}: {e}"))?;
-    let bound = listener.local_addr()?;
-    let server = DemoServer::new();
-    // Cancelling this ends open SSE streams, which graceful shutdown would
-    // otherwise wait on forever.
-    let sessions_done = CancellationToken::new();
-    let config =
-        StreamableHttpServerConfig::default().with_cancellation_token(sessions_done.child_token());
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    tokio::spawn(async move {
-        let stop = async move {
-            shutdown.await;
-            sessions_done.cancel();
-        };
-        if let Err(error) = axum::serve(listener, router)
-            .with_graceful_shutdown(stop)
-            .await
-        {
-            eprintln!("sieve-demo HTTP server stopped: {error}");
-        }
-    });
-    Ok(bound)
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -1292,34 +1268,6 @@ mod tests {
             rmcp::model::TaskStatus::Failed,
             "the job fails as asked"
         );
-    }
-
-    #[tokio::test]
-    async fn serves_streamable_http_on_a_free_port() {
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let addr = serve_http("127.0.0.1:0".parse().expect("address"), async {
-            let _ = stopped.await;
-        })
-        .await
-        .expect("the server binds");
-        let transport =
-            rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
-        let client = tokio::time::timeout(WAIT, ().serve(transport))
-            .await
-            .expect("connects in time")
-            .expect("initialize over HTTP succeeds");
-        let tools = client.list_all_tools().await.expect("tools/list over HTTP");
-        assert_eq!(tools.len(), 40, "same catalog over HTTP");
-        let echoed = client
-            .call_tool(
-                CallToolRequestParams::new("echo")
-                    .with_arguments(json!({"text": "hi"}).as_object().cloned().expect("object")),
-            )
-            .await
-            .expect("tools/call over HTTP");
-        assert_eq!(echoed.structured_content.expect("structured")["text"], "hi");
-        client.cancel().await.expect("client closes");
-        let _ = stop.send(());
     }
 
     #[tokio::test]

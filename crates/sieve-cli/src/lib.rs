@@ -5,12 +5,6 @@
 //! stable JSON documented in the README. Errors propagate as `anyhow`
 //! chains that `main` prints as one line.
 
-use crate::engine::{Engine, now_ms};
-use crate::home::Home;
-use crate::ledger::Ledger;
-use crate::serve::{serve_http, serve_stdio};
-use crate::store::Store;
-use crate::upstream::State;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
@@ -18,6 +12,13 @@ use serde_json::json;
 use sieve_core::profile::DEFAULT_PROFILE;
 use sieve_core::tasks::{TaskQuery, TaskRecord, format_timestamp, parse_since};
 use sieve_core::{Catalog, Kind, Overlays, Primitive, Rules, ServerListing, parse_tool_list};
+use sieve_proxy::engine::{Engine, now_ms};
+use sieve_proxy::home::Home;
+use sieve_proxy::import::HostKind;
+use sieve_proxy::ledger::Ledger;
+use sieve_proxy::serve::{serve_http, serve_stdio};
+use sieve_proxy::store::Store;
+use sieve_proxy::upstream::State;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -182,8 +183,9 @@ pub enum ServersCommand {
     /// Add the MCP servers of Claude Desktop, Cursor or VS Code to config.json
     /// (existing entries are never changed or lost).
     Import {
-        /// Whose config to read.
-        from: crate::import::HostKind,
+        /// Whose config to read: claude-desktop, cursor or vscode.
+        #[arg(value_parser = host_kind_parser())]
+        from: HostKind,
         /// The file (or folder) to read instead of the host's usual place.
         path: Option<PathBuf>,
         /// Print JSON (documented in the README).
@@ -218,6 +220,13 @@ pub enum ProfilesCommand {
     Delete { name: String },
 }
 
+/// Host names as clap offers and checks them.
+fn host_kind_parser() -> impl clap::builder::TypedValueParser<Value = HostKind> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(HostKind::ALL.map(HostKind::as_str))
+        .map(|name| name.parse::<HostKind>().expect("offered names parse"))
+}
+
 /// The whole program: parse the command line, run it, print an error as
 /// one line on stderr and exit non-zero.
 pub fn main() -> std::process::ExitCode {
@@ -249,7 +258,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
         Command::Tasks(args) => tasks(store, args, out),
         Command::Servers(ServersCommand::List { json }) => servers_list(&store, json, out),
         Command::Servers(ServersCommand::Import { from, path, json }) => {
-            let report = crate::import::import(&store, from, path.as_deref())?;
+            let report = sieve_proxy::import::import(&store, from, path.as_deref())?;
             if json {
                 serde_json::to_writer_pretty(&mut *out, &report)?;
                 writeln!(out)?;
@@ -530,7 +539,7 @@ fn tasks(store: Store, args: TasksArgs, out: &mut dyn Write) -> Result<()> {
                 format!("there is no task {id:?}; `mcp-sieve tasks` lists them")
             })?;
             with_servers(&store, async |engine| {
-                crate::relay::cancel(engine, &record)
+                sieve_proxy::relay::cancel(engine, &record)
                     .await
                     .map_err(|e| anyhow::anyhow!("{}", e.message))
             })?;
@@ -617,11 +626,11 @@ fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
 
 /// The demo server's tools, as if listed by a server called `demo`.
 fn builtin_listing() -> ServerListing {
-    let tools = crate::demo::demo_tools()
+    let tools = sieve_demo::demo_tools()
         .into_iter()
         .map(|tool| serde_json::to_value(tool).expect("tools serialise"))
         .collect();
-    ServerListing::tools(crate::engine::BUILTIN_SERVER, tools)
+    ServerListing::tools(sieve_proxy::engine::BUILTIN_SERVER, tools)
 }
 
 fn demo_server(
@@ -629,18 +638,21 @@ fn demo_server(
     modern_only: bool,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    runtime.block_on(async {
+    runtime()?.block_on(async {
         match http {
-            None => crate::demo::serve_stdio(modern_only).await,
+            None => sieve_demo::serve_stdio(modern_only).await,
             Some(addr) => {
-                let bound = crate::demo::serve_http(addr, async {
-                    let _ = tokio::signal::ctrl_c().await;
-                })
+                let stop = CancellationToken::new();
+                let bound = sieve_proxy::serve::serve_handler_http(
+                    addr,
+                    sieve_demo::DemoServer::new,
+                    stop.clone().cancelled_owned(),
+                )
                 .await?;
                 writeln!(out, "demo server at http://{bound}/mcp")?;
                 out.flush()?;
-                std::future::pending::<()>().await;
+                shutdown_signal().await;
+                stop.cancel();
                 Ok(())
             }
         }
@@ -859,7 +871,7 @@ fn profiles(store: &Store, command: ProfilesCommand, out: &mut dyn Write) -> Res
             writeln!(
                 out,
                 "deleted profile {name:?} (its last version is {})",
-                crate::store::backup_path(&path).display()
+                sieve_proxy::store::backup_path(&path).display()
             )?;
         }
     }

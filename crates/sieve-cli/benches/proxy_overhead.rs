@@ -4,7 +4,7 @@
 //! front of 25 demo servers (1,000 tools) with a profile that shows 40.
 //! Everything runs in one process run so the numbers sit side by side.
 //!
-//! `cargo bench -p sieve-proxy --bench proxy_overhead`
+//! `cargo bench -p sieve-cli --bench proxy_overhead`
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
