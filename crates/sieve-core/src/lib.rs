@@ -36,6 +36,6 @@ pub use catalog::{Catalog, Kind, Primitive, ServerListing, parse_tool_list};
 pub use config::{ConcernDef, Config, Overlay, Overlays, ServerConfig, Settings, Transport};
 pub use labels::Labels;
 pub use parse::ParseError;
-pub use profile::{Profile, TagRule, Visibility};
+pub use profile::{GroupRule, Profile, TagRule, Visibility};
 pub use rules::{Narrowing, Reason, Rule, Rules};
 pub use tokens::{TokenCount, TokenReport};

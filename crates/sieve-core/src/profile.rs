@@ -24,9 +24,9 @@ pub struct Profile {
     pub resources: Visibility,
     #[serde(default, skip_serializing_if = "Visibility::is_empty")]
     pub prompts: Visibility,
-    /// A primitive must be in ANY of these; empty means no constraint.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub groups: Vec<String>,
+    /// Groups a primitive must be in (ANY) and must not be in (NONE).
+    #[serde(default, skip_serializing_if = "GroupRule::is_empty")]
+    pub groups: GroupRule,
     #[serde(default, skip_serializing_if = "TagRule::is_empty")]
     pub tags: TagRule,
     /// Concern values the primitive must match (if it has the concern).
@@ -58,7 +58,7 @@ impl Default for Profile {
             tools: Visibility::default(),
             resources: Visibility::default(),
             prompts: Visibility::default(),
-            groups: Vec::new(),
+            groups: GroupRule::default(),
             tags: TagRule::default(),
             concerns: BTreeMap::new(),
             uri_prefixes: None,
@@ -81,6 +81,88 @@ pub struct Visibility {
 impl Visibility {
     pub fn is_empty(&self) -> bool {
         self.allow.is_empty() && self.deny.is_empty()
+    }
+}
+
+/// A primitive must be in ANY of `any` (empty: no constraint) and in NONE
+/// of `none`. In a file it is a plain list (that list is `any`) or
+/// `{"any": [...], "none": [...]}`; it is written back as a list while
+/// `none` is empty, so files that never used `none` keep their shape.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GroupRule {
+    pub any: Vec<String>,
+    pub none: Vec<String>,
+}
+
+impl GroupRule {
+    /// Only `any`, as a plain list says.
+    pub fn any(groups: Vec<String>) -> GroupRule {
+        GroupRule {
+            any: groups,
+            none: Vec::new(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.any.is_empty() && self.none.is_empty()
+    }
+}
+
+/// The object form of [`GroupRule`].
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GroupObject {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    any: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    none: Vec<String>,
+}
+
+impl Serialize for GroupRule {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.none.is_empty() {
+            self.any.serialize(serializer)
+        } else {
+            GroupObject {
+                any: self.any.clone(),
+                none: self.none.clone(),
+            }
+            .serialize(serializer)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for GroupRule {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Shape;
+        impl<'de> serde::de::Visitor<'de> for Shape {
+            type Value = GroupRule;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(r#"a list of group names, or {"any": [...], "none": [...]}"#)
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<GroupRule, A::Error> {
+                let any = Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(GroupRule::any(any))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<GroupRule, A::Error> {
+                let object =
+                    GroupObject::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(GroupRule {
+                    any: object.any,
+                    none: object.none,
+                })
+            }
+        }
+        deserializer.deserialize_any(Shape)
     }
 }
 
@@ -247,7 +329,8 @@ mod tests {
         let err = Profile::parse("p", r#"{"tags": {"any": ["x"]}}"#).unwrap_err();
         assert_eq!(err.path, "tags.any");
         let err = Profile::parse("p", r#"{"groups": "issues"}"#).unwrap_err();
-        assert!(err.expected.contains("expected a sequence"), "{err}");
+        // `groups` takes a list or an {any, none} object (DESIGN §2).
+        assert!(err.expected.contains("expected a list of group names"), "{err}");
     }
 
     #[test]

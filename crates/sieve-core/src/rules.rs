@@ -67,6 +67,7 @@ fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Constraint {
     GroupsAny(Vec<String>),
+    GroupsNone(Vec<String>),
     TagsAll(Vec<String>),
     TagsNone(Vec<String>),
     Concern(String, String),
@@ -90,6 +91,14 @@ impl Constraint {
                 } else {
                     report(Rule::Groups { any_of: groups })
                 }
+            }
+            Constraint::GroupsNone(groups) => {
+                for group in groups {
+                    if p.labels.groups.contains(group) && !report(Rule::GroupForbidden { group }) {
+                        return false;
+                    }
+                }
+                true
             }
             Constraint::TagsAll(tags) => {
                 for tag in tags {
@@ -155,6 +164,8 @@ pub enum Rule<'a> {
     },
     /// It is in none of the groups.
     Groups { any_of: &'a [String] },
+    /// It is in a group of `groups.none` (a group switched off).
+    GroupForbidden { group: &'a str },
     /// It lacks a tag of `tags.all`.
     TagMissing { tag: &'a str },
     /// It has a tag of `tags.none`.
@@ -181,6 +192,7 @@ impl fmt::Display for Reason<'_> {
             }
             Rule::Denied { section, pattern } => write!(f, "{section}.deny {pattern:?}"),
             Rule::Groups { any_of } => write!(f, "groups: in none of {}", any_of.join(", ")),
+            Rule::GroupForbidden { group } => write!(f, "groups.none {group}"),
             Rule::TagMissing { tag } => write!(f, "tags.all {tag} (missing)"),
             Rule::TagForbidden { tag } => write!(f, "tags.none {tag}"),
             Rule::Concern {
@@ -212,8 +224,11 @@ impl Rules {
     /// an error here names the pattern all the same.
     pub fn new(profile: &Profile) -> Result<Rules, String> {
         let mut constraints = Vec::new();
-        if !profile.groups.is_empty() {
-            constraints.push(Constraint::GroupsAny(profile.groups.clone()));
+        if !profile.groups.any.is_empty() {
+            constraints.push(Constraint::GroupsAny(profile.groups.any.clone()));
+        }
+        if !profile.groups.none.is_empty() {
+            constraints.push(Constraint::GroupsNone(profile.groups.none.clone()));
         }
         if !profile.tags.all.is_empty() {
             constraints.push(Constraint::TagsAll(profile.tags.all.clone()));

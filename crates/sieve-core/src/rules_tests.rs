@@ -4,6 +4,7 @@
 use super::*;
 use crate::catalog::{Catalog, ServerListing};
 use crate::config::Overlays;
+use crate::profile::{GroupRule, Profile};
 use serde_json::json;
 
 fn catalog() -> Catalog {
@@ -251,6 +252,54 @@ fn groups_any() {
         tools(&profile(r#"{"groups": []}"#), None),
         ALL,
         "empty: no constraint"
+    );
+}
+
+#[test]
+fn groups_none_hides_members_and_says_which_group() {
+    let rules = profile(r#"{"groups": {"none": ["issues"]}}"#);
+    assert_eq!(
+        tools(&rules, None),
+        [
+            "everything__echo",
+            "everything__trino_query",
+            "github__repo_delete_file",
+            "github__merge_pull_request"
+        ]
+    );
+    assert_eq!(
+        explain(&rules, "github__get_issue", None),
+        ["groups.none issues"]
+    );
+    let both =
+        profile(r#"{"groups": {"any": ["issues", "pull_requests"], "none": ["pull_requests"]}}"#);
+    assert_eq!(
+        tools(&both, None),
+        ["github__create_issue", "github__get_issue"],
+        "any first, then none removes"
+    );
+}
+
+#[test]
+fn groups_are_a_list_or_an_object_and_keep_their_shape() {
+    let list: Profile = Profile::parse("p.json", r#"{"groups": ["a"]}"#).unwrap();
+    assert_eq!(list.groups, GroupRule::any(vec!["a".into()]));
+    assert_eq!(
+        serde_json::to_value(&list).unwrap(),
+        json!({"groups": ["a"]})
+    );
+    let object: Profile =
+        Profile::parse("p.json", r#"{"groups": {"any": ["a"], "none": ["b"]}}"#).unwrap();
+    assert_eq!(
+        serde_json::to_value(&object).unwrap(),
+        json!({"groups": {"any": ["a"], "none": ["b"]}})
+    );
+    let error = Profile::parse("p.json", r#"{"groups": {"nope": ["b"]}}"#).unwrap_err();
+    assert!(error.to_string().contains("nope"), "{error}");
+    let error = Profile::parse("p.json", r#"{"groups": 3}"#).unwrap_err();
+    assert!(
+        error.to_string().contains("a list of group names"),
+        "{error}"
     );
 }
 

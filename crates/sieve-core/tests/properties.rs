@@ -67,27 +67,35 @@ fn profile() -> impl Strategy<Value = Profile> {
         proptest::option::of(proptest::sample::subsequence(vec!["s1", "s2"], 0..=2)),
         proptest::sample::subsequence(PATTERNS.to_vec(), 0..=2),
         proptest::sample::subsequence(PATTERNS.to_vec(), 0..=2),
-        proptest::sample::subsequence(GROUPS.to_vec(), 0..=2),
+        (
+            proptest::sample::subsequence(GROUPS.to_vec(), 0..=2),
+            proptest::sample::subsequence(GROUPS.to_vec(), 0..=1),
+        ),
         proptest::sample::subsequence(TAGS.to_vec(), 0..=1),
         proptest::sample::subsequence(TAGS.to_vec(), 0..=1),
         proptest::option::of(prop_oneof![Just("high"), Just("low")]),
     )
-        .prop_map(|(servers, allow, deny, groups, all, none, security)| {
-            let strings = |v: Vec<&str>| v.into_iter().map(String::from).collect::<Vec<_>>();
-            let mut profile = Profile {
-                servers: servers.map(strings),
-                groups: strings(groups),
-                ..Profile::default()
-            };
-            profile.tools.allow = strings(allow);
-            profile.tools.deny = strings(deny);
-            profile.tags.all = strings(all);
-            profile.tags.none = strings(none);
-            if let Some(level) = security {
-                profile.concerns.insert("security".into(), level.into());
-            }
-            profile
-        })
+        .prop_map(
+            |(servers, allow, deny, (groups, groups_off), all, none, security)| {
+                let strings = |v: Vec<&str>| v.into_iter().map(String::from).collect::<Vec<_>>();
+                let mut profile = Profile {
+                    servers: servers.map(strings),
+                    groups: sieve_core::GroupRule {
+                        any: strings(groups),
+                        none: strings(groups_off),
+                    },
+                    ..Profile::default()
+                };
+                profile.tools.allow = strings(allow);
+                profile.tools.deny = strings(deny);
+                profile.tags.all = strings(all);
+                profile.tags.none = strings(none);
+                if let Some(level) = security {
+                    profile.concerns.insert("security".into(), level.into());
+                }
+                profile
+            },
+        )
 }
 
 fn visible(
@@ -109,6 +117,16 @@ proptest! {
         let before = visible(&catalog, &profile, None);
         let mut stricter = profile.clone();
         stricter.tools.deny.push(pattern.to_string());
+        let after = visible(&catalog, &stricter, None);
+        prop_assert!(after.is_subset(&before), "{:?} not within {:?}", after, before);
+    }
+
+    #[test]
+    fn switching_a_group_off_never_shows_more(catalog in catalog(), profile in profile(),
+                                              group in proptest::sample::select(GROUPS.to_vec())) {
+        let before = visible(&catalog, &profile, None);
+        let mut stricter = profile.clone();
+        stricter.groups.none.push(group.to_string());
         let after = visible(&catalog, &stricter, None);
         prop_assert!(after.is_subset(&before), "{:?} not within {:?}", after, before);
     }

@@ -370,7 +370,7 @@ mod tests {
     fn new_clone_and_delete() {
         let (dir, store) = store();
         let p = Profile {
-            groups: vec!["g".into()],
+            groups: sieve_core::GroupRule::any(vec!["g".into()]),
             ..Profile::default()
         };
         store.save_profile("base", &p).unwrap();
