@@ -1,25 +1,23 @@
 //! The `mcp-sieve` command line (DESIGN §7).
 //!
-//! Each subcommand parses its arguments with clap, does its work through
-//! [`Store`] and sieve-core, and prints a table or, with `--json`, the
-//! stable JSON documented in the README. Errors propagate as `anyhow`
-//! chains that `main` prints as one line.
+//! Parsing and printing only: each subcommand turns its flags into a call
+//! of `sieve_proxy::api` (the functions the desktop app calls too) and
+//! prints what comes back as a table or, with `--json`, the stable JSON
+//! documented in the README. Errors propagate as `anyhow` chains that
+//! `main` prints as one line.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
-use serde_json::json;
 use sieve_core::profile::DEFAULT_PROFILE;
-use sieve_core::tasks::{TaskQuery, TaskRecord, format_timestamp, parse_since};
-use sieve_core::{Catalog, Kind, Overlays, Primitive, Rules, ServerListing, parse_tool_list};
+use sieve_core::{Kind, TokenCount};
+use sieve_proxy::api::profiles::CompiledProfile;
+use sieve_proxy::api::{self, Connection, Listed, PrimitiveRow, ServerRow, TaskFilter};
 use sieve_proxy::engine::{Engine, now_ms};
 use sieve_proxy::home::Home;
 use sieve_proxy::import::HostKind;
-use sieve_proxy::ledger::Ledger;
 use sieve_proxy::serve::{serve_http, serve_stdio};
 use sieve_proxy::store::Store;
-use sieve_proxy::upstream::State;
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use tokio_util::sync::CancellationToken;
@@ -53,6 +51,9 @@ pub enum Command {
     Servers(ServersCommand),
     /// The task ledger: list, show, retry and cancel tasks and failed calls.
     Tasks(TasksArgs),
+    /// Print the config entry that connects a host to MCP Sieve, or write it
+    /// into the host's file (the old file is kept as .bak).
+    Connect(ConnectArgs),
     /// Run the built-in demo MCP server (about 40 tools) on stdio or HTTP.
     DemoServer {
         /// Serve streamable HTTP at ADDR (endpoint /mcp) instead of stdio.
@@ -151,6 +152,26 @@ pub struct TasksArgs {
     pub json: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct ConnectArgs {
+    /// The host: claude-desktop, cursor or vscode.
+    #[arg(value_parser = host_kind_parser())]
+    pub host: HostKind,
+    /// The profile the host gets (stdio).
+    #[arg(long, short, default_value = "default", value_name = "NAME")]
+    pub profile: String,
+    /// Connect over HTTP to this URL (e.g. http://127.0.0.1:8765/mcp/p/work)
+    /// with the bearer token, instead of starting `mcp-sieve serve`.
+    #[arg(long, value_name = "URL")]
+    pub http: Option<String>,
+    /// Write the entry into the host's config file.
+    #[arg(long)]
+    pub write: bool,
+    /// The host's config file (default: where the host keeps it).
+    #[arg(long, value_name = "FILE", requires = "write")]
+    pub path: Option<PathBuf>,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum TaskAction {
     /// Everything recorded about one entry.
@@ -216,6 +237,8 @@ pub enum ProfilesCommand {
         #[arg(long, value_name = "NAME")]
         from: Option<String>,
     },
+    /// Rename a profile.
+    Rename { from: String, to: String },
     /// Delete a profile (its last version stays as NAME.json.bak).
     Delete { name: String },
 }
@@ -256,237 +279,124 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
         Command::DemoServer { http, modern_only } => demo_server(http, modern_only, out),
         Command::Serve(args) => serve(store, &args, out),
         Command::Tasks(args) => tasks(store, args, out),
-        Command::Servers(ServersCommand::List { json }) => servers_list(&store, json, out),
+        Command::Servers(ServersCommand::List { json }) => {
+            let rows = runtime()?.block_on(api::servers::probe(&store))?;
+            if json {
+                return print_json(out, &rows);
+            }
+            print_servers(&rows, out)
+        }
         Command::Servers(ServersCommand::Import { from, path, json }) => {
             let report = sieve_proxy::import::import(&store, from, path.as_deref())?;
             if json {
-                serde_json::to_writer_pretty(&mut *out, &report)?;
-                writeln!(out)?;
-            } else {
-                write!(out, "{report}")?;
+                return print_json(out, &report);
             }
+            write!(out, "{report}")?;
             Ok(())
         }
+        Command::Connect(args) => connect(&store, &args, out),
     }
 }
 
-/// The catalog and compiled profile a listing command works on.
-struct Filtered {
-    profile: String,
-    catalog: Catalog,
-    rules: Rules,
+fn print_json(out: &mut dyn Write, value: &impl Serialize) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)?;
+    Ok(())
 }
-
-fn filtered(store: &Store, source: &SourceArgs) -> Result<Filtered> {
-    let config = store.load_config()?;
-    let loaded = store.load_profile(&source.profile, Some(&config))?;
-    for warning in loaded.profile.warnings(&config) {
-        eprintln!("warning: profile {}: {warning}", loaded.name);
-    }
-    let rules = Rules::new(&loaded.profile).map_err(anyhow::Error::msg)?;
-    let listings = if !source.catalogs.is_empty() {
-        catalog_listings(source)?
-    } else if config.mcp_servers.is_empty() {
-        // Nothing configured: the embedded default is the demo server.
-        vec![builtin_listing()]
-    } else {
-        live_listings(store)?
-    };
-    let overlays = Overlays::new(&config.overlays).map_err(anyhow::Error::msg)?;
-    let catalog = Catalog::build(&config.settings.separator, &overlays, &listings);
-    Ok(Filtered {
-        profile: loaded.name,
-        catalog,
-        rules,
-    })
-}
-
-fn catalog_listings(source: &SourceArgs) -> Result<Vec<ServerListing>> {
-    if source.server.is_some() && source.catalogs.len() > 1 {
-        bail!(
-            "--server names the server of a single --catalog; with several files each is named after its file"
-        );
-    }
-    source
-        .catalogs
-        .iter()
-        .map(|path| {
-            let server = match &source.server {
-                Some(server) => server.clone(),
-                None => file_stem(path)?,
-            };
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read catalog {}", path.display()))?;
-            let tools = parse_tool_list(&path.display().to_string(), &text)?;
-            Ok(ServerListing::tools(server, tools))
-        })
-        .collect()
-}
-
-fn file_stem(path: &Path) -> Result<String> {
-    path.file_stem()
-        .and_then(|s| s.to_str())
-        .map(String::from)
-        .with_context(|| {
-            format!(
-                "cannot name a server after {}; pass --server NAME",
-                path.display()
-            )
-        })
-}
-
-/// How long one-shot commands wait for the servers to answer.
-const SETTLE: std::time::Duration = std::time::Duration::from_secs(20);
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Runtime::new().context("cannot start the async runtime")
 }
 
-/// Runs `work` once every configured server has connected (or failed)
-/// once, then stops them: for commands that talk to the servers and exit.
-fn with_servers<T>(store: &Store, work: impl AsyncFnOnce(&Engine) -> Result<T>) -> Result<T> {
-    runtime()?.block_on(async {
-        let engine = Engine::start(store.clone())?;
-        engine.pool().settled(SETTLE).await;
-        let outcome = work(&engine).await;
-        engine.shutdown().await;
-        outcome
-    })
-}
-
-/// Connects to every configured server once and returns what they list,
-/// with a warning for each one that is not up.
-fn live_listings(store: &Store) -> Result<Vec<ServerListing>> {
-    with_servers(store, async |engine| {
-        for (name, status) in engine.pool().statuses() {
-            if status.state != State::Up {
-                eprintln!(
-                    "warning: server {name:?} is {}: {}",
-                    status.state.as_str(),
-                    status.error.as_deref().unwrap_or("no answer yet")
-                );
-            }
-        }
-        Ok(engine.pool().listings())
-    })
-}
-
-fn servers_list(store: &Store, json: bool, out: &mut dyn Write) -> Result<()> {
+/// What the servers (or catalog files) list, with the profile compiled;
+/// warnings go to stderr.
+fn listed(store: &Store, source: &SourceArgs) -> Result<(Listed, CompiledProfile)> {
     let config = store.load_config()?;
-    let statuses = with_servers(store, async |engine| Ok(engine.pool().statuses()))?;
-    let rows: Vec<serde_json::Value> = statuses
-        .iter()
-        .map(|(name, status)| {
-            let mut row = serde_json::to_value(status).unwrap_or_default();
-            // Commands and URLs only: env and header values are secrets.
-            let (transport, target) = match config.mcp_servers.get(name).map(|s| &s.transport) {
-                Some(sieve_core::Transport::Stdio { command, args, .. }) => (
-                    "stdio",
-                    std::iter::once(command.clone())
-                        .chain(args.iter().cloned())
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                ),
-                Some(sieve_core::Transport::Http { url, .. }) => ("http", url.clone()),
-                None => ("builtin", "the built-in demo server".to_string()),
-            };
-            row["name"] = json!(name);
-            row["transport"] = json!(transport);
-            row["target"] = json!(target);
-            row
-        })
-        .collect();
-    if json {
-        serde_json::to_writer_pretty(&mut *out, &rows)?;
-        writeln!(out)?;
-        return Ok(());
+    let profile = api::profiles::compile(store, &source.profile, &config)?;
+    for warning in &profile.warnings {
+        eprintln!("warning: profile {}: {warning}", profile.name);
     }
-    let width = rows
-        .iter()
-        .map(|r| r["name"].as_str().unwrap_or("").len())
-        .max()
-        .unwrap_or(4);
-    for row in &rows {
+    let listed = if source.catalogs.is_empty() {
+        runtime()?.block_on(Listed::live(store))?
+    } else {
+        Listed::from_files(store, &source.catalogs, source.server.as_deref())?
+    };
+    for warning in &listed.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok((listed, profile))
+}
+
+fn print_servers(rows: &[ServerRow], out: &mut dyn Write) -> Result<()> {
+    let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(4);
+    for row in rows {
         writeln!(
             out,
-            "{:width$}  {:10}  {:>3} tools  {}{}",
-            row["name"].as_str().unwrap_or(""),
-            row["state"].as_str().unwrap_or(""),
-            row["tools"],
-            row["target"].as_str().unwrap_or(""),
-            row["error"]
-                .as_str()
-                .map(|e| format!("\n{:width$}  error: {e}", ""))
-                .unwrap_or_default(),
+            "{:width$}  {:10}  {:>3} tools  {}",
+            row.name, row.state, row.tools, row.target
         )?;
+        if let Some(error) = &row.error {
+            writeln!(out, "{:width$}  error: {error}", "")?;
+        }
     }
     Ok(())
 }
 
-fn open_ledger(store: &Store) -> Result<Ledger> {
-    Ok(Ledger::open(&store.home().tasks_db())?)
+/// Names the command line's flag for a field of the task filter.
+fn flag_of(field: &str) -> &str {
+    match field {
+        "status" => "--status",
+        "since" => "--since",
+        "until" => "--until",
+        "orderBy" => "--order-by",
+        "limit" => "--limit",
+        other => other,
+    }
 }
 
 fn tasks(store: Store, args: TasksArgs, out: &mut dyn Write) -> Result<()> {
     match args.action {
         None => {
-            let now = now_ms();
-            let mut params = json!({
-                "status": args.status,
-                "servers": args.server,
-                "methods": args.method,
-                "orderBy": args.order_by,
-                "order": if args.asc { "asc" } else { "desc" },
-                "limit": args.limit,
-            });
-            for (flag, field, value) in [
-                ("--since", "lastUpdatedAfter", &args.since),
-                ("--until", "lastUpdatedBefore", &args.until),
-            ] {
-                if let Some(value) = value {
-                    let ms = parse_since(value, now).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
-                    // The bounds are exclusive; "since 3h" includes the edge.
-                    let ms = if field == "lastUpdatedAfter" {
-                        ms - 1
-                    } else {
-                        ms
-                    };
-                    params[field] = json!(format_timestamp(ms));
-                }
-            }
-            let query = TaskQuery::from_params(&params).map_err(|e| {
-                let flag = match e.field.as_str() {
-                    "status" => "--status",
-                    "orderBy" => "--order-by",
-                    "limit" => "--limit",
-                    other => other,
-                };
-                anyhow::anyhow!("{flag}: {}", e.message)
+            let filter = TaskFilter {
+                status: args.status,
+                since: args.since,
+                until: args.until,
+                servers: args.server,
+                methods: args.method,
+                order_by: Some(args.order_by),
+                ascending: args.asc,
+                limit: Some(args.limit),
+                cursor: None,
+            };
+            let page = api::tasks::list(&store, &filter, now_ms()).map_err(|error| match &error
+                .field
+            {
+                Some(field) => anyhow::anyhow!("{}: {}", flag_of(field), error.message),
+                None => error.into(),
             })?;
-            let page = open_ledger(&store)?.list(&query, &|_| true)?;
             if args.json {
-                let tasks: Vec<serde_json::Value> =
-                    page.tasks.iter().map(TaskRecord::to_wire).collect();
-                serde_json::to_writer_pretty(
-                    &mut *out,
-                    &json!({"tasks": tasks, "nextCursor": page.next_cursor}),
-                )?;
-                writeln!(out)?;
-                return Ok(());
+                return print_json(out, &page);
             }
             if page.tasks.is_empty() {
                 writeln!(out, "no tasks match")?;
                 return Ok(());
             }
+            let meta = |task: &serde_json::Value, key: &str| {
+                task["_meta"][format!("dev.mcp-sieve/{key}")]
+                    .as_str()
+                    .map(String::from)
+            };
             for task in &page.tasks {
                 writeln!(
                     out,
                     "{}  {:14}  {:24}  {}  {}",
-                    task.id,
-                    task.status.as_str(),
-                    task.tool.as_deref().unwrap_or(&task.method),
-                    format_timestamp(task.last_updated_at),
-                    task.status_message.as_deref().unwrap_or("")
+                    task["taskId"].as_str().unwrap_or_default(),
+                    task["status"].as_str().unwrap_or_default(),
+                    meta(task, "tool")
+                        .or_else(|| meta(task, "method"))
+                        .unwrap_or_default(),
+                    task["lastUpdatedAt"].as_str().unwrap_or_default(),
+                    task["statusMessage"].as_str().unwrap_or_default()
                 )?;
             }
             if page.next_cursor.is_some() {
@@ -494,59 +404,54 @@ fn tasks(store: Store, args: TasksArgs, out: &mut dyn Write) -> Result<()> {
             }
             Ok(())
         }
-        Some(TaskAction::Show { id }) => {
-            let record = open_ledger(&store)?.get(&id)?.with_context(|| {
-                format!("there is no task {id:?}; `mcp-sieve tasks` lists them")
-            })?;
-            let mut wire = record.to_wire();
-            wire["params"] = record.params.clone();
-            if let Some(result) = &record.result {
-                wire["result"] = result.clone();
-            }
-            serde_json::to_writer_pretty(&mut *out, &wire)?;
-            writeln!(out)?;
-            Ok(())
-        }
+        Some(TaskAction::Show { id }) => print_json(out, &api::tasks::show(&store, &id)?.0),
         Some(TaskAction::Retry {
             id,
             force,
             profile,
             json,
         }) => {
-            let (record, answer) = with_servers(&store, async |engine| {
-                let active = engine.profile(&profile)?;
-                let outcome = engine.retry(&id, force, &active).await;
-                outcome.map_err(|e| anyhow::anyhow!("{}", e.message))
+            let retried = with_engine(&store, async |engine| {
+                Ok(api::tasks::retry(engine, &id, force, &profile).await?)
             })?;
+            let record = &retried.record;
             if json {
                 let mut wire = record.to_wire();
                 wire["result"] = record.result.clone().unwrap_or_default();
-                serde_json::to_writer_pretty(&mut *out, &wire)?;
-                writeln!(out)?;
+                print_json(out, &wire)?;
             } else {
                 writeln!(out, "{} (retry of {id}): {}", record.id, record.status)?;
                 if let Some(message) = &record.status_message {
                     writeln!(out, "{message}")?;
                 }
             }
-            match answer {
+            match retried.answer {
                 Ok(_) => Ok(()),
                 Err(error) => Err(anyhow::anyhow!("the retry failed too: {}", error.message)),
             }
         }
         Some(TaskAction::Cancel { id }) => {
-            let record = open_ledger(&store)?.get(&id)?.with_context(|| {
-                format!("there is no task {id:?}; `mcp-sieve tasks` lists them")
-            })?;
-            with_servers(&store, async |engine| {
-                sieve_proxy::relay::cancel(engine, &record)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("{}", e.message))
+            // Unknown ids fail before any server is started.
+            api::tasks::record(&store, &id)?;
+            with_engine(&store, async |engine| {
+                Ok(api::tasks::cancel(engine, &id).await?)
             })?;
             writeln!(out, "cancelled {id}")?;
             Ok(())
         }
     }
+}
+
+/// Runs `work` on an engine whose servers have all answered (or failed)
+/// once, then stops them: for commands that talk to servers and exit.
+fn with_engine<T>(store: &Store, work: impl AsyncFnOnce(&Engine) -> Result<T>) -> Result<T> {
+    runtime()?.block_on(async {
+        let engine = Engine::start(store.clone())?;
+        engine.pool().settled(api::catalog::SETTLE).await;
+        let outcome = work(&engine).await;
+        engine.shutdown().await;
+        outcome
+    })
 }
 
 /// Logs to stderr (stdout may be the MCP channel); `MCP_SIEVE_LOG` sets the
@@ -624,15 +529,6 @@ fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
     })
 }
 
-/// The demo server's tools, as if listed by a server called `demo`.
-fn builtin_listing() -> ServerListing {
-    let tools = sieve_demo::demo_tools()
-        .into_iter()
-        .map(|tool| serde_json::to_value(tool).expect("tools serialise"))
-        .collect();
-    ServerListing::tools(sieve_proxy::engine::BUILTIN_SERVER, tools)
-}
-
 fn demo_server(
     http: Option<std::net::SocketAddr>,
     modern_only: bool,
@@ -659,36 +555,15 @@ fn demo_server(
     })
 }
 
-/// One tool in `mcp-sieve tools --json`.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ToolRow<'a> {
-    exposed_name: &'a str,
-    name: &'a str,
-    server: &'a str,
-    uri: &'a str,
-    groups: &'a std::collections::BTreeSet<String>,
-    tags: &'a std::collections::BTreeSet<String>,
-    concerns: &'a BTreeMap<String, String>,
-    visible: bool,
-    hidden_by: Vec<String>,
-}
-
 fn tools(store: &Store, args: &ToolsArgs, out: &mut dyn Write) -> Result<()> {
-    let f = filtered(store, &args.source)?;
+    let (listed, profile) = listed(store, &args.source)?;
     let show_hidden = args.hidden || args.explain;
-    let rows: Vec<ToolRow> = f
-        .catalog
-        .of_kind(Kind::Tool)
-        .map(|p| row(&f.rules, p))
-        .collect();
+    let rows = listed.rows(&profile, &[Kind::Tool]);
     let total = rows.len();
     let visible = rows.iter().filter(|r| r.visible).count();
-    let shown: Vec<&ToolRow> = rows.iter().filter(|r| show_hidden || r.visible).collect();
+    let shown: Vec<&PrimitiveRow> = rows.iter().filter(|r| show_hidden || r.visible).collect();
     if args.json {
-        serde_json::to_writer_pretty(&mut *out, &shown)?;
-        writeln!(out)?;
-        return Ok(());
+        return print_json(out, &shown);
     }
     let name_width = shown
         .iter()
@@ -697,15 +572,13 @@ fn tools(store: &Store, args: &ToolsArgs, out: &mut dyn Write) -> Result<()> {
         .unwrap_or(0);
     for r in &shown {
         let mark = if r.visible { " " } else { "-" };
-        let labels = [
-            join(r.groups.iter()),
-            join(r.tags.iter()),
-            join(r.concerns.iter().map(|(k, v)| format!("{k}={v}"))),
-        ];
         writeln!(
             out,
             "{mark} {:name_width$}  tags: {}  groups: {}  concerns: {}",
-            r.exposed_name, labels[1], labels[0], labels[2]
+            r.exposed_name,
+            join(r.tags.iter()),
+            join(r.groups.iter()),
+            join(r.concerns.iter().map(|(k, v)| format!("{k}={v}")))
         )?;
         if args.explain && !r.visible {
             writeln!(out, "    hidden by: {}", r.hidden_by.join("; "))?;
@@ -719,28 +592,9 @@ fn tools(store: &Store, args: &ToolsArgs, out: &mut dyn Write) -> Result<()> {
     writeln!(
         out,
         "{visible} of {total} tools visible under profile {:?}{hint}",
-        f.profile
+        profile.name
     )?;
     Ok(())
-}
-
-fn row<'a>(rules: &Rules, p: &'a Primitive) -> ToolRow<'a> {
-    let hidden_by: Vec<String> = rules
-        .explain(p, None)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    ToolRow {
-        exposed_name: &p.exposed_name,
-        name: &p.name,
-        server: &p.server,
-        uri: &p.uri,
-        groups: &p.labels.groups,
-        tags: &p.labels.tags,
-        concerns: &p.labels.concerns,
-        visible: hidden_by.is_empty(),
-        hidden_by,
-    }
 }
 
 /// Comma-separated items, or `-` for none.
@@ -757,20 +611,10 @@ fn join<T: AsRef<str>>(items: impl Iterator<Item = T>) -> String {
 }
 
 fn tokens(store: &Store, args: &TokensArgs, out: &mut dyn Write) -> Result<()> {
-    let f = filtered(store, &args.source)?;
-    let report = sieve_core::tokens::estimate(f.catalog.primitives(), &f.rules, None);
+    let (listed, profile) = listed(store, &args.source)?;
+    let report = listed.tokens(&profile);
     if args.json {
-        let value = json!({
-            "profile": f.profile,
-            "before": report.total.before,
-            "after": report.total.after,
-            "toolsBefore": report.total.tools_before,
-            "toolsAfter": report.total.tools_after,
-            "servers": report.servers,
-        });
-        serde_json::to_writer_pretty(&mut *out, &value)?;
-        writeln!(out)?;
-        return Ok(());
+        return print_json(out, &report);
     }
     let width = report
         .servers
@@ -784,7 +628,7 @@ fn tokens(store: &Store, args: &TokensArgs, out: &mut dyn Write) -> Result<()> {
         "{:width$}  {:>13}  {:>17}  saved",
         "server", "tools", "tokens"
     )?;
-    let line = |name: &str, c: &sieve_core::TokenCount| {
+    let line = |name: &str, c: &TokenCount| {
         let saved = if c.before == 0 {
             0.0
         } else {
@@ -798,11 +642,17 @@ fn tokens(store: &Store, args: &TokensArgs, out: &mut dyn Write) -> Result<()> {
     for (server, count) in &report.servers {
         writeln!(out, "{}", line(server, count))?;
     }
-    writeln!(out, "{}", line("total", &report.total))?;
+    let total = TokenCount {
+        tools_before: report.tools_before,
+        tools_after: report.tools_after,
+        before: report.before,
+        after: report.after,
+    };
+    writeln!(out, "{}", line("total", &total))?;
     writeln!(
         out,
         "tokens (o200k_base) of the tool definitions the model sees under profile {:?}",
-        f.profile
+        report.profile
     )?;
     Ok(())
 }
@@ -810,63 +660,49 @@ fn tokens(store: &Store, args: &TokensArgs, out: &mut dyn Write) -> Result<()> {
 fn profiles(store: &Store, command: ProfilesCommand, out: &mut dyn Write) -> Result<()> {
     match command {
         ProfilesCommand::List { json } => {
-            let config = store.load_config()?;
-            let mut entries = Vec::new();
-            for name in store.profile_names()? {
-                let entry = match store.load_profile(&name, Some(&config)) {
-                    Ok(loaded) => {
-                        json!({"name": name, "description": loaded.profile.description, "valid": true})
-                    }
-                    Err(err) => json!({"name": name, "valid": false, "error": err.to_string()}),
-                };
-                entries.push(entry);
-            }
+            let summaries = api::profiles::summaries(store)?;
             if json {
-                serde_json::to_writer_pretty(&mut *out, &entries)?;
-                writeln!(out)?;
-            } else {
-                let width = entries
-                    .iter()
-                    .map(|e| e["name"].as_str().unwrap_or("").len())
-                    .max()
-                    .unwrap_or(0);
-                for e in &entries {
-                    let name = e["name"].as_str().unwrap_or("");
-                    match e["error"].as_str() {
-                        Some(error) => writeln!(out, "{name:width$}  (broken) {error}")?,
-                        None => writeln!(
-                            out,
-                            "{name:width$}  {}",
-                            e["description"].as_str().unwrap_or("")
-                        )?,
-                    }
+                return print_json(out, &summaries);
+            }
+            let width = summaries.iter().map(|s| s.name.len()).max().unwrap_or(0);
+            for s in &summaries {
+                match &s.error {
+                    Some(error) => writeln!(out, "{:width$}  (broken) {error}", s.name)?,
+                    None => writeln!(
+                        out,
+                        "{:width$}  {}",
+                        s.name,
+                        s.description.as_deref().unwrap_or("")
+                    )?,
                 }
             }
         }
         ProfilesCommand::Show { name, json } => {
             let config = store.load_config()?;
-            let loaded = store.load_profile(&name, Some(&config))?;
+            let profile = api::profiles::compile(store, &name, &config)?;
             if json {
-                serde_json::to_writer_pretty(&mut *out, &loaded.profile)?;
-                writeln!(out)?;
-            } else {
-                writeln!(out, "# {}", loaded.path.display())?;
-                writeln!(out, "{}", serde_json::to_string_pretty(&loaded.profile)?)?;
-                for warning in loaded.profile.warnings(&config) {
-                    writeln!(out, "warning: {warning}")?;
-                }
+                return print_json(out, &profile.profile);
+            }
+            writeln!(out, "# {}", profile.path.display())?;
+            writeln!(out, "{}", serde_json::to_string_pretty(&profile.profile)?)?;
+            for warning in &profile.warnings {
+                writeln!(out, "warning: {warning}")?;
             }
         }
         ProfilesCommand::New { name, from } => {
-            store.new_profile(&name, from.as_deref())?;
+            api::profiles::create(store, &name, from.as_deref())?;
             writeln!(
                 out,
                 "created {}",
                 store.home().profile_file(&name).display()
             )?;
         }
+        ProfilesCommand::Rename { from, to } => {
+            api::profiles::rename(store, &from, &to)?;
+            writeln!(out, "renamed profile {from:?} to {to:?}")?;
+        }
         ProfilesCommand::Delete { name } => {
-            store.delete_profile(&name)?;
+            api::profiles::delete(store, &name)?;
             let path = store.home().profile_file(&name);
             writeln!(
                 out,
@@ -875,5 +711,42 @@ fn profiles(store: &Store, command: ProfilesCommand, out: &mut dyn Write) -> Res
             )?;
         }
     }
+    Ok(())
+}
+
+/// Prints the host's config entry, or writes it into the host's file.
+fn connect(store: &Store, args: &ConnectArgs, out: &mut dyn Write) -> Result<()> {
+    let connection = match &args.http {
+        Some(url) => Connection::Http {
+            url: url.clone(),
+            token: store.http_token()?,
+        },
+        None => Connection::Stdio {
+            command: std::env::current_exe().context("cannot tell where mcp-sieve is installed")?,
+            profile: args.profile.clone(),
+            home: store.home().explicit().map(Path::to_path_buf),
+        },
+    };
+    if !args.write {
+        return print_json(out, &api::hosts::snippet(args.host, &connection)?);
+    }
+    let path = match &args.path {
+        Some(path) => path.clone(),
+        None => api::hosts::default_path(args.host)?,
+    };
+    let written = api::hosts::write(args.host, &path, &connection)?;
+    if !written.changed {
+        writeln!(out, "{} has the sieve entry already", path.display())?;
+        return Ok(());
+    }
+    writeln!(out, "wrote the sieve entry into {}", path.display())?;
+    if let Some(backup) = &written.backup {
+        writeln!(out, "the previous file is {}", backup.display())?;
+    }
+    writeln!(
+        out,
+        "restart {} to connect it to MCP Sieve",
+        args.host.title()
+    )?;
     Ok(())
 }

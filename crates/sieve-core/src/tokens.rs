@@ -35,7 +35,7 @@ pub struct TokenCount {
 }
 
 impl TokenCount {
-    fn add(&mut self, tokens: usize, visible: bool) {
+    pub fn add(&mut self, tokens: usize, visible: bool) {
         self.tools_before += 1;
         self.before += tokens;
         if visible {

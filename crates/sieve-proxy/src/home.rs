@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 pub struct Home {
     config_dir: PathBuf,
     data_dir: PathBuf,
+    /// The one folder, when the user named it.
+    explicit: Option<PathBuf>,
 }
 
 impl Home {
@@ -28,6 +30,7 @@ impl Home {
         Ok(Home {
             config_dir: dirs.config_dir().to_path_buf(),
             data_dir: dirs.data_dir().to_path_buf(),
+            explicit: None,
         })
     }
 
@@ -36,7 +39,15 @@ impl Home {
         Home {
             config_dir: dir.to_path_buf(),
             data_dir: dir.to_path_buf(),
+            explicit: Some(std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())),
         }
+    }
+
+    /// The folder given with `--home` or `MCP_SIEVE_HOME`, made absolute;
+    /// `None` for the platform's folders. Another process started for the
+    /// same user (a host's `mcp-sieve serve`) must be given it too.
+    pub fn explicit(&self) -> Option<&Path> {
+        self.explicit.as_deref()
     }
 
     pub fn config_dir(&self) -> &Path {

@@ -356,6 +356,22 @@ fn server_keys(kind: HostKind) -> [&'static [&'static str]; 3] {
     }
 }
 
+/// JSONC as VS Code reads it: comments and trailing commas, nothing more.
+pub(crate) fn jsonc_options() -> jsonc_parser::ParseOptions {
+    jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    }
+}
+
 /// Reads the servers of a host config file. `file` names it in messages.
 ///
 /// Fails only when the file as a whole cannot be read as JSON with
@@ -367,19 +383,7 @@ pub fn parse_host_config(
     file: &str,
     text: &str,
 ) -> Result<Vec<HostEntry>, ImportError> {
-    // JSONC as VS Code reads it: comments and trailing commas, nothing more.
-    let options = jsonc_parser::ParseOptions {
-        allow_comments: true,
-        allow_trailing_commas: true,
-        allow_loose_object_property_names: false,
-        allow_missing_commas: false,
-        allow_single_quoted_strings: false,
-        allow_hexadecimal_numbers: false,
-        allow_unary_plus_numbers: false,
-        allow_bare_decimal_point_numbers: false,
-        allow_non_finite_numbers: false,
-        allow_extended_string_escapes: false,
-    };
+    let options = jsonc_options();
     let document: Option<Value> =
         jsonc_parser::parse_to_serde_value(text, &options).map_err(|e| ImportError::Syntax {
             kind,

@@ -21,6 +21,7 @@
 //!
 //! The filter rules themselves live in `sieve-core`, which does no I/O.
 
+pub mod api;
 pub mod engine;
 pub mod home;
 pub mod hosts;

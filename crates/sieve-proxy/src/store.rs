@@ -38,6 +38,8 @@ pub enum StoreError {
     BadProfileName { name: String },
     #[error("the default profile cannot be deleted; edit it instead")]
     DefaultProfile,
+    #[error("the default profile keeps its name; clone it to make one with another name")]
+    DefaultProfileName,
 }
 
 fn io_error<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> StoreError + 'a {
@@ -203,6 +205,39 @@ impl Store {
         Ok(token)
     }
 
+    /// Renames profile `from` to `to`. The default profile keeps its name
+    /// (it always exists); a taken name is refused, never replaced.
+    pub fn rename_profile(&self, from: &str, to: &str) -> Result<(), StoreError> {
+        check_name(from)?;
+        check_name(to)?;
+        if from == DEFAULT_PROFILE {
+            return Err(StoreError::DefaultProfileName);
+        }
+        let source = self.home.profile_file(from);
+        if !source.exists() {
+            return Err(StoreError::NoProfile {
+                name: from.to_string(),
+            });
+        }
+        let target = self.home.profile_file(to);
+        // A hard link is created only if `to` does not exist, so a profile
+        // made meanwhile by another process is never replaced.
+        fs::hard_link(&source, &target).map_err(|error| {
+            if error.kind() == io::ErrorKind::AlreadyExists {
+                StoreError::ProfileExists {
+                    name: to.to_string(),
+                }
+            } else {
+                StoreError::Io {
+                    action: "rename",
+                    path: source.clone(),
+                    source: error,
+                }
+            }
+        })?;
+        fs::remove_file(&source).map_err(io_error("rename", &source))
+    }
+
     /// Deletes profile `name`; its last version stays as `<name>.json.bak`.
     pub fn delete_profile(&self, name: &str) -> Result<(), StoreError> {
         check_name(name)?;
@@ -316,7 +351,7 @@ mod tests {
         let (dir, store) = store();
         let mut p = Profile::default();
         store.save_profile("work", &p).unwrap();
-        p.groups = vec!["issues".into()];
+        p.groups = sieve_core::GroupRule::any(vec!["issues".into()]);
         store.save_profile("work", &p).unwrap();
         let backup = fs::read_to_string(dir.path().join("profiles/work.json.bak")).unwrap();
         assert_eq!(backup.trim(), "{}");

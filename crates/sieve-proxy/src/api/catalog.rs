@@ -1,0 +1,250 @@
+//! What the servers list, and what a profile makes of it: rows and tokens.
+
+use super::profiles::CompiledProfile;
+use super::{ApiError, ErrorCode, Result};
+use crate::engine::{BUILTIN_SERVER, Engine};
+use crate::store::Store;
+use crate::upstream::State;
+use serde::Serialize;
+use serde_json::Value;
+use sieve_core::{Catalog, Config, Kind, Overlays, Primitive, ServerListing, TokenCount};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long a one-shot view waits for every server to answer once.
+pub const SETTLE: Duration = Duration::from_secs(20);
+
+/// Every primitive the servers list, named and labelled under the config
+/// it was built with, plus what is worth telling about how it was read
+/// (servers that are down).
+#[derive(Debug)]
+pub struct Listed {
+    pub config: Config,
+    pub catalog: Catalog,
+    pub warnings: Vec<String>,
+}
+
+impl Listed {
+    /// Builds the catalog of `listings` under `config` (its separator and
+    /// overlays).
+    pub fn build(config: Config, listings: &[ServerListing]) -> Result<Listed> {
+        let overlays = Overlays::new(&config.overlays).map_err(|error| {
+            ApiError::new(
+                ErrorCode::BrokenFile,
+                format!("config.json: an overlay pattern does not compile ({error}); fix it"),
+            )
+        })?;
+        let catalog = Catalog::build(&config.settings.separator, &overlays, listings);
+        Ok(Listed {
+            config,
+            catalog,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// What a running engine has now: the app's view, live.
+    pub fn of_engine(engine: &Engine) -> Listed {
+        Listed {
+            config: (*engine.config()).clone(),
+            catalog: (*engine.catalog()).clone(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Tool lists read from files (a JSON array of tools or a `tools/list`
+    /// result each), one server per file, named after the file's stem or
+    /// `server` when there is one file.
+    pub fn from_files(store: &Store, files: &[PathBuf], server: Option<&str>) -> Result<Listed> {
+        if server.is_some() && files.len() > 1 {
+            return Err(ApiError::invalid(
+                "server",
+                "a server name goes with a single catalog file; with several, each is named after its file",
+            ));
+        }
+        let listings = files
+            .iter()
+            .map(|path| {
+                let server = match server {
+                    Some(server) => server.to_string(),
+                    None => file_stem(path)?,
+                };
+                let text = std::fs::read_to_string(path).map_err(|error| {
+                    ApiError::new(
+                        ErrorCode::Io,
+                        format!("cannot read catalog {}: {error}", path.display()),
+                    )
+                })?;
+                let tools = sieve_core::parse_tool_list(&path.display().to_string(), &text)
+                    .map_err(|error| ApiError::new(ErrorCode::BrokenFile, error.to_string()))?;
+                Ok(ServerListing::tools(server, tools))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Listed::build(store.load_config()?, &listings)
+    }
+
+    /// What the configured servers list: each is connected once and
+    /// stopped again. With none configured, the built-in demo server's
+    /// tools, without starting it.
+    pub async fn live(store: &Store) -> Result<Listed> {
+        let config = store.load_config()?;
+        if config.mcp_servers.is_empty() {
+            return Listed::build(config, &[builtin_listing()]);
+        }
+        let engine = Engine::start(store.clone())?;
+        engine.pool().settled(SETTLE).await;
+        let listings = engine.pool().listings();
+        let warnings = engine
+            .pool()
+            .statuses()
+            .into_iter()
+            .filter(|(_, status)| status.state != State::Up)
+            .map(|(name, status)| {
+                format!(
+                    "server {name:?} is {}: {}",
+                    status.state.as_str(),
+                    status.error.as_deref().unwrap_or("no answer yet")
+                )
+            })
+            .collect();
+        engine.shutdown().await;
+        let mut listed = Listed::build(config, &listings)?;
+        listed.warnings = warnings;
+        Ok(listed)
+    }
+
+    /// The rows of every primitive of `kinds` (all kinds but tasks when
+    /// empty), in catalog order, as `profile` sees them.
+    pub fn rows(&self, profile: &CompiledProfile, kinds: &[Kind]) -> Vec<PrimitiveRow> {
+        self.catalog
+            .primitives()
+            .iter()
+            .filter(|p| p.kind != Kind::Task)
+            .filter(|p| kinds.is_empty() || kinds.contains(&p.kind))
+            .map(|p| PrimitiveRow::of(p, profile))
+            .collect()
+    }
+
+    /// Tokens of the tool definitions before and after `profile`, in all,
+    /// per server and per group.
+    pub fn tokens(&self, profile: &CompiledProfile) -> TokenReport {
+        let core = sieve_core::tokens::estimate(self.catalog.primitives(), &profile.rules, None);
+        let mut groups: BTreeMap<String, TokenCount> = BTreeMap::new();
+        for tool in self.catalog.of_kind(Kind::Tool) {
+            let tokens = sieve_core::tokens::tool_tokens(tool);
+            let visible = profile.rules.is_visible(tool, None);
+            for group in &tool.labels.groups {
+                groups
+                    .entry(group.clone())
+                    .or_default()
+                    .add(tokens, visible);
+            }
+        }
+        TokenReport {
+            profile: profile.name.clone(),
+            before: core.total.before,
+            after: core.total.after,
+            tools_before: core.total.tools_before,
+            tools_after: core.total.tools_after,
+            servers: core.servers,
+            groups,
+        }
+    }
+}
+
+fn file_stem(path: &Path) -> Result<String> {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .map(String::from)
+        .ok_or_else(|| {
+            ApiError::invalid(
+                "server",
+                format!(
+                    "cannot name a server after {}; give the server's name",
+                    path.display()
+                ),
+            )
+        })
+}
+
+/// The demo server's tools, as if listed by the built-in server.
+pub fn builtin_listing() -> ServerListing {
+    let tools = sieve_demo::demo_tools()
+        .into_iter()
+        .map(|tool| serde_json::to_value(tool).expect("rmcp tools serialise"))
+        .collect();
+    ServerListing::tools(BUILTIN_SERVER, tools)
+}
+
+/// One tool, prompt, resource or resource template as a profile sees it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrimitiveRow {
+    pub kind: Kind,
+    pub exposed_name: String,
+    /// The upstream's own name (a resource's: its name field).
+    pub name: String,
+    pub server: String,
+    pub uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub groups: BTreeSet<String>,
+    pub tags: BTreeSet<String>,
+    pub concerns: BTreeMap<String, String>,
+    /// A tool's annotations as the upstream sent them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Value>,
+    /// Tokens of a tool's definition (o200k_base); 0 for other kinds.
+    pub tokens: usize,
+    pub visible: bool,
+    /// Every rule that hides it, e.g. `tools.deny "*_delete_*"`.
+    pub hidden_by: Vec<String>,
+}
+
+impl PrimitiveRow {
+    fn of(p: &Primitive, profile: &CompiledProfile) -> PrimitiveRow {
+        let hidden_by: Vec<String> = profile
+            .rules
+            .explain(p, None)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let text = |key: &str| p.definition[key].as_str().map(String::from);
+        PrimitiveRow {
+            kind: p.kind,
+            exposed_name: p.exposed_name.clone(),
+            name: p.name.clone(),
+            server: p.server.clone(),
+            uri: p.uri.clone(),
+            title: text("title"),
+            description: text("description"),
+            groups: p.labels.groups.clone(),
+            tags: p.labels.tags.clone(),
+            concerns: p.labels.concerns.clone(),
+            annotations: p.definition.get("annotations").cloned(),
+            tokens: if p.kind == Kind::Tool {
+                sieve_core::tokens::tool_tokens(p)
+            } else {
+                0
+            },
+            visible: hidden_by.is_empty(),
+            hidden_by,
+        }
+    }
+}
+
+/// Tokens of the tool list before and after a profile.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenReport {
+    pub profile: String,
+    pub before: usize,
+    pub after: usize,
+    pub tools_before: usize,
+    pub tools_after: usize,
+    pub servers: BTreeMap<String, TokenCount>,
+    /// Per group (a tool counts in each of its groups).
+    pub groups: BTreeMap<String, TokenCount>,
+}
