@@ -330,7 +330,10 @@ mod tests {
         assert_eq!(err.path, "tags.any");
         let err = Profile::parse("p", r#"{"groups": "issues"}"#).unwrap_err();
         // `groups` takes a list or an {any, none} object (DESIGN §2).
-        assert!(err.expected.contains("expected a list of group names"), "{err}");
+        assert!(
+            err.expected.contains("expected a list of group names"),
+            "{err}"
+        );
     }
 
     #[test]

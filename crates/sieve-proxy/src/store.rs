@@ -28,6 +28,14 @@ pub enum StoreError {
         "{path} does not parse, so it was left as it is ({error}); fix or delete it, then try again"
     )]
     Unparseable { path: PathBuf, error: ParseError },
+    /// A file that parses but whose glob patterns are too large to
+    /// compile (globset's size limits): `subject` names it for a person.
+    #[error("{subject} ({path}): its patterns could not be compiled: {error}; simplify the patterns")]
+    Uncompilable {
+        subject: String,
+        path: PathBuf,
+        error: String,
+    },
     #[error("there is no profile {name:?}; `mcp-sieve profiles list` shows the profiles there are")]
     NoProfile { name: String },
     #[error("profile {name:?} exists already; pick another name or delete it first")]
@@ -213,6 +221,8 @@ impl Store {
         if from == DEFAULT_PROFILE {
             return Err(StoreError::DefaultProfileName);
         }
+        // `default` always exists, so nothing is renamed onto it.
+        self.ensure_default()?;
         let source = self.home.profile_file(from);
         if !source.exists() {
             return Err(StoreError::NoProfile {
