@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/env.sh
-cargo build --quiet -p sieve-proxy --bin mcp-sieve
+cargo build --quiet -p sieve-cli --bin mcp-sieve
 bin="$CARGO_TARGET_DIR/debug/mcp-sieve"
 if [ "$#" -gt 0 ]; then
   exec "$bin" "$@"

