@@ -447,7 +447,7 @@ fn tasks(store: Store, args: TasksArgs, out: &mut dyn Write) -> Result<()> {
 fn with_engine<T>(store: &Store, work: impl AsyncFnOnce(&Engine) -> Result<T>) -> Result<T> {
     runtime()?.block_on(async {
         let engine = Engine::start(store.clone())?;
-        engine.pool().settled(api::catalog::SETTLE).await;
+        engine.settled(api::catalog::SETTLE).await;
         let outcome = work(&engine).await;
         engine.shutdown().await;
         outcome
@@ -539,9 +539,11 @@ fn demo_server(
             None => sieve_demo::serve_stdio(modern_only).await,
             Some(addr) => {
                 let stop = CancellationToken::new();
+                // Clones share one world: every session sees the same tasks.
+                let demo = sieve_demo::DemoServer::new();
                 let bound = sieve_proxy::serve::serve_handler_http(
                     addr,
-                    sieve_demo::DemoServer::new,
+                    move || demo.clone(),
                     stop.clone().cancelled_owned(),
                 )
                 .await?;

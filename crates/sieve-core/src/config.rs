@@ -6,7 +6,7 @@
 
 use crate::naming::{DEFAULT_SEPARATOR, is_valid_separator};
 use crate::parse::{ParseError, decode, error_at};
-use globset::{Glob, GlobMatcher};
+use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -404,15 +404,29 @@ fn glob_reason(err: &globset::Error) -> String {
 /// Overlays compiled for matching exposed names.
 #[derive(Debug, Clone, Default)]
 pub struct Overlays {
-    compiled: Vec<(GlobMatcher, Overlay)>,
+    compiled: Vec<(GlobSet, Overlay)>,
 }
 
 impl Overlays {
-    /// Compiles the overlays of a validated config.
+    /// Compiles the overlays of a validated config. A pattern that parses
+    /// can still be too large to compile (globset's size limits); that is
+    /// an error naming it, never a panic (`Glob::compile_matcher` panics).
     pub fn new(overlays: &[Overlay]) -> Result<Overlays, String> {
         let compiled = overlays
             .iter()
-            .map(|o| Ok((compile_glob(&o.pattern)?.compile_matcher(), o.clone())))
+            .map(|o| {
+                let set = GlobSetBuilder::new()
+                    .add(compile_glob(&o.pattern)?)
+                    .build()
+                    .map_err(|e| {
+                        format!(
+                            "overlay pattern {:?} cannot be compiled: {}",
+                            o.pattern,
+                            glob_reason(&e)
+                        )
+                    })?;
+                Ok((set, o.clone()))
+            })
             .collect::<Result<_, String>>()?;
         Ok(Overlays { compiled })
     }
@@ -536,6 +550,21 @@ mod tests {
         assert!(err.expected.contains("declared twice"), "{err}");
         let err = error_of(r#"{"concerns": [{"name": "s", "values": []}]}"#);
         assert!(err.expected.contains("no values"), "{err}");
+    }
+
+    #[test]
+    fn an_overlay_too_large_to_compile_is_an_error_not_a_panic() {
+        // Parses as a glob, but its automaton exceeds globset's size limit.
+        let pattern = format!("*{}x*", "*?".repeat(60_000));
+        let overlay = Overlay {
+            pattern: pattern.clone(),
+            groups: vec!["g".into()],
+            tags: Vec::new(),
+            concerns: BTreeMap::new(),
+        };
+        assert!(compile_glob(&pattern).is_ok(), "the pattern itself parses");
+        let error = Overlays::new(&[overlay]).expect_err("too large to compile");
+        assert!(error.contains("cannot be compiled"), "{error}");
     }
 
     #[test]

@@ -6,20 +6,29 @@
 //! ([`Engine::reload_config`], [`Engine::reload_profile`], called by the
 //! file watcher): a file that does not parse is reported once and the last
 //! good version stays in force.
+//!
+//! Tasks and the ledger are the `tasks` module's; the engine
+//! owns them and offers retry and cancel to the command line and the app.
 
 use crate::hosts::Hosts;
 use crate::ledger::Ledger;
 use crate::store::{Store, StoreError};
+use crate::tasks::{Tasks, Viewer};
 use crate::upstream::{Endpoint, Pool, PoolEvent};
 use crate::watch::FileChange;
 use rmcp::ErrorData;
-use rmcp::model::ServerResult;
 use serde_json::Value;
-use sieve_core::tasks::{EntryKind, TaskRecord, TaskStatus};
-use sieve_core::{Catalog, Config, Kind, Narrowing, Overlays, Primitive, Profile, Rules};
+use sieve_core::tasks::TaskRecord;
+use sieve_core::{Catalog, Config, Kind, Overlays, Primitive, Profile, Rules, ServerListing};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 use tokio::sync::broadcast;
+
+/// The clock the ledger's times are read against.
+pub use crate::clock::now_ms;
+/// A server's connection state, as `servers list` and the app show it.
+pub use crate::upstream::{State, Status};
 
 /// Name of the built-in demo server when it stands in for an empty config.
 pub const BUILTIN_SERVER: &str = "demo";
@@ -50,11 +59,11 @@ pub struct Engine {
     store: Store,
     hosts: Arc<Hosts>,
     pool: Pool,
-    state: RwLock<State>,
+    state: RwLock<InForce>,
     profiles: Mutex<HashMap<String, Arc<ActiveProfile>>>,
     changes: broadcast::Sender<Change>,
     watcher: Mutex<Option<crate::watch::HomeWatcher>>,
-    ledger: Option<Ledger>,
+    tasks: Arc<Tasks>,
     stopping: tokio_util::sync::CancellationToken,
 }
 
@@ -103,67 +112,8 @@ impl HostForms {
     }
 }
 
-/// Milliseconds since the Unix epoch, the ledger's clock.
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
-/// Opens the ledger and drops what retention says is old. The proxy works
-/// without a ledger (tasks are then not recorded), so a failure is logged.
-fn open_ledger(store: &Store, config: &Config) -> Option<Ledger> {
-    match Ledger::open(&store.home().tasks_db()) {
-        Ok(ledger) => {
-            let keep = i64::from(config.settings.task_retention_days) * 86_400_000;
-            if let Err(error) = ledger.purge(now_ms() - keep) {
-                tracing::warn!("{error}");
-            }
-            Some(ledger)
-        }
-        Err(error) => {
-            tracing::error!("{error}; tasks and failed calls will not be recorded");
-            None
-        }
-    }
-}
-
-/// The first text of a tool result, to say why it failed.
-fn first_text(result: &Value) -> Option<String> {
-    result["content"]
-        .as_array()?
-        .iter()
-        .find_map(|c| c["text"].as_str())
-        .map(|t| t.chars().take(500).collect())
-}
-
-/// How a finished call ends up in the ledger: `None` for a success, which
-/// needs no retry.
-pub fn call_outcome(
-    outcome: &Result<ServerResult, ErrorData>,
-    cancelled: bool,
-) -> Option<(TaskStatus, String, Value)> {
-    match outcome {
-        Ok(ServerResult::CallToolResult(result)) if result.is_error == Some(true) => {
-            let value = serde_json::to_value(result).unwrap_or_default();
-            let message = first_text(&value).unwrap_or_else(|| "the tool reported an error".into());
-            Some((TaskStatus::Failed, message, value))
-        }
-        Ok(_) => None,
-        Err(error) if cancelled => Some((
-            TaskStatus::Cancelled,
-            "cancelled by the host".into(),
-            serde_json::to_value(error).unwrap_or_default(),
-        )),
-        Err(error) => Some((
-            TaskStatus::Failed,
-            error.message.to_string(),
-            serde_json::to_value(error).unwrap_or_default(),
-        )),
-    }
-}
-
-struct State {
+/// The config in force and the catalog built under it.
+struct InForce {
     config: Arc<Config>,
     overlays: Overlays,
     catalog: Arc<Catalog>,
@@ -173,7 +123,7 @@ struct State {
 }
 
 /// The servers of a config; the built-in demo when it lists none.
-pub fn endpoints(config: &Config) -> BTreeMap<String, Endpoint> {
+pub(crate) fn endpoints(config: &Config) -> BTreeMap<String, Endpoint> {
     if config.mcp_servers.is_empty() {
         return BTreeMap::from([(
             BUILTIN_SERVER.to_string(),
@@ -184,6 +134,16 @@ pub fn endpoints(config: &Config) -> BTreeMap<String, Endpoint> {
         .enabled_servers()
         .map(|(name, server)| (name.clone(), Endpoint::Configured(server.clone())))
         .collect()
+}
+
+/// Compiles the overlays of `config`. Their globs were checked when it was
+/// parsed; what can still fail is a pattern too large to compile.
+fn compile_overlays(store: &Store, config: &Config) -> Result<Overlays, StoreError> {
+    Overlays::new(&config.overlays).map_err(|error| StoreError::Uncompilable {
+        subject: "the overlays of config.json".into(),
+        path: store.home().config_file(),
+        error,
+    })
 }
 
 /// Serves the built-in demo server on one in-memory connection.
@@ -201,16 +161,22 @@ impl Engine {
     /// parse stops the start with its error: there is no last good one yet.
     pub fn start(store: Store) -> Result<Arc<Engine>, StoreError> {
         let config = store.load_config()?;
-        let overlays = Overlays::new(&config.overlays).expect("validated when parsed");
+        let overlays = compile_overlays(&store, &config)?;
         let hosts = Arc::new(Hosts::default());
-        let ledger = open_ledger(&store, &config);
-        let pool = Pool::new(hosts.clone(), ledger.clone());
+        let db = store.home().tasks_db();
+        let ledger = crate::tasks::open_ledger(&db, config.settings.task_retention_days);
+        let pool = Pool::new(
+            hosts.clone(),
+            crate::tasks::on_upstream_status(ledger.clone()),
+        );
+        let stopping = tokio_util::sync::CancellationToken::new();
+        let tasks = Tasks::new(ledger, db, pool.clone(), hosts.clone(), stopping.clone());
         let (changes, _) = broadcast::channel(256);
         let engine = Arc::new(Engine {
             store,
             hosts,
             pool: pool.clone(),
-            state: RwLock::new(State {
+            state: RwLock::new(InForce {
                 config: Arc::new(config.clone()),
                 overlays,
                 catalog: Arc::new(Catalog::default()),
@@ -220,8 +186,8 @@ impl Engine {
             profiles: Mutex::new(HashMap::new()),
             changes,
             watcher: Mutex::new(None),
-            ledger,
-            stopping: tokio_util::sync::CancellationToken::new(),
+            tasks,
+            stopping,
         });
         let mut events = pool.events();
         let weak = Arc::downgrade(&engine);
@@ -259,43 +225,8 @@ impl Engine {
             }
         });
         pool.apply(endpoints(&config));
-        engine.resume_tasks();
+        engine.tasks.resume();
         Ok(engine)
-    }
-
-    /// Follows again every task the ledger has as live (after a restart, or
-    /// tasks another proxy process started and left), once servers answer.
-    fn resume_tasks(self: &Arc<Self>) {
-        let Some(ledger) = self.ledger.clone() else {
-            return;
-        };
-        let weak = Arc::downgrade(self);
-        tokio::spawn(async move {
-            let live = match ledger.live() {
-                Ok(live) if !live.is_empty() => live,
-                Ok(_) => return,
-                Err(error) => {
-                    tracing::warn!("{error}");
-                    return;
-                }
-            };
-            let Some(engine) = weak.upgrade() else { return };
-            engine
-                .pool
-                .settled(std::time::Duration::from_secs(30))
-                .await;
-            let servers = engine.pool.statuses();
-            for record in live {
-                if servers.contains_key(&record.server) {
-                    crate::relay::spawn_follow(engine.clone(), record);
-                }
-            }
-        });
-    }
-
-    /// Cancelled when the engine shuts down: background work stops.
-    pub fn stopping(&self) -> tokio_util::sync::CancellationToken {
-        self.stopping.clone()
     }
 
     fn emit(&self, change: Change) {
@@ -334,12 +265,32 @@ impl Engine {
         &self.store
     }
 
-    pub fn hosts(&self) -> &Arc<Hosts> {
+    pub(crate) fn hosts(&self) -> &Arc<Hosts> {
         &self.hosts
     }
 
-    pub fn pool(&self) -> &Pool {
+    pub(crate) fn pool(&self) -> &Pool {
         &self.pool
+    }
+
+    pub(crate) fn tasks(&self) -> &Arc<Tasks> {
+        &self.tasks
+    }
+
+    /// Waits until every server has been listed or has failed once, or
+    /// `limit` passes; for commands that list once and exit.
+    pub async fn settled(&self, limit: Duration) {
+        self.pool.settled(limit).await;
+    }
+
+    /// The connection state of every server.
+    pub fn statuses(&self) -> BTreeMap<String, Status> {
+        self.pool.statuses()
+    }
+
+    /// The last known listing of every server, down ones included.
+    pub fn listings(&self) -> Vec<ServerListing> {
+        self.pool.listings()
     }
 
     /// Changes from now on.
@@ -388,7 +339,13 @@ impl Engine {
     fn load_profile(&self, name: &str) -> Result<ActiveProfile, StoreError> {
         let config = self.config();
         let loaded = self.store.load_profile(name, Some(&config))?;
-        let rules = Rules::new(&loaded.profile).expect("globs validated when parsed");
+        // Its globs were checked when it was parsed; a set of them can
+        // still be too large to compile.
+        let rules = Rules::new(&loaded.profile).map_err(|error| StoreError::Uncompilable {
+            subject: format!("profile {}", loaded.name),
+            path: loaded.path.clone(),
+            error,
+        })?;
         Ok(ActiveProfile {
             name: loaded.name,
             profile: loaded.profile,
@@ -448,7 +405,13 @@ impl Engine {
         if *self.config() == config {
             return;
         }
-        let overlays = Overlays::new(&config.overlays).expect("validated when parsed");
+        let overlays = match compile_overlays(&self.store, &config) {
+            Ok(overlays) => overlays,
+            Err(error) => {
+                tracing::error!("{error}; keeping the last good config");
+                return;
+            }
+        };
         {
             let mut state = self.state.write().expect("engine lock");
             state.config = Arc::new(config.clone());
@@ -502,77 +465,7 @@ impl Engine {
 
     /// The task ledger, or why there is none.
     pub fn ledger(&self) -> Result<&Ledger, ErrorData> {
-        self.ledger.as_ref().ok_or_else(|| {
-            ErrorData::internal_error(
-                format!(
-                    "the task ledger {} could not be opened (the proxy's log says why)",
-                    self.store.home().tasks_db().display()
-                ),
-                None,
-            )
-        })
-    }
-
-    /// Records a plain `tools/call` of `tool` (exposed name) that did not
-    /// succeed, so it can be retried; returns the new entry's id.
-    pub fn record_call(
-        &self,
-        server: &str,
-        tool: &str,
-        params: &Value,
-        profile: &str,
-        outcome: (TaskStatus, String, Value),
-        retry_of: Option<&str>,
-    ) -> Option<String> {
-        let ledger = self.ledger.as_ref()?;
-        let (status, message, result) = outcome;
-        let now = now_ms();
-        let record = TaskRecord {
-            id: Ledger::new_id(),
-            kind: EntryKind::Call,
-            server: server.to_string(),
-            upstream_id: None,
-            method: "tools/call".into(),
-            tool: Some(tool.to_string()),
-            params: params.clone(),
-            status,
-            status_message: Some(message),
-            created_at: now,
-            last_updated_at: now,
-            ttl_ms: None,
-            poll_interval_ms: None,
-            profile: Some(profile.to_string()),
-            retry_of: retry_of.map(String::from),
-            result: Some(result),
-        };
-        match ledger.insert(&record) {
-            Ok(()) => Some(record.id),
-            Err(error) => {
-                tracing::warn!("{error}");
-                None
-            }
-        }
-    }
-
-    /// Whether the profile lets a caller see `record`: a task is as visible
-    /// as the tool that started it.
-    pub fn task_visible(
-        catalog: &Catalog,
-        profile: &ActiveProfile,
-        narrowing: Option<&Narrowing>,
-        record: &TaskRecord,
-    ) -> bool {
-        let name = record.tool.as_deref().unwrap_or_default();
-        let tool = catalog
-            .find(Kind::Tool, name)
-            .cloned()
-            .unwrap_or_else(|| Primitive::unlisted_tool(&record.server, name));
-        let task = Primitive::task(
-            &tool,
-            record.upstream_id.as_deref().unwrap_or_default(),
-            &record.id,
-        );
-        profile.rules.is_visible(&task, narrowing)
+        self.tasks.ledger()
     }
 
     /// Runs entry `id` again: the recorded request to the same server, as
@@ -585,83 +478,84 @@ impl Engine {
         force: bool,
         profile: &ActiveProfile,
     ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
-        let ledger = self.ledger()?;
-        let old = ledger
-            .get(id)
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
-            .ok_or_else(|| {
-                ErrorData::invalid_params(
-                    format!("there is no task {id:?}; tasks/list shows them"),
-                    None,
-                )
-            })?;
-        if !force && old.status == TaskStatus::Completed {
-            return Err(ErrorData::invalid_params(
-                format!("task {id:?} completed; retry with force to run it again"),
-                None,
-            ));
-        }
-        if !force && !old.status.is_terminal() {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "task {id:?} is still {}; cancel it first, or retry with force",
-                    old.status
-                ),
-                None,
-            ));
-        }
-        if !Engine::task_visible(&self.catalog(), profile, None, &old) && profile.rules.enforce() {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "task {id:?} calls a tool that profile {:?} hides, so it is not run again",
-                    profile.name
-                ),
-                None,
-            ));
-        }
-        let now = now_ms();
-        let mut record = TaskRecord {
-            id: Ledger::new_id(),
-            kind: EntryKind::Call,
-            upstream_id: None,
-            status: TaskStatus::Working,
-            status_message: Some(format!("retry of {id}")),
-            created_at: now,
-            last_updated_at: now,
-            retry_of: Some(id.to_string()),
-            profile: Some(profile.name.clone()),
-            result: None,
-            ..old.clone()
+        let catalog = self.catalog();
+        let viewer = Viewer {
+            catalog: &catalog,
+            rules: &profile.rules,
+            narrowing: None,
         };
-        ledger
-            .insert(&record)
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        let outcome = self
-            .pool
-            .call(&old.server, &old.method, old.params.clone())
-            .await;
-        let (status, message, result) = call_outcome(&outcome, false).unwrap_or_else(|| {
-            let value = outcome
-                .as_ref()
-                .map(|r| serde_json::to_value(r).unwrap_or_default())
-                .unwrap_or_default();
-            (TaskStatus::Completed, "completed".to_string(), value)
-        });
-        let _ = ledger.update(&record.id, status, Some(&message), Some(&result), now_ms());
-        record.status = status;
-        record.status_message = Some(message);
-        record.result = Some(result.clone());
-        record.last_updated_at = now_ms();
-        let answer = match outcome {
-            Ok(_) => Ok(result),
-            Err(error) => Err(error),
-        };
-        Ok((record, answer))
+        self.tasks.retry(id, force, &profile.name, &viewer).await
+    }
+
+    /// Cancels task `record` upstream and records it.
+    pub async fn cancel(&self, record: &TaskRecord) -> Result<(), ErrorData> {
+        self.tasks.cancel(record).await
     }
 
     /// Stops every server.
     pub async fn shutdown(&self) {
         self.stopping.cancel();
         self.pool.shutdown().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::home::Home;
+
+    /// A glob that parses, but whose compiled form passes globset's size
+    /// limit (an NFA of over 10 MiB): every `*?` is a few more states.
+    fn oversized_glob() -> String {
+        format!("*{}x*", "*?".repeat(60_000))
+    }
+
+    fn write_profile(store: &Store, name: &str, deny: &[String]) {
+        let path = store.home().profile_file(name);
+        std::fs::create_dir_all(path.parent().expect("profiles folder")).expect("profiles folder");
+        let text = serde_json::json!({"tools": {"deny": deny}}).to_string();
+        std::fs::write(path, text).expect("profile written");
+    }
+
+    #[tokio::test]
+    async fn a_profile_whose_patterns_do_not_compile_is_refused_and_its_last_good_version_stays() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::new(Home::at(dir.path()));
+        let engine = Engine::start(store.clone()).expect("the engine starts on an empty config");
+        let oversized = oversized_glob();
+        write_profile(&store, "work", std::slice::from_ref(&oversized));
+        store
+            .load_profile("work", None)
+            .expect("the profile parses: each glob is valid on its own");
+
+        let error = engine
+            .profile("work")
+            .expect_err("patterns that do not compile cannot be put in force");
+        assert!(
+            matches!(&error, StoreError::Uncompilable { path, .. } if *path == store.home().profile_file("work")),
+            "the error names the file: {error:?}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.starts_with("profile work (")
+                && message.contains("its patterns could not be compiled")
+                && message.ends_with("simplify the patterns"),
+            "a person can tell what to do: {message}"
+        );
+
+        let good = vec!["demo__echo".to_string()];
+        write_profile(&store, "work", &good);
+        let active = engine.profile("work").expect("a good profile loads");
+        assert_eq!(active.profile.tools.deny, good);
+
+        // A bad edit of a profile in use: reported, the good one stays.
+        write_profile(&store, "work", &[oversized]);
+        engine.reload_profile("work");
+        let active = engine.profile("work").expect("still in force");
+        assert_eq!(
+            active.profile.tools.deny, good,
+            "live reload keeps the last good version"
+        );
+        engine.shutdown().await;
     }
 }

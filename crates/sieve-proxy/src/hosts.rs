@@ -364,42 +364,15 @@ impl Hosts {
             .insert(id.to_string(), (peer.clone(), legacy));
     }
 
-    /// A task changed: `legacy_task` is its 2025-11-25 form, `detailed`
-    /// its 2026-07-28 `notifications/tasks` params. A finished task is
-    /// told once more and then forgotten.
-    pub fn task_changed(
-        &self,
-        id: &str,
-        finished: bool,
-        legacy_task: serde_json::Value,
-        detailed: serde_json::Value,
-    ) {
-        let watcher = {
-            let mut inner = self.lock();
-            if finished {
-                inner.task_watchers.remove(id)
-            } else {
-                inner.task_watchers.get(id).cloned()
-            }
-        };
-        let Some((peer, legacy)) = watcher else {
-            tracing::debug!("task {id} changed; no host is watching it");
-            return;
-        };
-        let (method, params) = if legacy {
-            ("notifications/tasks/status", legacy_task)
+    /// The host to tell about a change of task `id`, and whether it speaks
+    /// 2025-11-25 tasks. A `finished` task is told once more and then
+    /// forgotten.
+    pub fn task_watcher(&self, id: &str, finished: bool) -> Option<(Peer<RoleServer>, bool)> {
+        let mut inner = self.lock();
+        if finished {
+            inner.task_watchers.remove(id)
         } else {
-            ("notifications/tasks", detailed)
-        };
-        let notification: Result<rmcp::model::ServerNotification, _> =
-            serde_json::from_value(serde_json::json!({"method": method, "params": params}));
-        if let Ok(notification) = notification {
-            tokio::spawn(async move {
-                // A host that went away cannot be told; it polls when back.
-                if let Err(error) = peer.send_notification(notification).await {
-                    tracing::debug!("a task notification was not delivered: {error}");
-                }
-            });
+            inner.task_watchers.get(id).cloned()
         }
     }
 }
@@ -432,6 +405,9 @@ pub struct Flight {
         String,
         tokio::sync::oneshot::Sender<Result<ClientResult, ErrorData>>,
     >,
+    /// Kept for as long as the call is in flight or parked: dropping it
+    /// removes the call's routes.
+    #[expect(dead_code, reason = "held for its Drop")]
     pub tracked: Tracked,
 }
 
@@ -459,23 +435,5 @@ impl Hosts {
     /// The call parked under `token`, if any.
     pub fn resume(&self, token: &str) -> Option<Flight> {
         self.parked.lock().expect("parked lock").remove(token)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    #[test]
-    fn task_notifications_of_both_revisions_are_built() {
-        for method in ["notifications/tasks/status", "notifications/tasks"] {
-            let params = json!({"taskId": "st-1", "status": "working", "createdAt": "2026-11-20T10:00:00Z", "lastUpdatedAt": "2026-11-20T10:00:00Z"});
-            let built: Result<rmcp::model::ServerNotification, _> =
-                serde_json::from_value(json!({"method": method, "params": params}));
-            let built = built.unwrap_or_else(|e| panic!("{method}: {e}"));
-            let wire = serde_json::to_value(&built).unwrap();
-            assert_eq!(wire["method"], method, "{wire}");
-            assert_eq!(wire["params"]["taskId"], "st-1", "{wire}");
-        }
     }
 }

@@ -583,6 +583,20 @@ pub fn import(
     kind: HostKind,
     path: Option<&Path>,
 ) -> Result<ImportReport, ImportError> {
+    let (config, report) = plan(store, kind, path)?;
+    if report.changed() {
+        store.save_config(&config)?;
+    }
+    Ok(report)
+}
+
+/// What [`import`] would do, without writing: the config as it would be,
+/// and the report. The app shows the report before the person agrees.
+pub fn plan(
+    store: &Store,
+    kind: HostKind,
+    path: Option<&Path>,
+) -> Result<(Config, ImportReport), ImportError> {
     let file = locate(kind, path)?;
     let text = fs::read_to_string(&file).map_err(|source| ImportError::Read {
         path: file.clone(),
@@ -592,10 +606,7 @@ pub fn import(
     let mut config = store.load_config()?;
     let mut report = merge(&mut config, entries, kind);
     report.file = Some(file);
-    if report.changed() {
-        store.save_config(&config)?;
-    }
-    Ok(report)
+    Ok((config, report))
 }
 
 fn locate(kind: HostKind, path: Option<&Path>) -> Result<PathBuf, ImportError> {

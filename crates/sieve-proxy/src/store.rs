@@ -30,7 +30,9 @@ pub enum StoreError {
     Unparseable { path: PathBuf, error: ParseError },
     /// A file that parses but whose glob patterns are too large to
     /// compile (globset's size limits): `subject` names it for a person.
-    #[error("{subject} ({path}): its patterns could not be compiled: {error}; simplify the patterns")]
+    #[error(
+        "{subject} ({path}): its patterns could not be compiled: {error}; simplify the patterns"
+    )]
     Uncompilable {
         subject: String,
         path: PathBuf,

@@ -14,6 +14,7 @@
 
 #![allow(deprecated)] // sampling, roots and logging: deprecated in 2026-07-28, live in 2025-11-25
 
+use crate::clock::now_ms;
 use crate::hosts::Hosts;
 use crate::tap::{Keep, LineTap, RawLog, id_key};
 use rmcp::model::{
@@ -78,6 +79,11 @@ pub enum ListKind {
     Resources,
 }
 
+/// Where the pool reports the task states upstreams announce (both
+/// generations' status notifications): the server, and the task as it
+/// sent it. A callback, so the pool needs to know nothing of the ledger.
+pub type TaskStatusSink = Arc<dyn Fn(&str, &Value) + Send + Sync>;
+
 /// What the pool tells its listeners.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PoolEvent {
@@ -136,7 +142,7 @@ impl Status {
             error: None,
             protocol_version: None,
             server_info: None,
-            since: crate::engine::now_ms(),
+            since: now_ms(),
             tools: 0,
             prompts: 0,
             resources: 0,
@@ -175,8 +181,8 @@ struct PoolInner {
     hosts: Arc<Hosts>,
     /// Counts listing changes, so a reader can tell its copy is stale.
     generation: std::sync::atomic::AtomicU64,
-    /// Where task status notifications of upstreams are written.
-    ledger: Option<crate::ledger::Ledger>,
+    /// Where task status notifications of upstreams go.
+    on_task_status: TaskStatusSink,
 }
 
 impl PoolInner {
@@ -192,8 +198,8 @@ impl PoolInner {
 
 impl Pool {
     /// An empty pool whose server-to-client traffic goes to `hosts` and
-    /// whose task notifications go to `ledger`.
-    pub fn new(hosts: Arc<Hosts>, ledger: Option<crate::ledger::Ledger>) -> Pool {
+    /// whose task status notifications go to `on_task_status`.
+    pub fn new(hosts: Arc<Hosts>, on_task_status: TaskStatusSink) -> Pool {
         let (events, _) = broadcast::channel(256);
         Pool {
             inner: Arc::new(PoolInner {
@@ -201,7 +207,7 @@ impl Pool {
                 events,
                 hosts,
                 generation: std::sync::atomic::AtomicU64::new(0),
-                ledger,
+                on_task_status,
             }),
         }
     }
@@ -804,7 +810,7 @@ async fn connect(
         server: up.name.clone(),
         hosts: pool.hosts.clone(),
         refresh: refresh_tx,
-        ledger: pool.ledger.clone(),
+        on_task_status: pool.on_task_status.clone(),
     };
     let connection = match attempt(up, handler.clone(), Lifecycle::Initialize).await {
         Err(Refusal::Answered(error)) => {
@@ -1095,31 +1101,10 @@ struct UpstreamHandler {
     server: String,
     hosts: Arc<Hosts>,
     refresh: mpsc::UnboundedSender<ListKind>,
-    ledger: Option<crate::ledger::Ledger>,
+    on_task_status: TaskStatusSink,
 }
 
 impl UpstreamHandler {
-    /// A task status the upstream announced. Only progress is taken from
-    /// notifications; a task's end is recorded by polling, which also
-    /// fetches its result.
-    fn task_status(&self, task: &Value) {
-        let (Some(ledger), Some(id)) = (&self.ledger, task.get("taskId").and_then(Value::as_str))
-        else {
-            return;
-        };
-        let status = task
-            .get("status")
-            .and_then(Value::as_str)
-            .and_then(sieve_core::tasks::TaskStatus::parse);
-        let Some(status) = status.filter(|s| !s.is_terminal()) else {
-            return;
-        };
-        let message = task.get("statusMessage").and_then(Value::as_str);
-        if let Ok(Some(record)) = ledger.find_upstream(&self.server, id) {
-            let _ = ledger.update(&record.id, status, message, None, crate::engine::now_ms());
-        }
-    }
-
     async fn ask_host(&self, method: &str, params: Value) -> Result<ClientResult, ErrorData> {
         let request: ServerRequest =
             serde_json::from_value(json!({"method": method, "params": params})).map_err(|e| {
@@ -1173,7 +1158,7 @@ impl ClientHandler for UpstreamHandler {
         if notification.method == "notifications/tasks/status"
             && let Some(params) = &notification.params
         {
-            self.task_status(params);
+            (self.on_task_status)(&self.server, params);
         }
     }
 
@@ -1183,7 +1168,7 @@ impl ClientHandler for UpstreamHandler {
         _context: NotificationContext<RoleClient>,
     ) {
         if let Ok(task) = serde_json::to_value(&params) {
-            self.task_status(&task);
+            (self.on_task_status)(&self.server, &task);
         }
     }
 

@@ -36,7 +36,7 @@ async fn views_of_a_running_engine() {
     let engine = Engine::start(store.clone()).expect("engine starts");
     tokio::time::timeout(
         Duration::from_secs(30),
-        engine.pool().settled(Duration::from_secs(20)),
+        engine.settled(Duration::from_secs(20)),
     )
     .await
     .expect("the demo server answers");
@@ -463,4 +463,89 @@ fn task_filters_name_the_field_that_is_wrong() {
         tasks::show(&store, "nope").unwrap_err().code,
         ErrorCode::NotFound
     );
+}
+
+#[test]
+fn servers_are_added_switched_and_removed_in_config_json() {
+    let (dir, store) = home();
+    let add = |value: Value| {
+        let server: servers::NewServer = serde_json::from_value(value).expect("a new server");
+        servers::add(&store, server)
+    };
+    add(
+        json!({"transport": "stdio", "name": "files", "command": "npx",
+               "args": ["-y", "server-filesystem", "/tmp"], "env": {"TOKEN": "s3cret"}}),
+    )
+    .expect("a stdio server is added");
+    add(
+        json!({"transport": "http", "name": "remote", "url": "http://127.0.0.1:9/mcp",
+               "headers": {"Authorization": "Bearer s3cret"}}),
+    )
+    .expect("an HTTP server is added");
+    let taken = add(json!({"transport": "stdio", "name": "files", "command": "x"})).unwrap_err();
+    assert_eq!(taken.code, ErrorCode::Exists);
+    let bad_url = add(json!({"transport": "http", "name": "x", "url": "ftp://h"})).unwrap_err();
+    assert_eq!(
+        (bad_url.code, bad_url.field.as_deref()),
+        (ErrorCode::Invalid, Some("url"))
+    );
+
+    servers::set_enabled(&store, "remote", false).expect("disabled");
+    let config = store.load_config().expect("config.json parses");
+    assert!(config.mcp_servers["remote"].disabled);
+    let rows = servers::rows(&config, &Default::default());
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        (rows[1].name.as_str(), rows[1].state.as_str()),
+        ("remote", "disabled")
+    );
+    assert_eq!(rows[0].env, ["TOKEN"], "names only");
+    let shown = serde_json::to_string(&rows).unwrap();
+    assert!(!shown.contains("s3cret"), "no secret in a row: {shown}");
+
+    assert_eq!(
+        servers::remove(&store, "nope").unwrap_err().code,
+        ErrorCode::NotFound
+    );
+    servers::remove(&store, "remote").expect("removed");
+    assert_eq!(
+        store
+            .load_config()
+            .unwrap()
+            .mcp_servers
+            .keys()
+            .collect::<Vec<_>>(),
+        ["files"]
+    );
+
+    // An import is previewed without writing, then done.
+    let claude = dir.path().join("claude_desktop_config.json");
+    std::fs::write(
+        &claude,
+        r#"{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "server-memory"]}}}"#,
+    )
+    .unwrap();
+    let before = std::fs::read(dir.path().join("config.json")).unwrap();
+    let preview =
+        servers::import_preview(&store, HostKind::ClaudeDesktop, Some(&claude)).expect("previewed");
+    assert_eq!(preview.added, ["memory"]);
+    assert_eq!(
+        std::fs::read(dir.path().join("config.json")).unwrap(),
+        before
+    );
+    servers::import(&store, HostKind::ClaudeDesktop, Some(&claude)).expect("imported");
+    assert!(
+        store
+            .load_config()
+            .unwrap()
+            .mcp_servers
+            .contains_key("memory")
+    );
+    let missing = servers::import_preview(
+        &store,
+        HostKind::Cursor,
+        Some(&dir.path().join("nowhere.json")),
+    )
+    .unwrap_err();
+    assert_eq!(missing.code, ErrorCode::NotFound);
 }

@@ -2,9 +2,9 @@
 
 use super::profiles::CompiledProfile;
 use super::{ApiError, ErrorCode, Result};
+use crate::engine::State;
 use crate::engine::{BUILTIN_SERVER, Engine};
 use crate::store::Store;
-use crate::upstream::State;
 use serde::Serialize;
 use serde_json::Value;
 use sieve_core::{Catalog, Config, Kind, Overlays, Primitive, ServerListing, TokenCount};
@@ -92,10 +92,9 @@ impl Listed {
             return Listed::build(config, &[builtin_listing()]);
         }
         let engine = Engine::start(store.clone())?;
-        engine.pool().settled(SETTLE).await;
-        let listings = engine.pool().listings();
+        engine.settled(SETTLE).await;
+        let listings = engine.listings();
         let warnings = engine
-            .pool()
             .statuses()
             .into_iter()
             .filter(|(_, status)| status.state != State::Up)

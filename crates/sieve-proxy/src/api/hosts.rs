@@ -119,7 +119,7 @@ pub fn default_path(host: HostKind) -> Result<PathBuf> {
     })
 }
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostWrite {

@@ -1,5 +1,5 @@
 //! The library API under the command line and the desktop app: every view
-//! and every edit a person makes, as plain functions over a [`Store`] (and,
+//! and every edit a person makes, as plain functions over a [`Store`](crate::store::Store) (and,
 //! for what needs live servers, an [`Engine`](crate::engine::Engine)).
 //!
 //! `mcp-sieve` parses flags and prints what these return; the app's Tauri

@@ -1,14 +1,16 @@
 //! Server rows: what each upstream is, how it is doing, never its secrets.
 
-use super::Result;
 use super::catalog::SETTLE;
+use super::{ApiError, ErrorCode, Result};
+use crate::engine::Status;
 use crate::engine::{BUILTIN_SERVER, Engine};
+use crate::import::{HostKind, ImportError, ImportReport};
 use crate::store::Store;
-use crate::upstream::Status;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sieve_core::{Config, Transport};
+use sieve_core::{Config, ServerConfig, Transport};
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// One server as the command line and the app show it. Environment and
 /// header values are secrets: only their names are here.
@@ -103,15 +105,15 @@ pub fn rows(config: &Config, statuses: &BTreeMap<String, Status>) -> Vec<ServerR
 pub async fn probe(store: &Store) -> Result<Vec<ServerRow>> {
     let config = store.load_config()?;
     let engine = Engine::start(store.clone())?;
-    engine.pool().settled(SETTLE).await;
-    let statuses = engine.pool().statuses();
+    engine.settled(SETTLE).await;
+    let statuses = engine.statuses();
     engine.shutdown().await;
     Ok(rows(&config, &statuses))
 }
 
 /// The rows of a running engine's servers (the app's view, live).
 pub fn of_engine(engine: &Engine) -> Vec<ServerRow> {
-    rows(&engine.config(), &engine.pool().statuses())
+    rows(&engine.config(), &engine.statuses())
 }
 
 impl ServerRow {
@@ -147,5 +149,158 @@ impl ServerRow {
             resources: status.resources,
             ..self
         }
+    }
+}
+
+/// A server a person adds: a command to start, or a URL to reach.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(
+    tag = "transport",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum NewServer {
+    Stdio {
+        name: String,
+        command: String,
+        #[serde(default)]
+        args: Vec<String>,
+        #[serde(default)]
+        env: BTreeMap<String, String>,
+    },
+    Http {
+        name: String,
+        url: String,
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// Adds a server to `config.json`; a running proxy starts it live.
+pub fn add(store: &Store, server: NewServer) -> Result<()> {
+    let (name, transport) = match server {
+        NewServer::Stdio {
+            name,
+            command,
+            args,
+            env,
+        } => {
+            if command.trim().is_empty() {
+                return Err(ApiError::invalid(
+                    "command",
+                    "give the command that starts the server",
+                ));
+            }
+            let transport = Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd: None,
+            };
+            (name, transport)
+        }
+        NewServer::Http { name, url, headers } => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(ApiError::invalid(
+                    "url",
+                    format!("{url:?} is not an http:// or https:// URL"),
+                ));
+            }
+            (name, Transport::Http { url, headers })
+        }
+    };
+    let name = name.trim().to_string();
+    if name.is_empty() {
+        return Err(ApiError::invalid("name", "give the server a name"));
+    }
+    edit_config(store, |config| {
+        if config.mcp_servers.contains_key(&name) {
+            return Err(ApiError {
+                field: Some("name".into()),
+                ..ApiError::new(
+                    ErrorCode::Exists,
+                    format!("there is a server {name:?} already; pick another name"),
+                )
+            });
+        }
+        let server = ServerConfig {
+            transport,
+            disabled: false,
+        };
+        config.mcp_servers.insert(name.clone(), server);
+        Ok(())
+    })
+}
+
+/// Removes server `name` from `config.json`.
+pub fn remove(store: &Store, name: &str) -> Result<()> {
+    edit_config(store, |config| {
+        config
+            .mcp_servers
+            .remove(name)
+            .map(|_| ())
+            .ok_or_else(|| no_server(name))
+    })
+}
+
+/// Enables or disables server `name`; a disabled one stays in the file
+/// but is not started.
+pub fn set_enabled(store: &Store, name: &str, enabled: bool) -> Result<()> {
+    edit_config(store, |config| {
+        let server = config
+            .mcp_servers
+            .get_mut(name)
+            .ok_or_else(|| no_server(name))?;
+        server.disabled = !enabled;
+        Ok(())
+    })
+}
+
+fn no_server(name: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::NotFound,
+        format!("there is no server {name:?} in config.json"),
+    )
+}
+
+/// Reads `config.json`, changes it, checks the result as a load would,
+/// and writes it atomically; a file that does not parse is left alone.
+fn edit_config(store: &Store, change: impl FnOnce(&mut Config) -> Result<()>) -> Result<()> {
+    let mut config = store.load_config()?;
+    change(&mut config)?;
+    let text = serde_json::to_string(&config).expect("configs serialise");
+    Config::parse("config.json", &text)
+        .map_err(|error| ApiError::new(ErrorCode::Invalid, error.to_string()))?;
+    store.save_config(&config)?;
+    Ok(())
+}
+
+/// What importing `host`'s servers would add, rename and skip; nothing is
+/// written.
+pub fn import_preview(store: &Store, host: HostKind, path: Option<&Path>) -> Result<ImportReport> {
+    Ok(crate::import::plan(store, host, path)?.1)
+}
+
+/// Adds `host`'s servers to `config.json` (entries there are never
+/// changed).
+pub fn import(store: &Store, host: HostKind, path: Option<&Path>) -> Result<ImportReport> {
+    Ok(crate::import::import(store, host, path)?)
+}
+
+impl From<ImportError> for ApiError {
+    fn from(error: ImportError) -> ApiError {
+        let code = match error {
+            ImportError::Store(error) => return ApiError::from(error),
+            ImportError::NotFound { .. } => ErrorCode::NotFound,
+            ImportError::Syntax { .. }
+            | ImportError::Shape { .. }
+            | ImportError::UserConfig { .. } => ErrorCode::BrokenFile,
+            _ => ErrorCode::Io,
+        };
+        let message = match &error {
+            ImportError::Read { source, .. } => format!("{error}: {source}"),
+            _ => error.to_string(),
+        };
+        ApiError::new(code, message)
     }
 }

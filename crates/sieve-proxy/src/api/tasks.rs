@@ -158,6 +158,6 @@ pub async fn retry(engine: &Engine, id: &str, force: bool, profile: &str) -> Res
 /// Asks the server of entry `id` to cancel it.
 pub async fn cancel(engine: &Engine, id: &str) -> Result<()> {
     let record = record(engine.store(), id)?;
-    crate::relay::cancel(engine, &record).await?;
+    engine.cancel(&record).await?;
     Ok(())
 }

@@ -1,0 +1,271 @@
+//! Requests about one primitive, forwarded to the server that offers it
+//! once the profile allows it: `tools/call`, `prompts/get`,
+//! `resources/read`, resource subscriptions, completion; and the log level,
+//! which goes to every server that logs.
+
+use super::{SieveServer, convert, to_params};
+use crate::tasks::{Call, Started};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, CompleteRequestParams,
+    CompleteResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerResult,
+    SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::Value;
+use sieve_core::Kind;
+
+impl SieveServer {
+    /// `tools/call`. A call the proxy parked for a 2026-07-28 host's
+    /// answers resumes with them; a call that fails or is cut off is
+    /// recorded for retry; a call that becomes a task is recorded and
+    /// answered with the task or its result, as the host can take it.
+    pub(super) async fn handle_call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let tool = self.callable_tool(&view, &request.name)?;
+        if let Some(mut flight) = request
+            .request_state
+            .as_deref()
+            .and_then(|token| self.engine.hosts().resume(token))
+        {
+            // The host answers the questions of a call the proxy parked.
+            for (key, value) in request.input_responses.clone().unwrap_or_default() {
+                if let Some(answer) = flight.answers.remove(&key) {
+                    let _ =
+                        answer.send(serde_json::from_value::<ClientResult>(value).map_err(|e| {
+                            ErrorData::invalid_params(format!("inputResponses.{key}: {e}"), None)
+                        }));
+                }
+            }
+            return match self.drive(flight, "tools/call", &context).await? {
+                ServerResult::InputRequiredResult(input) => {
+                    Ok(CallToolResponse::InputRequired(input))
+                }
+                other => Ok(CallToolResponse::Complete(convert(
+                    other,
+                    "tools/call result",
+                )?)),
+            };
+        }
+        let mut params = to_params(&request);
+        params["name"] = Value::String(tool.name.clone());
+        if let Value::Object(object) = &mut params {
+            object.remove("_meta");
+        }
+        let call = Call {
+            server: &tool.server,
+            tool: &tool.exposed_name,
+            params: &params,
+            profile: &view.profile.name,
+        };
+        let tasks = self.engine.tasks();
+        if tasks.runs_as_legacy_task(call.server, &tool.definition, false) {
+            // A 2025-11-25 server runs this tool only as a task: the proxy
+            // asks for one and relays it or waits for it.
+            return match tasks.start_legacy(&call, None).await? {
+                Started::Task(record) => tasks.answer(&record, &context).await,
+                Started::Done(result) => {
+                    let mut result: CallToolResult = convert(result, "tools/call result")?;
+                    result
+                        .result_type
+                        .get_or_insert(rmcp::model::ResultType::COMPLETE);
+                    Ok(CallToolResponse::Complete(result))
+                }
+            };
+        }
+        let outcome = self
+            .forward(call.server, "tools/call", params.clone(), &context)
+            .await;
+        // A call that failed or was cut off goes to the ledger, for retry.
+        tasks.record_failed(&call, &outcome, context.ct.is_cancelled());
+        match outcome? {
+            ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+            ServerResult::CreateTaskResult(created) => {
+                let record = tasks.record_task(&call, &created.task)?;
+                tasks.answer(&record, &context).await
+            }
+            ServerResult::InputRequiredResult(input) => Ok(CallToolResponse::InputRequired(input)),
+            other => Ok(CallToolResponse::Complete(convert::<CallToolResult>(
+                other,
+                "tools/call result",
+            )?)),
+        }
+    }
+
+    pub(super) async fn handle_get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let prompt = view.catalog.find_prompt(&request.name).ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!(
+                    "unknown prompt {:?}; prompts/list shows the prompts of profile {:?}",
+                    request.name, view.profile.name
+                ),
+                None,
+            )
+        })?;
+        self.check_visible(&view, prompt)?;
+        let mut params = to_params(&request);
+        params["name"] = Value::String(prompt.name.clone());
+        let server = prompt.server.clone();
+        match self
+            .forward(&server, "prompts/get", params, &context)
+            .await?
+        {
+            ServerResult::GetPromptResult(result) => Ok(result.into()),
+            ServerResult::InputRequiredResult(input) => Ok(input.into()),
+            other => Ok(convert::<GetPromptResult>(other, "prompts/get result")?.into()),
+        }
+    }
+
+    pub(super) async fn handle_read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let resource = self.resource_for(&view.catalog, &request.uri, false)?;
+        self.check_visible(&view, &resource)?;
+        let server = resource.server.clone();
+        match self
+            .forward(&server, "resources/read", to_params(&request), &context)
+            .await?
+        {
+            ServerResult::ReadResourceResult(result) => Ok(result.into()),
+            ServerResult::InputRequiredResult(input) => Ok(input.into()),
+            other => Ok(convert::<ReadResourceResult>(other, "resources/read result")?.into()),
+        }
+    }
+
+    pub(super) async fn handle_subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let resource = self.resource_for(&view.catalog, &request.uri, true)?;
+        self.check_visible(&view, &resource)?;
+        let server = resource.server.clone();
+        self.forward(
+            &server,
+            "resources/subscribe",
+            to_params(&request),
+            &context,
+        )
+        .await?;
+        if let Some(host) = self.state().host {
+            self.engine.hosts().subscribe(host, &request.uri);
+        }
+        Ok(())
+    }
+
+    pub(super) async fn handle_unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(host) = self.state().host {
+            self.engine.hosts().unsubscribe(host, &request.uri);
+        }
+        self.ready().await;
+        let catalog = self.engine.catalog();
+        let resource = self.resource_for(&catalog, &request.uri, true)?;
+        // One upstream subscription serves every host of this process: it
+        // is dropped only when no host is subscribed any more.
+        if !self.engine.hosts().subscribed(&request.uri) {
+            self.forward(
+                &resource.server,
+                "resources/unsubscribe",
+                to_params(&request),
+                &context,
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn handle_complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let mut params = to_params(&request);
+        let reference = params.get("ref").cloned().unwrap_or_default();
+        let target = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                let name = reference
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let prompt = view.catalog.find_prompt(name).ok_or_else(|| {
+                    ErrorData::invalid_params(format!("unknown prompt {name:?}"), None)
+                })?;
+                params["ref"]["name"] = Value::String(prompt.name.clone());
+                prompt
+            }
+            _ => {
+                let uri = reference
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                view.catalog
+                    .of_kind(Kind::ResourceTemplate)
+                    .find(|t| t.uri == uri)
+                    .ok_or_else(|| {
+                        ErrorData::invalid_params(
+                            format!("unknown resource template {uri:?}"),
+                            None,
+                        )
+                    })?
+            }
+        };
+        self.check_visible(&view, target)?;
+        let server = target.server.clone();
+        match self
+            .forward(&server, "completion/complete", params, &context)
+            .await?
+        {
+            ServerResult::CompleteResult(result) => Ok(result),
+            other => convert(other, "completion result"),
+        }
+    }
+
+    pub(super) async fn handle_set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(host) = self.state().host {
+            self.engine.hosts().set_level(host, request.level);
+        }
+        // Upstreams log at the level last asked for; each host then gets
+        // only what its own level lets through.
+        let servers: Vec<String> = self.engine.pool().statuses().into_keys().collect();
+        for server in servers {
+            if let Ok(peer) = self.engine.pool().peer(&server)
+                && peer
+                    .peer_info()
+                    .is_some_and(|i| i.capabilities.logging.is_some())
+            {
+                let _ = self
+                    .forward(&server, "logging/setLevel", to_params(&request), &context)
+                    .await;
+            }
+        }
+        Ok(())
+    }
+}

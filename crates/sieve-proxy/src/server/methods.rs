@@ -1,0 +1,140 @@
+//! Requests rmcp does not model, dispatched by method: the proxy's added
+//! methods (`groups/list`, `tags/list`, `concerns/list`,
+//! `concerns/update`), task requests (see `task_requests`), and anything
+//! else refused as not supported.
+
+use super::SieveServer;
+use super::notifications::notify_peer;
+use crate::tap::LEGACY_PREFIX;
+use rmcp::model::{CustomRequest, CustomResult, ErrorCode};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::{Value, json};
+use sieve_core::Kind;
+use sieve_core::labels::{TAG_DESTRUCTIVE, TAG_IDEMPOTENT, TAG_OPEN_WORLD, TAG_READ_ONLY};
+use std::collections::BTreeMap;
+
+/// The error for a method the proxy does not serve.
+pub(super) fn not_supported(method: &str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("method {method:?} is not supported by the proxy"),
+        None,
+    )
+}
+
+fn tag_description(tag: &str) -> Option<&'static str> {
+    match tag {
+        TAG_READ_ONLY => Some("Does not change anything (readOnlyHint)"),
+        TAG_DESTRUCTIVE => Some("May destroy or overwrite data (destructiveHint, or no hint)"),
+        TAG_IDEMPOTENT => Some("Repeating a call has no further effect (idempotentHint)"),
+        TAG_OPEN_WORLD => Some("Reaches outside systems (openWorldHint, or no hint)"),
+        _ => None,
+    }
+}
+
+impl SieveServer {
+    pub(super) async fn handle_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let params = request.params.clone().unwrap_or(Value::Null);
+        match request.method.as_str() {
+            "groups/list" => self.labels(true, &context).await,
+            "tags/list" => self.labels(false, &context).await,
+            "tasks/list" => self.tasks_list(&params, &context).await,
+            "tasks/retry" => self.tasks_retry(&params, &context).await,
+            method if method.starts_with(LEGACY_PREFIX) => {
+                self.legacy_task_request(method, params, &context).await
+            }
+            "concerns/list" => Ok(CustomResult(
+                json!({"concerns": self.engine.config().concerns}),
+            )),
+            "concerns/update" => self.update_concerns(&params, &context).await,
+            other => Err(not_supported(other)),
+        }
+    }
+
+    /// `groups/list` (`groups`) or `tags/list`: the labels of the tools
+    /// this request sees, with how many of them carry each.
+    async fn labels(
+        &self,
+        groups: bool,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        self.ready().await;
+        let view = self.view(context, false)?;
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for p in view.catalog.of_kind(Kind::Tool) {
+            if view.profile.rules.is_visible(p, Some(&view.narrowing)) {
+                let labels = if groups {
+                    &p.labels.groups
+                } else {
+                    &p.labels.tags
+                };
+                for label in labels {
+                    *counts.entry(label.as_str()).or_default() += 1;
+                }
+            }
+        }
+        let items: Vec<Value> = counts
+            .into_iter()
+            .map(|(name, count)| {
+                let mut item = json!({"name": name, "count": count});
+                let description = if groups {
+                    name.strip_prefix(sieve_core::labels::SERVER_GROUP_PREFIX)
+                        .map(|server| format!("Everything server {server:?} offers"))
+                } else {
+                    tag_description(name).map(String::from)
+                };
+                if let Some(description) = description {
+                    item["description"] = Value::String(description);
+                }
+                item
+            })
+            .collect();
+        let key = if groups { "groups" } else { "tags" };
+        Ok(CustomResult(json!({ key: items })))
+    }
+
+    /// `concerns/update`: narrows this connection's view at once, and tells
+    /// the host which lists changed.
+    async fn update_concerns(
+        &self,
+        params: &Value,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let sessionless = self.conn.fixed_profile.is_none()
+            && context
+                .protocol_version()
+                .is_some_and(|v| !v.has_initialize());
+        if sessionless {
+            // A 2026-07-28 HTTP request stands alone: there is no
+            // connection whose view could be narrowed.
+            return Err(ErrorData::invalid_request(
+                format!(
+                    "concerns/update needs a connection, and 2026-07-28 over HTTP has none; \
+                     send the concerns with each request in _meta[\"{}\"]",
+                    sieve_core::rules::META_CONCERNS
+                ),
+                None,
+            ));
+        }
+        let concerns = params.get("concerns").cloned().unwrap_or(Value::Null);
+        if concerns.is_null() {
+            return Err(ErrorData::invalid_params(
+                "params.concerns is required: an object of concern name to value",
+                None,
+            ));
+        }
+        self.set_concerns(&concerns, "params.concerns")?;
+        let peer = context.peer.clone();
+        self.announce(|kind| {
+            let peer = peer.clone();
+            async move { notify_peer(&peer, kind).await }
+        })
+        .await;
+        Ok(CustomResult(json!({})))
+    }
+}
