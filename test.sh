@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Runs every check and test of MCP Sieve: formatting, clippy, the Python
-# driver's own tests, then unit, property and integration tests (their
-# third-party clients and servers come from scripts/test-deps.sh).
+# Runs every check and test of MCP Sieve: the UI's type check and unit
+# tests, formatting, clippy, the Python driver's own tests, then unit,
+# property and integration tests (their third-party clients and servers
+# come from scripts/test-deps.sh; the app's system packages, npm packages
+# and tauri-driver from scripts/app-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/env.sh
+eval "$(scripts/app-deps.sh)"
 eval "$(scripts/test-deps.sh)"
+# The desktop app's front end: types, its stores' tests, the build the app
+# embeds.
+(cd ui && npm run check && npm test && npm run build)
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # The Python driver the integration tests use has tests of its own, some of

@@ -29,7 +29,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// A host whose MCP configuration can be imported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HostKind {
     /// Claude Desktop's `claude_desktop_config.json`.

@@ -43,6 +43,22 @@ impl Listed {
         })
     }
 
+    /// The rows of every primitive a running engine lists, as profile
+    /// `profile` (read from disk now) sees them: the app's Tools screen.
+    pub fn rows_of_engine(engine: &Engine, profile: &str) -> Result<Vec<PrimitiveRow>> {
+        let listed = Listed::of_engine(engine);
+        let compiled = super::profiles::compile(engine.store(), profile, &listed.config)?;
+        Ok(listed.rows(&compiled, &[]))
+    }
+
+    /// The token report of a running engine's tools under `profile`: the
+    /// app's meter.
+    pub fn tokens_of_engine(engine: &Engine, profile: &str) -> Result<TokenReport> {
+        let listed = Listed::of_engine(engine);
+        let compiled = super::profiles::compile(engine.store(), profile, &listed.config)?;
+        Ok(listed.tokens(&compiled))
+    }
+
     /// What a running engine has now: the app's view, live.
     pub fn of_engine(engine: &Engine) -> Listed {
         Listed {

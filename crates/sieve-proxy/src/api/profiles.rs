@@ -83,6 +83,17 @@ pub fn summaries(store: &Store) -> Result<Vec<ProfileSummary>> {
     Ok(summaries)
 }
 
+/// Profile `name` as it is on disk (the default one is made on first use).
+pub fn show(store: &Store, name: &str) -> Result<Profile> {
+    let config = store.load_config()?;
+    Ok(store.load_profile(name, Some(&config))?.profile)
+}
+
+/// The concerns `config.json` declares, for the app's dropdowns.
+pub fn concern_definitions(store: &Store) -> Result<Vec<sieve_core::ConcernDef>> {
+    Ok(store.load_config()?.concerns)
+}
+
 /// Creates profile `name`, empty or as a copy of `from` (clone).
 pub fn create(store: &Store, name: &str, from: Option<&str>) -> Result<Profile> {
     Ok(store.new_profile(name, from)?)

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the desktop app's Debian package, with the mcp-sieve command line
+# inside it (installed beside the app, so the app's stdio snippets can
+# name it): target/release/bundle/deb/MCP Sieve_<version>_amd64.deb.
+# AppImage is not built: its bundler downloads tools at build time, which
+# the project's machines cannot.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+eval "$(scripts/app-deps.sh)" >/dev/null
+npm --prefix ui run build
+cargo build --release --locked -p sieve-cli --bin mcp-sieve
+triple="$(rustc -vV | sed -n 's/^host: //p')"
+mkdir -p src-tauri/binaries
+cp "$CARGO_TARGET_DIR/release/mcp-sieve" "src-tauri/binaries/mcp-sieve-$triple"
+ui/node_modules/.bin/tauri build --bundles deb \
+  --config '{"bundle": {"externalBin": ["binaries/mcp-sieve"]}}'
+ls -l "$CARGO_TARGET_DIR"/release/bundle/deb/*.deb

@@ -1,0 +1,27 @@
+//! What the app itself is running.
+
+use crate::AppState;
+use serde::Serialize;
+use std::path::PathBuf;
+use tauri::State;
+
+/// The user's folder, the embedded proxy's endpoint and token, and the
+/// `mcp-sieve` that stdio snippets start.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppInfo {
+    pub home: PathBuf,
+    pub http_url: String,
+    pub token: String,
+    pub binary: PathBuf,
+}
+
+#[tauri::command]
+pub fn app_info(state: State<'_, AppState>) -> AppInfo {
+    AppInfo {
+        home: state.store.home().config_dir().to_path_buf(),
+        http_url: state.http_url.clone(),
+        token: state.token.clone(),
+        binary: state.sieve_binary.clone(),
+    }
+}

@@ -1,0 +1,45 @@
+//! The Tauri commands: each takes the [`AppState`](crate::AppState), calls
+//! one function of `sieve_proxy::api` and returns its result; an error
+//! reaches the page as `{code, message, field?}`. One file per domain.
+
+pub mod app;
+pub mod hosts;
+pub mod profiles;
+pub mod servers;
+pub mod tasks;
+pub mod tools;
+
+use sieve_proxy::api::ApiError;
+
+/// What every command returns.
+pub type Result<T> = std::result::Result<T, ApiError>;
+
+/// Every command, for `invoke_handler`.
+pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static
+{
+    tauri::generate_handler![
+        app::app_info,
+        servers::servers_list,
+        servers::server_add,
+        servers::server_remove,
+        servers::server_set_enabled,
+        servers::servers_import_preview,
+        servers::servers_import,
+        tools::catalog_rows,
+        tools::token_report,
+        tools::concern_definitions,
+        profiles::profiles_list,
+        profiles::profile_show,
+        profiles::profile_create,
+        profiles::profile_rename,
+        profiles::profile_delete,
+        profiles::profile_edit,
+        profiles::pattern_check,
+        tasks::tasks_list,
+        tasks::task_show,
+        tasks::task_retry,
+        tasks::task_cancel,
+        hosts::host_snippet,
+        hosts::host_write,
+    ]
+}

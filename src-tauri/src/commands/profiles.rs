@@ -1,0 +1,58 @@
+//! The Profiles screen, and the switches of the Tools screen (they edit
+//! the profile being edited).
+
+use super::Result;
+use crate::AppState;
+use sieve_core::Profile;
+use sieve_proxy::api::profiles::{self, ProfileEdit, ProfileSummary};
+use tauri::State;
+
+#[tauri::command]
+pub fn profiles_list(state: State<'_, AppState>) -> Result<Vec<ProfileSummary>> {
+    profiles::summaries(&state.store)
+}
+
+#[tauri::command]
+pub fn profile_show(state: State<'_, AppState>, name: String) -> Result<Profile> {
+    profiles::show(&state.store, &name)
+}
+
+#[tauri::command]
+pub fn profile_create(
+    state: State<'_, AppState>,
+    name: String,
+    from: Option<String>,
+) -> Result<Vec<ProfileSummary>> {
+    profiles::create(&state.store, &name, from.as_deref())?;
+    profiles::summaries(&state.store)
+}
+
+#[tauri::command]
+pub fn profile_rename(
+    state: State<'_, AppState>,
+    from: String,
+    to: String,
+) -> Result<Vec<ProfileSummary>> {
+    profiles::rename(&state.store, &from, &to)?;
+    profiles::summaries(&state.store)
+}
+
+#[tauri::command]
+pub fn profile_delete(state: State<'_, AppState>, name: String) -> Result<Vec<ProfileSummary>> {
+    profiles::delete(&state.store, &name)?;
+    profiles::summaries(&state.store)
+}
+
+#[tauri::command]
+pub fn profile_edit(
+    state: State<'_, AppState>,
+    name: String,
+    edit: ProfileEdit,
+) -> Result<Profile> {
+    profiles::edit(&state.store, &name, &edit)
+}
+
+#[tauri::command]
+pub fn pattern_check(pattern: String) -> Result<()> {
+    profiles::check_pattern(&pattern)
+}

@@ -1,0 +1,54 @@
+//! The Servers screen.
+
+use super::Result;
+use crate::AppState;
+use sieve_proxy::api::servers::{self, NewServer};
+use sieve_proxy::api::{ServerRow, hosts::HostKind};
+use sieve_proxy::import::ImportReport;
+use std::path::PathBuf;
+use tauri::State;
+
+#[tauri::command]
+pub fn servers_list(state: State<'_, AppState>) -> Vec<ServerRow> {
+    servers::of_engine(&state.engine)
+}
+
+#[tauri::command]
+pub fn server_add(state: State<'_, AppState>, server: NewServer) -> Result<Vec<ServerRow>> {
+    servers::add(&state.store, server)?;
+    Ok(servers::of_engine(&state.engine))
+}
+
+#[tauri::command]
+pub fn server_remove(state: State<'_, AppState>, name: String) -> Result<Vec<ServerRow>> {
+    servers::remove(&state.store, &name)?;
+    Ok(servers::of_engine(&state.engine))
+}
+
+#[tauri::command]
+pub fn server_set_enabled(
+    state: State<'_, AppState>,
+    name: String,
+    enabled: bool,
+) -> Result<Vec<ServerRow>> {
+    servers::set_enabled(&state.store, &name, enabled)?;
+    Ok(servers::of_engine(&state.engine))
+}
+
+#[tauri::command]
+pub fn servers_import_preview(
+    state: State<'_, AppState>,
+    host: HostKind,
+    path: Option<PathBuf>,
+) -> Result<ImportReport> {
+    servers::import_preview(&state.store, host, path.as_deref())
+}
+
+#[tauri::command]
+pub fn servers_import(
+    state: State<'_, AppState>,
+    host: HostKind,
+    path: Option<PathBuf>,
+) -> Result<ImportReport> {
+    servers::import(&state.store, host, path.as_deref())
+}

@@ -1,0 +1,56 @@
+//! The Tasks screen.
+
+use super::Result;
+use crate::AppState;
+use serde::Serialize;
+use serde_json::Value;
+use sieve_core::tasks::TaskRecord;
+use sieve_proxy::api::ApiError;
+use sieve_proxy::api::tasks::{self, TaskFilter, TaskPage};
+use sieve_proxy::engine::now_ms;
+use tauri::State;
+
+#[tauri::command]
+pub fn tasks_list(state: State<'_, AppState>, filter: TaskFilter) -> Result<TaskPage> {
+    tasks::list(&state.store, &filter, now_ms())
+}
+
+#[tauri::command]
+pub fn task_show(state: State<'_, AppState>, id: String) -> Result<Value> {
+    Ok(tasks::show(&state.store, &id)?.0)
+}
+
+/// A retry as the page shows it: the new entry, and the call's answer or
+/// its error.
+#[derive(Debug, Serialize)]
+pub struct Retry {
+    record: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ApiError>,
+}
+
+#[tauri::command]
+pub async fn task_retry(
+    state: State<'_, AppState>,
+    id: String,
+    force: bool,
+    profile: String,
+) -> Result<Retry> {
+    let retried = tasks::retry(&state.engine, &id, force, &profile).await?;
+    let (answer, error) = match retried.answer {
+        Ok(answer) => (Some(answer), None),
+        Err(error) => (None, Some(error)),
+    };
+    Ok(Retry {
+        record: TaskRecord::to_wire(&retried.record),
+        answer,
+        error,
+    })
+}
+
+#[tauri::command]
+pub async fn task_cancel(state: State<'_, AppState>, id: String) -> Result<()> {
+    tasks::cancel(&state.engine, &id).await
+}

@@ -1,0 +1,22 @@
+//! The Tools screen and the token meter.
+
+use super::Result;
+use crate::AppState;
+use sieve_core::ConcernDef;
+use sieve_proxy::api::{Listed, PrimitiveRow, TokenReport, profiles};
+use tauri::State;
+
+#[tauri::command]
+pub fn catalog_rows(state: State<'_, AppState>, profile: String) -> Result<Vec<PrimitiveRow>> {
+    Listed::rows_of_engine(&state.engine, &profile)
+}
+
+#[tauri::command]
+pub fn token_report(state: State<'_, AppState>, profile: String) -> Result<TokenReport> {
+    Listed::tokens_of_engine(&state.engine, &profile)
+}
+
+#[tauri::command]
+pub fn concern_definitions(state: State<'_, AppState>) -> Result<Vec<ConcernDef>> {
+    profiles::concern_definitions(&state.store)
+}

@@ -1,0 +1,208 @@
+//! The MCP Sieve desktop app: a thin Tauri 2 shell over `sieve_proxy::api`.
+//!
+//! * [`commands`]: one Tauri command per library function, one file per
+//!   domain (servers, tools, profiles, tasks, hosts, the app itself); each
+//!   calls the function and hands back its result or its
+//!   `{code, message}` error. Nothing is computed here.
+//! * [`AppState`]: the user's [`Store`], the [`Engine`] of this process
+//!   (its upstream pool feeds the Servers and Tools screens) and the
+//!   embedded HTTP proxy hosts can connect to while the app is open.
+//! * [`events`]: the engine's changes (profile and config edits from any
+//!   process, server states, upstream lists) become `sieve://changed`
+//!   events for the page, so every screen is live without polling.
+//! * [`tray`]: the tray icon, and closing the window into it.
+//!
+//! [`run`] reads `--home`, starts the engine and the proxy, and hands a
+//! builder to [`build`], which tests drive with `tauri::test::mock_builder()`.
+
+pub mod commands;
+pub mod events;
+pub mod tray;
+
+use sieve_proxy::engine::Engine;
+use sieve_proxy::home::Home;
+use sieve_proxy::store::Store;
+use std::ffi::OsString;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tauri::{Manager, Runtime};
+use tokio_util::sync::CancellationToken;
+
+/// Where the embedded proxy listens unless `MCP_SIEVE_APP_PORT` says
+/// otherwise; a busy port falls back to a free one (the app shows which).
+const DEFAULT_PORT: u16 = 8765;
+
+/// What every command works on.
+pub struct AppState {
+    pub store: Store,
+    pub engine: Arc<Engine>,
+    /// The embedded HTTP proxy: `http://127.0.0.1:PORT/mcp`.
+    pub http_url: String,
+    pub token: String,
+    /// `mcp-sieve`, for the stdio snippets: installed beside the app.
+    pub sieve_binary: PathBuf,
+    /// Stops the embedded proxy when the app quits.
+    pub stop: CancellationToken,
+}
+
+/// `--home DIR` or `--home=DIR` among the program's arguments.
+fn home_argument(args: impl IntoIterator<Item = OsString>) -> Option<PathBuf> {
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        if arg == "--home" {
+            return args.next().map(PathBuf::from);
+        }
+        if let Some(dir) = arg.to_str().and_then(|a| a.strip_prefix("--home=")) {
+            return Some(PathBuf::from(dir));
+        }
+    }
+    None
+}
+
+/// Starts the engine on `home` and the embedded proxy on loopback.
+pub async fn start(home: Home, port: u16) -> Result<AppState, String> {
+    let store = Store::new(home);
+    let engine = Engine::start(store.clone()).map_err(|e| e.to_string())?;
+    engine.watch_files().map_err(|e| e.to_string())?;
+    let token = store.http_token().map_err(|e| e.to_string())?;
+    let stop = CancellationToken::new();
+    let bound = match serve(&engine, port, &token, &stop).await {
+        Ok(bound) => bound,
+        // Another proxy has the port: take a free one rather than fail.
+        Err(_) if port != 0 => serve(&engine, 0, &token, &stop).await?,
+        Err(error) => return Err(error),
+    };
+    let sieve_binary = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join("mcp-sieve")))
+        .unwrap_or_else(|| PathBuf::from("mcp-sieve"));
+    Ok(AppState {
+        store,
+        http_url: format!("http://{bound}/mcp"),
+        token,
+        engine,
+        sieve_binary,
+        stop,
+    })
+}
+
+async fn serve(
+    engine: &Arc<Engine>,
+    port: u16,
+    token: &str,
+    stop: &CancellationToken,
+) -> Result<SocketAddr, String> {
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    sieve_proxy::serve::serve_http(
+        engine.clone(),
+        addr,
+        token.to_string(),
+        stop.clone().cancelled_owned(),
+    )
+    .await
+    .map_err(|e| e.to_string())
+}
+
+/// Registers the state, the commands and the event bridge on `builder`.
+pub fn build<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::Builder<R> {
+    let changes = state.engine.subscribe();
+    builder
+        .manage(state)
+        .invoke_handler(commands::handler())
+        .setup(move |app| {
+            events::forward(app.handle().clone(), changes);
+            Ok(())
+        })
+}
+
+/// The whole program.
+pub fn run() -> std::process::ExitCode {
+    init_logging();
+    let home = match Home::resolve(home_argument(std::env::args_os()).as_deref()) {
+        Ok(home) => home,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let port = std::env::var("MCP_SIEVE_APP_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(DEFAULT_PORT);
+    let state = match tauri::async_runtime::block_on(start(home, port)) {
+        Ok(state) => state,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    tracing::info!(
+        "the app's proxy serves {} (and {}/p/NAME)",
+        state.http_url,
+        state.http_url
+    );
+    // The single-instance plugin first: a second launch only focuses us.
+    let builder = tauri::Builder::default()
+        .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
+            tray::show_window(app);
+        }))
+        .on_window_event(tray::on_window_event);
+    let app = build(builder, state)
+        .setup(|app| {
+            // Desktops without a tray still get the window.
+            match tray::install(app.handle()) {
+                Ok(()) => {}
+                Err(error) => tracing::warn!("no tray icon: {error}"),
+            }
+            Ok(())
+        })
+        .build(tauri::generate_context!());
+    match app {
+        Ok(app) => {
+            app.run(|handle, event| {
+                if let tauri::RunEvent::Exit = event {
+                    let state = handle.state::<AppState>();
+                    state.stop.cancel();
+                    tauri::async_runtime::block_on(state.engine.shutdown());
+                }
+            });
+            std::process::ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: the window could not be opened: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs to stderr; `MCP_SIEVE_LOG` sets the filter as for `mcp-sieve`.
+fn init_logging() {
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("MCP_SIEVE_LOG").unwrap_or_else(|_| {
+            tracing_subscriber::EnvFilter::new("warn,rmcp=error,sieve_proxy=info,sieve_app=info")
+        });
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn home_comes_from_either_spelling() {
+        let args = |list: &[&str]| list.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            home_argument(args(&["app", "--home", "/h"])),
+            Some(PathBuf::from("/h"))
+        );
+        assert_eq!(
+            home_argument(args(&["app", "--home=/h"])),
+            Some(PathBuf::from("/h"))
+        );
+        assert_eq!(home_argument(args(&["app"])), None);
+    }
+}

@@ -1,0 +1,202 @@
+//! The shell's commands through Tauri's IPC with a mock runtime: the real
+//! state (an engine with the built-in demo server on a temp home, the
+//! embedded HTTP proxy), the real capabilities of tauri.conf.json, each
+//! command called as the page calls it, and errors as `{code, message}`.
+
+use serde_json::{Value, json};
+use sieve_app::{AppState, build, start};
+use sieve_proxy::home::Home;
+use std::time::Duration;
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
+use tauri::webview::InvokeRequest;
+use tauri::{App, WebviewWindow, WebviewWindowBuilder};
+
+struct Shell {
+    _home: tempfile::TempDir,
+    app: App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+}
+
+impl Shell {
+    fn new() -> Shell {
+        let home = tempfile::tempdir().expect("temp home");
+        std::fs::write(
+            home.path().join("config.json"),
+            r#"{"concerns": [{"name": "security", "values": ["high", "medium", "low"]}]}"#,
+        )
+        .unwrap();
+        let state: AppState = tauri::async_runtime::block_on(async {
+            let state = start(Home::at(home.path()), 0)
+                .await
+                .expect("the app starts");
+            tokio::time::timeout(
+                Duration::from_secs(30),
+                state.engine.settled(Duration::from_secs(20)),
+            )
+            .await
+            .expect("the demo server answers");
+            state
+        });
+        let app = build(mock_builder(), state)
+            .build(tauri::generate_context!())
+            .expect("the app builds");
+        let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+            .build()
+            .expect("the main window");
+        Shell {
+            _home: home,
+            app,
+            window,
+        }
+    }
+
+    /// Calls `cmd` with `args` as the page does; the answer or the error.
+    fn call(&self, cmd: &str, args: Value) -> Result<Value, Value> {
+        let request = InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        };
+        get_ipc_response(&self.window, request)
+            .map(|body| body.deserialize::<Value>().expect("JSON answer"))
+    }
+
+    fn ok(&self, cmd: &str, args: Value) -> Value {
+        self.call(cmd, args)
+            .unwrap_or_else(|error| panic!("{cmd} failed: {error}"))
+    }
+}
+
+impl Drop for Shell {
+    fn drop(&mut self) {
+        let state = tauri::Manager::state::<AppState>(&self.app);
+        state.stop.cancel();
+        tauri::async_runtime::block_on(state.engine.shutdown());
+    }
+}
+
+#[test]
+fn every_screen_reads_through_the_library() {
+    let shell = Shell::new();
+    let info = shell.ok("app_info", json!({}));
+    assert!(
+        info["httpUrl"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1:"),
+        "{info}"
+    );
+    assert_eq!(info["token"].as_str().unwrap().len(), 64);
+
+    let servers = shell.ok("servers_list", json!({}));
+    assert_eq!(servers[0]["name"], "demo");
+    assert_eq!(servers[0]["transport"], "builtin");
+    assert_eq!(servers[0]["state"], "up");
+
+    let rows = shell.ok("catalog_rows", json!({"profile": "default"}));
+    let tools = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["kind"] == "tool")
+        .count();
+    assert_eq!(tools, 40);
+    let meter = shell.ok("token_report", json!({"profile": "default"}));
+    assert_eq!(meter["toolsAfter"], 40);
+    let concerns = shell.ok("concern_definitions", json!({}));
+    assert_eq!(concerns[0]["values"], json!(["high", "medium", "low"]));
+    assert_eq!(shell.ok("profiles_list", json!({}))[0]["name"], "default");
+    assert_eq!(
+        shell.ok("tasks_list", json!({"filter": {"status": ["failed"]}})),
+        json!({"tasks": [], "nextCursor": null})
+    );
+}
+
+#[test]
+fn a_switch_writes_the_profile_and_the_meter_drops() {
+    let shell = Shell::new();
+    let created = shell.ok("profile_create", json!({"name": "work"}));
+    assert_eq!(created.as_array().unwrap().len(), 2);
+    let profile = shell.ok(
+        "profile_edit",
+        json!({"name": "work", "edit": {"op": "setGroup", "group": "billing", "on": false}}),
+    );
+    assert_eq!(profile["groups"], json!({"none": ["billing"]}));
+    let shown = shell.ok("profile_show", json!({"name": "work"}));
+    assert_eq!(shown, profile, "what was written is what is read");
+    let meter = shell.ok("token_report", json!({"profile": "work"}));
+    assert_eq!(meter["toolsAfter"], 32);
+    let rows = shell.ok("catalog_rows", json!({"profile": "work"}));
+    let invoice = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["exposedName"] == "demo__list_invoices")
+        .expect("a billing tool");
+    assert_eq!(invoice["visible"], false);
+    assert_eq!(invoice["hiddenBy"], json!(["groups.none billing"]));
+}
+
+#[test]
+fn errors_reach_the_page_as_code_and_message() {
+    let shell = Shell::new();
+    let bad = shell
+        .call("pattern_check", json!({"pattern": "demo__["}))
+        .unwrap_err();
+    assert_eq!(bad["code"], "invalid");
+    assert!(
+        bad["message"].as_str().unwrap().contains("demo__["),
+        "{bad}"
+    );
+    assert_eq!(
+        shell.call("pattern_check", json!({"pattern": "demo__*"})),
+        Ok(Value::Null)
+    );
+    let missing = shell
+        .call(
+            "profile_edit",
+            json!({"name": "nope", "edit": {"op": "setEnforce", "enforce": true}}),
+        )
+        .unwrap_err();
+    assert_eq!(missing["code"], "not_found");
+    let http = shell
+        .call(
+            "host_snippet",
+            json!({"host": "claude-desktop", "transport": "http", "profile": "default"}),
+        )
+        .unwrap_err();
+    assert_eq!(http["code"], "invalid");
+    let task = shell.call("task_show", json!({"id": "nope"})).unwrap_err();
+    assert_eq!(task["code"], "not_found");
+}
+
+#[test]
+fn a_host_gets_the_app_endpoint_or_the_command() {
+    let shell = Shell::new();
+    let info = shell.ok("app_info", json!({}));
+    let cursor = shell.ok(
+        "host_snippet",
+        json!({"host": "cursor", "transport": "http", "profile": "work"}),
+    );
+    let entry = &cursor["mcpServers"]["sieve"];
+    assert_eq!(
+        entry["url"],
+        format!("{}/p/work", info["httpUrl"].as_str().unwrap())
+    );
+    assert_eq!(
+        entry["headers"]["Authorization"],
+        format!("Bearer {}", info["token"].as_str().unwrap())
+    );
+    let claude = shell.ok(
+        "host_snippet",
+        json!({"host": "claude-desktop", "transport": "stdio", "profile": "work"}),
+    );
+    let args = &claude["mcpServers"]["sieve"]["args"];
+    assert_eq!(args[0], "--home", "the app's home is passed on: {args}");
+    assert_eq!(args[3], "--profile");
+}

@@ -1,0 +1,66 @@
+import type {
+  AppInfo,
+  ChangeEvent,
+  ConcernDefinition,
+  Host,
+  HostTransport,
+  HostWrite,
+  ImportReport,
+  NewServer,
+  PrimitiveRow,
+  Profile,
+  ProfileEdit,
+  ProfileSummary,
+  ServerRow,
+  TaskDetail,
+  TaskFilter,
+  TaskPage,
+  TaskRetry,
+  TokenReport,
+} from './types';
+
+type None = Record<string, never>;
+
+/** Every command of the shell: its invoke name, arguments and result. */
+export interface Commands {
+  app_info: { args: None; result: AppInfo };
+  servers_list: { args: None; result: ServerRow[] };
+  server_add: { args: { server: NewServer }; result: ServerRow[] };
+  server_remove: { args: { name: string }; result: ServerRow[] };
+  server_set_enabled: { args: { name: string; enabled: boolean }; result: ServerRow[] };
+  servers_import_preview: { args: { host: Host; path?: string }; result: ImportReport };
+  servers_import: { args: { host: Host; path?: string }; result: ImportReport };
+  catalog_rows: { args: { profile: string }; result: PrimitiveRow[] };
+  token_report: { args: { profile: string }; result: TokenReport };
+  concern_definitions: { args: None; result: ConcernDefinition[] };
+  profiles_list: { args: None; result: ProfileSummary[] };
+  profile_show: { args: { name: string }; result: Profile };
+  profile_create: { args: { name: string; from?: string }; result: ProfileSummary[] };
+  profile_rename: { args: { from: string; to: string }; result: ProfileSummary[] };
+  profile_delete: { args: { name: string }; result: ProfileSummary[] };
+  profile_edit: { args: { name: string; edit: ProfileEdit }; result: Profile };
+  pattern_check: { args: { pattern: string }; result: null };
+  tasks_list: { args: { filter: TaskFilter }; result: TaskPage };
+  task_show: { args: { id: string }; result: TaskDetail };
+  task_retry: { args: { id: string; force: boolean; profile: string }; result: TaskRetry };
+  task_cancel: { args: { id: string }; result: null };
+  host_snippet: {
+    args: { host: Host; transport: HostTransport; profile: string };
+    result: Record<string, unknown>;
+  };
+  host_write: {
+    args: { host: Host; transport: HostTransport; profile: string; path?: string };
+    result: HostWrite;
+  };
+}
+
+export type Command = keyof Commands;
+export type Args<C extends Command> = Commands[C]['args'];
+export type Result<C extends Command> = Commands[C]['result'];
+
+/** What the page needs of the shell. The app runs on Tauri's; tests on a fake. */
+export interface Backend {
+  invoke<C extends Command>(command: C, args: Args<C>): Promise<Result<C>>;
+  /** Calls `handler` on every `sieve://changed` event; resolves to a stop function. */
+  listen(handler: (event: ChangeEvent) => void): Promise<() => void>;
+}

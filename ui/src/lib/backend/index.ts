@@ -1,0 +1,100 @@
+// The one seam between the page and the desktop shell: every command as a
+// typed function, the change events, and the errors as one class. Nothing
+// else in the page imports @tauri-apps; tests swap the shell with setBackend.
+
+import type { Args, Backend, Command, Result } from './commands';
+import { tauriBackend } from './tauri';
+import type {
+  ChangeEvent,
+  ErrorCode,
+  Host,
+  HostTransport,
+  NewServer,
+  ProfileEdit,
+  TaskFilter,
+} from './types';
+
+export type * from './types';
+export type { Backend, Commands, Command, Args, Result } from './commands';
+
+let backend: Backend = tauriBackend;
+
+/** Replaces the shell (tests run the stores against a fake). */
+export function setBackend(next: Backend): void {
+  backend = next;
+}
+
+/** A command's failure: a sentence for the person, a code for the page. */
+export class BackendError extends Error {
+  readonly code: ErrorCode | 'unknown';
+  readonly field?: string;
+
+  constructor(code: ErrorCode | 'unknown', message: string, field?: string) {
+    super(message);
+    this.name = 'BackendError';
+    this.code = code;
+    this.field = field;
+  }
+}
+
+function toBackendError(error: unknown): BackendError {
+  if (error instanceof BackendError) return error;
+  if (typeof error === 'object' && error !== null && 'message' in error) {
+    const { code, message, field } = error as { code?: ErrorCode; message: unknown; field?: string };
+    return new BackendError(code ?? 'unknown', String(message), field);
+  }
+  // Tauri itself rejects with a bare string (an unknown command, a bad argument).
+  return new BackendError('unknown', String(error));
+}
+
+/** The sentence to show for any failure, never a stack. */
+export function messageOf(error: unknown): string {
+  return toBackendError(error).message;
+}
+
+async function call<C extends Command>(command: C, args: Args<C>): Promise<Result<C>> {
+  try {
+    return await backend.invoke(command, args);
+  } catch (error) {
+    throw toBackendError(error);
+  }
+}
+
+/** Calls `callback` with every change the shell reports; resolves to a stop function. */
+export function onChanged(callback: (event: ChangeEvent) => void): Promise<() => void> {
+  return backend.listen(callback);
+}
+
+export const appInfo = () => call('app_info', {});
+
+export const serversList = () => call('servers_list', {});
+export const serverAdd = (server: NewServer) => call('server_add', { server });
+export const serverRemove = (name: string) => call('server_remove', { name });
+export const serverSetEnabled = (name: string, enabled: boolean) =>
+  call('server_set_enabled', { name, enabled });
+export const serversImportPreview = (host: Host, path?: string) =>
+  call('servers_import_preview', { host, path });
+export const serversImport = (host: Host, path?: string) => call('servers_import', { host, path });
+
+export const catalogRows = (profile: string) => call('catalog_rows', { profile });
+export const tokenReport = (profile: string) => call('token_report', { profile });
+export const concernDefinitions = () => call('concern_definitions', {});
+
+export const profilesList = () => call('profiles_list', {});
+export const profileShow = (name: string) => call('profile_show', { name });
+export const profileCreate = (name: string, from?: string) => call('profile_create', { name, from });
+export const profileRename = (from: string, to: string) => call('profile_rename', { from, to });
+export const profileDelete = (name: string) => call('profile_delete', { name });
+export const profileEdit = (name: string, edit: ProfileEdit) => call('profile_edit', { name, edit });
+export const patternCheck = (pattern: string) => call('pattern_check', { pattern });
+
+export const tasksList = (filter: TaskFilter) => call('tasks_list', { filter });
+export const taskShow = (id: string) => call('task_show', { id });
+export const taskRetry = (id: string, force: boolean, profile: string) =>
+  call('task_retry', { id, force, profile });
+export const taskCancel = (id: string) => call('task_cancel', { id });
+
+export const hostSnippet = (host: Host, transport: HostTransport, profile: string) =>
+  call('host_snippet', { host, transport, profile });
+export const hostWrite = (host: Host, transport: HostTransport, profile: string, path?: string) =>
+  call('host_write', { host, transport, profile, path });

@@ -1,0 +1,237 @@
+// The payloads of the shell's commands and events, as sieve_proxy::api
+// serialises them (camelCase fields, optional fields left out when empty).
+
+/** What every command rejects with: one sentence, and a code to branch on. */
+export type ErrorCode = 'invalid' | 'not_found' | 'exists' | 'broken_file' | 'upstream' | 'io';
+
+export interface ErrorPayload {
+  code: ErrorCode;
+  message: string;
+  /** The parameter or field the error is about, where there is one. */
+  field?: string;
+}
+
+export interface AppInfo {
+  home: string;
+  httpUrl: string;
+  token: string;
+  binary: string;
+}
+
+// Servers
+
+export type Transport = 'stdio' | 'http' | 'builtin';
+export type ServerState = 'connecting' | 'up' | 'down' | 'stopped' | 'disabled';
+
+export interface ServerRow {
+  name: string;
+  transport: Transport;
+  /** The command line, or the URL. */
+  target: string;
+  enabled: boolean;
+  state: ServerState;
+  error?: string;
+  protocolVersion?: string;
+  serverInfo?: Record<string, unknown>;
+  /** When the state last changed, ms since the epoch; 0 when not run. */
+  since: number;
+  tools: number;
+  prompts: number;
+  resources: number;
+  /** Names only: the values are secrets and never leave the shell. */
+  env?: string[];
+  headers?: string[];
+}
+
+export type NewServer =
+  | {
+      name: string;
+      transport: 'stdio';
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+    }
+  | {
+      name: string;
+      transport: 'http';
+      url: string;
+      headers: Record<string, string>;
+    };
+
+export type Host = 'claude-desktop' | 'cursor' | 'vscode';
+
+export interface ImportReport {
+  source: Host;
+  file?: string;
+  added: string[];
+  renamed: { from: string; to: string }[];
+  skipped: { name: string; reason: string; message: string }[];
+}
+
+// Catalog
+
+export type Kind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
+
+export interface PrimitiveRow {
+  kind: Kind;
+  exposedName: string;
+  name: string;
+  server: string;
+  uri: string;
+  title?: string;
+  description?: string;
+  groups: string[];
+  tags: string[];
+  concerns: Record<string, string>;
+  annotations?: Record<string, unknown>;
+  tokens: number;
+  visible: boolean;
+  /** Every rule that hides it, e.g. `tools.deny "*_delete_*"`. */
+  hiddenBy: string[];
+}
+
+export interface TokenCount {
+  toolsBefore: number;
+  toolsAfter: number;
+  before: number;
+  after: number;
+}
+
+export interface TokenReport extends TokenCount {
+  profile: string;
+  servers: Record<string, TokenCount>;
+  /** Per group; a tool counts in each of its groups. */
+  groups: Record<string, TokenCount>;
+}
+
+export interface ConcernDefinition {
+  name: string;
+  description?: string;
+  values: string[];
+  default?: string;
+}
+
+// Profiles
+
+export interface ProfileSummary {
+  name: string;
+  description?: string;
+  valid: boolean;
+  /** Why the file cannot be used, when it is not valid. */
+  error?: string;
+}
+
+export type Section = 'tools' | 'resources' | 'prompts';
+export type PatternListName = 'allow' | 'deny';
+
+export interface Visibility {
+  allow?: string[];
+  deny?: string[];
+}
+
+/** A profile as parsed (DESIGN §2); every field is optional. */
+export interface Profile {
+  description?: string;
+  servers?: string[];
+  tools?: Visibility;
+  resources?: Visibility;
+  prompts?: Visibility;
+  /** A plain list is `any`. */
+  groups?: string[] | { any?: string[]; none?: string[] };
+  tags?: { all?: string[]; none?: string[] };
+  concerns?: Record<string, string>;
+  uriPrefixes?: string[];
+  /** Absent means true. */
+  enforce?: boolean;
+}
+
+export type TagState = 'require' | 'exclude' | 'ignore';
+
+export type ProfileEdit =
+  | { op: 'setConcern'; concern: string; value: string | null }
+  | { op: 'setGroup'; group: string; on: boolean }
+  | { op: 'setTool'; exposedName: string; on: boolean }
+  | { op: 'addPattern'; section: Section; list: PatternListName; pattern: string }
+  | { op: 'removePattern'; section: Section; list: PatternListName; pattern: string }
+  | { op: 'setTag'; tag: string; state: TagState }
+  | { op: 'setDescription'; description: string }
+  | { op: 'setEnforce'; enforce: boolean };
+
+// Tasks
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+export type TaskOrder = 'createdAt' | 'lastUpdatedAt';
+
+export interface TaskFilter {
+  status: TaskStatus[];
+  /** An ISO timestamp or an age such as `1h`, on the last update. */
+  since?: string;
+  until?: string;
+  servers: string[];
+  methods: string[];
+  orderBy?: TaskOrder;
+  ascending: boolean;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface TaskMeta {
+  'dev.mcp-sieve/kind': string;
+  'dev.mcp-sieve/server': string;
+  'dev.mcp-sieve/method': string;
+  'dev.mcp-sieve/tool'?: string;
+  'dev.mcp-sieve/upstreamTaskId'?: string;
+  'dev.mcp-sieve/retryOf'?: string;
+  'dev.mcp-sieve/profile'?: string;
+}
+
+export interface Task {
+  taskId: string;
+  status: TaskStatus;
+  createdAt: string;
+  lastUpdatedAt: string;
+  statusMessage?: string;
+  ttl?: number;
+  pollInterval?: number;
+  _meta: TaskMeta;
+}
+
+export interface TaskPage {
+  tasks: Task[];
+  nextCursor: string | null;
+}
+
+export interface TaskDetail extends Task {
+  params: unknown;
+  result?: unknown;
+  /** The ids this entry retried, newest first. */
+  retryChain?: string[];
+}
+
+export interface TaskRetry {
+  record: Task;
+  answer?: unknown;
+  error?: { code: string; message: string };
+}
+
+// Hosts
+
+export type HostTransport = 'stdio' | 'http';
+
+export interface HostWrite {
+  path: string;
+  /** The previous file, when there was one and it changed. */
+  backup: string | null;
+  /** False when the entry was there already, exactly so. */
+  changed: boolean;
+}
+
+// Events
+
+export type ChangeWhat = 'catalog' | 'profile' | 'config' | 'status' | 'tasks';
+
+/** The payload of `sieve://changed`. */
+export interface ChangeEvent {
+  what: ChangeWhat;
+  name?: string;
+}

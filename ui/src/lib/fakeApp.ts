@@ -1,0 +1,36 @@
+// The stores of the app over a fake shell, for the stores' tests. Every
+// command has a plain answer; a test replaces the ones it is about.
+
+import { setBackend } from './backend';
+import { aReport, FakeBackend } from './backend/fake';
+import { createStores, type Stores } from './stores';
+
+/** Noon, 1 May 2026, local time: what "today" is in the tests. */
+export const NOW = new Date(2026, 4, 1, 12, 0, 0);
+
+export function fakeApp(): { fake: FakeBackend; stores: Stores } {
+  const fake = new FakeBackend()
+    .on('app_info', () => ({
+      home: '/home/me/.config/mcp-sieve',
+      httpUrl: 'http://127.0.0.1:8765/mcp',
+      token: 'secret-token',
+      binary: '/usr/bin/mcp-sieve',
+    }))
+    .on('profiles_list', () => [
+      { name: 'default', description: '', valid: true },
+      { name: 'work', description: 'Everyday work', valid: true },
+    ])
+    .on('profile_show', () => ({}))
+    .on('concern_definitions', () => [])
+    .on('catalog_rows', () => [])
+    .on('token_report', ({ profile }) => aReport({ profile }))
+    .on('servers_list', () => [])
+    .on('tasks_list', () => ({ tasks: [], nextCursor: null }))
+    .on('host_snippet', ({ host, profile }) => ({
+      [host === 'vscode' ? 'servers' : 'mcpServers']: {
+        sieve: { command: '/usr/bin/mcp-sieve', args: ['serve', '--profile', profile] },
+      },
+    }));
+  setBackend(fake);
+  return { fake, stores: createStores(() => NOW) };
+}

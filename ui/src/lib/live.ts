@@ -1,0 +1,78 @@
+// Keeping the screens current: the shell reports every change of the
+// files, the servers and the ledger as `sieve://changed`.
+
+import { onChanged, type ChangeEvent } from './backend';
+import type { Stores } from './stores';
+
+/**
+ * Runs `task` now, or once more after the run in progress when asked
+ * during it: a burst of events (25 servers starting) makes two loads, not 25.
+ */
+export function coalesce(task: () => Promise<unknown>): () => Promise<void> {
+  let running: Promise<void> | null = null;
+  let again = false;
+  return () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false;
+          await task();
+        } while (again);
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  };
+}
+
+export class Live {
+  readonly #stores: Stores;
+  readonly #catalog: () => Promise<void>;
+  readonly #config: () => Promise<void>;
+  readonly #profileList: () => Promise<void>;
+  readonly #editing: () => Promise<void>;
+  readonly #tasks: () => Promise<void>;
+
+  constructor(stores: Stores) {
+    this.#stores = stores;
+    const { servers, tools, meter, profiles, tasks } = stores;
+    this.#catalog = coalesce(() => Promise.all([servers.load(), tools.load(), meter.load()]));
+    // Profiles are checked against the config's concerns, so their
+    // validity can change with it.
+    this.#config = coalesce(() => Promise.all([profiles.loadConcerns(), profiles.loadList()]));
+    this.#profileList = coalesce(() => profiles.loadList());
+    this.#editing = coalesce(() => profiles.reloadEditing());
+    this.#tasks = coalesce(() => tasks.refresh());
+  }
+
+  /** Reloads what `event` may have changed. */
+  async apply(event: ChangeEvent): Promise<void> {
+    switch (event.what) {
+      case 'catalog':
+      case 'status':
+        await this.#catalog();
+        break;
+      case 'config':
+        await Promise.all([this.#catalog(), this.#config()]);
+        break;
+      case 'profile': {
+        const editing = event.name === undefined || event.name === this.#stores.profiles.editing;
+        await Promise.all([this.#profileList(), editing ? this.#editing() : undefined]);
+        break;
+      }
+      case 'tasks':
+        await this.#tasks();
+        break;
+    }
+  }
+
+  /** Follows the shell's events until the returned function is called. */
+  start(): Promise<() => void> {
+    return onChanged((event) => void this.apply(event));
+  }
+}

@@ -1,0 +1,64 @@
+import { expect, it } from 'vitest';
+import { emptyDraft, toNewServer, type ServerDraft } from './draft';
+
+const draft = (overrides: Partial<ServerDraft>): ServerDraft => ({ ...emptyDraft(), ...overrides });
+
+it('makes a stdio server: one argument a line, KEY=VALUE pairs as a map, blank lines left out', () => {
+  const server = toNewServer(
+    draft({
+      name: ' github ',
+      command: 'npx',
+      args: '-y\n\n@modelcontextprotocol/server-github\n',
+      env: [
+        { key: 'GITHUB_TOKEN', value: 'ghp_secret' },
+        { key: '', value: '' },
+      ],
+    }),
+  );
+  expect(server).toEqual({
+    name: 'github',
+    transport: 'stdio',
+    command: 'npx',
+    args: ['-y', '@modelcontextprotocol/server-github'],
+    env: { GITHUB_TOKEN: 'ghp_secret' },
+  });
+});
+
+it('makes an HTTP server with its headers', () => {
+  const server = toNewServer(
+    draft({
+      name: 'remote',
+      transport: 'http',
+      url: 'https://example.test/mcp',
+      command: 'left over from stdio',
+      headers: [{ key: 'Authorization', value: 'Bearer abc' }],
+    }),
+  );
+  expect(server).toEqual({
+    name: 'remote',
+    transport: 'http',
+    url: 'https://example.test/mcp',
+    headers: { Authorization: 'Bearer abc' },
+  });
+});
+
+it('says what to fill in', () => {
+  expect(() => toNewServer(draft({ command: 'npx' }))).toThrow('Give the server a name.');
+  expect(() => toNewServer(draft({ name: 'x' }))).toThrow('Give the command that starts the server.');
+  expect(() => toNewServer(draft({ name: 'x', transport: 'http' }))).toThrow('Give the URL of the server.');
+  expect(() => toNewServer(draft({ name: 'x', command: 'y', env: [{ key: '', value: 'v' }] }))).toThrow(
+    'Every environment variable needs a name.',
+  );
+  expect(() =>
+    toNewServer(
+      draft({
+        name: 'x',
+        command: 'y',
+        env: [
+          { key: 'A', value: '1' },
+          { key: 'A', value: '2' },
+        ],
+      }),
+    ),
+  ).toThrow('The environment variable A is given twice; keep one.');
+});

@@ -1,0 +1,57 @@
+// The add-server form's values, and the server they describe.
+
+import type { NewServer } from '../backend';
+
+/** One KEY=VALUE line of environment variables or headers. */
+export interface Pair {
+  key: string;
+  value: string;
+}
+
+export interface ServerDraft {
+  name: string;
+  transport: 'stdio' | 'http';
+  command: string;
+  /** One argument per line, so no quoting rules are needed. */
+  args: string;
+  env: Pair[];
+  url: string;
+  headers: Pair[];
+}
+
+export function emptyDraft(): ServerDraft {
+  return { name: '', transport: 'stdio', command: '', args: '', env: [], url: '', headers: [] };
+}
+
+function record(pairs: Pair[], what: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { key, value } of pairs) {
+    const name = key.trim();
+    if (name === '' && value === '') continue;
+    if (name === '') throw new Error(`Every ${what} needs a name.`);
+    if (name in out) throw new Error(`The ${what} ${name} is given twice; keep one.`);
+    out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The server `draft` describes, or an Error whose message says what to
+ * fill in. The shell checks the rest (a taken name, a bad URL).
+ */
+export function toNewServer(draft: ServerDraft): NewServer {
+  const name = draft.name.trim();
+  if (name === '') throw new Error('Give the server a name.');
+  if (draft.transport === 'stdio') {
+    const command = draft.command.trim();
+    if (command === '') throw new Error('Give the command that starts the server.');
+    const args = draft.args
+      .split('\n')
+      .map((arg) => arg.trim())
+      .filter((arg) => arg !== '');
+    return { name, transport: 'stdio', command, args, env: record(draft.env, 'environment variable') };
+  }
+  const url = draft.url.trim();
+  if (url === '') throw new Error('Give the URL of the server.');
+  return { name, transport: 'http', url, headers: record(draft.headers, 'header') };
+}

@@ -1,0 +1,96 @@
+import {
+  serverAdd,
+  serverRemove,
+  serverSetEnabled,
+  serversImport,
+  serversImportPreview,
+  serversList,
+  type Host,
+  type ImportReport,
+  type ServerRow,
+} from '../backend';
+import { Action, Loader } from '../request.svelte';
+import { toNewServer, type ServerDraft } from './draft';
+
+/** The servers of config.json with their live state. */
+export class ServersStore {
+  rows = new Loader<ServerRow[]>([]);
+  /** Remove and enable/disable, from the rows. */
+  change = new Action();
+  /** The add form. */
+  adding = new Action();
+  importer = new ServerImport(this);
+
+  /** Nothing configured: the built-in demo stands in. */
+  onlyDemo = $derived(this.rows.value.length === 1 && this.rows.value[0].transport === 'builtin');
+
+  load(): Promise<boolean> {
+    return this.rows.load(serversList);
+  }
+
+  /** Adds the server of the form; its error (the form's or the shell's) stays on `adding`. */
+  add(draft: ServerDraft): Promise<boolean> {
+    return this.adding.run(async () => {
+      this.rows.value = await serverAdd(toNewServer(draft));
+    });
+  }
+
+  remove(name: string): Promise<boolean> {
+    return this.change.run(async () => {
+      this.rows.value = await serverRemove(name);
+    });
+  }
+
+  setEnabled(name: string, enabled: boolean): Promise<boolean> {
+    return this.change.run(async () => {
+      this.rows.value = await serverSetEnabled(name, enabled);
+    });
+  }
+}
+
+/** Importing a host's servers: a preview first, then the same import for real. */
+export class ServerImport {
+  host = $state<Host>('claude-desktop');
+  /** A config file elsewhere than the host's usual place. */
+  path = $state('');
+  preview = new Loader<ImportReport | null>(null);
+  /** What the import did, once done. */
+  done = $state.raw<ImportReport | null>(null);
+  committing = new Action();
+  readonly #servers: ServersStore;
+
+  constructor(servers: ServersStore) {
+    this.#servers = servers;
+  }
+
+  #path(): string | undefined {
+    return this.path.trim() || undefined;
+  }
+
+  async showPreview(): Promise<boolean> {
+    const { host } = this;
+    const path = this.#path();
+    this.done = null;
+    this.committing.clear();
+    return this.preview.load(() => serversImportPreview(host, path), `${host} ${path}`);
+  }
+
+  async commit(): Promise<boolean> {
+    const { host } = this;
+    const path = this.#path();
+    const ok = await this.committing.run(async () => {
+      this.done = await serversImport(host, path);
+      this.preview.value = null;
+    });
+    if (ok) await this.#servers.load();
+    return ok;
+  }
+
+  /** Back to choosing a host. */
+  reset(): void {
+    this.preview.value = null;
+    this.preview.error = null;
+    this.done = null;
+    this.committing.clear();
+  }
+}

@@ -1,0 +1,46 @@
+// The stores of the app, made once and wired to each other.
+
+import { ConnectStore } from './connect/store.svelte';
+import { MeterStore } from './meter/store.svelte';
+import { ProfilesStore } from './profiles/store.svelte';
+import { ServersStore } from './servers/store.svelte';
+import { TasksStore } from './tasks/store.svelte';
+import { ToolsStore } from './tools/store.svelte';
+
+export interface Stores {
+  profiles: ProfilesStore;
+  meter: MeterStore;
+  tools: ToolsStore;
+  servers: ServersStore;
+  tasks: TasksStore;
+  connect: ConnectStore;
+}
+
+export function createStores(now?: () => Date): Stores {
+  const profiles = new ProfilesStore();
+  const stores: Stores = {
+    profiles,
+    meter: new MeterStore(profiles),
+    tools: new ToolsStore(profiles),
+    servers: new ServersStore(),
+    tasks: new TasksStore(profiles, now),
+    connect: new ConnectStore(profiles),
+  };
+  // What the profile being edited shows: its rows, its tokens, its snippets.
+  profiles.follow(() =>
+    Promise.all([stores.tools.load(), stores.meter.load(), stores.connect.loadSnippets()]),
+  );
+  return stores;
+}
+
+/** Everything the screens show, read once at start. */
+export async function loadAll(stores: Stores): Promise<void> {
+  await Promise.all([
+    stores.profiles.load(),
+    stores.tools.load(),
+    stores.meter.load(),
+    stores.servers.load(),
+    stores.tasks.load(),
+    stores.connect.load(),
+  ]);
+}

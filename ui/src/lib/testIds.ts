@@ -1,0 +1,32 @@
+// The `data-testid`s of DESIGN §8: a contract with the end-to-end tests
+// and with people's own automation, so they change only with the design.
+
+import type { Host } from './backend';
+
+export const TestId = {
+  NavServers: 'nav-servers',
+  NavTools: 'nav-tools',
+  NavProfiles: 'nav-profiles',
+  NavTasks: 'nav-tasks',
+  NavConnect: 'nav-connect',
+  /** Its text holds the `visible / total` counts. */
+  TokenMeter: 'token-meter',
+  ProfileSelect: 'profile-select',
+  /** A `<select>` of the concern's values plus `any`. */
+  ConcernSelect: (concern: string) => `concern-select-${concern}`,
+  GroupToggle: (group: string) => `group-toggle-${group}`,
+  TagExclude: (tag: string) => `tag-exclude-${tag}`,
+  ToolSearch: 'tool-search',
+  /** With `data-visible="true|false"`. */
+  ToolRow: (exposedName: string) => `tool-row-${exposedName}`,
+  ToolToggle: (exposedName: string) => `tool-toggle-${exposedName}`,
+  /** With `data-state`. */
+  ServerRow: (name: string) => `server-row-${name}`,
+  /** With `data-status`. */
+  TaskRow: (id: string) => `task-row-${id}`,
+  TaskRetry: (id: string) => `task-retry-${id}`,
+  TaskCancel: (id: string) => `task-cancel-${id}`,
+  TaskFilterStatus: 'task-filter-status',
+  TaskFilterSince: 'task-filter-since',
+  Snippet: (host: Host) => `snippet-${host}`,
+} as const;

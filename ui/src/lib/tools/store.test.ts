@@ -1,0 +1,210 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { PrimitiveRow } from '../backend';
+import { aReport, aRow, type FakeBackend } from '../backend/fake';
+import { fakeApp } from '../fakeApp';
+import type { Stores } from '../stores';
+import { PAGE_SIZE } from './store.svelte';
+
+let fake: FakeBackend;
+let stores: Stores;
+
+const readFile = aRow({ exposedName: 'demo__read_file', groups: ['files', 'server:demo'], tags: ['read-only'] });
+const deleteFile = aRow({
+  exposedName: 'demo__delete_file',
+  groups: ['files', 'server:demo'],
+  tags: ['destructive'],
+});
+const refund = aRow({ exposedName: 'demo__refund', groups: ['billing', 'server:demo'], tags: ['destructive'] });
+
+beforeEach(async () => {
+  ({ fake, stores } = fakeApp());
+  fake.on('catalog_rows', () => [readFile, deleteFile, refund]);
+  await Promise.all([stores.profiles.loadProfile(), stores.tools.load(), stores.meter.load()]);
+  fake.reset();
+});
+
+describe('switching a group', () => {
+  it('writes setGroup into the profile being edited, then reloads the rows and the token report', async () => {
+    const billingOff: PrimitiveRow = { ...refund, visible: false, hiddenBy: ['groups.none billing'] };
+    fake
+      .on('profile_edit', () => ({ groups: { none: ['billing'] } }))
+      .on('catalog_rows', () => [readFile, deleteFile, billingOff])
+      .on('token_report', () => aReport({ toolsAfter: 2, after: 200 }));
+
+    expect(await stores.tools.setGroup('billing', false)).toBe(true);
+
+    expect(fake.calls.map((call) => call.command)[0]).toBe('profile_edit');
+    expect(fake.argsOf('profile_edit')).toEqual([
+      { name: 'default', edit: { op: 'setGroup', group: 'billing', on: false } },
+    ]);
+    expect(fake.argsOf('catalog_rows')).toEqual([{ profile: 'default' }]);
+    expect(fake.argsOf('token_report')).toEqual([{ profile: 'default' }]);
+    expect(stores.tools.rows.value[2].visible, 'the reloaded row is hidden').toBe(false);
+    expect(stores.tools.isGroupOn('billing'), 'the switch follows the written profile').toBe(false);
+    expect(stores.tools.isGroupOn('files')).toBe(true);
+    expect(stores.meter.report.value?.toolsAfter).toBe(2);
+  });
+
+  it('keeps the error as a sentence and changes nothing else', async () => {
+    fake.fail('profile_edit', { code: 'broken_file', message: 'profiles/default.json:3:1: expected a value; fix it' });
+    const rowsBefore = stores.tools.rows.value;
+    const reportBefore = stores.meter.report.value;
+
+    expect(await stores.tools.setGroup('billing', false)).toBe(false);
+
+    expect(stores.tools.edit.error).toBe('profiles/default.json:3:1: expected a value; fix it');
+    expect(fake.count('catalog_rows'), 'no reload after a failed edit').toBe(0);
+    expect(fake.count('token_report')).toBe(0);
+    expect(stores.tools.rows.value).toBe(rowsBefore);
+    expect(stores.meter.report.value).toBe(reportBefore);
+    expect(stores.tools.isGroupOn('billing')).toBe(true);
+  });
+
+  it('clears the last error when the next edit succeeds', async () => {
+    fake.fail('profile_edit', { code: 'io', message: 'cannot write' });
+    await stores.tools.setGroup('billing', false);
+    fake.on('profile_edit', () => ({}));
+    await stores.tools.setGroup('billing', true);
+    expect(stores.tools.edit.error).toBeNull();
+  });
+});
+
+describe('a tool switch', () => {
+  it('switches a visible tool off with setTool', async () => {
+    fake.on('profile_edit', () => ({ tools: { deny: ['demo__read_file'] } }));
+    await stores.tools.toggle(readFile);
+    expect(fake.argsOf('profile_edit')).toEqual([
+      { name: 'default', edit: { op: 'setTool', exposedName: 'demo__read_file', on: false } },
+    ]);
+    expect(fake.count('catalog_rows')).toBe(1);
+  });
+
+  it('switches a prompt off with its own deny entry in prompts.deny', async () => {
+    fake.on('profile_edit', () => ({}));
+    await stores.tools.toggle(aRow({ exposedName: 'demo__summarise', kind: 'prompt' }));
+    expect(fake.argsOf('profile_edit')[0].edit).toEqual({
+      op: 'addPattern',
+      section: 'prompts',
+      list: 'deny',
+      pattern: 'demo__summarise',
+    });
+  });
+
+  it('offers the rules that hide a tool instead of writing when its own entry is not one of them', async () => {
+    const hidden = { ...refund, visible: false, hiddenBy: ['groups.none billing'] };
+    await stores.tools.toggle(hidden);
+    expect(fake.count('profile_edit'), 'nothing is written').toBe(0);
+    expect(stores.tools.offering).toBe('demo__refund');
+  });
+
+  it('takes its own entry out, and offers the other rules when they still hide it', async () => {
+    const hidden = {
+      ...deleteFile,
+      visible: false,
+      hiddenBy: ['tools.deny "demo__delete_file"', 'tags.none destructive'],
+    };
+    const stillHidden = { ...deleteFile, visible: false, hiddenBy: ['tags.none destructive'] };
+    fake
+      .on('profile_edit', () => ({ tags: { none: ['destructive'] } }))
+      .on('catalog_rows', () => [readFile, stillHidden, refund]);
+
+    await stores.tools.toggle(hidden);
+
+    expect(fake.argsOf('profile_edit')[0].edit).toEqual({
+      op: 'setTool',
+      exposedName: 'demo__delete_file',
+      on: true,
+    });
+    expect(stores.tools.offering).toBe('demo__delete_file');
+  });
+
+  it('offers nothing when taking its own entry out shows it', async () => {
+    const hidden = { ...readFile, visible: false, hiddenBy: ['tools.deny "demo__read_file"'] };
+    fake.on('profile_edit', () => ({}));
+    await stores.tools.toggle(hidden);
+    expect(stores.tools.offering).toBeNull();
+  });
+});
+
+describe('tags', () => {
+  it('reads require and exclude from the profile, and writes setTag', async () => {
+    fake.on('profile_show', () => ({ tags: { all: ['read-only'], none: ['destructive'] } }));
+    await stores.profiles.loadProfile();
+    expect(stores.tools.tagState('read-only')).toBe('require');
+    expect(stores.tools.tagState('destructive')).toBe('exclude');
+    expect(stores.tools.tagState('idempotent')).toBe('ignore');
+
+    fake.on('profile_edit', () => ({}));
+    await stores.tools.setTag('destructive', 'ignore');
+    expect(fake.argsOf('profile_edit')[0].edit).toEqual({ op: 'setTag', tag: 'destructive', state: 'ignore' });
+  });
+
+  it('lists every tag and group of the rows, server groups last', () => {
+    expect(stores.tools.tags).toEqual(['destructive', 'read-only']);
+    expect(stores.tools.groups).toEqual(['billing', 'files', 'server:demo']);
+  });
+
+  it("also lists the profile's tags and groups that no row has, so they can be switched back", async () => {
+    fake.on('profile_show', () => ({ groups: { none: ['legacy'] }, tags: { all: ['stable'], none: ['experimental'] } }));
+    await stores.profiles.loadProfile();
+    expect(stores.tools.tags).toEqual(['destructive', 'experimental', 'read-only', 'stable']);
+    expect(stores.tools.groups).toEqual(['billing', 'files', 'legacy', 'server:demo']);
+    expect(stores.tools.isGroupOn('legacy')).toBe(false);
+  });
+});
+
+describe('the list', () => {
+  const many = Array.from({ length: 2000 }, (_, i) =>
+    aRow({
+      exposedName: `big__tool_${String(i).padStart(4, '0')}`,
+      kind: i % 10 === 0 ? 'prompt' : 'tool',
+      description: i === 1234 ? 'Sends a fax to the past' : 'Does a thing',
+      visible: i % 2 === 0,
+    }),
+  );
+
+  beforeEach(async () => {
+    fake.on('catalog_rows', () => many);
+    await stores.tools.load();
+  });
+
+  it('shows 2,000 rows a page at a time', () => {
+    expect(stores.tools.pageRows).toHaveLength(PAGE_SIZE);
+    expect(stores.tools.pageCount).toBe(20);
+    stores.tools.page = 19;
+    expect(stores.tools.pageRows.at(-1)?.exposedName).toBe('big__tool_1999');
+  });
+
+  it('searches names and descriptions, from the first page', () => {
+    stores.tools.page = 5;
+    stores.tools.filter({ search: 'FAX past' });
+    expect(stores.tools.matching.map((row) => row.exposedName)).toEqual(['big__tool_1234']);
+    expect(stores.tools.currentPage).toBe(0);
+
+    stores.tools.filter({ search: 'tool_001' });
+    expect(stores.tools.matching).toHaveLength(10);
+  });
+
+  it('filters by kind and by visibility', () => {
+    stores.tools.filter({ kind: 'prompt' });
+    expect(stores.tools.matching).toHaveLength(200);
+    stores.tools.filter({ kind: 'all', show: 'hidden' });
+    expect(stores.tools.matching.every((row) => !row.visible)).toBe(true);
+    expect(stores.tools.matching).toHaveLength(1000);
+  });
+
+  it('keeps the page in range when a reload shortens the list', async () => {
+    stores.tools.page = 19;
+    fake.on('catalog_rows', () => many.slice(0, 150));
+    await stores.tools.load();
+    expect(stores.tools.currentPage).toBe(1);
+    expect(stores.tools.pageRows).toHaveLength(50);
+  });
+});
+
+it('loads the rows of the profile being edited after another one is chosen', async () => {
+  await stores.profiles.select('work');
+  expect(fake.argsOf('catalog_rows')).toEqual([{ profile: 'work' }]);
+  expect(fake.argsOf('token_report')).toEqual([{ profile: 'work' }]);
+  expect(fake.argsOf('profile_show')).toEqual([{ name: 'work' }]);
+});
