@@ -12,7 +12,7 @@ pub const CHANGED: &str = "sieve://changed";
 /// What changed, as the page reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Changed {
-    /// `catalog`, `profile`, `config` or `status`.
+    /// `catalog`, `profile`, `config`, `status` or `tasks`.
     pub what: &'static str,
     /// The profile or server it is about.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -26,6 +26,7 @@ impl From<Change> for Changed {
             Change::Profile(name) => ("profile", Some(name)),
             Change::Config => ("config", None),
             Change::Status(server) => ("status", Some(server)),
+            Change::Tasks => ("tasks", None),
         };
         Changed { what, name }
     }

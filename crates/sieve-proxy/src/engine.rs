@@ -44,6 +44,8 @@ pub enum Change {
     Config,
     /// A server's connection state changed.
     Status(String),
+    /// The task ledger was written, by this process or another.
+    Tasks,
 }
 
 /// A profile in force, compiled.
@@ -453,6 +455,7 @@ impl Engine {
                 match change {
                     FileChange::Config => engine.reload_config(),
                     FileChange::Profile(name) => engine.reload_profile(&name),
+                    FileChange::Tasks => engine.emit(Change::Tasks),
                     FileChange::Rescan => {
                         engine.reload_config();
                         engine.reload_profiles();

@@ -1,7 +1,8 @@
 //! Live reload: which of the user's files changed, as it happens.
 //!
-//! [`watch`] watches the config folder (for `config.json`) and the profiles
-//! folder, and sends a [`FileChange`] for each file that changed. It
+//! [`watch`] watches the config folder (for `config.json`), the profiles
+//! folder and the data folder (for the task ledger, which every proxy
+//! process writes), and sends a [`FileChange`] for each file that changed. It
 //! watches folders, not files: every write of ours, and of most editors,
 //! replaces the file by renaming a temporary one over it, and a watch on
 //! the old file would see only its removal.
@@ -46,6 +47,8 @@ pub enum FileChange {
     /// `profiles/<name>.json` was written, replaced, removed or renamed
     /// (a rename changes two profiles: the old name and the new one).
     Profile(String),
+    /// The task ledger (`tasks.db` or its write-ahead log) was written.
+    Tasks,
     /// Changes may have been missed (the system's event queue overflowed,
     /// or watching failed): read `config.json` and every profile again.
     Rescan,
@@ -77,7 +80,14 @@ pub fn watch(home: &Home) -> Result<(HomeWatcher, mpsc::Receiver<FileChange>)> {
         }
     })
     .context("cannot start watching the config files")?;
-    for dir in [home.config_dir(), profiles.as_path()] {
+    let data = home.data_dir();
+    std::fs::create_dir_all(data)
+        .with_context(|| format!("cannot create the data folder {}", data.display()))?;
+    let mut dirs = vec![home.config_dir(), profiles.as_path()];
+    if data != home.config_dir() {
+        dirs.push(data);
+    }
+    for dir in dirs {
         watcher
             .watch(dir, RecursiveMode::NonRecursive)
             .with_context(|| format!("cannot watch {} for changes", dir.display()))?;
@@ -131,6 +141,7 @@ fn gather(raw: std_mpsc::Receiver<FileChange>, out: mpsc::Sender<FileChange>) {
 struct Layout {
     config_dirs: Vec<PathBuf>,
     profile_dirs: Vec<PathBuf>,
+    data_dirs: Vec<PathBuf>,
 }
 
 impl Layout {
@@ -143,6 +154,7 @@ impl Layout {
         Layout {
             config_dirs: both(home.config_dir()),
             profile_dirs: both(&home.profiles_dir()),
+            data_dirs: both(home.data_dir()),
         }
     }
 
@@ -178,6 +190,11 @@ impl Layout {
             // in `.json`; lock files (`.#x.json`) are not profile names.
             let stem = name.strip_suffix(".json")?;
             return is_valid_profile_name(stem).then(|| FileChange::Profile(stem.to_string()));
+        }
+        // SQLite writes the log, and the database at checkpoints; its
+        // shared-memory index changes on reads too, so it does not count.
+        if matches!(name, "tasks.db" | "tasks.db-wal") && self.data_dirs.iter().any(|d| d == dir) {
+            return Some(FileChange::Tasks);
         }
         (name == "config.json" && self.config_dirs.iter().any(|d| d == dir))
             .then_some(FileChange::Config)
@@ -374,10 +391,17 @@ mod tests {
             "/h/profiles",
             "/h/other/config.json",
             "/h/profiles/config.json/x",
-            "/h/tasks.db",
+            "/h/tasks.db-shm",
+            "/h/profiles/tasks.db",
         ] {
             assert_eq!(layout.changes(event(create, &[ignored])), [], "{ignored}");
         }
+        // The ledger: every proxy process writes it, the app shows it live.
+        let write = EventKind::Modify(ModifyKind::Data(notify::event::DataChange::Content));
+        assert_eq!(
+            layout.changes(event(write, &["/h/tasks.db-wal", "/h/tasks.db"])),
+            [FileChange::Tasks, FileChange::Tasks]
+        );
     }
 
     #[test]

@@ -549,3 +549,47 @@ fn servers_are_added_switched_and_removed_in_config_json() {
     .unwrap_err();
     assert_eq!(missing.code, ErrorCode::NotFound);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ledger_write_by_another_process_is_a_change() {
+    use sieve_core::tasks::{EntryKind, TaskRecord, TaskStatus};
+    use sieve_proxy::engine::Change;
+    use sieve_proxy::ledger::Ledger;
+    let (_dir, store) = home();
+    let engine = Engine::start(store.clone()).expect("engine starts");
+    engine.watch_files().expect("watching");
+    let mut changes = engine.subscribe();
+    // Another proxy process: its own connection to the same file.
+    let other = Ledger::open(&store.home().tasks_db()).expect("ledger opens");
+    let record = TaskRecord {
+        id: Ledger::new_id(),
+        kind: EntryKind::Call,
+        server: "demo".into(),
+        upstream_id: None,
+        method: "tools/call".into(),
+        tool: Some("demo__echo".into()),
+        params: json!({"name": "echo"}),
+        status: TaskStatus::Failed,
+        status_message: Some("failed".into()),
+        created_at: 1,
+        last_updated_at: 1,
+        ttl_ms: None,
+        poll_interval_ms: None,
+        profile: Some("default".into()),
+        retry_of: None,
+        result: None,
+    };
+    other.insert(&record).expect("recorded");
+    tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match changes.recv().await {
+                Ok(Change::Tasks) => return,
+                Ok(_) => continue,
+                Err(error) => panic!("the change stream ended: {error}"),
+            }
+        }
+    })
+    .await
+    .expect("the write is announced as a task change");
+    engine.shutdown().await;
+}

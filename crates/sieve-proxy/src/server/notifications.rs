@@ -264,7 +264,7 @@ impl SieveServer {
                     continue;
                 }
                 change = changes.recv() => match change {
-                    Ok(Change::Status(_)) => continue,
+                    Ok(Change::Status(_) | Change::Tasks) => continue,
                     Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
                 },
@@ -301,7 +301,7 @@ impl SieveServer {
         tokio::spawn(async move {
             loop {
                 match changes.recv().await {
-                    Ok(Change::Status(_)) => continue,
+                    Ok(Change::Status(_) | Change::Tasks) => continue,
                     Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
                 }
