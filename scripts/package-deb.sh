@@ -3,16 +3,25 @@
 # inside it (installed beside the app, so the app's stdio snippets can
 # name it): target/release/bundle/deb/MCP Sieve_<version>_amd64.deb.
 # AppImage is not built: its bundler downloads tools at build time, which
-# the project's machines cannot.
+# the project's machines cannot. `--debug` packages a debug build instead
+# (quicker; target/debug/bundle/deb/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 eval "$(scripts/app-deps.sh)" >/dev/null
+profile=release
+cargo_flags=(--release)
+tauri_flags=()
+if [ "${1:-}" = "--debug" ]; then
+  profile=debug
+  cargo_flags=()
+  tauri_flags=(--debug)
+fi
 npm --prefix ui run build
-cargo build --release --locked -p sieve-cli --bin mcp-sieve
+cargo build "${cargo_flags[@]}" --locked -p sieve-cli --bin mcp-sieve
 triple="$(rustc -vV | sed -n 's/^host: //p')"
 mkdir -p src-tauri/binaries
-cp "$CARGO_TARGET_DIR/release/mcp-sieve" "src-tauri/binaries/mcp-sieve-$triple"
-ui/node_modules/.bin/tauri build --bundles deb \
+cp "$CARGO_TARGET_DIR/$profile/mcp-sieve" "src-tauri/binaries/mcp-sieve-$triple"
+ui/node_modules/.bin/tauri build "${tauri_flags[@]}" --bundles deb \
   --config '{"bundle": {"externalBin": ["binaries/mcp-sieve"]}}'
-ls -l "$CARGO_TARGET_DIR"/release/bundle/deb/*.deb
+ls -l "$CARGO_TARGET_DIR/$profile"/bundle/deb/*.deb
