@@ -5,7 +5,10 @@
 //!   catalog of the built-in server.
 //! * [`DemoServer`] is the rmcp [`ServerHandler`]. Its tools act on a small
 //!   in-memory world (`workspace`): files, issues, invoices, users. Tool
-//!   descriptions, schemas and labels live in `catalog`.
+//!   descriptions, schemas and labels live in `catalog`; the tools that
+//!   ask the client, report progress or log in `interaction`; the
+//!   task-capable tool in `job`; the resources and prompts (with argument
+//!   completion) in `resources` and `prompts`.
 //! * [`serve_stdio`] runs it on this process's stdin and stdout; any other
 //!   transport takes a [`DemoServer`] as any rmcp handler (the proxy runs
 //!   it in memory, and serves it over streamable HTTP with its own HTTP
@@ -27,59 +30,42 @@
 #![allow(deprecated)]
 
 mod catalog;
+mod interaction;
+mod job;
+mod prompts;
+mod resources;
 mod workspace;
 
 use std::{
-    collections::{BTreeMap, BTreeSet},
+    collections::BTreeSet,
     sync::{
         Arc, Mutex, MutexGuard,
         atomic::{AtomicBool, Ordering},
     },
-    time::Duration,
 };
 
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-        CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock, CreateTaskResult,
-        GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetTaskParams, GetTaskResult,
-        Implementation, InputRequest, InputRequiredResult, JsonObject, ListPromptsResult,
-        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
-        LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam, Prompt,
-        PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
-        ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
-        ResourceUpdatedNotificationParam, Role, ServerCapabilities, ServerConfig, ServerRequest,
-        SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
-        UnsubscribeRequestParams, UpdateTaskParams,
+        CompleteRequestParams, CompleteResult, ContentBlock, GetPromptRequestParams,
+        GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, JsonObject,
+        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+        LoggingLevel, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+        ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+        SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+        UpdateTaskParams,
     },
     service::{NotificationContext, Peer, RequestContext, SubscriptionContext},
-    task_manager::{TaskExit, TaskManager, TaskOptions},
+    task_manager::TaskManager,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::broadcast;
 
 use self::{
     catalog::{EXPERIMENTAL_TOOLS, Spec, TOOLS},
-    workspace::{Args, Change, Workspace, file_uri},
+    workspace::{Args, Change, Workspace},
 };
-
-/// Severity order of log levels, least severe first (rmcp's `LoggingLevel`
-/// is not `Ord`).
-const SEVERITY: [LoggingLevel; 8] = [
-    LoggingLevel::Debug,
-    LoggingLevel::Info,
-    LoggingLevel::Notice,
-    LoggingLevel::Warning,
-    LoggingLevel::Error,
-    LoggingLevel::Critical,
-    LoggingLevel::Alert,
-    LoggingLevel::Emergency,
-];
-
-fn rank(level: LoggingLevel) -> usize {
-    SEVERITY.iter().position(|l| *l == level).unwrap_or(0)
-}
 
 /// The name the demo server reports in its server info.
 pub const SERVER_NAME: &str = "sieve-demo";
@@ -140,13 +126,6 @@ impl Default for DemoServer {
     fn default() -> Self {
         Self::new()
     }
-}
-
-/// What a tool got when it asked the client for something.
-enum Asked {
-    Answer(Value),
-    /// 2026-07-28: the client must retry the call with the answer.
-    Pending(InputRequiredResult),
 }
 
 impl DemoServer {
@@ -212,195 +191,6 @@ impl DemoServer {
         }
     }
 
-    /// Send a log notification if the client asked for this level.
-    async fn log(&self, context: &RequestContext<RoleServer>, level: LoggingLevel, data: Value) {
-        let wanted = context
-            .meta
-            .log_level()
-            .unwrap_or_else(|| *self.shared.log_level.lock().expect("log level lock"));
-        if rank(level) >= rank(wanted) {
-            let params = LoggingMessageNotificationParam::new(level, data).with_logger(SERVER_NAME);
-            // A client that went away cannot be told; the tool still runs.
-            let _ = context.peer.notify_logging_message(params).await;
-        }
-    }
-
-    /// Ask the client a question (elicitation, sampling) in whatever way
-    /// the negotiated protocol allows.
-    async fn ask(
-        request: &CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-        key: &str,
-        question: Value,
-    ) -> Result<Asked, McpError> {
-        if let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get(key)) {
-            return Ok(Asked::Answer(answer.clone()));
-        }
-        let modern = context
-            .protocol_version()
-            .is_some_and(|version| !version.has_initialize());
-        if modern {
-            // 2026-07-28 forbids server-to-client requests: hand the
-            // question back and let the client call again with the answer.
-            let input: InputRequest = serde_json::from_value(question)
-                .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-            return Ok(Asked::Pending(InputRequiredResult::from_input_requests(
-                BTreeMap::from([(key.to_owned(), input)]),
-            )));
-        }
-        let server_request: ServerRequest = serde_json::from_value(question)
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        let answer = context
-            .peer
-            .send_request(server_request)
-            .await
-            .map_err(|e| {
-                McpError::internal_error(format!("the client did not answer: {e}"), None)
-            })?;
-        serde_json::to_value(answer)
-            .map(Asked::Answer)
-            .map_err(|e| McpError::internal_error(e.to_string(), None))
-    }
-
-    async fn purge_closed_issues(
-        &self,
-        request: &CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        let stats = self.workspace().stats();
-        let closed =
-            stats["issues"].as_u64().unwrap_or(0) - stats["open_issues"].as_u64().unwrap_or(0);
-        let question = json!({
-            "method": "elicitation/create",
-            "params": {
-                "mode": "form",
-                "message": format!("Delete {closed} closed issues for good?"),
-                "requestedSchema": {
-                    "type": "object",
-                    "properties": {"confirm": {"type": "boolean", "description": "Yes, delete them"}},
-                    "required": ["confirm"]
-                }
-            }
-        });
-        let answer = match Self::ask(request, context, "confirm", question).await? {
-            Asked::Pending(pending) => return Ok(pending.into()),
-            Asked::Answer(answer) => answer,
-        };
-        let confirmed = answer["action"] == "accept" && answer["content"]["confirm"] == true;
-        if !confirmed {
-            return Ok(text_result(
-                "Nothing deleted: the user did not confirm.",
-                false,
-            ));
-        }
-        let purged = self.workspace().purge_closed_issues();
-        self.publish_workspace_changes();
-        Ok(CallToolResult::structured(json!({ "purged": purged })).into())
-    }
-
-    async fn summarize_issue(
-        &self,
-        request: &CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        let args = arguments(request);
-        let args = Args(&args);
-        let (id, max_tokens) = match (args.int("id"), args.opt_int("max_tokens")) {
-            (Ok(id), Ok(max)) => (id, max.unwrap_or(200)),
-            (Err(e), _) | (_, Err(e)) => return Ok(text_result(&e, true)),
-        };
-        let Some(issue) = u64::try_from(id)
-            .ok()
-            .and_then(|id| self.workspace().issue_json(id))
-        else {
-            return Ok(text_result(&format!("no issue #{id}"), true));
-        };
-        let question = json!({
-            "method": "sampling/createMessage",
-            "params": {
-                "messages": [{"role": "user", "content": {"type": "text",
-                    "text": format!("Summarize this issue in one paragraph:\n{issue}")}}],
-                "maxTokens": max_tokens,
-                "systemPrompt": "You summarize bug tracker issues."
-            }
-        });
-        match Self::ask(request, context, "summary", question).await? {
-            Asked::Pending(pending) => Ok(pending.into()),
-            Asked::Answer(answer) => {
-                let text = answer["content"]["text"].as_str().unwrap_or("(no text)");
-                Ok(CallToolResult::structured(json!({
-                    "id": id,
-                    "summary": text,
-                    "model": answer["model"],
-                }))
-                .into())
-            }
-        }
-    }
-
-    async fn reindex(
-        &self,
-        args: &Args<'_>,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        let (steps, step_ms) = match (args.opt_int("steps"), args.opt_int("step_ms")) {
-            (Ok(steps), Ok(ms)) => (steps.unwrap_or(5).clamp(1, 50), ms.unwrap_or(100).max(0)),
-            (Err(e), _) | (_, Err(e)) => return Ok(text_result(&e, true)),
-        };
-        let token = context.meta.get_progress_token();
-        for step in 1..=steps {
-            tokio::select! {
-                () = context.ct.cancelled() => {
-                    // Said out loud, so a client (or a proxy's test) can see
-                    // that the cancellation reached the server.
-                    self.log(context, LoggingLevel::Notice, json!({"reindex_cancelled_at_step": step})).await;
-                    return Ok(text_result("Reindex cancelled by the client.", true));
-                }
-                () = tokio::time::sleep(Duration::from_millis(step_ms.unsigned_abs())) => {}
-            }
-            if let Some(token) = &token {
-                let progress = ProgressNotificationParam::new(token.clone(), step as f64)
-                    .with_total(steps as f64)
-                    .with_message(format!("indexed part {step} of {steps}"));
-                let _ = context.peer.notify_progress(progress).await;
-            }
-        }
-        self.log(
-            context,
-            LoggingLevel::Info,
-            json!({"reindexed_steps": steps}),
-        )
-        .await;
-        Ok(CallToolResult::structured(
-            json!({ "steps": steps, "indexed": self.workspace().stats() }),
-        )
-        .into())
-    }
-
-    fn run_job(
-        &self,
-        args: &Args<'_>,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<Job, String> {
-        let duration = Duration::from_millis(
-            args.opt_int("duration_ms")?
-                .unwrap_or(1000)
-                .max(0)
-                .unsigned_abs(),
-        );
-        let fail = args.opt_str("outcome")?.unwrap_or("success") == "failure";
-        let label = args.opt_str("label")?.unwrap_or("job").to_owned();
-        let as_task = context
-            .client_capabilities()
-            .is_some_and(|caps| caps.supports_tasks());
-        Ok(Job {
-            duration,
-            fail,
-            label,
-            as_task,
-        })
-    }
-
     fn set_experimental(&self, enabled: bool) -> CallToolResult {
         let was = self.shared.experimental.swap(enabled, Ordering::SeqCst);
         if was != enabled {
@@ -412,21 +202,26 @@ impl DemoServer {
         )
     }
 
+    /// Subscribes to events now, for the forwarder or listener that starts
+    /// after the client may already act (see `pending_listen`).
+    fn subscribe_early(&self) {
+        *self.pending_listen.lock().expect("listen lock") = Some(self.shared.events.subscribe());
+    }
+
+    /// The events subscribed early, or those from now on.
+    fn take_events(&self) -> broadcast::Receiver<Event> {
+        let pending = self.pending_listen.lock().expect("listen lock").take();
+        pending.unwrap_or_else(|| self.shared.events.subscribe())
+    }
+
     /// Forward shared events to one connected peer until it goes away.
     fn forward_events(&self, peer: Peer<RoleServer>) {
         // Subscribed in `initialize`: the client may act the moment it has
         // sent `initialized`, before this handler runs.
-        let pending = self.pending_listen.lock().expect("listen lock").take();
-        let mut events = pending.unwrap_or_else(|| self.shared.events.subscribe());
+        let mut events = self.take_events();
         let shared = self.shared.clone();
         tokio::spawn(async move {
-            loop {
-                let event = match events.recv().await {
-                    Ok(event) => event,
-                    // Missing a few events is fine: the client re-lists.
-                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                    Err(broadcast::error::RecvError::Closed) => return,
-                };
+            while let Some(event) = next_event(&mut events).await {
                 let sent = match event {
                     Event::ToolsChanged => peer.notify_tool_list_changed().await,
                     Event::ResourcesChanged => peer.notify_resource_list_changed().await,
@@ -451,34 +246,16 @@ impl DemoServer {
     }
 }
 
-/// The parsed arguments of `run_job`.
-struct Job {
-    duration: Duration,
-    fail: bool,
-    label: String,
-    as_task: bool,
-}
-
-impl Job {
-    async fn run(&self) -> Result<CallToolResult, McpError> {
-        tokio::time::sleep(self.duration).await;
-        if self.fail {
-            Err(McpError::internal_error(
-                format!("{} failed, as it was asked to", self.label),
-                None,
-            ))
-        } else {
-            Ok(CallToolResult::structured(json!({
-                "label": self.label,
-                "outcome": "success",
-                "duration_ms": self.duration.as_millis() as u64,
-            })))
+/// The next event, or `None` once there will be no more. Missing a few
+/// events is fine: the client re-lists.
+async fn next_event(events: &mut broadcast::Receiver<Event>) -> Option<Event> {
+    loop {
+        match events.recv().await {
+            Ok(event) => return Some(event),
+            Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(broadcast::error::RecvError::Closed) => return None,
         }
     }
-}
-
-fn parse_level(name: &str) -> Option<LoggingLevel> {
-    serde_json::from_value(json!(name)).ok()
 }
 
 fn arguments(request: &CallToolRequestParams) -> JsonObject {
@@ -499,54 +276,6 @@ fn unknown_tool(name: &str) -> McpError {
         format!("unknown tool {name}; call tools/list to see the tools"),
         None,
     )
-}
-
-struct PromptSpec {
-    name: &'static str,
-    description: &'static str,
-    /// (name, description, required)
-    arguments: &'static [(&'static str, &'static str, bool)],
-}
-
-const PROMPTS: &[PromptSpec] = &[
-    PromptSpec {
-        name: "triage_issue",
-        description: "Decide priority and next step for an issue.",
-        arguments: &[
-            ("issue_id", "Number of the issue", true),
-            ("tone", "How to phrase it: brief, friendly or formal", false),
-        ],
-    },
-    PromptSpec {
-        name: "draft_invoice_email",
-        description: "Write the e-mail that goes with an invoice.",
-        arguments: &[
-            ("invoice_id", "Invoice id, e.g. INV-1002", true),
-            ("language", "Language of the e-mail: en, de or fr", false),
-        ],
-    },
-    PromptSpec {
-        name: "review_file",
-        description: "Review one file of the workspace.",
-        arguments: &[
-            ("path", "Path of the file", true),
-            (
-                "focus",
-                "What to look at: correctness, style or docs",
-                false,
-            ),
-        ],
-    },
-];
-
-/// Fixed choices for optional prompt arguments, used for completion.
-fn argument_choices(argument: &str) -> &'static [&'static str] {
-    match argument {
-        "tone" => &["brief", "friendly", "formal"],
-        "language" => &["en", "de", "fr"],
-        "focus" => &["correctness", "style", "docs"],
-        _ => &[],
-    }
 }
 
 impl ServerHandler for DemoServer {
@@ -585,7 +314,7 @@ impl ServerHandler for DemoServer {
         request: rmcp::model::InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::InitializeResult, McpError> {
-        *self.pending_listen.lock().expect("listen lock") = Some(self.shared.events.subscribe());
+        self.subscribe_early();
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
     }
@@ -600,24 +329,21 @@ impl ServerHandler for DemoServer {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        *self.pending_listen.lock().expect("listen lock") = Some(self.shared.events.subscribe());
+        self.subscribe_early();
         // Everything asked for; rmcp narrows it to what get_info advertises.
         Some(requested.clone())
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        let pending = self.pending_listen.lock().expect("listen lock").take();
-        let mut events = pending.unwrap_or_else(|| self.shared.events.subscribe());
+        let mut events = self.take_events();
         let sink = context.sink().clone();
         loop {
             let event = tokio::select! {
                 () = context.cancelled() => return Ok(()),
-                event = events.recv() => event,
+                event = next_event(&mut events) => event,
             };
-            let event = match event {
-                Ok(event) => event,
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(broadcast::error::RecvError::Closed) => return Ok(()),
+            let Some(event) = event else {
+                return Ok(());
             };
             // A filter refusal only means the client did not ask for this kind.
             let _ = match event {
@@ -661,41 +387,8 @@ impl ServerHandler for DemoServer {
                     Err(e) => text_result(&e, true),
                 });
             }
-            "log_message" => {
-                let level = match args.opt_str("level") {
-                    Ok(level) => level.and_then(parse_level).unwrap_or(LoggingLevel::Info),
-                    Err(e) => return Ok(text_result(&e, true)),
-                };
-                let Ok(message) = args.str("message") else {
-                    return Ok(text_result("argument `message` is required", true));
-                };
-                self.log(&context, level, json!(message)).await;
-                return Ok(text_result("sent", false));
-            }
-            "run_job" => {
-                let job = match self.run_job(&args, &context) {
-                    Ok(job) => job,
-                    Err(e) => return Ok(text_result(&e, true)),
-                };
-                if !job.as_task {
-                    return Ok(match job.run().await {
-                        Ok(result) => result.into(),
-                        Err(error) => text_result(&error.message, true),
-                    });
-                }
-                let options = TaskOptions::new()
-                    .with_poll_interval_ms(100)
-                    .with_status_message(format!("{} is running", job.label));
-                let task = self.shared.tasks.spawn(options, move |task| {
-                    Box::pin(async move {
-                        tokio::select! {
-                            () = task.cancelled() => Err(TaskExit::Cancelled),
-                            result = job.run() => result.map_err(TaskExit::Error),
-                        }
-                    })
-                });
-                return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
-            }
+            "log_message" => return Ok(self.log_message(&args, &context).await),
+            "run_job" => return Ok(self.run_job(&args, &context).await),
             _ => {}
         }
         let outcome = self.workspace().call(&name, &args);
@@ -747,20 +440,7 @@ impl ServerHandler for DemoServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let mut resources = vec![
-            Resource::new("demo://readme", "readme")
-                .with_title("About the demo")
-                .with_mime_type("text/markdown"),
-            Resource::new("demo://stats", "stats")
-                .with_description("Counts of files, issues, invoices and users")
-                .with_mime_type("application/json"),
-        ];
-        let workspace = self.workspace();
-        resources.extend(workspace.file_paths().map(|path| {
-            Resource::new(file_uri(path), path)
-                .with_mime_type("text/plain")
-                .with_size(workspace.file(path).map_or(0, |t| t.len() as u64))
-        }));
+        let resources = resources::list(&self.workspace());
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
@@ -769,14 +449,9 @@ impl ServerHandler for DemoServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(vec![
-            ResourceTemplate::new("demo://issues/{id}", "issue")
-                .with_description("One issue as JSON")
-                .with_mime_type("application/json"),
-            ResourceTemplate::new("demo://files/{path}", "file")
-                .with_description("One workspace file")
-                .with_mime_type("text/plain"),
-        ]))
+        Ok(ListResourceTemplatesResult::with_all_items(
+            resources::templates(),
+        ))
     }
 
     async fn read_resource(
@@ -784,25 +459,7 @@ impl ServerHandler for DemoServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let uri = request.uri;
-        let workspace = self.workspace();
-        let text = if uri == "demo://readme" {
-            Some("# sieve-demo\n\nForty tools over files, issues, invoices and users.\n".to_owned())
-        } else if uri == "demo://stats" {
-            Some(workspace.stats().to_string())
-        } else if let Some(path) = uri.strip_prefix("demo://files/") {
-            workspace.file(path).map(str::to_owned)
-        } else if let Some(id) = uri.strip_prefix("demo://issues/") {
-            id.parse()
-                .ok()
-                .and_then(|id| workspace.issue_json(id))
-                .map(|issue| issue.to_string())
-        } else {
-            None
-        };
-        let text =
-            text.ok_or_else(|| McpError::resource_not_found(format!("no resource {uri}"), None))?;
-        Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
+        resources::read(&self.workspace(), request.uri).map(Into::into)
     }
 
     async fn subscribe(
@@ -836,22 +493,7 @@ impl ServerHandler for DemoServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        let prompts = PROMPTS
-            .iter()
-            .map(|spec| {
-                let arguments = spec
-                    .arguments
-                    .iter()
-                    .map(|(name, description, required)| {
-                        PromptArgument::new(*name)
-                            .with_description(*description)
-                            .with_required(*required)
-                    })
-                    .collect();
-                Prompt::new(spec.name, Some(spec.description), Some(arguments))
-            })
-            .collect();
-        Ok(ListPromptsResult::with_all_items(prompts))
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
     }
 
     async fn get_prompt(
@@ -859,66 +501,7 @@ impl ServerHandler for DemoServer {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let args = request.arguments.unwrap_or_default();
-        let arg = |name: &str| args.get(name).and_then(Value::as_str).map(str::to_owned);
-        let required = |name: &str| {
-            arg(name).ok_or_else(|| {
-                McpError::invalid_params(format!("prompt argument `{name}` is required"), None)
-            })
-        };
-        let workspace = self.workspace();
-        let (description, text) = match request.name.as_str() {
-            "triage_issue" => {
-                let id = required("issue_id")?;
-                let issue = id
-                    .parse()
-                    .ok()
-                    .and_then(|id| workspace.issue_json(id))
-                    .ok_or_else(|| McpError::invalid_params(format!("no issue #{id}"), None))?;
-                let tone = arg("tone").unwrap_or_else(|| "brief".into());
-                (
-                    "Triage one issue",
-                    format!(
-                        "In a {tone} tone, propose a priority and the next step for this issue:\n{issue}"
-                    ),
-                )
-            }
-            "draft_invoice_email" => {
-                let id = required("invoice_id")?;
-                let invoice = workspace
-                    .invoice_json(&id)
-                    .ok_or_else(|| McpError::invalid_params(format!("no invoice {id}"), None))?;
-                let language = arg("language").unwrap_or_else(|| "en".into());
-                (
-                    "E-mail for an invoice",
-                    format!(
-                        "Write a short e-mail in language `{language}` sending this invoice:\n{invoice}"
-                    ),
-                )
-            }
-            "review_file" => {
-                let path = required("path")?;
-                let text = workspace
-                    .file(&path)
-                    .ok_or_else(|| McpError::invalid_params(format!("no file {path}"), None))?;
-                let focus = arg("focus").unwrap_or_else(|| "correctness".into());
-                (
-                    "Review a file",
-                    format!("Review {path}, focusing on {focus}:\n\n{text}"),
-                )
-            }
-            other => {
-                return Err(McpError::invalid_params(
-                    format!("unknown prompt {other}"),
-                    None,
-                ));
-            }
-        };
-        Ok(
-            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
-                .with_description(description)
-                .into(),
-        )
+        prompts::get(&self.workspace(), request).map(Into::into)
     }
 
     async fn complete(
@@ -926,27 +509,8 @@ impl ServerHandler for DemoServer {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        let prefix = request.argument.value.as_str();
-        let candidates: Vec<String> = {
-            let workspace = self.workspace();
-            match request.argument.name.as_str() {
-                "issue_id" | "id" => workspace.issue_ids().map(|id| id.to_string()).collect(),
-                "invoice_id" => workspace.invoice_ids().map(str::to_owned).collect(),
-                "path" => workspace.file_paths().map(str::to_owned).collect(),
-                other => argument_choices(other)
-                    .iter()
-                    .map(|s| (*s).to_owned())
-                    .collect(),
-            }
-        };
-        let values: Vec<String> = candidates
-            .into_iter()
-            .filter(|value| value.starts_with(prefix))
-            .take(100)
-            .collect();
-        let completion =
-            CompletionInfo::new(values).map_err(|e| McpError::internal_error(e, None))?;
-        Ok(CompleteResult::new(completion))
+        let argument = &request.argument;
+        prompts::complete(&self.workspace(), &argument.name, &argument.value)
     }
 
     async fn set_level(
@@ -976,7 +540,7 @@ pub async fn serve_stdio(modern_only: bool) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
+    use std::{sync::Arc, time::Duration};
 
     use rmcp::{
         ClientHandler, RoleClient, ServiceExt,

@@ -66,9 +66,18 @@ pub(super) struct Workspace {
     changes: Vec<Change>,
 }
 
+/// Where the resource URIs of workspace files and of issues start.
+pub(super) const FILES_URI: &str = "demo://files/";
+pub(super) const ISSUES_URI: &str = "demo://issues/";
+
 /// The URI under which a workspace file is offered as a resource.
 pub(super) fn file_uri(path: &str) -> String {
-    format!("demo://files/{path}")
+    format!("{FILES_URI}{path}")
+}
+
+/// The URI under which an issue is offered as a resource.
+fn issue_uri(id: u64) -> String {
+    format!("{ISSUES_URI}{id}")
 }
 
 /// A tool's arguments with typed, error-reporting accessors.
@@ -337,8 +346,7 @@ impl Workspace {
                     &labels,
                     args.opt_str("priority")?.unwrap_or("normal"),
                 );
-                self.changes
-                    .push(Change::Resource(format!("demo://issues/{id}")));
+                self.changes.push(Change::Resource(issue_uri(id)));
                 Ok(json!({ "id": id }))
             }
             "update_issue" => {
@@ -599,8 +607,7 @@ impl Workspace {
 
     fn issue_changed(&mut self, id: u64, what: &str) -> Result<Value, String> {
         self.record(format!("{what} issue #{id}"));
-        self.changes
-            .push(Change::Resource(format!("demo://issues/{id}")));
+        self.changes.push(Change::Resource(issue_uri(id)));
         self.issue_json(id).ok_or_else(|| no_issue(id))
     }
 

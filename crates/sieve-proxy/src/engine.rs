@@ -48,6 +48,14 @@ pub enum Change {
     Tasks,
 }
 
+impl Change {
+    /// Whether what a host lists may differ after it (server states and
+    /// ledger writes change no list).
+    pub fn may_change_lists(&self) -> bool {
+        !matches!(self, Change::Status(_) | Change::Tasks)
+    }
+}
+
 /// A profile in force, compiled.
 #[derive(Debug)]
 pub struct ActiveProfile {

@@ -31,10 +31,10 @@
 //!
 //! ```text
 //! api      -> engine, store, ledger, import
-//! serve    -> server, engine, tap
-//! server   -> engine, tasks, upstream, hosts, tap, ledger
+//! serve    -> server, engine, store, tap
+//! server   -> engine, tasks, upstream, hosts, tap, ledger, store
 //! engine   -> tasks, upstream, hosts, watch, store, ledger, clock
-//! tasks    -> upstream, hosts, ledger, clock
+//! tasks    -> upstream, hosts, ledger, clock, tap
 //! upstream -> hosts, tap, clock
 //! import   -> store
 //! watch    -> home

@@ -6,9 +6,18 @@
 //! page of another origin (403, DNS-rebinding protection as the spec asks),
 //! and keeps each request's raw JSON body for the server, since rmcp's
 //! typed params drop the filters hosts send.
+//!
+//! Before rmcp sees a request, its endpoint's profile is put in force:
+//! from then on an edit of that profile is announced to the endpoint's
+//! listeners (the engine reloads only profiles in use, and a listener is
+//! acknowledged before it reads its profile). An endpoint whose profile
+//! does not exist answers 404, one whose profile cannot be used 500, each
+//! with a sentence saying why, rather than accepting a connection on which
+//! every request would fail.
 
 use crate::engine::Engine;
-use crate::server::{EndpointProfile, RawBody, SieveServer};
+use crate::server::{EndpointProfile, RawBody, SieveServer, unusable_profile};
+use crate::store::StoreError;
 use crate::tap::{Keep, LineTap, RawLog, rename_legacy_task_request};
 use axum::body::Body;
 use axum::extract::Request;
@@ -60,7 +69,8 @@ pub async fn serve_http(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<SocketAddr> {
     let sessions = CancellationToken::new();
-    let service = mcp_service(move || SieveServer::http(engine.clone()), &sessions);
+    let make_engine = engine.clone();
+    let service = mcp_service(move || SieveServer::http(make_engine.clone()), &sessions);
     let token: Arc<str> = token.into();
     let router = axum::Router::new()
         .route_service("/mcp", service.clone())
@@ -68,7 +78,8 @@ pub async fn serve_http(
         .layer(axum::middleware::from_fn(
             move |request: Request, next: Next| {
                 let token = token.clone();
-                async move { guard(request, next, &token).await }
+                let engine = engine.clone();
+                async move { guard(request, next, &engine, &token).await }
             },
         ));
     run_router(addr, router, sessions, shutdown).await
@@ -140,8 +151,9 @@ fn refuse(status: StatusCode, message: &str) -> Response {
     response
 }
 
-/// Origin, token and endpoint checks, then the raw body for the server.
-async fn guard(request: Request, next: Next, token: &str) -> Response {
+/// Origin, token and endpoint checks, the endpoint's profile put in force,
+/// then the raw body for the server.
+async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Response {
     let headers = request.headers();
     if let Some(origin) = headers.get(header::ORIGIN)
         && !is_local_origin(origin.to_str().unwrap_or(""))
@@ -167,6 +179,9 @@ async fn guard(request: Request, next: Next, token: &str) -> Response {
             );
         }
     };
+    if let Some(refusal) = put_in_force(engine, &profile) {
+        return refusal;
+    }
     let (mut parts, body) = request.into_parts();
     parts.extensions.insert(EndpointProfile(profile));
     let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
@@ -204,6 +219,27 @@ async fn guard(request: Request, next: Next, token: &str) -> Response {
         parts.extensions.insert(RawBody(Arc::new(value)));
     }
     next.run(Request::from_parts(parts, Body::from(body))).await
+}
+
+/// Puts profile `name` in force for its endpoint, or says why the request
+/// is refused: 404 when there is no such profile (a client stops there,
+/// and no session can be open on it, since opening one puts the profile in
+/// force), 500 when its file cannot be used (a person must fix it; 503
+/// would invite clients to retry on their own while nothing changes).
+fn put_in_force(engine: &Engine, name: &str) -> Option<Response> {
+    let refusal = match engine.profile(name).err()? {
+        StoreError::NoProfile { .. } => refuse(
+            StatusCode::NOT_FOUND,
+            &format!(
+                "there is no profile {name:?}; create it with `mcp-sieve profiles new {name}`"
+            ),
+        ),
+        error => refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &unusable_profile(name, &error),
+        ),
+    };
+    Some(refusal)
 }
 
 /// Constant-time comparison of the bearer token.

@@ -124,6 +124,15 @@ pub fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
+/// rmcp's typed request or notification for `method` with raw `params`,
+/// or why it does not fit rmcp's model of that method.
+pub fn typed_message<T: serde::de::DeserializeOwned>(
+    method: &str,
+    params: Value,
+) -> serde_json::Result<T> {
+    serde_json::from_value(serde_json::json!({"method": method, "params": params}))
+}
+
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }

@@ -39,6 +39,7 @@ mod task_requests;
 
 use crate::engine::{ActiveProfile, Change, Engine, HostForms};
 use crate::hosts::HostId;
+use crate::store::StoreError;
 use crate::tap::{RawLog, id_key};
 use notifications::{Fingerprints, Following};
 use rmcp::model::{
@@ -66,6 +67,11 @@ const READY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 /// The raw JSON body of an HTTP request, kept by the HTTP layer.
 #[derive(Debug, Clone)]
 pub struct RawBody(pub Arc<Value>);
+
+/// Why profile `name` cannot serve a host, for a person.
+pub fn unusable_profile(name: &str, error: &StoreError) -> String {
+    format!("profile {name:?} cannot be used: {error}")
+}
 
 /// The profile of the HTTP endpoint a request came in on.
 #[derive(Debug, Clone)]
@@ -176,9 +182,9 @@ impl SieveServer {
     }
 
     fn active_profile(&self, name: &str) -> Result<Arc<ActiveProfile>, ErrorData> {
-        self.engine.profile(name).map_err(|e| {
-            ErrorData::internal_error(format!("profile {name:?} cannot be used: {e}"), None)
-        })
+        self.engine
+            .profile(name)
+            .map_err(|e| ErrorData::internal_error(unusable_profile(name, &e), None))
     }
 
     /// The raw params of the request in `context`.

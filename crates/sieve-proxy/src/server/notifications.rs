@@ -248,7 +248,17 @@ impl SieveServer {
             // meanwhile is announced rather than missed.
             self.profile_name(&context.request_context().extensions);
             self.mark_seen();
-            if !changes.is_empty() {
+            let mut listed_changed = false;
+            loop {
+                match changes.try_recv() {
+                    Ok(change) => listed_changed |= change.may_change_lists(),
+                    Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => {
+                        listed_changed = true;
+                    }
+                    Err(_) => break,
+                }
+            }
+            if listed_changed {
                 let _ = sink.notify_tool_list_changed().await;
                 let _ = sink.notify_prompt_list_changed().await;
                 let _ = sink.notify_resource_list_changed().await;
@@ -264,7 +274,7 @@ impl SieveServer {
                     continue;
                 }
                 change = changes.recv() => match change {
-                    Ok(Change::Status(_) | Change::Tasks) => continue,
+                    Ok(change) if !change.may_change_lists() => continue,
                     Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
                 },
@@ -301,7 +311,7 @@ impl SieveServer {
         tokio::spawn(async move {
             loop {
                 match changes.recv().await {
-                    Ok(Change::Status(_) | Change::Tasks) => continue,
+                    Ok(change) if !change.may_change_lists() => continue,
                     Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
                 }

@@ -4,6 +4,7 @@
 //! not model. The proxy shows hosts its own Sieve task ids, never the
 //! upstream's.
 
+use crate::tap::typed_message;
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolResult, CreateTaskResult, DetailedTask, GetTaskResult, ServerNotification, Task,
@@ -129,7 +130,7 @@ pub(crate) fn changed(record: &TaskRecord, legacy: bool) -> Option<ServerNotific
             serde_json::to_value(&detailed(record).task).unwrap_or_default(),
         )
     };
-    serde_json::from_value(json!({"method": method, "params": params})).ok()
+    typed_message(method, params).ok()
 }
 
 /// The call result of a finished task: its result, or its error.

@@ -1,0 +1,135 @@
+//! A server's child process: started in its own process group, so `npx`
+//! and whatever it starts are stopped together (SIGTERM, then SIGKILL) and
+//! always reaped, with the tail of its stderr kept to say why it died.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// Lines of a child's stderr kept to explain why it died.
+const STDERR_TAIL: usize = 12;
+
+/// A child process in its own process group, with its stderr tail kept.
+pub(super) struct ChildProcess {
+    child: tokio::process::Child,
+    pid: Option<u32>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    stderr_reader: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl ChildProcess {
+    pub(super) fn spawn(
+        server: &str,
+        command: &str,
+        args: &[String],
+        env: &BTreeMap<String, String>,
+        cwd: Option<&str>,
+    ) -> Result<ChildProcess, String> {
+        let mut cmd = tokio::process::Command::new(command);
+        cmd.args(args)
+            .envs(env)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(cwd) = cwd {
+            cmd.current_dir(cwd);
+        }
+        #[cfg(unix)]
+        cmd.process_group(0);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start {command:?}: {e}"))?;
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let mut stderr_reader = None;
+        if let Some(pipe) = child.stderr.take() {
+            let tail = stderr.clone();
+            let server = server.to_string();
+            stderr_reader = Some(tokio::spawn(async move {
+                let mut lines = BufReader::new(pipe).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    tracing::debug!(server = %server, "stderr: {line}");
+                    let mut tail = tail.lock().expect("stderr lock");
+                    tail.push_back(line);
+                    if tail.len() > STDERR_TAIL {
+                        tail.pop_front();
+                    }
+                }
+            }));
+        }
+        Ok(ChildProcess {
+            pid: child.id(),
+            child,
+            stderr,
+            stderr_reader,
+        })
+    }
+
+    pub(super) fn pipes(
+        &mut self,
+    ) -> Result<(tokio::process::ChildStdout, tokio::process::ChildStdin), String> {
+        match (self.child.stdout.take(), self.child.stdin.take()) {
+            (Some(out), Some(input)) => Ok((out, input)),
+            _ => Err("the child process has no stdin/stdout".into()),
+        }
+    }
+
+    /// Stops the whole process group (SIGTERM, then SIGKILL after 2 s) and
+    /// reaps the child; returns how it ended, with its last stderr line.
+    pub(super) async fn stop(mut self) -> String {
+        self.signal(Signal::Terminate);
+        let status = match tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await {
+            Ok(status) => status,
+            Err(_) => {
+                self.signal(Signal::Kill);
+                self.child.wait().await
+            }
+        };
+        // Whatever else is left in the group goes too.
+        self.signal(Signal::Kill);
+        // Its last words may still be in the pipe; a grandchild holding the
+        // pipe open must not hold us up, hence the bound.
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
+        }
+        let last = self
+            .stderr
+            .lock()
+            .expect("stderr lock")
+            .iter()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .cloned();
+        let status = match status {
+            Ok(status) => format!("process {status}"),
+            Err(error) => format!("process could not be waited for: {error}"),
+        };
+        match last {
+            Some(line) => format!("{status}; its last words: {line}"),
+            None => status,
+        }
+    }
+
+    fn signal(&self, signal: Signal) {
+        #[cfg(unix)]
+        if let Some(pid) = self.pid {
+            let signal = match signal {
+                Signal::Terminate => libc::SIGTERM,
+                Signal::Kill => libc::SIGKILL,
+            };
+            // SAFETY: killpg only sends a signal; the group id is the pid
+            // of a child we started with `process_group(0)`, so it is the
+            // leader of its own group and never ours.
+            unsafe {
+                libc::killpg(pid as libc::pid_t, signal);
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Signal {
+    Terminate,
+    Kill,
+}

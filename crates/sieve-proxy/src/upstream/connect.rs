@@ -1,0 +1,200 @@
+//! Connecting to a server: start the child, dial the URL (with the
+//! configured HTTP headers) or open the in-memory pipe, then the MCP
+//! handshake of either protocol generation.
+
+use super::child::ChildProcess;
+use super::handler::UpstreamHandler;
+use super::{Endpoint, ListKind, PoolInner, Upstream};
+use crate::tap::{Keep, LineTap, RawLog};
+use rmcp::RoleClient;
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use sieve_core::Transport;
+use std::collections::HashMap;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// How long a connection attempt (spawn or connect, then handshake) may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A live connection to one server.
+pub(super) struct Connection {
+    pub(super) service: RunningService<RoleClient, UpstreamHandler>,
+    pub(super) raw: RawLog,
+    pub(super) child: Option<ChildProcess>,
+}
+
+/// Connects to a server: spawn or dial, then the MCP handshake. The
+/// 2025-11-25 handshake (`initialize`) comes first, since most servers
+/// speak it; a server that answers it with an error is tried again with
+/// 2026-07-28 discovery, which a server built for that revision alone
+/// requires.
+pub(super) async fn connect(
+    up: &Upstream,
+    pool: &PoolInner,
+) -> Result<(Connection, mpsc::UnboundedReceiver<ListKind>), String> {
+    let (refresh_tx, refresh_rx) = mpsc::unbounded_channel();
+    let handler = UpstreamHandler {
+        server: up.name.clone(),
+        hosts: pool.hosts.clone(),
+        refresh: refresh_tx,
+        on_task_status: pool.on_task_status.clone(),
+    };
+    let connection = match attempt(up, handler.clone(), Lifecycle::Initialize).await {
+        Err(Refusal::Answered(error)) => {
+            tracing::info!(
+                "server {:?} refused initialize ({error}); trying 2026-07-28 discovery",
+                up.name
+            );
+            attempt(up, handler, Lifecycle::Discover)
+                .await
+                .map_err(|e| format!("{}; and with 2026-07-28 discovery: {}", error, e.message()))?
+        }
+        other => other.map_err(|e| e.message().to_string())?,
+    };
+    Ok((connection, refresh_rx))
+}
+
+/// Which handshake to try.
+#[derive(Debug, Clone, Copy)]
+enum Lifecycle {
+    Initialize,
+    Discover,
+}
+
+/// Why a connection attempt failed.
+enum Refusal {
+    /// The server answered the handshake with a JSON-RPC error: it is there
+    /// but may want the other protocol generation.
+    Answered(String),
+    /// Anything else: it could not be started or reached, or it went away.
+    Failed(String),
+}
+
+impl Refusal {
+    fn message(&self) -> &str {
+        match self {
+            Refusal::Answered(m) | Refusal::Failed(m) => m,
+        }
+    }
+}
+
+/// One connection attempt with one handshake.
+async fn attempt(
+    up: &Upstream,
+    handler: UpstreamHandler,
+    lifecycle: Lifecycle,
+) -> Result<Connection, Refusal> {
+    let raw = RawLog::new(Keep::ListResults);
+    match &up.endpoint {
+        Endpoint::InProcess(serve) => {
+            let (ours, theirs) = tokio::io::duplex(1 << 20);
+            serve(theirs);
+            let (read, write) = tokio::io::split(ours);
+            let service =
+                handshake(handler, (LineTap::new(read, raw.clone()), write), lifecycle).await?;
+            Ok(Connection {
+                service,
+                raw,
+                child: None,
+            })
+        }
+        Endpoint::Configured(config) => match &config.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut child = ChildProcess::spawn(&up.name, command, args, env, cwd.as_deref())
+                    .map_err(Refusal::Failed)?;
+                let (stdout, stdin) = child.pipes().map_err(Refusal::Failed)?;
+                match handshake(
+                    handler,
+                    (LineTap::new(stdout, raw.clone()), stdin),
+                    lifecycle,
+                )
+                .await
+                {
+                    Ok(service) => Ok(Connection {
+                        service,
+                        raw,
+                        child: Some(child),
+                    }),
+                    Err(Refusal::Answered(error)) => {
+                        child.stop().await;
+                        Err(Refusal::Answered(error))
+                    }
+                    Err(Refusal::Failed(error)) => {
+                        let exit = child.stop().await;
+                        Err(Refusal::Failed(format!("{error}; {exit}")))
+                    }
+                }
+            }
+            Transport::Http { url, headers } => {
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                let mut custom = HashMap::new();
+                for (name, value) in headers {
+                    if name.eq_ignore_ascii_case("authorization")
+                        && let Some(token) = value.strip_prefix("Bearer ")
+                    {
+                        config = config.auth_header(token.to_string());
+                        continue;
+                    }
+                    // Header values are secrets: errors name the header only.
+                    let header = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                        Refusal::Failed(format!("header name {name:?} is not valid"))
+                    })?;
+                    let value = http::HeaderValue::from_str(value).map_err(|_| {
+                        Refusal::Failed(format!("the value of header {name:?} is not valid"))
+                    })?;
+                    custom.insert(header, value);
+                }
+                let config = config.custom_headers(custom);
+                let transport = StreamableHttpClientTransport::from_config(config);
+                let service = handshake(handler, transport, lifecycle).await?;
+                Ok(Connection {
+                    service,
+                    raw,
+                    child: None,
+                })
+            }
+        },
+    }
+}
+
+async fn handshake<T, E, A>(
+    handler: UpstreamHandler,
+    transport: T,
+    lifecycle: Lifecycle,
+) -> Result<RunningService<RoleClient, UpstreamHandler>, Refusal>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let mode = match lifecycle {
+        Lifecycle::Initialize => ClientLifecycleMode::Initialize,
+        Lifecycle::Discover => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    };
+    match tokio::time::timeout(
+        CONNECT_TIMEOUT,
+        handler.serve_with_lifecycle(transport, mode),
+    )
+    .await
+    {
+        Ok(Ok(service)) => Ok(service),
+        Ok(Err(ClientInitializeError::JsonRpcError(error))) => Err(Refusal::Answered(format!(
+            "the server answered the handshake with error {}: {}",
+            error.code.0, error.message
+        ))),
+        Ok(Err(error)) => Err(Refusal::Failed(format!("MCP handshake failed: {error}"))),
+        Err(_) => Err(Refusal::Failed(format!(
+            "no MCP handshake within {}s",
+            CONNECT_TIMEOUT.as_secs()
+        ))),
+    }
+}

@@ -1,0 +1,503 @@
+//! The upstream pool: one rmcp client connection per configured server,
+//! shared by every host connection of this process.
+//!
+//! Each server has a supervisor task that connects (a stdio child process,
+//! a streamable HTTP endpoint, or the built-in demo server in memory),
+//! lists its tools, resources, templates and prompts, refreshes them on
+//! `list_changed`, and reconnects with exponential backoff when the
+//! connection ends. Servers start concurrently and never wait on each
+//! other; while one is down its last listing is kept and calls to it fail
+//! at once with an error that names it and says why.
+//!
+//! Layout: this file holds the [`Pool`], what it reports ([`Status`],
+//! [`State`], [`PoolEvent`]) and the requests it sends for the engine;
+//!
+//! * `supervisor`: keeping one server connected and its lists current;
+//! * `connect`: one connection attempt, with either protocol generation's
+//!   handshake;
+//! * `child`: a stdio server's process, in its own process group, so `npx`
+//!   and whatever it starts are stopped together (SIGTERM, then SIGKILL)
+//!   and always reaped;
+//! * `handler`: our side of a connection, forwarding what a server sends
+//!   to the hosts.
+
+#![allow(deprecated)] // sampling, roots and logging: deprecated in 2026-07-28, live in 2025-11-25
+
+mod child;
+mod connect;
+mod handler;
+mod supervisor;
+
+use crate::clock::now_ms;
+use crate::hosts::Hosts;
+use crate::tap::{RawLog, id_key, typed_message};
+use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
+use rmcp::service::{Peer, PeerRequestOptions};
+use rmcp::{ErrorData, RoleClient};
+use serde::Serialize;
+use serde_json::{Value, json};
+use sieve_core::{ServerConfig, ServerListing};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+/// How a server is reached.
+#[derive(Debug, Clone)]
+pub enum Endpoint {
+    /// An entry of `config.json`.
+    Configured(ServerConfig),
+    /// A server run in this process (the built-in demo): the function
+    /// serves one connection on the stream it is handed.
+    InProcess(fn(tokio::io::DuplexStream)),
+}
+
+impl PartialEq for Endpoint {
+    fn eq(&self, other: &Endpoint) -> bool {
+        match (self, other) {
+            (Endpoint::Configured(a), Endpoint::Configured(b)) => a == b,
+            (Endpoint::InProcess(a), Endpoint::InProcess(b)) => std::ptr::fn_addr_eq(*a, *b),
+            _ => false,
+        }
+    }
+}
+
+/// The lists a `list_changed` notification refreshes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ListKind {
+    Tools,
+    Prompts,
+    /// Resources and resource templates.
+    Resources,
+}
+
+/// Where the pool reports the task states upstreams announce (both
+/// generations' status notifications): the server, and the task as it
+/// sent it. A callback, so the pool needs to know nothing of the ledger.
+pub type TaskStatusSink = Arc<dyn Fn(&str, &Value) + Send + Sync>;
+
+/// What the pool tells its listeners.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PoolEvent {
+    /// A server's listing changed: connected, refreshed, or removed.
+    Listing { server: String },
+    /// A server's connection state changed.
+    Status { server: String },
+}
+
+/// The connection state of one server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    Connecting,
+    Up,
+    Down,
+    Stopped,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Connecting => "connecting",
+            State::Up => "up",
+            State::Down => "down",
+            State::Stopped => "stopped",
+        }
+    }
+}
+
+/// What `mcp-sieve servers list` and the app show about a server.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Status {
+    pub state: State,
+    /// Why it is down (connect error, exit status, last stderr line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The negotiated protocol version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    /// The server's name and version as it reports them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_info: Option<Value>,
+    /// When the state last changed, in milliseconds since the Unix epoch.
+    pub since: i64,
+    pub tools: usize,
+    pub prompts: usize,
+    pub resources: usize,
+}
+
+impl Status {
+    fn new(state: State) -> Status {
+        Status {
+            state,
+            error: None,
+            protocol_version: None,
+            server_info: None,
+            since: now_ms(),
+            tools: 0,
+            prompts: 0,
+            resources: 0,
+        }
+    }
+}
+
+/// One server of the pool.
+struct Upstream {
+    name: String,
+    endpoint: Endpoint,
+    stop: CancellationToken,
+    shared: Mutex<Shared>,
+    supervisor: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl Upstream {
+    fn shared(&self) -> MutexGuard<'_, Shared> {
+        self.shared.lock().expect("upstream lock")
+    }
+}
+
+struct Shared {
+    status: Status,
+    listing: ServerListing,
+    peer: Option<Peer<RoleClient>>,
+    /// The raw results of this connection (stdio and built-in servers).
+    raw: Option<RawLog>,
+    /// Has been up or down at least once since it was added.
+    settled: bool,
+}
+
+/// The upstream servers of this process.
+#[derive(Clone)]
+pub struct Pool {
+    inner: Arc<PoolInner>,
+}
+
+struct PoolInner {
+    upstreams: Mutex<BTreeMap<String, Arc<Upstream>>>,
+    events: broadcast::Sender<PoolEvent>,
+    hosts: Arc<Hosts>,
+    /// Counts listing changes, so a reader can tell its copy is stale.
+    generation: std::sync::atomic::AtomicU64,
+    /// Where task status notifications of upstreams go.
+    on_task_status: TaskStatusSink,
+}
+
+impl PoolInner {
+    fn emit(&self, event: PoolEvent) {
+        if matches!(event, PoolEvent::Listing { .. }) {
+            self.generation
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        // Nobody listening is fine: the state is read on demand.
+        let _ = self.events.send(event);
+    }
+}
+
+impl Pool {
+    /// An empty pool whose server-to-client traffic goes to `hosts` and
+    /// whose task status notifications go to `on_task_status`.
+    pub fn new(hosts: Arc<Hosts>, on_task_status: TaskStatusSink) -> Pool {
+        let (events, _) = broadcast::channel(256);
+        Pool {
+            inner: Arc::new(PoolInner {
+                upstreams: Mutex::new(BTreeMap::new()),
+                events,
+                hosts,
+                generation: std::sync::atomic::AtomicU64::new(0),
+                on_task_status,
+            }),
+        }
+    }
+
+    /// Changes with every listing change; see [`Pool::listings`].
+    pub fn generation(&self) -> u64 {
+        self.inner
+            .generation
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Makes the pool serve exactly `servers`: new ones are started, removed
+    /// ones stopped, changed ones restarted; unchanged ones keep their
+    /// connection.
+    pub fn apply(&self, servers: BTreeMap<String, Endpoint>) {
+        let mut upstreams = self.inner.upstreams.lock().expect("pool lock");
+        let stale: Vec<String> = upstreams
+            .iter()
+            .filter(|(name, up)| servers.get(*name) != Some(&up.endpoint))
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in stale {
+            if let Some(up) = upstreams.remove(&name) {
+                tracing::info!(server = %name, "stopping server");
+                up.stop.cancel();
+                self.inner.emit(PoolEvent::Listing { server: name });
+            }
+        }
+        for (name, endpoint) in servers {
+            if upstreams.contains_key(&name) {
+                continue;
+            }
+            let up = Arc::new(Upstream {
+                name: name.clone(),
+                endpoint,
+                stop: CancellationToken::new(),
+                shared: Mutex::new(Shared {
+                    status: Status::new(State::Connecting),
+                    listing: ServerListing {
+                        server: name.clone(),
+                        ..ServerListing::default()
+                    },
+                    peer: None,
+                    raw: None,
+                    settled: false,
+                }),
+                supervisor: Mutex::new(None),
+            });
+            let task = tokio::spawn(supervisor::supervise(up.clone(), self.inner.clone()));
+            *up.supervisor.lock().expect("supervisor lock") = Some(task);
+            upstreams.insert(name, up);
+        }
+    }
+
+    /// The last known listing of every server, down ones included.
+    pub fn listings(&self) -> Vec<ServerListing> {
+        self.upstreams()
+            .iter()
+            .map(|up| up.shared().listing.clone())
+            .collect()
+    }
+
+    /// The state of every server.
+    pub fn statuses(&self) -> BTreeMap<String, Status> {
+        self.upstreams()
+            .iter()
+            .map(|up| {
+                let status = up.shared().status.clone();
+                (up.name.clone(), status)
+            })
+            .collect()
+    }
+
+    /// The server's connection, or an error that names it and says why it
+    /// cannot be used now.
+    pub fn peer(&self, server: &str) -> Result<Peer<RoleClient>, ErrorData> {
+        let up = self.upstream(server).ok_or_else(|| {
+            ErrorData::internal_error(format!("server {server:?} is not configured"), None)
+        })?;
+        let shared = up.shared();
+        match (&shared.peer, shared.status.state) {
+            (Some(peer), State::Up) => Ok(peer.clone()),
+            (_, state) => {
+                let why = shared
+                    .status
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| "it is still connecting".into());
+                let what = match state {
+                    State::Connecting => "is not connected yet",
+                    State::Stopped => "was stopped",
+                    _ => "is down",
+                };
+                Err(ErrorData::internal_error(
+                    format!(
+                        "server {server:?} {what} ({why}); the proxy reconnects by itself, try again shortly"
+                    ),
+                    Some(json!({"server": server, "state": state})),
+                ))
+            }
+        }
+    }
+
+    /// The servers that are up and whose capabilities pass `wanted`.
+    pub fn capable(
+        &self,
+        wanted: impl Fn(&rmcp::model::ServerCapabilities) -> bool,
+    ) -> Vec<String> {
+        self.upstreams()
+            .iter()
+            .filter(|up| {
+                let shared = up.shared();
+                shared.status.state == State::Up
+                    && shared
+                        .peer
+                        .as_ref()
+                        .and_then(|peer| peer.peer_info())
+                        .is_some_and(|info| wanted(&info.capabilities))
+            })
+            .map(|up| up.name.clone())
+            .collect()
+    }
+
+    /// Sends `method` with `params` to `server`; the handle yields the
+    /// upstream's answer (see [`call_error`] for failures).
+    pub async fn send(
+        &self,
+        server: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<rmcp::service::RequestHandle<RoleClient>, ErrorData> {
+        let peer = self.peer(server)?;
+        let request: ClientRequest = typed_message(method, params).map_err(|e| {
+            ErrorData::invalid_params(format!("cannot forward {method}: {e}"), None)
+        })?;
+        peer.send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| call_error(server, e))
+    }
+
+    /// Sends `method` as it is (rmcp does not model it, or would drop part
+    /// of it: 2025-11-25 task requests) and returns the raw result.
+    pub async fn call_raw(
+        &self,
+        server: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ErrorData> {
+        let peer = self.peer(server)?;
+        let raw = self.upstream(server).and_then(|up| up.shared().raw.clone());
+        let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
+        request_raw(
+            &peer,
+            raw.as_ref(),
+            request,
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .map_err(|e| call_error(server, e))
+    }
+
+    /// Whether `server` speaks the 2026-07-28 tasks extension (else it has
+    /// 2025-11-25 tasks, or none).
+    pub fn modern_tasks(&self, server: &str) -> bool {
+        self.upstream(server)
+            .and_then(|up| up.shared().peer.clone())
+            .and_then(|peer| peer.peer_info())
+            .is_some_and(|info| info.capabilities.supports_tasks())
+    }
+
+    fn upstream(&self, server: &str) -> Option<Arc<Upstream>> {
+        self.inner
+            .upstreams
+            .lock()
+            .expect("pool lock")
+            .get(server)
+            .cloned()
+    }
+
+    /// Sends a request and waits for the answer, with no host attached (a
+    /// retry from the command line).
+    pub async fn call(
+        &self,
+        server: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<ServerResult, ErrorData> {
+        let handle = self.send(server, method, params).await?;
+        handle
+            .await_response()
+            .await
+            .map(mark_complete)
+            .map_err(|e| call_error(server, e))
+    }
+
+    /// Pool events from now on.
+    pub fn events(&self) -> broadcast::Receiver<PoolEvent> {
+        self.inner.events.subscribe()
+    }
+
+    /// Waits until every server has been listed or has failed once, or
+    /// `limit` passes; for commands that list once and exit.
+    pub async fn settled(&self, limit: Duration) {
+        let mut events = self.events();
+        let deadline = Instant::now() + limit;
+        loop {
+            let all = self.upstreams().iter().all(|up| up.shared().settled);
+            if all {
+                return;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || tokio::time::timeout(left, events.recv()).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Stops every server and waits until their processes are gone.
+    pub async fn shutdown(&self) {
+        let upstreams: Vec<_> =
+            std::mem::take(&mut *self.inner.upstreams.lock().expect("pool lock"))
+                .into_values()
+                .collect();
+        for up in &upstreams {
+            up.stop.cancel();
+        }
+        for up in upstreams {
+            let task = up.supervisor.lock().expect("supervisor lock").take();
+            if let Some(task) = task {
+                let _ = task.await;
+            }
+        }
+    }
+
+    fn upstreams(&self) -> Vec<Arc<Upstream>> {
+        self.inner
+            .upstreams
+            .lock()
+            .expect("pool lock")
+            .values()
+            .cloned()
+            .collect()
+    }
+}
+
+/// The error a host gets when a request to `server` fails.
+pub fn call_error(server: &str, error: rmcp::ServiceError) -> ErrorData {
+    match error {
+        // The upstream's own answer goes to the host unchanged.
+        rmcp::ServiceError::McpError(error) => error,
+        rmcp::ServiceError::TransportClosed => ErrorData::internal_error(
+            format!(
+                "server {server:?} closed its connection during the request; the proxy reconnects by itself, try again shortly"
+            ),
+            Some(json!({"server": server})),
+        ),
+        other => ErrorData::internal_error(
+            format!("server {server:?} failed the request: {other}"),
+            Some(json!({"server": server})),
+        ),
+    }
+}
+
+/// A 2025-11-25 upstream sends results without `resultType`, which a
+/// 2026-07-28 host requires; rmcp strips it again for 2025-11-25 hosts.
+pub fn mark_complete(mut result: ServerResult) -> ServerResult {
+    let result_type = match &mut result {
+        ServerResult::CallToolResult(r) => &mut r.result_type,
+        ServerResult::GetPromptResult(r) => &mut r.result_type,
+        ServerResult::ReadResourceResult(r) => &mut r.result_type,
+        ServerResult::CompleteResult(r) => &mut r.result_type,
+        _ => return result,
+    };
+    result_type.get_or_insert(rmcp::model::ResultType::COMPLETE);
+    result
+}
+
+/// Sends `request` and returns its result as the server sent it: from the
+/// raw tap when the connection has one (it keeps fields rmcp's model
+/// drops), else rmcp's typed result (HTTP).
+async fn request_raw(
+    peer: &Peer<RoleClient>,
+    raw: Option<&RawLog>,
+    request: ClientRequest,
+    options: PeerRequestOptions,
+) -> Result<Value, rmcp::ServiceError> {
+    let handle = peer.send_request_with_option(request, options).await?;
+    let id = id_key(&serde_json::to_value(&handle.id).unwrap_or_default());
+    let typed = handle.await_response().await?;
+    match raw.and_then(|raw| raw.take(&id)) {
+        Some(result) => Ok(result),
+        None => Ok(serde_json::to_value(typed).unwrap_or_default()),
+    }
+}

@@ -1,0 +1,296 @@
+//! Keeping one server connected and listed: the supervisor connects,
+//! lists tools, prompts, resources and templates (every page), refreshes
+//! them on `list_changed` (on a `subscriptions/listen` stream for a
+//! 2026-07-28 server), and reconnects with exponential backoff when the
+//! connection ends.
+
+use super::connect::{Connection, connect};
+use super::{ListKind, PoolEvent, PoolInner, State, Status, Upstream, request_raw};
+use crate::hosts::Hosts;
+use crate::tap::{RawLog, typed_message};
+use rmcp::RoleClient;
+use rmcp::model::{ClientRequest, ServerNotification};
+use rmcp::service::{Peer, PeerRequestOptions};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// How long one list request may take.
+const LIST_TIMEOUT: Duration = Duration::from_secs(30);
+/// First and longest wait between reconnection attempts.
+const BACKOFF_MIN: Duration = Duration::from_millis(250);
+const BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// A connection that lived this long resets the backoff.
+const STABLE_AFTER: Duration = Duration::from_secs(30);
+
+/// Keeps one server connected for as long as it is in the pool.
+pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
+    let mut backoff = BACKOFF_MIN;
+    loop {
+        set_state(&up, &pool, State::Connecting, None);
+        let attempt = tokio::select! {
+            () = up.stop.cancelled() => break,
+            attempt = connect(&up, &pool) => attempt,
+        };
+        match attempt {
+            Ok((connection, refresh)) => {
+                let started = Instant::now();
+                let ended = run_connection(&up, &pool, connection, refresh).await;
+                if up.stop.is_cancelled() {
+                    break;
+                }
+                set_state(&up, &pool, State::Down, Some(ended));
+                if started.elapsed() >= STABLE_AFTER {
+                    backoff = BACKOFF_MIN;
+                }
+            }
+            Err(error) => set_state(&up, &pool, State::Down, Some(error)),
+        }
+        tracing::info!("server {:?}: reconnecting in {backoff:?}", up.name);
+        tokio::select! {
+            () = up.stop.cancelled() => break,
+            () = tokio::time::sleep(backoff) => {}
+        }
+        backoff = (backoff * 2).min(BACKOFF_MAX);
+    }
+    set_state(&up, &pool, State::Stopped, None);
+}
+
+fn set_state(up: &Upstream, pool: &PoolInner, state: State, error: Option<String>) {
+    {
+        let mut shared = up.shared();
+        if state != State::Up {
+            shared.peer = None;
+        }
+        if state == State::Down {
+            shared.settled = true;
+        }
+        let keep = shared.status.clone();
+        shared.status = Status {
+            error: error.clone(),
+            // Counts describe the last listing, which is kept while down.
+            tools: keep.tools,
+            prompts: keep.prompts,
+            resources: keep.resources,
+            protocol_version: if state == State::Up {
+                keep.protocol_version
+            } else {
+                None
+            },
+            server_info: keep.server_info,
+            ..Status::new(state)
+        };
+    }
+    match &error {
+        Some(error) => tracing::warn!("server {:?} is {}: {error}", up.name, state.as_str()),
+        None => tracing::info!("server {:?} is {}", up.name, state.as_str()),
+    }
+    pool.emit(PoolEvent::Status {
+        server: up.name.clone(),
+    });
+}
+
+/// Serves one connection until it ends or the server is stopped; returns
+/// why it ended.
+async fn run_connection(
+    up: &Upstream,
+    pool: &PoolInner,
+    connection: Connection,
+    mut refresh: mpsc::UnboundedReceiver<ListKind>,
+) -> String {
+    let Connection {
+        service,
+        raw,
+        mut child,
+    } = connection;
+    let peer = service.peer().clone();
+    let info = peer.peer_info();
+    {
+        let mut shared = up.shared();
+        shared.peer = Some(peer.clone());
+        shared.raw = Some(raw.clone());
+        shared.status.protocol_version = info.as_ref().map(|i| i.protocol_version.to_string());
+        shared.status.server_info = info
+            .as_ref()
+            .and_then(|i| serde_json::to_value(&i.server_info).ok());
+    }
+    set_state(up, pool, State::Up, None);
+    for kind in [ListKind::Tools, ListKind::Prompts, ListKind::Resources] {
+        refresh_list(up, pool, &peer, &raw, kind).await;
+    }
+    // A 2026-07-28 server sends list changes only on a subscription.
+    if info
+        .as_ref()
+        .is_some_and(|i| !i.protocol_version.has_initialize())
+    {
+        listen_for_changes(
+            up.name.clone(),
+            peer.clone(),
+            service.service().refresh.clone(),
+            pool.hosts.clone(),
+        );
+    }
+    // Settled once its lists are in, so one-shot commands see them.
+    up.shared().settled = true;
+    pool.emit(PoolEvent::Status {
+        server: up.name.clone(),
+    });
+    let cancel = service.cancellation_token();
+    let mut ended = tokio::spawn(service.waiting());
+    let reason = loop {
+        tokio::select! {
+            () = up.stop.cancelled() => {
+                cancel.cancel();
+                let _ = (&mut ended).await;
+                break "stopped".to_string();
+            }
+            result = &mut ended => {
+                break match result {
+                    Ok(reason) => format!("connection closed ({reason:?})"),
+                    Err(error) => format!("connection task failed: {error}"),
+                };
+            }
+            Some(kind) = refresh.recv() => {
+                refresh_list(up, pool, &peer, &raw, kind).await;
+            }
+        }
+    };
+    match child.take() {
+        Some(child) => {
+            let exit = child.stop().await;
+            if reason == "stopped" { reason } else { exit }
+        }
+        None => reason,
+    }
+}
+
+/// Opens a `subscriptions/listen` stream on a 2026-07-28 server and turns
+/// what it sends into refreshes (and resource updates for the hosts),
+/// until the connection ends.
+fn listen_for_changes(
+    server: String,
+    peer: Peer<RoleClient>,
+    refresh: mpsc::UnboundedSender<ListKind>,
+    hosts: Arc<Hosts>,
+) {
+    tokio::spawn(async move {
+        let filter = rmcp::model::SubscriptionFilter::builder()
+            .tools_list_changed()
+            .prompts_list_changed()
+            .resources_list_changed()
+            .build();
+        let mut subscription = match peer.listen(filter).await {
+            Ok(subscription) => subscription,
+            Err(error) => {
+                tracing::warn!(
+                    "server {server:?} would not let us listen for list changes: {error}"
+                );
+                return;
+            }
+        };
+        while let Ok(Some(notification)) = subscription.next().await {
+            let kind = match notification {
+                ServerNotification::ToolListChangedNotification(_) => ListKind::Tools,
+                ServerNotification::PromptListChangedNotification(_) => ListKind::Prompts,
+                ServerNotification::ResourceListChangedNotification(_) => ListKind::Resources,
+                ServerNotification::ResourceUpdatedNotification(update) => {
+                    hosts.resource_updated(update.params);
+                    continue;
+                }
+                _ => continue,
+            };
+            if refresh.send(kind).is_err() {
+                return;
+            }
+        }
+    });
+}
+
+/// Re-lists one kind and publishes the new listing.
+async fn refresh_list(
+    up: &Upstream,
+    pool: &PoolInner,
+    peer: &Peer<RoleClient>,
+    raw: &RawLog,
+    kind: ListKind,
+) {
+    let capabilities = peer
+        .peer_info()
+        .map(|i| i.capabilities.clone())
+        .unwrap_or_default();
+    let lists: &[(&str, &str)] = match kind {
+        ListKind::Tools if capabilities.tools.is_some() => &[("tools/list", "tools")],
+        ListKind::Prompts if capabilities.prompts.is_some() => &[("prompts/list", "prompts")],
+        ListKind::Resources if capabilities.resources.is_some() => &[
+            ("resources/list", "resources"),
+            ("resources/templates/list", "resourceTemplates"),
+        ],
+        _ => &[],
+    };
+    let mut fetched = Vec::new();
+    for (method, key) in lists {
+        match list_pages(peer, raw, method, key).await {
+            Ok(items) => fetched.push((*key, items)),
+            Err(error) => {
+                // Keep the last good list: a failed refresh is not an empty one.
+                tracing::warn!(server = %up.name, "{method} failed: {error}");
+                return;
+            }
+        }
+    }
+    {
+        let mut shared = up.shared();
+        for (key, items) in fetched {
+            match key {
+                "tools" => shared.listing.tools = items,
+                "prompts" => shared.listing.prompts = items,
+                "resources" => shared.listing.resources = items,
+                _ => shared.listing.resource_templates = items,
+            }
+        }
+        shared.status.tools = shared.listing.tools.len();
+        shared.status.prompts = shared.listing.prompts.len();
+        shared.status.resources = shared.listing.resources.len();
+    }
+    pool.emit(PoolEvent::Listing {
+        server: up.name.clone(),
+    });
+}
+
+/// All pages of one list method, as the raw JSON the server sent.
+async fn list_pages(
+    peer: &Peer<RoleClient>,
+    raw: &RawLog,
+    method: &str,
+    key: &str,
+) -> Result<Vec<Value>, String> {
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    // A server that keeps returning cursors must not hold us forever.
+    for _ in 0..1000 {
+        let params = match &cursor {
+            Some(cursor) => json!({ "cursor": cursor }),
+            None => json!({}),
+        };
+        let request: ClientRequest =
+            typed_message(method, params).map_err(|e| format!("cannot build {method}: {e}"))?;
+        let mut options = PeerRequestOptions::no_options();
+        options.timeout = Some(LIST_TIMEOUT);
+        let result = request_raw(peer, Some(raw), request, options)
+            .await
+            .map_err(|e| e.to_string())?;
+        if let Some(Value::Array(page)) = result.get(key) {
+            items.extend(page.iter().cloned());
+        }
+        cursor = result
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .filter(|c| !c.is_empty())
+            .map(String::from);
+        if cursor.is_none() {
+            return Ok(items);
+        }
+    }
+    Err(format!("{method} returned more than 1000 pages"))
+}
