@@ -333,9 +333,12 @@ fn print_servers(rows: &[ServerRow], out: &mut dyn Write) -> Result<()> {
         writeln!(
             out,
             "{:width$}  {:10}  {:>3} tools  {}",
-            row.name, row.state, row.tools, row.target
+            row.name,
+            row.status.state.as_str(),
+            row.status.tools,
+            row.target
         )?;
-        if let Some(error) = &row.error {
+        if let Some(error) = &row.status.error {
             writeln!(out, "{:width$}  error: {error}", "")?;
         }
     }

@@ -74,11 +74,11 @@ async fn views_of_a_running_engine() {
         (
             rows[0].name.as_str(),
             rows[0].transport,
-            rows[0].state.as_str()
+            rows[0].status.state.as_str()
         ),
         ("demo", "builtin", "up")
     );
-    assert_eq!(rows[0].tools, 40);
+    assert_eq!(rows[0].status.tools, 40);
 
     // A group switched off: its tools are hidden, with the reason, and
     // the meter drops.
@@ -496,7 +496,7 @@ fn servers_are_added_switched_and_removed_in_config_json() {
     let rows = servers::rows(&config, &Default::default());
     assert_eq!(rows.len(), 2);
     assert_eq!(
-        (rows[1].name.as_str(), rows[1].state.as_str()),
+        (rows[1].name.as_str(), rows[1].status.state.as_str()),
         ("remote", "disabled")
     );
     assert_eq!(rows[0].env, ["TOKEN"], "names only");

@@ -2,19 +2,18 @@
 
 use super::catalog::SETTLE;
 use super::{ApiError, ErrorCode, Result};
-use crate::engine::Status;
-use crate::engine::{BUILTIN_SERVER, Engine};
+use crate::engine::{BUILTIN_SERVER, Engine, State, Status};
 use crate::import::{HostKind, ImportError, ImportReport};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use sieve_core::{Config, ServerConfig, Transport};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// One server as the command line and the app show it. Environment and
-/// header values are secrets: only their names are here.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One server as the command line and the app show it: what it is, and
+/// its [`Status`] (state, error, protocol, counts). Environment and header
+/// values are secrets: only their names are here.
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerRow {
     pub name: String,
@@ -24,21 +23,8 @@ pub struct ServerRow {
     /// The command line, or the URL.
     pub target: String,
     pub enabled: bool,
-    /// `connecting`, `up`, `down`, `stopped`, or `disabled`.
-    pub state: String,
-    /// Why it is down: the connect error, exit status, last stderr line.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub protocol_version: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub server_info: Option<Value>,
-    /// When the state last changed (ms since the Unix epoch); 0 when the
-    /// server is not run.
-    pub since: i64,
-    pub tools: usize,
-    pub prompts: usize,
-    pub resources: usize,
+    #[serde(flatten)]
+    pub status: Status,
     /// Names of the environment variables set for a stdio server.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<String>,
@@ -51,12 +37,18 @@ pub struct ServerRow {
 /// none), with the live state of those in `statuses`.
 pub fn rows(config: &Config, statuses: &BTreeMap<String, Status>) -> Vec<ServerRow> {
     if config.mcp_servers.is_empty() {
-        let row = ServerRow {
+        return vec![ServerRow {
+            name: BUILTIN_SERVER.into(),
             transport: "builtin",
             target: "the built-in demo server".into(),
-            ..ServerRow::empty(BUILTIN_SERVER)
-        };
-        return vec![row.with_status(statuses.get(BUILTIN_SERVER))];
+            enabled: true,
+            status: statuses
+                .get(BUILTIN_SERVER)
+                .cloned()
+                .unwrap_or_else(|| Status::new(State::Stopped)),
+            env: Vec::new(),
+            headers: Vec::new(),
+        }];
     }
     config
         .mcp_servers
@@ -81,21 +73,19 @@ pub fn rows(config: &Config, statuses: &BTreeMap<String, Status>) -> Vec<ServerR
                     headers.keys().cloned().collect(),
                 ),
             };
-            let row = ServerRow {
+            let status = match statuses.get(name) {
+                _ if server.disabled => Status::new(State::Disabled),
+                Some(status) => status.clone(),
+                None => Status::new(State::Stopped),
+            };
+            ServerRow {
+                name: name.clone(),
                 transport,
                 target,
                 enabled: !server.disabled,
+                status,
                 env,
                 headers,
-                ..ServerRow::empty(name)
-            };
-            if server.disabled {
-                ServerRow {
-                    state: "disabled".into(),
-                    ..row
-                }
-            } else {
-                row.with_status(statuses.get(name))
             }
         })
         .collect()
@@ -114,42 +104,6 @@ pub async fn probe(store: &Store) -> Result<Vec<ServerRow>> {
 /// The rows of a running engine's servers (the app's view, live).
 pub fn of_engine(engine: &Engine) -> Vec<ServerRow> {
     rows(&engine.config(), &engine.statuses())
-}
-
-impl ServerRow {
-    fn empty(name: &str) -> ServerRow {
-        ServerRow {
-            name: name.to_string(),
-            transport: "stdio",
-            target: String::new(),
-            enabled: true,
-            state: "stopped".into(),
-            error: None,
-            protocol_version: None,
-            server_info: None,
-            since: 0,
-            tools: 0,
-            prompts: 0,
-            resources: 0,
-            env: Vec::new(),
-            headers: Vec::new(),
-        }
-    }
-
-    fn with_status(self, status: Option<&Status>) -> ServerRow {
-        let Some(status) = status else { return self };
-        ServerRow {
-            state: status.state.as_str().to_string(),
-            error: status.error.clone(),
-            protocol_version: status.protocol_version.clone(),
-            server_info: status.server_info.clone(),
-            since: status.since,
-            tools: status.tools,
-            prompts: status.prompts,
-            resources: status.resources,
-            ..self
-        }
-    }
 }
 
 /// A server a person adds: a command to start, or a URL to reach.

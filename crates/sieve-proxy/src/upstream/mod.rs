@@ -94,6 +94,8 @@ pub enum State {
     Up,
     Down,
     Stopped,
+    /// In `config.json` but switched off: never started.
+    Disabled,
 }
 
 impl State {
@@ -103,6 +105,7 @@ impl State {
             State::Up => "up",
             State::Down => "down",
             State::Stopped => "stopped",
+            State::Disabled => "disabled",
         }
     }
 }
@@ -129,7 +132,8 @@ pub struct Status {
 }
 
 impl Status {
-    fn new(state: State) -> Status {
+    /// `state`, with nothing known yet; `since` is now.
+    pub fn new(state: State) -> Status {
         Status {
             state,
             error: None,
