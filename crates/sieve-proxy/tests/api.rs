@@ -593,3 +593,68 @@ async fn a_ledger_write_by_another_process_is_a_change() {
     .expect("the write is announced as a task change");
     engine.shutdown().await;
 }
+
+#[test]
+fn a_hidden_row_carries_the_edit_that_would_show_it() {
+    let (_dir, store) = home();
+    profiles::create(&store, "work", None).expect("created");
+    for edit in [
+        ProfileEdit::SetTool {
+            exposed_name: "demo__delete_file".into(),
+            on: false,
+        },
+        ProfileEdit::AddPattern {
+            section: "tools".into(),
+            list: PatternList::Deny,
+            pattern: "*delete*".into(),
+        },
+        ProfileEdit::SetTag {
+            tag: "destructive".into(),
+            state: TagState::Exclude,
+        },
+        ProfileEdit::SetConcern {
+            concern: "security".into(),
+            value: Some("high".into()),
+        },
+    ] {
+        profiles::edit(&store, "work", &edit).expect("applies");
+    }
+    let config = store.load_config().unwrap();
+    let listed = Listed::build(
+        config.clone(),
+        &[sieve_proxy::api::catalog::builtin_listing()],
+    )
+    .expect("the demo's catalog");
+    let work = profiles::compile(&store, "work", &config).expect("compiles");
+    let rows = listed.rows(&work, &[Kind::Tool]);
+    let row = rows
+        .iter()
+        .find(|r| r.exposed_name == "demo__delete_file")
+        .expect("listed");
+    let fixes: Vec<Value> = row
+        .reasons
+        .iter()
+        .map(|r| serde_json::to_value(&r.fix).unwrap())
+        .collect();
+    assert_eq!(
+        fixes,
+        [
+            json!({"op": "setTool", "exposedName": "demo__delete_file", "on": true}),
+            json!({"op": "removePattern", "section": "tools", "list": "deny", "pattern": "*delete*"}),
+            json!({"op": "setTag", "tag": "destructive", "state": "ignore"}),
+            json!({"op": "setConcern", "concern": "security", "value": null}),
+        ]
+    );
+    let texts: Vec<&str> = row.reasons.iter().map(|r| r.text.as_str()).collect();
+    assert_eq!(texts, row.hidden_by, "the same rules, in the same order");
+    // Applying every fix shows the row again.
+    for reason in &row.reasons {
+        profiles::edit(&store, "work", reason.fix.as_ref().unwrap()).expect("fix applies");
+    }
+    let work = profiles::compile(&store, "work", &config).expect("compiles");
+    let rows = listed.rows(&work, &[Kind::Tool]);
+    assert!(
+        rows.iter()
+            .any(|r| r.exposed_name == "demo__delete_file" && r.visible)
+    );
+}

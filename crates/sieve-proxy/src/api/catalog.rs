@@ -1,13 +1,15 @@
 //! What the servers list, and what a profile makes of it: rows and tokens.
 
-use super::profiles::CompiledProfile;
+use super::profiles::{CompiledProfile, PatternList, ProfileEdit, TagState};
 use super::{ApiError, ErrorCode, Result};
 use crate::engine::State;
 use crate::engine::{BUILTIN_SERVER, Engine};
 use crate::store::Store;
 use serde::Serialize;
 use serde_json::Value;
-use sieve_core::{Catalog, Config, Kind, Overlays, Primitive, ServerListing, TokenCount};
+use sieve_core::{
+    Catalog, Config, Kind, Overlays, Primitive, Reason, Rule, ServerListing, TokenCount,
+};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -216,16 +218,80 @@ pub struct PrimitiveRow {
     pub visible: bool,
     /// Every rule that hides it, e.g. `tools.deny "*_delete_*"`.
     pub hidden_by: Vec<String>,
+    /// The same rules, each with the profile edit that lifts it where the
+    /// profile can (not for `servers`, `groups.any` or `uriPrefixes`):
+    /// what a hidden row's switch offers.
+    pub reasons: Vec<HiddenReason>,
+}
+
+/// One rule that hides a row, and the edit that would lift it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HiddenReason {
+    pub text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<ProfileEdit>,
+}
+
+impl HiddenReason {
+    fn of(reason: &Reason, p: &Primitive) -> HiddenReason {
+        HiddenReason {
+            text: reason.to_string(),
+            fix: fix(reason, p),
+        }
+    }
+}
+
+/// The profile edit that lifts `reason` for `p`.
+fn fix(reason: &Reason, p: &Primitive) -> Option<ProfileEdit> {
+    if reason.by_request {
+        return None;
+    }
+    let edit = match reason.rule {
+        // The row's own entry is what its switch writes.
+        Rule::Denied { section, pattern }
+            if section == "tools" && p.kind == Kind::Tool && pattern == p.exposed_name =>
+        {
+            ProfileEdit::SetTool {
+                exposed_name: p.exposed_name.clone(),
+                on: true,
+            }
+        }
+        Rule::Denied { section, pattern } => ProfileEdit::RemovePattern {
+            section: section.to_string(),
+            list: PatternList::Deny,
+            pattern: pattern.to_string(),
+        },
+        Rule::NotAllowed { section, .. } => ProfileEdit::AddPattern {
+            section: section.to_string(),
+            list: PatternList::Allow,
+            pattern: p.glob_name().to_string(),
+        },
+        Rule::GroupForbidden { group } => ProfileEdit::SetGroup {
+            group: group.to_string(),
+            on: true,
+        },
+        Rule::TagForbidden { tag } | Rule::TagMissing { tag } => ProfileEdit::SetTag {
+            tag: tag.to_string(),
+            state: TagState::Ignore,
+        },
+        Rule::Concern { name, .. } => ProfileEdit::SetConcern {
+            concern: name.to_string(),
+            value: None,
+        },
+        _ => return None,
+    };
+    Some(edit)
 }
 
 impl PrimitiveRow {
     fn of(p: &Primitive, profile: &CompiledProfile) -> PrimitiveRow {
-        let hidden_by: Vec<String> = profile
+        let reasons: Vec<HiddenReason> = profile
             .rules
             .explain(p, None)
             .iter()
-            .map(ToString::to_string)
+            .map(|reason| HiddenReason::of(reason, p))
             .collect();
+        let hidden_by: Vec<String> = reasons.iter().map(|r| r.text.clone()).collect();
         let text = |key: &str| p.definition[key].as_str().map(String::from);
         PrimitiveRow {
             kind: p.kind,
@@ -246,6 +312,7 @@ impl PrimitiveRow {
             },
             visible: hidden_by.is_empty(),
             hidden_by,
+            reasons,
         }
     }
 }

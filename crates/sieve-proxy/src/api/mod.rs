@@ -27,7 +27,7 @@ pub mod profiles;
 pub mod servers;
 pub mod tasks;
 
-pub use catalog::{Listed, PrimitiveRow, TokenReport};
+pub use catalog::{HiddenReason, Listed, PrimitiveRow, TokenReport};
 pub use hosts::{Connection, HostWrite};
 pub use profiles::{PatternList, ProfileEdit, ProfileSummary, TagState};
 pub use servers::ServerRow;

@@ -5,6 +5,7 @@ import type { Args, Backend, Command, Result } from './commands';
 import type {
   ChangeEvent,
   ErrorPayload,
+  HiddenReason,
   PrimitiveRow,
   ServerRow,
   Task,
@@ -82,8 +83,14 @@ export function aRow(overrides: Partial<PrimitiveRow> & { exposedName: string })
     tokens: 100,
     visible: true,
     hiddenBy: [],
+    reasons: [],
     ...overrides,
   };
+}
+
+/** `row` hidden by `reasons`, as the shell sends such a row. */
+export function hiddenBy(row: PrimitiveRow, ...reasons: HiddenReason[]): PrimitiveRow {
+  return { ...row, visible: false, hiddenBy: reasons.map((r) => r.text), reasons };
 }
 
 export function aReport(overrides: Partial<TokenReport> = {}): TokenReport {

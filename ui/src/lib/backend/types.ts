@@ -88,6 +88,14 @@ export interface PrimitiveRow {
   visible: boolean;
   /** Every rule that hides it, e.g. `tools.deny "*_delete_*"`. */
   hiddenBy: string[];
+  /** The same rules, each with the profile edit that lifts it, where one does. */
+  reasons: HiddenReason[];
+}
+
+/** A rule that hides a row, and the edit of the profile that would lift it. */
+export interface HiddenReason {
+  text: string;
+  fix?: ProfileEdit;
 }
 
 export interface TokenCount {

@@ -1,60 +1,54 @@
 import { describe, expect, it } from 'vitest';
-import { aRow } from '../backend/fake';
-import { fixFor, hiddenText, isOwnEntry, parseRule } from './rules';
+import type { HiddenReason } from '../backend';
+import { aRow, hiddenBy } from '../backend/fake';
+import { fixFor, hiddenText, isOwnEntry } from './rules';
 
-const tool = aRow({ exposedName: 'gh__delete_repo', visible: false });
+const tool = aRow({ exposedName: 'gh__delete_repo' });
+const own: HiddenReason = {
+  text: 'tools.deny "gh__delete_repo"',
+  fix: { op: 'setTool', exposedName: 'gh__delete_repo', on: true },
+};
+const glob: HiddenReason = {
+  text: 'tools.deny "*delete*"',
+  fix: { op: 'removePattern', section: 'tools', list: 'deny', pattern: '*delete*' },
+};
 
-describe('the rules of hiddenBy', () => {
-  it('reads the reasons sieve-core writes', () => {
-    expect(parseRule('tools.deny "*_delete_*"')).toEqual({ rule: 'deny', section: 'tools', pattern: '*_delete_*' });
-    expect(parseRule('prompts.allow: matches none of "gh__*"')).toEqual({ rule: 'allow', section: 'prompts' });
-    expect(parseRule('groups.none billing')).toEqual({ rule: 'groupOff', group: 'billing' });
-    expect(parseRule('tags.none destructive')).toEqual({ rule: 'tagExcluded', tag: 'destructive' });
-    expect(parseRule('tags.all stable (missing)')).toEqual({ rule: 'tagRequired', tag: 'stable' });
-    expect(parseRule('concern security=high vs low')).toEqual({ rule: 'concern', concern: 'security' });
-    expect(parseRule('servers: "gh" is not listed')).toEqual({ rule: 'other' });
-    expect(parseRule('groups: in none of issues, pull_requests')).toEqual({ rule: 'other' });
-  });
-
-  it('reads an escaped quote inside a pattern', () => {
-    expect(parseRule('tools.deny "a\\"b"')).toEqual({ rule: 'deny', section: 'tools', pattern: 'a"b' });
-  });
-
+describe('what a hidden row offers', () => {
   it("tells the row's own deny entry from a glob that also matches it", () => {
-    expect(isOwnEntry('tools.deny "gh__delete_repo"', tool)).toBe(true);
-    expect(isOwnEntry('tools.deny "*delete*"', tool)).toBe(false);
-    expect(isOwnEntry('prompts.deny "gh__delete_repo"', tool), 'another section').toBe(false);
+    expect(isOwnEntry(own, tool)).toBe(true);
+    expect(isOwnEntry(glob, tool)).toBe(false);
+    const prompt = aRow({ exposedName: 'gh__summarise', kind: 'prompt' });
+    const promptOwn: HiddenReason = {
+      text: 'prompts.deny "gh__summarise"',
+      fix: { op: 'removePattern', section: 'prompts', list: 'deny', pattern: 'gh__summarise' },
+    };
+    expect(isOwnEntry(promptOwn, prompt), "a prompt's own entry").toBe(true);
+    expect(isOwnEntry(promptOwn, tool), 'another row').toBe(false);
   });
 
-  it('offers the edit that lifts each rule the app can change', () => {
-    expect(fixFor('tools.deny "*delete*"', tool)).toEqual({
-      label: 'Take "*delete*" out of tools.deny',
-      edit: { op: 'removePattern', section: 'tools', list: 'deny', pattern: '*delete*' },
-    });
-    expect(fixFor('tools.deny "gh__delete_repo"', tool)?.edit).toEqual({
-      op: 'setTool',
-      exposedName: 'gh__delete_repo',
-      on: true,
-    });
-    expect(fixFor('tools.allow: matches none of "gh__list_*"', tool)?.edit).toEqual({
-      op: 'addPattern',
-      section: 'tools',
-      list: 'allow',
-      pattern: 'gh__delete_repo',
-    });
-    expect(fixFor('groups.none admin', tool)?.edit).toEqual({ op: 'setGroup', group: 'admin', on: true });
-    expect(fixFor('tags.none destructive', tool)?.edit).toEqual({ op: 'setTag', tag: 'destructive', state: 'ignore' });
-    expect(fixFor('tags.all stable (missing)', tool)?.edit).toEqual({ op: 'setTag', tag: 'stable', state: 'ignore' });
-    expect(fixFor('concern security=high vs low', tool)?.edit).toEqual({
-      op: 'setConcern',
-      concern: 'security',
-      value: null,
-    });
-    expect(fixFor('uriPrefixes: starts with none of mcp://tools/x/', tool)).toBeNull();
+  it('labels the edit the library sends for each rule', () => {
+    expect(fixFor(own, tool)).toEqual({ label: 'Switch it on', edit: own.fix });
+    expect(fixFor(glob, tool)).toEqual({ label: 'Take "*delete*" out of tools.deny', edit: glob.fix });
+    const labels = [
+      { op: 'addPattern', section: 'tools', list: 'allow', pattern: 'gh__delete_repo' },
+      { op: 'setGroup', group: 'admin', on: true },
+      { op: 'setTag', tag: 'destructive', state: 'ignore' },
+      { op: 'setConcern', concern: 'security', value: null },
+    ].map((fix) => fixFor({ text: 'a rule', fix } as HiddenReason, tool)?.label);
+    expect(labels).toEqual([
+      'Add it to tools.allow',
+      'Switch group admin on',
+      'Neither require nor exclude tag destructive',
+      'Set security to any',
+    ]);
+  });
+
+  it('offers nothing for a rule no edit of the app lifts', () => {
+    expect(fixFor({ text: 'uriPrefixes: starts with none of mcp://tools/x/' }, tool)).toBeNull();
   });
 
   it('says every rule in the sentence of a hidden row', () => {
-    const row = { ...tool, hiddenBy: ['tools.deny "*_delete_*"', 'tags.none destructive'] };
-    expect(hiddenText(row)).toBe('hidden by tools.deny "*_delete_*"; tags.none destructive');
+    const row = hiddenBy(tool, glob, { text: 'tags.none destructive' });
+    expect(hiddenText(row)).toBe('hidden by tools.deny "*delete*"; tags.none destructive');
   });
 });

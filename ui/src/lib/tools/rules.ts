@@ -1,7 +1,8 @@
-// The rules of `hiddenBy` (sieve-core's explanations, e.g. `groups.none
-// billing`), read back so a hidden row can offer the edit that shows it.
+// What a hidden row's switch offers: the library sends each rule that hides
+// a row with the profile edit that lifts it (`reasons`); here those edits
+// get their labels, and the row's own entry is told from the others.
 
-import type { Kind, PrimitiveRow, ProfileEdit, Section } from '../backend';
+import type { HiddenReason, Kind, PrimitiveRow, ProfileEdit, Section } from '../backend';
 
 /** The profile section whose allow/deny globs apply to `kind`. */
 export function sectionOf(kind: Kind): Section {
@@ -14,45 +15,6 @@ export function sectionOf(kind: Kind): Section {
     case 'resourceTemplate':
       return 'resources';
   }
-}
-
-type Rule =
-  | { rule: 'deny'; section: Section; pattern: string }
-  | { rule: 'allow'; section: Section }
-  | { rule: 'groupOff'; group: string }
-  | { rule: 'tagExcluded'; tag: string }
-  | { rule: 'tagRequired'; tag: string }
-  | { rule: 'concern'; concern: string }
-  // servers, groups.any and uriPrefixes: no edit of the app changes them.
-  | { rule: 'other' };
-
-export function parseRule(reason: string): Rule {
-  let m = /^(tools|resources|prompts)\.deny (".*")$/.exec(reason);
-  if (m) {
-    try {
-      return { rule: 'deny', section: m[1] as Section, pattern: JSON.parse(m[2]) as string };
-    } catch {
-      // A quoting JSON does not share with Rust (`\u{..}`); nothing to offer.
-      return { rule: 'other' };
-    }
-  }
-  m = /^(tools|resources|prompts)\.allow: /.exec(reason);
-  if (m) return { rule: 'allow', section: m[1] as Section };
-  m = /^groups\.none (.+)$/.exec(reason);
-  if (m) return { rule: 'groupOff', group: m[1] };
-  m = /^tags\.none (.+)$/.exec(reason);
-  if (m) return { rule: 'tagExcluded', tag: m[1] };
-  m = /^tags\.all (.+) \(missing\)$/.exec(reason);
-  if (m) return { rule: 'tagRequired', tag: m[1] };
-  m = /^concern ([^=]+)=/.exec(reason);
-  if (m) return { rule: 'concern', concern: m[1] };
-  return { rule: 'other' };
-}
-
-/** Whether `reason` is the row's own deny entry, the one its switch writes. */
-export function isOwnEntry(reason: string, row: PrimitiveRow): boolean {
-  const rule = parseRule(reason);
-  return rule.rule === 'deny' && rule.section === sectionOf(row.kind) && rule.pattern === row.exposedName;
 }
 
 /**
@@ -69,40 +31,50 @@ export function switchEdit(row: PrimitiveRow, on: boolean): ProfileEdit {
     : { op: 'addPattern', section, list: 'deny', pattern };
 }
 
+/** Whether two edits are the same change. */
+function sameEdit(a: ProfileEdit, b: ProfileEdit): boolean {
+  const left = a as unknown as Record<string, unknown>;
+  const right = b as unknown as Record<string, unknown>;
+  const keys = Object.keys(left);
+  return keys.length === Object.keys(right).length && keys.every((key) => left[key] === right[key]);
+}
+
+/** Whether `reason` is the row's own deny entry, the one its switch writes. */
+export function isOwnEntry(reason: HiddenReason, row: PrimitiveRow): boolean {
+  return reason.fix !== undefined && sameEdit(reason.fix, switchEdit(row, true));
+}
+
 export interface Fix {
   label: string;
   edit: ProfileEdit;
 }
 
-/** The edit that lifts rule `reason` for `row`, or null when the app has none. */
-export function fixFor(reason: string, row: PrimitiveRow): Fix | null {
-  const rule = parseRule(reason);
-  switch (rule.rule) {
-    case 'deny':
-      if (isOwnEntry(reason, row)) return { label: 'Switch it on', edit: switchEdit(row, true) };
-      return {
-        label: `Take "${rule.pattern}" out of ${rule.section}.deny`,
-        edit: { op: 'removePattern', section: rule.section, list: 'deny', pattern: rule.pattern },
-      };
-    case 'allow':
-      return {
-        label: `Add it to ${rule.section}.allow`,
-        edit: { op: 'addPattern', section: rule.section, list: 'allow', pattern: row.exposedName },
-      };
-    case 'groupOff':
-      return { label: `Switch group ${rule.group} on`, edit: { op: 'setGroup', group: rule.group, on: true } };
-    case 'tagExcluded':
-      return { label: `Stop excluding tag ${rule.tag}`, edit: { op: 'setTag', tag: rule.tag, state: 'ignore' } };
-    case 'tagRequired':
-      return { label: `Stop requiring tag ${rule.tag}`, edit: { op: 'setTag', tag: rule.tag, state: 'ignore' } };
-    case 'concern':
-      return {
-        label: `Set ${rule.concern} to any`,
-        edit: { op: 'setConcern', concern: rule.concern, value: null },
-      };
-    case 'other':
-      return null;
+/** What a button that makes `edit` says. */
+function labelOf(edit: ProfileEdit): string {
+  switch (edit.op) {
+    case 'setTool':
+      return 'Switch it on';
+    case 'removePattern':
+      return `Take "${edit.pattern}" out of ${edit.section}.${edit.list}`;
+    case 'addPattern':
+      return `Add it to ${edit.section}.${edit.list}`;
+    case 'setGroup':
+      return `Switch group ${edit.group} ${edit.on ? 'on' : 'off'}`;
+    case 'setTag':
+      return `Neither require nor exclude tag ${edit.tag}`;
+    case 'setConcern':
+      return `Set ${edit.concern} to ${edit.value ?? 'any'}`;
+    case 'setDescription':
+    case 'setEnforce':
+      return 'Change the profile';
   }
+}
+
+/** The edit that lifts `reason` for `row`, or null when the app has none. */
+export function fixFor(reason: HiddenReason, row: PrimitiveRow): Fix | null {
+  if (!reason.fix) return null;
+  if (isOwnEntry(reason, row)) return { label: 'Switch it on', edit: reason.fix };
+  return { label: labelOf(reason.fix), edit: reason.fix };
 }
 
 /** The sentence a hidden row shows. */

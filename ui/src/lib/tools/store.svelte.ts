@@ -131,7 +131,7 @@ export class ToolsStore {
       await this.apply(switchEdit(row, false));
       return;
     }
-    if (!row.hiddenBy.some((reason) => isOwnEntry(reason, row))) {
+    if (!row.reasons.some((reason) => isOwnEntry(reason, row))) {
       this.offering = name;
       return;
     }

@@ -1,11 +1,23 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { PrimitiveRow } from '../backend';
-import { aReport, aRow, type FakeBackend } from '../backend/fake';
+import type { HiddenReason, PrimitiveRow } from '../backend';
+import { aReport, aRow, hiddenBy, type FakeBackend } from '../backend/fake';
 import { fakeApp } from '../fakeApp';
 import type { Stores } from '../stores';
 import { PAGE_SIZE } from './store.svelte';
 
 let fake: FakeBackend;
+
+const groupOff: HiddenReason = {
+  text: 'groups.none billing',
+  fix: { op: 'setGroup', group: 'billing', on: true },
+};
+const destructiveOff: HiddenReason = {
+  text: 'tags.none destructive',
+  fix: { op: 'setTag', tag: 'destructive', state: 'ignore' },
+};
+function ownEntry(exposedName: string): HiddenReason {
+  return { text: `tools.deny "${exposedName}"`, fix: { op: 'setTool', exposedName, on: true } };
+}
 let stores: Stores;
 
 const readFile = aRow({ exposedName: 'demo__read_file', groups: ['files', 'server:demo'], tags: ['read-only'] });
@@ -25,7 +37,7 @@ beforeEach(async () => {
 
 describe('switching a group', () => {
   it('writes setGroup into the profile being edited, then reloads the rows and the token report', async () => {
-    const billingOff: PrimitiveRow = { ...refund, visible: false, hiddenBy: ['groups.none billing'] };
+    const billingOff: PrimitiveRow = hiddenBy(refund, groupOff);
     fake
       .on('profile_edit', () => ({ groups: { none: ['billing'] } }))
       .on('catalog_rows', () => [readFile, deleteFile, billingOff])
@@ -91,19 +103,15 @@ describe('a tool switch', () => {
   });
 
   it('offers the rules that hide a tool instead of writing when its own entry is not one of them', async () => {
-    const hidden = { ...refund, visible: false, hiddenBy: ['groups.none billing'] };
+    const hidden = hiddenBy(refund, groupOff);
     await stores.tools.toggle(hidden);
     expect(fake.count('profile_edit'), 'nothing is written').toBe(0);
     expect(stores.tools.offering).toBe('demo__refund');
   });
 
   it('takes its own entry out, and offers the other rules when they still hide it', async () => {
-    const hidden = {
-      ...deleteFile,
-      visible: false,
-      hiddenBy: ['tools.deny "demo__delete_file"', 'tags.none destructive'],
-    };
-    const stillHidden = { ...deleteFile, visible: false, hiddenBy: ['tags.none destructive'] };
+    const hidden = hiddenBy(deleteFile, ownEntry(deleteFile.exposedName), destructiveOff);
+    const stillHidden = hiddenBy(deleteFile, destructiveOff);
     fake
       .on('profile_edit', () => ({ tags: { none: ['destructive'] } }))
       .on('catalog_rows', () => [readFile, stillHidden, refund]);
@@ -119,7 +127,7 @@ describe('a tool switch', () => {
   });
 
   it('offers nothing when taking its own entry out shows it', async () => {
-    const hidden = { ...readFile, visible: false, hiddenBy: ['tools.deny "demo__read_file"'] };
+    const hidden = hiddenBy(readFile, ownEntry(readFile.exposedName));
     fake.on('profile_edit', () => ({}));
     await stores.tools.toggle(hidden);
     expect(stores.tools.offering).toBeNull();
