@@ -31,3 +31,5 @@ if result.testsRun == 0:
 sys.exit(0 if result.wasSuccessful() and result.testsRun > 0 and not result.skipped else 1)
 EOF
 cargo test --workspace --locked
+# The real app in real WebKit, end to end (tests/e2e, under Xvfb).
+scripts/e2e.sh

@@ -105,13 +105,19 @@ async fn serve(
 }
 
 /// Registers the state, the commands and the event bridge on `builder`.
-pub fn build<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::Builder<R> {
+pub fn build<R: Runtime>(
+    builder: tauri::Builder<R>,
+    state: AppState,
+    also: impl FnOnce(&tauri::AppHandle<R>) + Send + 'static,
+) -> tauri::Builder<R> {
     let changes = state.engine.subscribe();
+    // One setup hook: a later `.setup()` would replace this one.
     builder
         .manage(state)
         .invoke_handler(commands::handler())
         .setup(move |app| {
             events::forward(app.handle().clone(), changes);
+            also(app.handle());
             Ok(())
         })
 }
@@ -148,16 +154,13 @@ pub fn run() -> std::process::ExitCode {
             tray::show_window(app);
         }))
         .on_window_event(tray::on_window_event);
-    let app = build(builder, state)
-        .setup(|app| {
-            // Desktops without a tray still get the window.
-            match tray::install(app.handle()) {
-                Ok(()) => {}
-                Err(error) => tracing::warn!("no tray icon: {error}"),
-            }
-            Ok(())
-        })
-        .build(tauri::generate_context!());
+    let app = build(builder, state, |app| {
+        // Desktops without a tray still get the window.
+        if let Err(error) = tray::install(app) {
+            tracing::warn!("no tray icon: {error}");
+        }
+    })
+    .build(tauri::generate_context!());
     match app {
         Ok(app) => {
             app.run(|handle, event| {

@@ -38,7 +38,7 @@ impl Shell {
             .expect("the demo server answers");
             state
         });
-        let app = build(mock_builder(), state)
+        let app = build(mock_builder(), state, |_| {})
             .build(tauri::generate_context!())
             .expect("the app builds");
         let window = WebviewWindowBuilder::new(&app, "main", Default::default())
