@@ -12,6 +12,7 @@ use sieve_core::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a one-shot view waits for every server to answer once.
@@ -23,7 +24,8 @@ pub const SETTLE: Duration = Duration::from_secs(20);
 #[derive(Debug)]
 pub struct Listed {
     pub config: Config,
-    pub catalog: Catalog,
+    /// Shared with the engine that published it: a view never copies it.
+    pub catalog: Arc<Catalog>,
     pub warnings: Vec<String>,
 }
 
@@ -40,7 +42,7 @@ impl Listed {
         let catalog = Catalog::build(&config.settings.separator, &overlays, listings);
         Ok(Listed {
             config,
-            catalog,
+            catalog: Arc::new(catalog),
             warnings: Vec::new(),
         })
     }
@@ -65,7 +67,7 @@ impl Listed {
     pub fn of_engine(engine: &Engine) -> Listed {
         Listed {
             config: (*engine.config()).clone(),
-            catalog: (*engine.catalog()).clone(),
+            catalog: engine.catalog(),
             warnings: Vec::new(),
         }
     }

@@ -102,7 +102,11 @@ pub struct TaskDetail(pub Value);
 
 /// Entry `id`, or `not_found`.
 pub fn record(store: &Store, id: &str) -> Result<TaskRecord> {
-    open(store)?.get(id)?.ok_or_else(|| {
+    record_in(&open(store)?, id)
+}
+
+fn record_in(ledger: &Ledger, id: &str) -> Result<TaskRecord> {
+    ledger.get(id)?.ok_or_else(|| {
         ApiError::new(
             ErrorCode::NotFound,
             format!("there is no task {id:?}; `mcp-sieve tasks` lists them"),
@@ -113,7 +117,7 @@ pub fn record(store: &Store, id: &str) -> Result<TaskRecord> {
 /// Entry `id` in full.
 pub fn show(store: &Store, id: &str) -> Result<TaskDetail> {
     let ledger = open(store)?;
-    let record = record(store, id)?;
+    let record = record_in(&ledger, id)?;
     let mut detail = record.to_wire();
     detail["params"] = record.params.clone();
     if let Some(result) = &record.result {
