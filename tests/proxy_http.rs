@@ -254,3 +254,75 @@ async fn a_listener_hears_an_edit_made_right_after_its_acknowledgement() {
     host.cancel().await.expect("the host disconnects");
     other.cancel().await.expect("the other host disconnects");
 }
+
+/// `/mcp` serves the active profile and follows a switch live: a host
+/// listening there hears `list_changed` when `mcp-sieve profiles use`
+/// switches it, and lists what the new profile shows; `/mcp/p/default`
+/// still serves the default profile by name.
+#[tokio::test]
+async fn the_mcp_endpoint_follows_the_active_profile() {
+    use rmcp::model::{ServerNotification, SubscriptionFilter};
+
+    let home = Home::new(BIN);
+    home.write("profiles/billing.json", r#"{"groups": ["billing"]}"#);
+    let proxy = HttpProxy::start(BIN, home.path());
+    let host = modern_host(format!("{}/mcp", proxy.base), &proxy.token).await;
+    let listed = |host: &rmcp::service::RunningService<rmcp::RoleClient, ()>| {
+        let peer = host.peer().clone();
+        async move {
+            timeout(WAIT, peer.list_all_tools())
+                .await
+                .expect("tools/list answers in time")
+                .expect("tools/list works")
+                .len()
+        }
+    };
+    assert_eq!(
+        listed(&host).await,
+        40,
+        "the default profile is active at first"
+    );
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut listening = timeout(WAIT, host.peer().listen(filter))
+        .await
+        .expect("the listen is acknowledged in time")
+        .expect("the proxy accepts the listen");
+
+    let switched = home.run(&["profiles", "use", "billing"]);
+    assert!(switched.ok, "{}", switched.stderr);
+    assert!(
+        home.read("config.json")
+            .contains(r#""activeProfile": "billing""#),
+        "{}",
+        home.read("config.json")
+    );
+    let heard = timeout(WAIT, listening.next())
+        .await
+        .expect("the switch is announced within 30 s")
+        .expect("the listen stream stays open")
+        .expect("a notification, not the end of the stream");
+    assert!(
+        matches!(heard, ServerNotification::ToolListChangedNotification(_)),
+        "the tools of /mcp changed: {heard:?}"
+    );
+    assert_eq!(listed(&host).await, 8, "the billing group only");
+
+    let by_name = modern_host(format!("{}/mcp/p/default", proxy.base), &proxy.token).await;
+    assert_eq!(
+        listed(&by_name).await,
+        40,
+        "/mcp/p/default names its profile"
+    );
+    let listing = home.run(&["profiles", "list"]);
+    assert!(listing.stdout.contains("* billing"), "{}", listing.stdout);
+
+    let refused = home.run(&["profiles", "delete", "billing"]);
+    assert!(!refused.ok);
+    assert!(
+        refused.stderr.contains("make another profile active first"),
+        "{}",
+        refused.stderr
+    );
+    by_name.cancel().await.expect("the host disconnects");
+    host.cancel().await.expect("the host disconnects");
+}

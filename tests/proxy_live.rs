@@ -129,3 +129,35 @@ async fn config_edits_connect_servers_and_relabel() {
     );
     host.close().await;
 }
+
+/// `serve` without `--profile` serves the active profile and follows a
+/// switch made by another process, with `tools/list_changed`.
+#[tokio::test]
+async fn serve_without_a_profile_follows_the_active_one() {
+    let home = Home::new(BIN);
+    home.write("profiles/safe.json", r#"{"tools": {"deny": ["*delete*"]}}"#);
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    assert_eq!(
+        tool_names(&host.request("tools/list", json!({})).await).len(),
+        40
+    );
+    let switched = home.run(&["profiles", "use", "safe"]);
+    assert!(switched.ok, "{}", switched.stderr);
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        host.notification("notifications/tools/list_changed"),
+    )
+    .await
+    .expect("the switch is announced with tools/list_changed");
+    let names = tool_names(&host.request("tools/list", json!({})).await);
+    assert_eq!(names.len(), 37, "profile safe hides the three delete tools");
+
+    let bad = home.run(&["profiles", "use", "nope"]);
+    assert!(!bad.ok);
+    assert!(bad.stderr.contains("no profile \"nope\""), "{}", bad.stderr);
+    assert!(
+        home.read("config.json")
+            .contains(r#""activeProfile": "safe""#)
+    );
+    host.close().await;
+}

@@ -13,7 +13,7 @@ use tauri::webview::InvokeRequest;
 use tauri::{App, WebviewWindow, WebviewWindowBuilder};
 
 struct Shell {
-    _home: tempfile::TempDir,
+    home: tempfile::TempDir,
     app: App<MockRuntime>,
     window: WebviewWindow<MockRuntime>,
 }
@@ -44,11 +44,7 @@ impl Shell {
         let window = WebviewWindowBuilder::new(&app, "main", Default::default())
             .build()
             .expect("the main window");
-        Shell {
-            _home: home,
-            app,
-            window,
-        }
+        Shell { home, app, window }
     }
 
     /// Calls `cmd` with `args` as the page does; the answer or the error.
@@ -199,4 +195,50 @@ fn a_host_gets_the_app_endpoint_or_the_command() {
     let args = &claude["mcpServers"]["sieve"]["args"];
     assert_eq!(args[0], "--home", "the app's home is passed on: {args}");
     assert_eq!(args[3], "--profile");
+}
+
+#[test]
+fn the_active_profile_and_the_tray_setting_are_written_to_config_json() {
+    let shell = Shell::new();
+    let config = || std::fs::read_to_string(shell.home.path().join("config.json")).unwrap();
+    shell.ok("profile_create", json!({"name": "work"}));
+    let listed = shell.ok("profile_make_active", json!({"name": "work"}));
+    let active: Vec<&Value> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["active"] == true)
+        .map(|s| &s["name"])
+        .collect();
+    assert_eq!(active, [&json!("work")]);
+    assert!(
+        config().contains(r#""activeProfile": "work""#),
+        "{}",
+        config()
+    );
+    let refused = shell
+        .call("profile_delete", json!({"name": "work"}))
+        .unwrap_err();
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("make another profile active first"),
+        "{refused}"
+    );
+    let missing = shell
+        .call("profile_make_active", json!({"name": "nope"}))
+        .unwrap_err();
+    assert_eq!(missing["code"], "not_found");
+
+    assert_eq!(shell.ok("settings_show", json!({}))["closeToTray"], true);
+    let settings = shell.ok("settings_set_close_to_tray", json!({"on": false}));
+    assert_eq!(settings["closeToTray"], false);
+    assert_eq!(settings["activeProfile"], "work");
+    assert!(config().contains(r#""closeToTray": false"#), "{}", config());
+    assert!(
+        config().contains(r#""concerns""#),
+        "the rest of config.json stays: {}",
+        config()
+    );
 }

@@ -9,14 +9,13 @@
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
-use sieve_core::profile::DEFAULT_PROFILE;
 use sieve_core::{Kind, TokenCount};
 use sieve_proxy::api::profiles::CompiledProfile;
 use sieve_proxy::api::{self, Connection, Listed, PrimitiveRow, ServerRow, TaskFilter};
 use sieve_proxy::engine::{Engine, now_ms};
 use sieve_proxy::home::Home;
 use sieve_proxy::import::HostKind;
-use sieve_proxy::serve::{serve_http, serve_stdio};
+use sieve_proxy::serve::{ProfileChoice, serve_http, serve_stdio};
 use sieve_proxy::store::Store;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -68,9 +67,9 @@ pub enum Command {
 /// Where the tools come from and which profile filters them.
 #[derive(Debug, Args)]
 pub struct SourceArgs {
-    /// Profile to apply.
-    #[arg(long, short, default_value = "default", value_name = "NAME")]
-    pub profile: String,
+    /// Profile to apply (default: the active one).
+    #[arg(long, short, value_name = "NAME")]
+    pub profile: Option<String>,
     /// Read tools from FILE (a JSON array of MCP tools, or a tools/list
     /// result) instead of the servers; repeat for several servers.
     #[arg(long = "catalog", value_name = "FILE")]
@@ -106,8 +105,9 @@ pub struct TokensArgs {
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Profile to serve over stdio (HTTP endpoints name theirs:
-    /// /mcp is "default", /mcp/p/NAME is NAME).
+    /// Profile to serve over stdio (default: the active one, followed
+    /// live). HTTP endpoints name theirs: /mcp is the active profile,
+    /// /mcp/p/NAME is NAME.
     #[arg(long, short, value_name = "NAME", conflicts_with = "http")]
     pub profile: Option<String>,
     /// Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio.
@@ -182,9 +182,9 @@ pub enum TaskAction {
         /// Run it even if it completed (or is still running).
         #[arg(long)]
         force: bool,
-        /// Check visibility against this profile.
-        #[arg(long, short, default_value = "default", value_name = "NAME")]
-        profile: String,
+        /// Check visibility against this profile (default: the active one).
+        #[arg(long, short, value_name = "NAME")]
+        profile: Option<String>,
         /// Print JSON (documented in the README).
         #[arg(long)]
         json: bool,
@@ -239,6 +239,9 @@ pub enum ProfilesCommand {
     },
     /// Rename a profile.
     Rename { from: String, to: String },
+    /// Make a profile the active one: hosts that name no profile (the HTTP
+    /// endpoint /mcp, `serve` without --profile) get it, live.
+    Use { name: String },
     /// Delete a profile (its last version stays as NAME.json.bak).
     Delete { name: String },
 }
@@ -312,7 +315,11 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 /// warnings go to stderr.
 fn listed(store: &Store, source: &SourceArgs) -> Result<(Listed, CompiledProfile)> {
     let config = store.load_config()?;
-    let profile = api::profiles::compile(store, &source.profile, &config)?;
+    let name = source
+        .profile
+        .clone()
+        .unwrap_or_else(|| config.settings.active_profile.clone());
+    let profile = api::profiles::compile(store, &name, &config)?;
     for warning in &profile.warnings {
         eprintln!("warning: profile {}: {warning}", profile.name);
     }
@@ -414,6 +421,10 @@ fn tasks(store: Store, args: TasksArgs, out: &mut dyn Write) -> Result<()> {
             profile,
             json,
         }) => {
+            let profile = match profile {
+                Some(name) => name,
+                None => api::profiles::active(&store)?,
+            };
             let retried = with_engine(&store, async |engine| {
                 Ok(api::tasks::retry(engine, &id, force, &profile).await?)
             })?;
@@ -498,17 +509,22 @@ fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
         return Ok(());
     }
     init_logging();
-    let profile = args
-        .profile
-        .clone()
-        .unwrap_or_else(|| DEFAULT_PROFILE.to_string());
+    // Without --profile, the active profile, followed live.
+    let choice = match &args.profile {
+        Some(name) => ProfileChoice::Named(name.clone()),
+        None => ProfileChoice::Active,
+    };
     runtime()?.block_on(async {
         let engine = Engine::start(store.clone())?;
         // A missing or broken profile is an error now, not at the first request.
+        let profile = match &choice {
+            ProfileChoice::Named(name) => name.clone(),
+            ProfileChoice::Active => engine.active_profile(),
+        };
         engine.profile(&profile)?;
         engine.watch_files()?;
         match args.http {
-            None => serve_stdio(engine.clone(), &profile, shutdown_signal()).await?,
+            None => serve_stdio(engine.clone(), choice, shutdown_signal()).await?,
             Some(addr) => {
                 if !addr.ip().is_loopback() {
                     tracing::warn!("listening on {addr}, which other machines can reach; the bearer token is all that protects it");
@@ -517,7 +533,7 @@ fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
                 let stop = CancellationToken::new();
                 let bound = serve_http(engine.clone(), addr, token, stop.clone().cancelled_owned()).await?;
                 eprintln!(
-                    "MCP Sieve is serving http://{bound}/mcp (profile \"default\") and http://{bound}/mcp/p/NAME (profile NAME)"
+                    "MCP Sieve is serving http://{bound}/mcp (the active profile, now {profile:?}) and http://{bound}/mcp/p/NAME (profile NAME)"
                 );
                 eprintln!(
                     "hosts must send \"Authorization: Bearer <token>\"; the token is in {} (`mcp-sieve serve --print-token`)",
@@ -670,12 +686,14 @@ fn profiles(store: &Store, command: ProfilesCommand, out: &mut dyn Write) -> Res
                 return print_json(out, &summaries);
             }
             let width = summaries.iter().map(|s| s.name.len()).max().unwrap_or(0);
+            // The active profile is marked, as git marks the current branch.
             for s in &summaries {
+                let mark = if s.active { '*' } else { ' ' };
                 match &s.error {
-                    Some(error) => writeln!(out, "{:width$}  (broken) {error}", s.name)?,
+                    Some(error) => writeln!(out, "{mark} {:width$}  (broken) {error}", s.name)?,
                     None => writeln!(
                         out,
-                        "{:width$}  {}",
+                        "{mark} {:width$}  {}",
                         s.name,
                         s.description.as_deref().unwrap_or("")
                     )?,
@@ -700,6 +718,13 @@ fn profiles(store: &Store, command: ProfilesCommand, out: &mut dyn Write) -> Res
                 out,
                 "created {}",
                 store.home().profile_file(&name).display()
+            )?;
+        }
+        ProfilesCommand::Use { name } => {
+            api::profiles::set_active(store, &name)?;
+            writeln!(
+                out,
+                "profile {name:?} is active: hosts that name no profile get it"
             )?;
         }
         ProfilesCommand::Rename { from, to } => {

@@ -69,6 +69,19 @@ pub struct Primitive {
     pub via_tool: Option<String>,
     /// The definition exactly as the upstream sent it.
     pub definition: Value,
+    /// Its tokens, counted once when first asked (see [`Primitive::tokens`]).
+    tokens: TokenCache,
+}
+
+/// A count computed at most once per primitive. It is derived from the
+/// definition, so it takes no part in comparisons.
+#[derive(Debug, Clone, Default)]
+struct TokenCache(std::sync::OnceLock<usize>);
+
+impl PartialEq for TokenCache {
+    fn eq(&self, _: &TokenCache) -> bool {
+        true
+    }
 }
 
 impl Primitive {
@@ -89,6 +102,7 @@ impl Primitive {
             labels: tool.labels.clone(),
             via_tool: Some(tool.exposed_name.clone()),
             definition: Value::Null,
+            tokens: TokenCache::default(),
         }
     }
 
@@ -107,6 +121,7 @@ impl Primitive {
             labels: Labels::from_upstream(server, &definition, false),
             via_tool: None,
             definition,
+            tokens: TokenCache::default(),
         }
     }
 
@@ -123,6 +138,7 @@ impl Primitive {
             labels: Labels::from_upstream(server, &Value::Null, false),
             via_tool: None,
             definition: Value::Null,
+            tokens: TokenCache::default(),
         }
     }
 
@@ -168,6 +184,16 @@ impl Primitive {
             object.remove("_meta");
         }
         definition
+    }
+
+    /// The tokens of its model definition ([`crate::tokens::tool_tokens`]),
+    /// counted on the first call and kept: a catalog is shared by every
+    /// view of it, and counting is the costly part of a token report.
+    pub fn tokens(&self) -> usize {
+        *self
+            .tokens
+            .0
+            .get_or_init(|| crate::tokens::tool_tokens(self))
     }
 }
 
@@ -333,6 +359,7 @@ impl Catalog {
             labels,
             via_tool: None,
             definition: definition.clone(),
+            tokens: TokenCache::default(),
         });
     }
 

@@ -239,15 +239,69 @@ pub struct Overlay {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
     /// Joins server and upstream name in exposed names.
-    #[serde(default = "default_separator")]
+    #[serde(
+        default = "default_separator",
+        skip_serializing_if = "is_default_separator"
+    )]
     pub separator: String,
     /// Days the task ledger keeps finished entries.
-    #[serde(default = "default_retention")]
+    #[serde(
+        default = "default_retention",
+        skip_serializing_if = "is_default_retention"
+    )]
     pub task_retention_days: u32,
     /// Seconds a `tools/call` may take before the proxy cancels it and
     /// records it as cut off (a task is not a call: it may run longer).
-    #[serde(default = "default_call_timeout")]
+    #[serde(
+        default = "default_call_timeout",
+        skip_serializing_if = "is_default_call_timeout"
+    )]
     pub call_timeout_seconds: u64,
+    /// The profile of hosts that name none: the HTTP endpoint `/mcp` (the
+    /// app's and `mcp-sieve serve --http`'s) and `mcp-sieve serve` without
+    /// `--profile`. Switching it reaches connected hosts live.
+    #[serde(
+        default = "default_active_profile",
+        skip_serializing_if = "is_default_active_profile"
+    )]
+    pub active_profile: String,
+    /// The desktop app: closing its window keeps it (and the proxy it
+    /// runs for hosts) in the tray rather than quitting.
+    #[serde(
+        default = "default_close_to_tray",
+        skip_serializing_if = "is_default_close_to_tray"
+    )]
+    pub close_to_tray: bool,
+}
+
+fn default_close_to_tray() -> bool {
+    true
+}
+
+// What `config.json` does not say is not written back: only the settings a
+// person changed appear in the file.
+fn is_default_separator(value: &str) -> bool {
+    value == DEFAULT_SEPARATOR
+}
+
+fn is_default_retention(value: &u32) -> bool {
+    *value == default_retention()
+}
+
+fn is_default_call_timeout(value: &u64) -> bool {
+    *value == default_call_timeout()
+}
+
+fn is_default_active_profile(value: &str) -> bool {
+    value == crate::profile::DEFAULT_PROFILE
+}
+
+fn is_default_close_to_tray(value: &bool) -> bool {
+    *value == default_close_to_tray()
+}
+
+fn default_active_profile() -> String {
+    crate::profile::DEFAULT_PROFILE.to_string()
 }
 
 fn default_call_timeout() -> u64 {
@@ -268,6 +322,8 @@ impl Default for Settings {
             separator: default_separator(),
             task_retention_days: default_retention(),
             call_timeout_seconds: default_call_timeout(),
+            active_profile: default_active_profile(),
+            close_to_tray: default_close_to_tray(),
         }
     }
 }
@@ -316,6 +372,16 @@ impl Config {
                 format!(
                     "separator {:?} must be 1-4 of the characters A-Z a-z 0-9 _ . -",
                     self.settings.separator
+                ),
+            );
+        }
+        if !crate::profile::is_valid_profile_name(&self.settings.active_profile) {
+            return fail(
+                "settings.activeProfile".into(),
+                &self.settings.active_profile,
+                format!(
+                    "{:?} cannot name a profile: use 1-64 of the characters A-Z a-z 0-9 _ -",
+                    self.settings.active_profile
                 ),
             );
         }
@@ -585,5 +651,16 @@ mod tests {
     fn separator_is_validated() {
         let err = error_of(r#"{"settings": {"separator": "/"}}"#);
         assert_eq!(err.path, "settings.separator");
+    }
+
+    #[test]
+    fn the_active_profile_must_be_a_profile_name() {
+        let err = error_of(r#"{"settings": {"activeProfile": "../work"}}"#);
+        assert_eq!(err.path, "settings.activeProfile");
+        assert!(err.expected.contains("cannot name a profile"), "{err}");
+        let config = Config::parse("config.json", r#"{"settings": {"activeProfile": "work"}}"#)
+            .expect("a profile name is accepted");
+        assert_eq!(config.settings.active_profile, "work");
+        assert_eq!(Config::default().settings.active_profile, "default");
     }
 }

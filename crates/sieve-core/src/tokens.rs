@@ -62,7 +62,7 @@ pub fn estimate<'a>(
 ) -> TokenReport {
     let mut report = TokenReport::default();
     for tool in primitives.into_iter().filter(|p| p.kind == Kind::Tool) {
-        let tokens = tool_tokens(tool);
+        let tokens = tool.tokens();
         let visible = rules.is_visible(tool, narrowing);
         report.total.add(tokens, visible);
         report

@@ -38,7 +38,8 @@ pub const BUILTIN_SERVER: &str = "demo";
 pub enum Change {
     /// A server's listing changed, or the config's overlays or separator.
     Catalog,
-    /// A profile file changed.
+    /// A profile file changed: made, edited or removed (whether or not a
+    /// host is served under it).
     Profile(String),
     /// `config.json` changed (concern definitions, servers).
     Config,
@@ -332,6 +333,12 @@ impl Engine {
         self.state.read().expect("engine lock").config.clone()
     }
 
+    /// The profile of hosts that name none (`settings.activeProfile` of
+    /// the config in force).
+    pub fn active_profile(&self) -> String {
+        self.config().settings.active_profile.clone()
+    }
+
     /// Profile `name` in force: loaded on first use (the default profile is
     /// created then), then kept until a valid edit replaces it.
     pub fn profile(&self, name: &str) -> Result<Arc<ActiveProfile>, StoreError> {
@@ -372,6 +379,9 @@ impl Engine {
             .expect("profiles lock")
             .contains_key(name)
         {
+            // No host is served under it, but the file changed (made,
+            // edited, deleted): views of the profile list want to know.
+            self.emit(Change::Profile(name.to_string()));
             return;
         }
         match self.load_profile(name) {
@@ -394,6 +404,7 @@ impl Engine {
                     profile = name,
                     "profile file was removed; keeping its last version in force"
                 );
+                self.emit(Change::Profile(name.to_string()));
             }
             Err(error) => {
                 tracing::error!("{error}; keeping the last good version of profile {name:?}");

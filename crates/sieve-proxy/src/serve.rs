@@ -1,5 +1,5 @@
 //! Serving hosts: over stdio (one host, one profile) or streamable HTTP
-//! (`/mcp` for the default profile, `/mcp/p/<profile>` for the others).
+//! (`/mcp` for the active profile, `/mcp/p/<profile>` for any profile by name).
 //!
 //! The HTTP front binds where it is told (loopback by default), refuses
 //! requests without the user's bearer token (401) and requests from a web
@@ -16,6 +16,7 @@
 //! every request would fail.
 
 use crate::engine::Engine;
+pub use crate::server::ProfileChoice;
 use crate::server::{EndpointProfile, RawBody, SieveServer, unusable_profile};
 use crate::store::StoreError;
 use crate::tap::{Keep, LineTap, RawLog, rename_legacy_task_request};
@@ -28,7 +29,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::Value;
-use sieve_core::profile::{DEFAULT_PROFILE, is_valid_profile_name};
+use sieve_core::profile::is_valid_profile_name;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -41,7 +42,7 @@ const MAX_BODY: usize = 16 * 1024 * 1024;
 /// host leaves or `shutdown` resolves.
 pub async fn serve_stdio(
     engine: Arc<Engine>,
-    profile: &str,
+    profile: ProfileChoice,
     shutdown: impl Future<Output = ()>,
 ) -> anyhow::Result<()> {
     let raw = RawLog::new(Keep::RequestParams);
@@ -169,9 +170,11 @@ async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Re
             "missing or wrong bearer token; `mcp-sieve serve --print-token` prints it",
         );
     }
-    let profile = match request.uri().path().strip_prefix("/mcp/p/") {
-        None => DEFAULT_PROFILE.to_string(),
-        Some(name) if is_valid_profile_name(name) => name.to_string(),
+    let (choice, profile) = match request.uri().path().strip_prefix("/mcp/p/") {
+        None => (ProfileChoice::Active, engine.active_profile()),
+        Some(name) if is_valid_profile_name(name) => {
+            (ProfileChoice::Named(name.to_string()), name.to_string())
+        }
         Some(name) => {
             return refuse(
                 StatusCode::NOT_FOUND,
@@ -183,7 +186,7 @@ async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Re
         return refusal;
     }
     let (mut parts, body) = request.into_parts();
-    parts.extensions.insert(EndpointProfile(profile));
+    parts.extensions.insert(EndpointProfile(choice));
     let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
         Ok(bytes) => bytes,
         Err(_) => {

@@ -50,6 +50,10 @@ pub enum StoreError {
     DefaultProfile,
     #[error("the default profile keeps its name; clone it to make one with another name")]
     DefaultProfileName,
+    #[error(
+        "profile {name:?} is the active one (hosts that name no profile get it); make another profile active first"
+    )]
+    ActiveProfile { name: String },
 }
 
 fn io_error<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> StoreError + 'a {
@@ -247,7 +251,31 @@ impl Store {
                 }
             }
         })?;
-        fs::remove_file(&source).map_err(io_error("rename", &source))
+        fs::remove_file(&source).map_err(io_error("rename", &source))?;
+        // The active profile stays active under its new name.
+        let mut config = self.load_config()?;
+        if config.settings.active_profile == from {
+            config.settings.active_profile = to.to_string();
+            self.save_config(&config)?;
+        }
+        Ok(())
+    }
+
+    /// The profile of hosts that name none (`settings.activeProfile`).
+    pub fn active_profile(&self) -> Result<String, StoreError> {
+        Ok(self.load_config()?.settings.active_profile)
+    }
+
+    /// Makes profile `name` the active one: it must exist and load, so
+    /// hosts that name no profile are never pointed at nothing.
+    pub fn set_active_profile(&self, name: &str) -> Result<(), StoreError> {
+        let mut config = self.load_config()?;
+        self.load_profile(name, Some(&config))?;
+        if config.settings.active_profile != name {
+            config.settings.active_profile = name.to_string();
+            self.save_config(&config)?;
+        }
+        Ok(())
     }
 
     /// Deletes profile `name`; its last version stays as `<name>.json.bak`.
@@ -255,6 +283,11 @@ impl Store {
         check_name(name)?;
         if name == DEFAULT_PROFILE {
             return Err(StoreError::DefaultProfile);
+        }
+        if self.active_profile()? == name {
+            return Err(StoreError::ActiveProfile {
+                name: name.to_string(),
+            });
         }
         let path = self.home.profile_file(name);
         if !path.exists() {
@@ -411,6 +444,30 @@ mod tests {
         fs::write(&path, "not json").unwrap();
         assert!(store.load_profile("default", None).is_err());
         assert_eq!(fs::read_to_string(&path).unwrap(), "not json");
+    }
+
+    #[test]
+    fn the_active_profile_exists_follows_a_rename_and_cannot_be_deleted() {
+        let (dir, store) = store();
+        assert_eq!(store.active_profile().unwrap(), "default");
+        assert!(matches!(
+            store.set_active_profile("work"),
+            Err(StoreError::NoProfile { .. })
+        ));
+        assert!(!dir.path().join("config.json").exists(), "nothing written");
+        store.new_profile("work", None).unwrap();
+        store.set_active_profile("work").unwrap();
+        assert_eq!(store.active_profile().unwrap(), "work");
+        let err = store.delete_profile("work").unwrap_err();
+        assert!(matches!(err, StoreError::ActiveProfile { .. }), "{err}");
+        assert!(
+            err.to_string().contains("make another profile active"),
+            "{err}"
+        );
+        store.rename_profile("work", "office").unwrap();
+        assert_eq!(store.active_profile().unwrap(), "office");
+        store.set_active_profile("default").unwrap();
+        store.delete_profile("office").unwrap();
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! What the app itself is running.
 
+use super::Result;
 use crate::AppState;
 use serde::Serialize;
+use sieve_core::Settings;
+use sieve_proxy::api::settings;
 use std::path::PathBuf;
 use tauri::State;
 
@@ -24,4 +27,14 @@ pub fn app_info(state: State<'_, AppState>) -> AppInfo {
         token: state.token.clone(),
         binary: state.sieve_binary.clone(),
     }
+}
+
+#[tauri::command]
+pub fn settings_show(state: State<'_, AppState>) -> Result<Settings> {
+    settings::show(&state.store)
+}
+
+#[tauri::command]
+pub fn settings_set_close_to_tray(state: State<'_, AppState>, on: bool) -> Result<Settings> {
+    settings::set_close_to_tray(&state.store, on)
 }

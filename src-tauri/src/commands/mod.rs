@@ -19,6 +19,8 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
 {
     tauri::generate_handler![
         app::app_info,
+        app::settings_show,
+        app::settings_set_close_to_tray,
         servers::servers_list,
         servers::server_add,
         servers::server_remove,
@@ -33,6 +35,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         profiles::profile_create,
         profiles::profile_rename,
         profiles::profile_delete,
+        profiles::profile_make_active,
         profiles::profile_edit,
         profiles::pattern_check,
         tasks::tasks_list,

@@ -38,6 +38,15 @@ pub fn profile_rename(
 }
 
 #[tauri::command]
+pub fn profile_make_active(
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<Vec<ProfileSummary>> {
+    profiles::set_active(&state.store, &name)?;
+    profiles::summaries(&state.store)
+}
+
+#[tauri::command]
 pub fn profile_delete(state: State<'_, AppState>, name: String) -> Result<Vec<ProfileSummary>> {
     profiles::delete(&state.store, &name)?;
     profiles::summaries(&state.store)

@@ -85,4 +85,25 @@ export class ProfilesPage {
     );
     return Promise.all(items.map((item) => item.getText()));
   }
+
+  /** The card of profile `name` in the list. */
+  async card(name) {
+    return this.app.locate(
+      By.xpath(`//li[contains(@class, "card")][.//strong[text()="${name}"]]`),
+      undefined,
+      `the card of profile ${name}`,
+    );
+  }
+
+  /** Clicks "Make active" on `name`'s card. */
+  async makeActive(name) {
+    const card = await this.card(name);
+    await (await card.findElement(By.xpath('.//button[text()="Make active"]'))).click();
+  }
+
+  /** Whether `name`'s card says it is the active profile. */
+  async isActive(name) {
+    const card = await this.card(name);
+    return (await card.findElements(By.xpath('.//span[contains(@class, "chip") and text()="active"]'))).length > 0;
+  }
 }

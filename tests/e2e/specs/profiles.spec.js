@@ -4,11 +4,12 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { By } from 'selenium-webdriver';
 import { ProfilesPage } from '../pages/profiles.js';
 import { Shell } from '../pages/shell.js';
 import { ToolsPage } from '../pages/tools.js';
 import { App } from '../support/app.js';
-import { Home } from '../support/home.js';
+import { Home, standardServers } from '../support/home.js';
 import { until } from '../support/wait.js';
 
 describe('Profiles screen', () => {
@@ -98,5 +99,20 @@ describe('Profiles screen', () => {
     await shell.meterWhen((m) => m.toolsVisible === start.toolsVisible, 'default again');
     assert.equal(await profiles.concern('security'), 'high', "default's concern shows again");
     assert.equal(home.profile('reviewer').tags.all[0], 'read-only', 'switching writes nothing');
+  });
+
+  test('Make active writes settings.activeProfile, and the active profile cannot be deleted', async () => {
+    await shell.open('profiles');
+    assert.equal(await profiles.isActive('default'), true, 'default is active at first');
+    await profiles.makeActive('reviewer');
+    await until(() => home.config().settings?.activeProfile === 'reviewer', {
+      what: 'config.json to name reviewer active',
+    });
+    await until(() => profiles.isActive('reviewer'), { what: "reviewer's card to say active" });
+    assert.equal(await profiles.isActive('default'), false);
+    const card = await profiles.card('reviewer');
+    const deletes = await card.findElements(By.xpath('.//button[text()="Delete"]'));
+    assert.equal(deletes.length, 0, 'the active profile offers no Delete');
+    assert.deepEqual(home.config().mcpServers, standardServers(), 'the rest of config.json stays');
   });
 });

@@ -1,12 +1,24 @@
 // The stores of the app over a fake shell, for the stores' tests. Every
 // command has a plain answer; a test replaces the ones it is about.
 
-import { setBackend } from './backend';
+import { setBackend, type Settings } from './backend';
 import { aReport, FakeBackend } from './backend/fake';
 import { createStores, type Stores } from './stores';
 
 /** Noon, 1 May 2026, local time: what "today" is in the tests. */
 export const NOW = new Date(2026, 4, 1, 12, 0, 0);
+
+/** `config.json`'s settings as the shell reports them, defaults filled in. */
+export function aSettings(overrides: Partial<Settings> = {}): Settings {
+  return {
+    separator: '__',
+    taskRetentionDays: 30,
+    callTimeoutSeconds: 600,
+    activeProfile: 'default',
+    closeToTray: true,
+    ...overrides,
+  };
+}
 
 export function fakeApp(): { fake: FakeBackend; stores: Stores } {
   const fake = new FakeBackend()
@@ -16,9 +28,10 @@ export function fakeApp(): { fake: FakeBackend; stores: Stores } {
       token: 'secret-token',
       binary: '/usr/bin/mcp-sieve',
     }))
+    .on('settings_show', () => aSettings())
     .on('profiles_list', () => [
-      { name: 'default', description: '', valid: true },
-      { name: 'work', description: 'Everyday work', valid: true },
+      { name: 'default', description: '', valid: true, active: true },
+      { name: 'work', description: 'Everyday work', valid: true, active: false },
     ])
     .on('profile_show', () => ({}))
     .on('concern_definitions', () => [])

@@ -23,9 +23,16 @@ it('reloads servers, rows and meter on catalog and status changes', async () => 
   expect(commands()).toEqual(['catalog_rows', 'servers_list', 'token_report']);
 });
 
-it('also reloads the concerns and the profile list on a config change', async () => {
+it('also reloads the concerns, the profile list (which is active) and the settings on a config change', async () => {
   await live.apply({ what: 'config' });
-  expect(commands()).toEqual(['catalog_rows', 'concern_definitions', 'profiles_list', 'servers_list', 'token_report']);
+  expect(commands()).toEqual([
+    'catalog_rows',
+    'concern_definitions',
+    'profiles_list',
+    'servers_list',
+    'settings_show',
+    'token_report',
+  ]);
 });
 
 it('reloads the profile being edited when it changed, and the list either way', async () => {

@@ -40,11 +40,13 @@ export class Live {
 
   constructor(stores: Stores) {
     this.#stores = stores;
-    const { servers, tools, meter, profiles, tasks } = stores;
+    const { servers, tools, meter, profiles, tasks, connect } = stores;
     this.#catalog = coalesce(() => Promise.all([servers.load(), tools.load(), meter.load()]));
     // Profiles are checked against the config's concerns, so their
-    // validity can change with it.
-    this.#config = coalesce(() => Promise.all([profiles.loadConcerns(), profiles.loadList()]));
+    // validity can change with it; so can the active profile and the settings.
+    this.#config = coalesce(() =>
+      Promise.all([profiles.loadConcerns(), profiles.loadList(), connect.loadSettings()]),
+    );
     this.#profileList = coalesce(() => profiles.loadList());
     this.#editing = coalesce(() => profiles.reloadEditing());
     this.#tasks = coalesce(() => tasks.refresh());

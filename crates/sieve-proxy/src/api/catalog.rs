@@ -153,7 +153,7 @@ impl Listed {
         let mut servers: BTreeMap<String, TokenCount> = BTreeMap::new();
         let mut groups: BTreeMap<String, TokenCount> = BTreeMap::new();
         for tool in self.catalog.of_kind(Kind::Tool) {
-            let tokens = sieve_core::tokens::tool_tokens(tool);
+            let tokens = tool.tokens();
             let visible = profile.rules.is_visible(tool, None);
             total.add(tokens, visible);
             servers
@@ -315,11 +315,7 @@ impl PrimitiveRow {
             tags: p.labels.tags.clone(),
             concerns: p.labels.concerns.clone(),
             annotations: p.definition.get("annotations").cloned(),
-            tokens: if p.kind == Kind::Tool {
-                sieve_core::tokens::tool_tokens(p)
-            } else {
-                0
-            },
+            tokens: if p.kind == Kind::Tool { p.tokens() } else { 0 },
             visible: hidden_by.is_empty(),
             hidden_by,
             reasons,

@@ -35,16 +35,11 @@ pub enum Connection {
     Http { url: String, token: String },
 }
 
-/// The endpoint of `profile` on an HTTP proxy whose default endpoint is
-/// `base` (`http://127.0.0.1:8765/mcp`): `/mcp` serves `default`,
-/// `/mcp/p/NAME` the others.
+/// The endpoint of `profile` on an HTTP proxy whose base endpoint is
+/// `base` (`http://127.0.0.1:8765/mcp`): always `/mcp/p/NAME`, since `/mcp`
+/// serves whichever profile is active and a host's entry names its own.
 pub fn profile_url(base: &str, profile: &str) -> String {
-    let base = base.trim_end_matches('/');
-    if profile == sieve_core::profile::DEFAULT_PROFILE {
-        base.to_string()
-    } else {
-        format!("{base}/p/{profile}")
-    }
+    format!("{}/p/{profile}", base.trim_end_matches('/'))
 }
 
 /// The key of the server list in `host`'s file.

@@ -13,6 +13,7 @@
 //! * [`servers`]: server rows with live state, secrets left out.
 //! * [`profiles`]: profile summaries (valid, or the parse error) and
 //!   profile edits ([`ProfileEdit`]) that validate, then write atomically.
+//! * [`settings`]: `config.json`'s settings, and the app's own switch.
 //! * [`tasks`]: task queries from filter values, one entry with its retry
 //!   chain, retry and cancel.
 //! * [`hosts`]: the config snippet for Claude Desktop, Cursor and VS Code,
@@ -25,6 +26,7 @@ pub mod catalog;
 pub mod hosts;
 pub mod profiles;
 pub mod servers;
+pub mod settings;
 pub mod tasks;
 
 pub use catalog::{HiddenReason, Listed, PrimitiveRow, TokenReport};

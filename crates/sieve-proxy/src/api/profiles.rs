@@ -55,6 +55,8 @@ pub struct ProfileSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     pub valid: bool,
+    /// Whether it is the profile of hosts that name none.
+    pub active: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -65,19 +67,24 @@ pub fn summaries(store: &Store) -> Result<Vec<ProfileSummary>> {
     let summaries = store
         .profile_names()?
         .into_iter()
-        .map(|name| match store.load_profile(&name, Some(&config)) {
-            Ok(loaded) => ProfileSummary {
-                name,
-                description: Some(loaded.profile.description),
-                valid: true,
-                error: None,
-            },
-            Err(error) => ProfileSummary {
-                name,
-                description: None,
-                valid: false,
-                error: Some(error.to_string()),
-            },
+        .map(|name| {
+            let active = name == config.settings.active_profile;
+            match store.load_profile(&name, Some(&config)) {
+                Ok(loaded) => ProfileSummary {
+                    name,
+                    description: Some(loaded.profile.description),
+                    valid: true,
+                    active,
+                    error: None,
+                },
+                Err(error) => ProfileSummary {
+                    name,
+                    description: None,
+                    valid: false,
+                    active,
+                    error: Some(error.to_string()),
+                },
+            }
         })
         .collect();
     Ok(summaries)
@@ -102,6 +109,18 @@ pub fn create(store: &Store, name: &str, from: Option<&str>) -> Result<Profile> 
 /// Deletes profile `name` (its last version stays beside it as `.bak`).
 pub fn delete(store: &Store, name: &str) -> Result<()> {
     Ok(store.delete_profile(name)?)
+}
+
+/// Makes profile `name` the one hosts that name no profile get (the
+/// `/mcp` endpoint, `mcp-sieve serve` without `--profile`); connected
+/// hosts see the switch live.
+pub fn set_active(store: &Store, name: &str) -> Result<()> {
+    Ok(store.set_active_profile(name)?)
+}
+
+/// The profile hosts that name none get.
+pub fn active(store: &Store) -> Result<String> {
+    Ok(store.active_profile()?)
 }
 
 /// Renames profile `from` to `to`; a taken name is refused.

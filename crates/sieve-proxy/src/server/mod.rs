@@ -73,9 +73,20 @@ pub fn unusable_profile(name: &str, error: &StoreError) -> String {
     format!("profile {name:?} cannot be used: {error}")
 }
 
+/// Which profile an endpoint or a stdio proxy serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProfileChoice {
+    /// This one, by name (`/mcp/p/<name>`, `serve --profile <name>`).
+    Named(String),
+    /// Whichever is active (`settings.activeProfile`) at each request:
+    /// `/mcp` and `serve` without `--profile`. A switch reaches the host as
+    /// `list_changed`.
+    Active,
+}
+
 /// The profile of the HTTP endpoint a request came in on.
 #[derive(Debug, Clone)]
-pub struct EndpointProfile(pub String);
+pub struct EndpointProfile(pub ProfileChoice);
 
 /// Serves one host connection.
 #[derive(Clone)]
@@ -86,7 +97,7 @@ pub struct SieveServer {
 
 struct Connection {
     /// The profile of a stdio proxy; HTTP requests carry theirs.
-    fixed_profile: Option<String>,
+    fixed_profile: Option<ProfileChoice>,
     /// Raw request params seen on stdio.
     raw: Option<RawLog>,
     state: Mutex<ConnState>,
@@ -107,7 +118,7 @@ type PendingListen = (
 struct ConnState {
     pending_listen: Option<PendingListen>,
     pending_follow: Option<Following>,
-    profile: Option<String>,
+    profile: Option<ProfileChoice>,
     concerns: BTreeMap<String, String>,
     host: Option<HostId>,
     seen: Option<Fingerprints>,
@@ -134,8 +145,8 @@ impl View {
 
 impl SieveServer {
     /// A server for one stdio host, on `profile`, with raw params from `raw`.
-    pub fn stdio(engine: Arc<Engine>, profile: &str, raw: RawLog) -> SieveServer {
-        SieveServer::new(engine, Some(profile.to_string()), Some(raw))
+    pub fn stdio(engine: Arc<Engine>, profile: ProfileChoice, raw: RawLog) -> SieveServer {
+        SieveServer::new(engine, Some(profile), Some(raw))
     }
 
     /// A server for HTTP, whose requests name their profile.
@@ -143,7 +154,11 @@ impl SieveServer {
         SieveServer::new(engine, None, None)
     }
 
-    fn new(engine: Arc<Engine>, fixed_profile: Option<String>, raw: Option<RawLog>) -> SieveServer {
+    fn new(
+        engine: Arc<Engine>,
+        fixed_profile: Option<ProfileChoice>,
+        raw: Option<RawLog>,
+    ) -> SieveServer {
         SieveServer {
             engine,
             conn: Arc::new(Connection {
@@ -162,22 +177,43 @@ impl SieveServer {
     /// The profile this request is served under.
     fn profile_name(&self, extensions: &rmcp::model::Extensions) -> String {
         if let Some(fixed) = &self.conn.fixed_profile {
-            return fixed.clone();
+            return self.resolve(fixed);
         }
         let from_endpoint = extensions
             .get::<http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<EndpointProfile>())
             .map(|p| p.0.clone());
-        let mut state = self.state();
-        match from_endpoint {
-            Some(name) => {
-                state.profile = Some(name.clone());
-                name
+        let choice = {
+            let mut state = self.state();
+            match from_endpoint {
+                Some(choice) => {
+                    state.profile = Some(choice.clone());
+                    choice
+                }
+                None => state.profile.clone().unwrap_or(ProfileChoice::Active),
             }
-            None => state
+        };
+        self.resolve(&choice)
+    }
+
+    /// The connection's profile now, without a request (for the
+    /// change forwarder).
+    fn current_profile(&self) -> String {
+        let choice = match &self.conn.fixed_profile {
+            Some(fixed) => fixed.clone(),
+            None => self
+                .state()
                 .profile
                 .clone()
-                .unwrap_or_else(|| sieve_core::profile::DEFAULT_PROFILE.to_string()),
+                .unwrap_or(ProfileChoice::Active),
+        };
+        self.resolve(&choice)
+    }
+
+    fn resolve(&self, choice: &ProfileChoice) -> String {
+        match choice {
+            ProfileChoice::Named(name) => name.clone(),
+            ProfileChoice::Active => self.engine.active_profile(),
         }
     }
 

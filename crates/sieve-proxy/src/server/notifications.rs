@@ -31,16 +31,8 @@ pub(super) type Following = (
 impl SieveServer {
     /// What this connection sees now (profile and connection concerns).
     fn fingerprints(&self) -> Option<Fingerprints> {
-        let (name, concerns) = {
-            let state = self.state();
-            let name = self
-                .conn
-                .fixed_profile
-                .clone()
-                .or_else(|| state.profile.clone())
-                .unwrap_or_else(|| sieve_core::profile::DEFAULT_PROFILE.to_string());
-            (name, state.concerns.clone())
-        };
+        let name = self.current_profile();
+        let concerns = self.state().concerns.clone();
         let profile = self.engine.profile(&name).ok()?;
         let narrowing = Narrowing::default().concerns(&concerns);
         let catalog = self.engine.catalog();

@@ -12,6 +12,7 @@ import type {
   ProfileEdit,
   ProfileSummary,
   ServerRow,
+  Settings,
   TaskDetail,
   TaskFilter,
   TaskPage,
@@ -24,6 +25,8 @@ type None = Record<string, never>;
 /** Every command of the shell: its invoke name, arguments and result. */
 export interface Commands {
   app_info: { args: None; result: AppInfo };
+  settings_show: { args: None; result: Settings };
+  settings_set_close_to_tray: { args: { on: boolean }; result: Settings };
   servers_list: { args: None; result: ServerRow[] };
   server_add: { args: { server: NewServer }; result: ServerRow[] };
   server_remove: { args: { name: string }; result: ServerRow[] };
@@ -38,6 +41,7 @@ export interface Commands {
   profile_create: { args: { name: string; from?: string }; result: ProfileSummary[] };
   profile_rename: { args: { from: string; to: string }; result: ProfileSummary[] };
   profile_delete: { args: { name: string }; result: ProfileSummary[] };
+  profile_make_active: { args: { name: string }; result: ProfileSummary[] };
   profile_edit: { args: { name: string; edit: ProfileEdit }; result: Profile };
   pattern_check: { args: { pattern: string }; result: null };
   tasks_list: { args: { filter: TaskFilter }; result: TaskPage };

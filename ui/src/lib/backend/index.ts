@@ -66,6 +66,8 @@ export function onChanged(callback: (event: ChangeEvent) => void): Promise<() =>
 }
 
 export const appInfo = () => call('app_info', {});
+export const settingsShow = () => call('settings_show', {});
+export const settingsSetCloseToTray = (on: boolean) => call('settings_set_close_to_tray', { on });
 
 export const serversList = () => call('servers_list', {});
 export const serverAdd = (server: NewServer) => call('server_add', { server });
@@ -85,6 +87,7 @@ export const profileShow = (name: string) => call('profile_show', { name });
 export const profileCreate = (name: string, from?: string) => call('profile_create', { name, from });
 export const profileRename = (from: string, to: string) => call('profile_rename', { from, to });
 export const profileDelete = (name: string) => call('profile_delete', { name });
+export const profileMakeActive = (name: string) => call('profile_make_active', { name });
 export const profileEdit = (name: string, edit: ProfileEdit) => call('profile_edit', { name, edit });
 export const patternCheck = (pattern: string) => call('pattern_check', { pattern });
 

@@ -125,8 +125,20 @@ export interface ProfileSummary {
   name: string;
   description?: string;
   valid: boolean;
+  /** The profile hosts that name none get (`/mcp`, `serve` without `--profile`). */
+  active: boolean;
   /** Why the file cannot be used, when it is not valid. */
   error?: string;
+}
+
+/** `config.json`'s settings (defaults filled in). */
+export interface Settings {
+  separator: string;
+  taskRetentionDays: number;
+  callTimeoutSeconds: number;
+  activeProfile: string;
+  /** Closing the window keeps the app serving from the tray. */
+  closeToTray: boolean;
 }
 
 export type Section = 'tools' | 'resources' | 'prompts';

@@ -2,10 +2,13 @@ import {
   appInfo,
   hostSnippet,
   hostWrite,
+  settingsSetCloseToTray,
+  settingsShow,
   type AppInfo,
   type Host,
   type HostTransport,
   type HostWrite,
+  type Settings,
 } from '../backend';
 import { HOSTS } from '../hosts';
 import type { ProfilesStore } from '../profiles/store.svelte';
@@ -60,6 +63,10 @@ export class HostConnection {
 /** Connecting a host: the app's HTTP endpoint and each host's snippet. */
 export class ConnectStore {
   info = new Loader<AppInfo | null>(null);
+  /** `config.json`'s settings: the active profile, closing into the tray. */
+  settings = new Loader<Settings | null>(null);
+  /** A change of the settings, its error kept here. */
+  setting = new Action();
   hosts: HostConnection[];
 
   constructor(profiles: ProfilesStore) {
@@ -67,7 +74,18 @@ export class ConnectStore {
   }
 
   async load(): Promise<void> {
-    await Promise.all([this.info.load(appInfo), this.loadSnippets()]);
+    await Promise.all([this.info.load(appInfo), this.loadSettings(), this.loadSnippets()]);
+  }
+
+  loadSettings(): Promise<boolean> {
+    return this.settings.load(settingsShow);
+  }
+
+  /** Whether closing the window keeps the app (and its proxy) in the tray. */
+  setCloseToTray(on: boolean): Promise<boolean> {
+    return this.setting.run(async () => {
+      this.settings.value = await settingsSetCloseToTray(on);
+    });
   }
 
   async loadSnippets(): Promise<void> {

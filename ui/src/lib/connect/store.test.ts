@@ -1,6 +1,6 @@
 import { beforeEach, expect, it } from 'vitest';
 import type { FakeBackend } from '../backend/fake';
-import { fakeApp } from '../fakeApp';
+import { aSettings, fakeApp } from '../fakeApp';
 import type { Stores } from '../stores';
 
 let fake: FakeBackend;
@@ -51,4 +51,17 @@ it('writes into the host file and says where, or that it was there already', asy
   expect(await cursor.write()).toBe(false);
   expect(fake.argsOf('host_write').at(-1)?.path).toBe('/tmp/mcp.json');
   expect(cursor.writing.error).toBe('/tmp/mcp.json does not parse, so it was left as it is');
+});
+
+it('shows the settings and writes the close-to-tray switch through the shell', async () => {
+  expect(stores.connect.settings.value?.closeToTray).toBe(true);
+  fake.on('settings_set_close_to_tray', ({ on }) => aSettings({ closeToTray: on }));
+  expect(await stores.connect.setCloseToTray(false)).toBe(true);
+  expect(fake.argsOf('settings_set_close_to_tray')).toEqual([{ on: false }]);
+  expect(stores.connect.settings.value?.closeToTray).toBe(false);
+
+  fake.fail('settings_set_close_to_tray', { code: 'broken_file', message: 'config.json:3:1: expected a value' });
+  expect(await stores.connect.setCloseToTray(true)).toBe(false);
+  expect(stores.connect.setting.error).toBe('config.json:3:1: expected a value');
+  expect(stores.connect.settings.value?.closeToTray).toBe(false);
 });

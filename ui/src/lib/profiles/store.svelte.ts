@@ -3,6 +3,7 @@ import {
   profileCreate,
   profileDelete,
   profileEdit,
+  profileMakeActive,
   profileRename,
   profileShow,
   profilesList,
@@ -100,6 +101,18 @@ export class ProfilesStore {
       this.list.value = await profileRename(from, to.trim());
       // The profile being edited keeps being edited under its new name.
       if (this.editing === from) await this.select(to.trim());
+    });
+  }
+
+  /** The profile hosts that name none get, as the list last said. */
+  get active(): string | undefined {
+    return this.list.value.find((summary) => summary.active)?.name;
+  }
+
+  /** Makes `name` the profile of `/mcp` and of `serve` without `--profile`. */
+  makeActive(name: string): Promise<boolean> {
+    return this.manage.run(async () => {
+      this.list.value = await profileMakeActive(name);
     });
   }
 

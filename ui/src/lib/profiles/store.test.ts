@@ -94,8 +94,8 @@ describe('edits on the Profiles screen', () => {
 describe('managing profiles', () => {
   it('creates a clone and shows the new list', async () => {
     fake.on('profile_create', ({ name }) => [
-      { name: 'default', valid: true },
-      { name, valid: true },
+      { name: 'default', valid: true, active: true },
+      { name, valid: true, active: false },
     ]);
     expect(await stores.profiles.create(' work-copy ', 'work')).toBe(true);
     expect(fake.argsOf('profile_create')).toEqual([{ name: 'work-copy', from: 'work' }]);
@@ -112,7 +112,7 @@ describe('managing profiles', () => {
 
   it('keeps editing a renamed profile under its new name', async () => {
     await stores.profiles.select('work');
-    fake.on('profile_rename', () => [{ name: 'default', valid: true }, { name: 'office', valid: true }]);
+    fake.on('profile_rename', () => [{ name: 'default', valid: true, active: true }, { name: 'office', valid: true, active: false }]);
     await stores.profiles.rename('work', 'office');
     expect(stores.profiles.editing).toBe('office');
     expect(fake.argsOf('profile_show').at(-1)).toEqual({ name: 'office' });
@@ -120,9 +120,30 @@ describe('managing profiles', () => {
 
   it('goes back to the default profile when the one being edited is deleted', async () => {
     await stores.profiles.select('work');
-    fake.on('profile_delete', () => [{ name: 'default', valid: true }]);
+    fake.on('profile_delete', () => [{ name: 'default', valid: true, active: true }]);
     await stores.profiles.remove('work');
     expect(stores.profiles.editing).toBe('default');
     expect(fake.argsOf('catalog_rows').at(-1)).toEqual({ profile: 'default' });
+  });
+});
+
+describe('the active profile', () => {
+  it('is the one the list marks, and making another active reloads the list from the shell', async () => {
+    expect(stores.profiles.active).toBe('default');
+    fake.on('profile_make_active', ({ name }) => [
+      { name: 'default', valid: true, active: name === 'default' },
+      { name: 'work', valid: true, active: name === 'work' },
+    ]);
+    expect(await stores.profiles.makeActive('work')).toBe(true);
+    expect(fake.argsOf('profile_make_active')).toEqual([{ name: 'work' }]);
+    expect(stores.profiles.active).toBe('work');
+    expect(stores.profiles.editing).toBe('default');
+  });
+
+  it("keeps the list and shows the shell's sentence when the switch is refused", async () => {
+    fake.fail('profile_make_active', { code: 'broken_file', message: 'profiles/work.json:1:1: expected a value' });
+    expect(await stores.profiles.makeActive('work')).toBe(false);
+    expect(stores.profiles.manage.error).toBe('profiles/work.json:1:1: expected a value');
+    expect(stores.profiles.active).toBe('default');
   });
 });
