@@ -3,12 +3,15 @@
 # tests, formatting, clippy, the Python driver's own tests, then unit,
 # property and integration tests (their third-party clients and servers
 # come from scripts/test-deps.sh; the app's system packages, npm packages
-# and tauri-driver from scripts/app-deps.sh).
+# and tauri-driver from scripts/app-deps.sh; the peer gateway the
+# benchmarks compare with from scripts/bench-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/env.sh
 eval "$(scripts/app-deps.sh)"
 eval "$(scripts/test-deps.sh)"
+eval "$(scripts/bench-deps.sh)"
+export MCP_SIEVE_PEER_GATEWAY
 # The desktop app's front end: types, its stores' tests, the build the app
 # embeds.
 (cd ui && npm run check && npm test && npm run build)
@@ -31,5 +34,9 @@ if result.testsRun == 0:
 sys.exit(0 if result.wasSuccessful() and result.testsRun > 0 and not result.skipped else 1)
 EOF
 cargo test --workspace --locked
+# The benchmark harness in its smoke mode (a debug build, a few hundred
+# calls per way, figures not meaningful): every section still runs, so the
+# harness cannot rot. scripts/bench.sh runs it for real.
+cargo test --locked -p sieve-tests --bench proxy
 # The real app in real WebKit, end to end (tests/e2e, under Xvfb).
 scripts/e2e.sh

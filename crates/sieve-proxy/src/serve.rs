@@ -25,6 +25,7 @@ use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, ServiceExt};
@@ -126,6 +127,14 @@ async fn run_router(
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
     let bound = listener.local_addr()?;
+    // Every answer goes out at once: without TCP_NODELAY a response written
+    // in pieces (headers, then an SSE event) waits for the client's delayed
+    // ACK of the first piece, some 40 ms on a kept-alive connection.
+    let listener = listener.tap_io(|stream| {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY could not be set on a connection: {error}");
+        }
+    });
     tokio::spawn(async move {
         let stop = async move {
             shutdown.await;

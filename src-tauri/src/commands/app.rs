@@ -3,8 +3,7 @@
 use super::Result;
 use crate::AppState;
 use serde::Serialize;
-use sieve_core::Settings;
-use sieve_proxy::api::settings;
+use sieve_proxy::api::settings::{self, SettingsView};
 use std::path::PathBuf;
 use tauri::State;
 
@@ -30,11 +29,11 @@ pub fn app_info(state: State<'_, AppState>) -> AppInfo {
 }
 
 #[tauri::command]
-pub fn settings_show(state: State<'_, AppState>) -> Result<Settings> {
+pub fn settings_show(state: State<'_, AppState>) -> Result<SettingsView> {
     settings::show(&state.store)
 }
 
 #[tauri::command]
-pub fn settings_set_close_to_tray(state: State<'_, AppState>, on: bool) -> Result<Settings> {
+pub fn settings_set_close_to_tray(state: State<'_, AppState>, on: bool) -> Result<SettingsView> {
     settings::set_close_to_tray(&state.store, on)
 }

@@ -3,21 +3,46 @@
 
 use super::Result;
 use crate::store::Store;
+use serde::Serialize;
 use sieve_core::config::Settings;
+
+/// Every setting with its value in force, defaults included (the file
+/// leaves out what is at its default; a view never does).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsView {
+    pub separator: String,
+    pub task_retention_days: u32,
+    pub call_timeout_seconds: u64,
+    pub active_profile: String,
+    pub close_to_tray: bool,
+}
+
+impl From<Settings> for SettingsView {
+    fn from(settings: Settings) -> SettingsView {
+        SettingsView {
+            separator: settings.separator,
+            task_retention_days: settings.task_retention_days,
+            call_timeout_seconds: settings.call_timeout_seconds,
+            active_profile: settings.active_profile,
+            close_to_tray: settings.close_to_tray,
+        }
+    }
+}
 
 /// The settings in force on disk (defaults where `config.json` says
 /// nothing).
-pub fn show(store: &Store) -> Result<Settings> {
-    Ok(store.load_config()?.settings)
+pub fn show(store: &Store) -> Result<SettingsView> {
+    Ok(store.load_config()?.settings.into())
 }
 
 /// Whether closing the app's window keeps it serving from the tray;
 /// written atomically, and only when it changes.
-pub fn set_close_to_tray(store: &Store, on: bool) -> Result<Settings> {
+pub fn set_close_to_tray(store: &Store, on: bool) -> Result<SettingsView> {
     let mut config = store.load_config()?;
     if config.settings.close_to_tray != on {
         config.settings.close_to_tray = on;
         store.save_config(&config)?;
     }
-    Ok(config.settings)
+    Ok(config.settings.into())
 }

@@ -1,20 +1,22 @@
-//! `tasks/list` against a task ledger of 1,000,000 entries: the first page
-//! of 50 for each filter the API offers, alone and combined. Target: under
+//! `tasks/list` against a task ledger of 1,000,000 entries (several
+//! servers, methods and statuses over 30 days, many equal timestamps): the
+//! first page of 50 for each filter the API offers, alone and combined,
+//! through the ledger query the proxy's `tasks/list` runs. Target: under
 //! 5 ms each.
 //!
-//! Run: `cargo bench -p sieve-proxy --bench tasks_list`. The ledger is
-//! built once (one transaction, one prepared insert) and kept under
-//! `$CARGO_TARGET_DIR/mcp-sieve-bench` (or `/tmp/mcp-sieve-bench`), named
-//! by [`DATA_VERSION`]; bump that when the schema or the generator
-//! changes. Without `--bench` (as `cargo test --benches` runs it), a
-//! ledger of 2,000 entries in a temporary folder checks that every case
-//! runs.
+//! The ledger is built once (one transaction, one prepared insert) and kept
+//! under `$CARGO_TARGET_DIR/mcp-sieve-bench` (or the temp folder), named by
+//! [`DATA_VERSION`]; bump that when the schema or the generator changes.
+//! A smoke run builds 20,000 entries in a temporary folder instead.
 
 use serde_json::json;
 use sieve_core::tasks::{Cursor, EntryKind, OrderBy, TaskQuery, TaskRecord, TaskStatus};
 use sieve_proxy::ledger::Ledger;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+use crate::Plan;
+use crate::report::{Table, ms, quantile};
 
 /// Names the cached ledger: schema version and generator version.
 const DATA_VERSION: &str = "schema1-data1";
@@ -351,28 +353,23 @@ fn cases(entries: usize) -> Vec<(&'static str, TaskQuery, Visible)> {
     ]
 }
 
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
-}
-
-fn main() {
-    let bench = std::env::args().any(|arg| arg == "--bench");
-    let (_dir, ledger, entries, runs) = if bench {
-        (None, cached_ledger(), ENTRIES, 51)
-    } else {
+pub fn run(plan: &Plan) {
+    let (_dir, ledger, entries, runs) = if plan.smoke {
         let dir = tempfile::tempdir().expect("temp dir");
-        let ledger = build(&dir.path().join("tasks.db"), 2_000);
-        (Some(dir), ledger, 2_000, 1)
+        let ledger = build(&dir.path().join("tasks.db"), 20_000);
+        (Some(dir), ledger, 20_000, 5)
+    } else {
+        (None, cached_ledger(), ENTRIES, 51)
     };
-    println!(
-        "{:<44} {:>10} {:>6}",
-        "filter (first page of 50)", "median ms", "rows"
+    let mut table = Table::new(
+        format!(
+            "tasks/list on a ledger of {entries} entries, first page of 50, {runs} runs after 3 warm-up runs; ms"
+        ),
+        &["filter", "p50", "p99", "rows"],
     );
-    println!("{}", "-".repeat(62));
     for (name, query, visible) in cases(entries) {
         let mut rows = 0;
-        let times: Vec<Duration> = (0..runs + 3)
+        let mut times: Vec<Duration> = (0..runs + 3)
             .map(|_| {
                 let started = Instant::now();
                 let page = ledger.list(&query, &visible).expect("list");
@@ -382,9 +379,13 @@ fn main() {
             })
             .skip(3)
             .collect();
-        println!(
-            "{name:<44} {:>10.3} {rows:>6}",
-            median(times).as_secs_f64() * 1_000.0
-        );
+        times.sort();
+        table.row(vec![
+            name.to_string(),
+            ms(quantile(&times, 0.5)),
+            ms(quantile(&times, 0.99)),
+            rows.to_string(),
+        ]);
     }
+    table.print();
 }
