@@ -383,3 +383,30 @@ async fn groups_tags_and_concerns_methods() {
     );
     host.close().await;
 }
+
+/// A line that is no JSON-RPC message gets the JSON-RPC error with
+/// `id: null` (`-32700` for what is not JSON, `-32600` for JSON that is no
+/// object), and the connection goes on serving.
+#[tokio::test]
+async fn a_line_that_is_no_message_gets_a_json_rpc_error() {
+    let home = Home::new(BIN);
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    host.send_line("this is not json").await;
+    let parse = host.next_message().await;
+    assert_eq!(parse["id"], Value::Null, "{parse}");
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    assert!(
+        parse["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not JSON"),
+        "{parse}"
+    );
+    host.send_line("42").await;
+    let invalid = host.next_message().await;
+    assert_eq!(invalid["id"], Value::Null, "{invalid}");
+    assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
+    let listed = host.request("tools/list", json!({})).await;
+    assert_eq!(tool_names(&listed).len(), 40, "{listed}");
+    host.close().await;
+}

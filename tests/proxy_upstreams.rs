@@ -231,9 +231,19 @@ async fn a_dead_upstream_fails_fast_and_comes_back() {
 #[tokio::test]
 async fn a_server_that_cannot_start_does_not_block_the_others() {
     let home = Home::new(BIN);
+    // A port nothing listens on: bound, then let go.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let unreachable = format!("http://127.0.0.1:{closed}/mcp");
+    let node = &sieve_tests::deps::deps().node22;
     let config = json!({"mcpServers": {
         "broken": {"command": "/nonexistent/mcp-server"},
         "crashy": {"command": "sh", "args": ["-c", "echo 'config missing: set API_KEY' >&2; exit 3"]},
+        "missing-script": {"command": node, "args": ["/nonexistent/server.js"]},
+        "remote": {"type": "http", "url": unreachable},
         "good": {"command": BIN, "args": ["demo-server"]}
     }});
     home.write("config.json", &config.to_string());
@@ -267,6 +277,24 @@ async fn a_server_that_cannot_start_does_not_block_the_others() {
     assert!(
         crashy.contains("config missing: set API_KEY"),
         "the child's last words explain it: {crashy}"
+    );
+    // Node ends with its version banner; the line above says what failed.
+    let script = by_name("missing-script")["error"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        script.contains("Cannot find module '/nonexistent/server.js'"),
+        "{script}"
+    );
+    let remote = by_name("remote")["error"].as_str().unwrap().to_string();
+    assert!(
+        remote.contains(&format!("connection refused at {unreachable}")),
+        "{remote}"
+    );
+    assert!(
+        !remote.contains("Transport") && !remote.contains("reqwest"),
+        "no type names: {remote}"
     );
 }
 

@@ -124,6 +124,21 @@ impl Wire {
             .await;
     }
 
+    /// Writes `line` as it is (plus the newline): for lines that are no
+    /// JSON-RPC message.
+    pub async fn send_line(&mut self, line: &str) {
+        self.stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .expect("proxy stdin writable");
+        self.stdin.flush().await.expect("proxy stdin flushes");
+    }
+
+    /// The next message the proxy writes, whatever it is.
+    pub async fn next_message(&mut self) -> Value {
+        self.read().await
+    }
+
     /// Waits for the next request the proxy sends us.
     pub async fn server_request(&mut self) -> Value {
         if let Some(request) = self.requests.pop_front() {

@@ -48,17 +48,79 @@ pub async fn serve_stdio(
 ) -> anyhow::Result<()> {
     let raw = RawLog::new(Keep::RequestParams);
     let server = SieveServer::stdio(engine, profile, raw.clone());
-    let transport = (LineTap::host(tokio::io::stdin(), raw), tokio::io::stdout());
-    let running = server
-        .serve(transport)
-        .await
-        .map_err(|e| anyhow::anyhow!("the host's MCP handshake failed: {e}"))?;
+    // A line that is no message gets its JSON-RPC error from us (rmcp
+    // would drop it): the answers join rmcp's output between its lines.
+    let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let output = tokio::spawn(merge_lines(theirs, refused, tokio::io::stdout()));
+    let transport = (
+        LineTap::host(tokio::io::stdin(), raw).refusing(refusals),
+        ours,
+    );
+    let running = match server.serve(transport).await {
+        Ok(running) => running,
+        Err(error) => {
+            // Answers to lines before the failed handshake still go out.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), output).await;
+            return Err(anyhow::anyhow!("the host's MCP handshake failed: {error}"));
+        }
+    };
     let cancel = running.cancellation_token();
     tokio::select! {
         result = running.waiting() => { result?; }
         () = shutdown => cancel.cancel(),
     }
+    // rmcp's side is closed now; what it wrote last still goes out.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), output).await;
     Ok(())
+}
+
+/// Copies `from` (rmcp's output, whole JSON-RPC lines) to `to` as it comes,
+/// and writes each line of `extra` between two of its lines, never inside
+/// one. Ends when `from` ends.
+async fn merge_lines(
+    mut from: impl tokio::io::AsyncRead + Unpin,
+    mut extra: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+    mut to: impl tokio::io::AsyncWrite + Unpin,
+) -> std::io::Result<()> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut between_lines = true;
+    let mut waiting: std::collections::VecDeque<Vec<u8>> = std::collections::VecDeque::new();
+    let mut extra_open = true;
+    loop {
+        tokio::select! {
+            read = from.read(&mut buffer) => {
+                let n = read?;
+                if n == 0 {
+                    break;
+                }
+                to.write_all(&buffer[..n]).await?;
+                between_lines = buffer[n - 1] == b'\n';
+                if between_lines {
+                    while let Some(line) = waiting.pop_front() {
+                        to.write_all(&line).await?;
+                        to.write_all(b"\n").await?;
+                    }
+                }
+                to.flush().await?;
+            }
+            line = extra.recv(), if extra_open => match line {
+                Some(line) if between_lines => {
+                    to.write_all(&line).await?;
+                    to.write_all(b"\n").await?;
+                    to.flush().await?;
+                }
+                Some(line) => waiting.push_back(line),
+                None => extra_open = false,
+            },
+        }
+    }
+    for line in waiting {
+        to.write_all(&line).await?;
+        to.write_all(b"\n").await?;
+    }
+    to.flush().await
 }
 
 /// Serves streamable HTTP at `addr` until `shutdown` resolves; returns the

@@ -257,6 +257,9 @@ pub struct LineTap<R> {
     partial: Vec<u8>,
     ready: VecDeque<u8>,
     eof: bool,
+    /// Where the answer to a line that is no JSON-RPC message goes (a
+    /// host's stdin: JSON-RPC wants `-32700` or `-32600` with `id: null`).
+    refusals: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
 }
 
 impl<R> LineTap<R> {
@@ -270,7 +273,16 @@ impl<R> LineTap<R> {
             partial: Vec::new(),
             ready: VecDeque::new(),
             eof: false,
+            refusals: None,
         }
+    }
+
+    /// Lines that are not JSON, or not a JSON object or batch, are not
+    /// passed on (the MCP library would drop them without a word); their
+    /// JSON-RPC error answer is sent to `refusals` instead.
+    pub fn refusing(mut self, refusals: tokio::sync::mpsc::UnboundedSender<Vec<u8>>) -> Self {
+        self.refusals = Some(refusals);
+        self
     }
 
     /// Logs lines and renames 2025-11-25 task requests (a host's messages).
@@ -282,6 +294,12 @@ impl<R> LineTap<R> {
     }
 
     fn line(&mut self, line: Vec<u8>) {
+        if let Some(refusals) = &self.refusals
+            && let Some(answer) = refusal(&line)
+        {
+            let _ = refusals.send(answer);
+            return;
+        }
         if line.len() <= MAX_LINE {
             self.log.observe(&line);
         }
@@ -299,6 +317,36 @@ impl<R> LineTap<R> {
         self.ready.extend(out);
         self.ready.push_back(b'\n');
     }
+}
+
+/// The JSON-RPC error answer to `line` when it is no message at all: not
+/// JSON (`-32700`), or JSON that is neither an object nor a batch
+/// (`-32600`); `None` for a line worth passing on (blank lines included).
+fn refusal(line: &[u8]) -> Option<Vec<u8>> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let (code, message) = match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Object(_) | Value::Array(_)) => return None,
+        Ok(_) => (
+            -32600,
+            "invalid request: a JSON-RPC message is a JSON object (or an array of them)",
+        ),
+        Err(error) => {
+            let answer = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": {"code": -32700, "message": format!("parse error: the line is not JSON ({error})")},
+            });
+            return Some(answer.to_string().into_bytes());
+        }
+    };
+    let answer = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": code, "message": message},
+    });
+    Some(answer.to_string().into_bytes())
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for LineTap<R> {

@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-/// Lines of a child's stderr kept to explain why it died.
-const STDERR_TAIL: usize = 12;
+/// Lines of a child's stderr kept to explain why it died (enough for a
+/// Node or Python stack trace around the line that says what failed).
+const STDERR_TAIL: usize = 40;
 
 /// A child process in its own process group, with its stderr tail kept.
 pub(super) struct ChildProcess {
@@ -93,14 +94,7 @@ impl ChildProcess {
         if let Some(reader) = self.stderr_reader.take() {
             let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
         }
-        let last = self
-            .stderr
-            .lock()
-            .expect("stderr lock")
-            .iter()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .cloned();
+        let last = telling_line(&self.stderr.lock().expect("stderr lock"));
         let status = match status {
             Ok(status) => format!("process {status}"),
             Err(error) => format!("process could not be waited for: {error}"),
@@ -132,4 +126,71 @@ impl ChildProcess {
 enum Signal {
     Terminate,
     Kill,
+}
+
+/// The stderr line that best says why a child failed: the last one that
+/// reads like an error (`Error: Cannot find module ...`, `ModuleNotFoundError:
+/// ...`, `permission denied`), skipping stack frames; else the last line
+/// that is not empty. Node ends a crash with its version banner, which on
+/// its own explains nothing.
+fn telling_line(tail: &VecDeque<String>) -> Option<String> {
+    const SIGNS: [&str; 9] = [
+        "error",
+        "exception",
+        "cannot ",
+        "can't ",
+        "not found",
+        "no such file",
+        "denied",
+        "refused",
+        "failed",
+    ];
+    let lines = || {
+        tail.iter()
+            .rev()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+    };
+    lines()
+        .filter(|l| !l.starts_with("at ") && !l.starts_with("File \""))
+        .find(|l| {
+            let lower = l.to_lowercase();
+            SIGNS.iter().any(|sign| lower.contains(sign))
+        })
+        .or_else(|| lines().next())
+        .map(String::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::telling_line;
+    use std::collections::VecDeque;
+
+    fn tail(text: &str) -> VecDeque<String> {
+        text.lines().map(String::from).collect()
+    }
+
+    #[test]
+    fn the_line_that_says_what_failed_beats_a_version_banner() {
+        // What Node 22 prints for a missing script, banner last.
+        let node = "node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\n\
+            Error: Cannot find module '/srv/server.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)\n\
+            \x20   at Module._load (node:internal/modules/cjs/loader:1051:27)\n    at node:internal/main/run_main_module:28:49 {\n\
+            \x20 code: 'MODULE_NOT_FOUND',\n  requireStack: []\n}\n\nNode.js v22.23.3\n";
+        assert_eq!(
+            telling_line(&tail(node)).as_deref(),
+            Some("Error: Cannot find module '/srv/server.js'")
+        );
+        let python = "Traceback (most recent call last):\n  File \"/srv/server.py\", line 1, in <module>\n    import mcp_errors\nModuleNotFoundError: No module named 'mcp_errors'\n";
+        assert_eq!(
+            telling_line(&tail(python)).as_deref(),
+            Some("ModuleNotFoundError: No module named 'mcp_errors'")
+        );
+        assert_eq!(
+            telling_line(&tail("starting\nlistening on stdio\n\n")).as_deref(),
+            Some("listening on stdio"),
+            "without an error line, the last words"
+        );
+        assert_eq!(telling_line(&tail("\n  \n")), None);
+    }
 }

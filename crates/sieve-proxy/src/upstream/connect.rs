@@ -93,8 +93,13 @@ async fn attempt(
             let (ours, theirs) = tokio::io::duplex(1 << 20);
             serve(theirs);
             let (read, write) = tokio::io::split(ours);
-            let service =
-                handshake(handler, (LineTap::new(read, raw.clone()), write), lifecycle).await?;
+            let service = handshake(
+                handler,
+                (LineTap::new(read, raw.clone()), write),
+                lifecycle,
+                pipe_failure,
+            )
+            .await?;
             Ok(Connection {
                 service,
                 raw,
@@ -115,6 +120,7 @@ async fn attempt(
                     handler,
                     (LineTap::new(stdout, raw.clone()), stdin),
                     lifecycle,
+                    pipe_failure,
                 )
                 .await
                 {
@@ -154,7 +160,8 @@ async fn attempt(
                 }
                 let config = config.custom_headers(custom);
                 let transport = StreamableHttpClientTransport::from_config(config);
-                let service = handshake(handler, transport, lifecycle).await?;
+                let service =
+                    handshake(handler, transport, lifecycle, |e| http_failure(url, e)).await?;
                 Ok(Connection {
                     service,
                     raw,
@@ -169,6 +176,7 @@ async fn handshake<T, E, A>(
     handler: UpstreamHandler,
     transport: T,
     lifecycle: Lifecycle,
+    describe: impl FnOnce(&ClientInitializeError) -> String,
 ) -> Result<RunningService<RoleClient, UpstreamHandler>, Refusal>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
@@ -191,10 +199,88 @@ where
             "the server answered the handshake with error {}: {}",
             error.code.0, error.message
         ))),
-        Ok(Err(error)) => Err(Refusal::Failed(format!("MCP handshake failed: {error}"))),
+        Ok(Err(error)) => Err(Refusal::Failed(describe(&error))),
         Err(_) => Err(Refusal::Failed(format!(
             "no MCP handshake within {}s",
             CONNECT_TIMEOUT.as_secs()
         ))),
+    }
+}
+
+/// A failed handshake over a pipe (a child's stdio, the built-in demo): the
+/// child's exit and last words are added by the caller.
+fn pipe_failure(error: &ClientInitializeError) -> String {
+    match error {
+        ClientInitializeError::ConnectionClosed(_) => {
+            "the server closed its output before answering the MCP handshake".to_string()
+        }
+        other => format!("MCP handshake failed: {other}"),
+    }
+}
+
+/// A failed handshake with an HTTP server, in a person's words: what went
+/// wrong at which URL and what to do, never the transport's type names.
+fn http_failure(url: &str, error: &ClientInitializeError) -> String {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let ClientInitializeError::TransportError { error, .. } = error else {
+        return format!("the MCP handshake with {url} failed: {error}");
+    };
+    let Some(http) = error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    else {
+        return format!("the MCP handshake with {url} failed: {}", error.error);
+    };
+    match http {
+        StreamableHttpError::Client(error) => request_failure(url, error),
+        StreamableHttpError::Io(error) => io_failure(url, error),
+        StreamableHttpError::HttpStatus(status) => format!(
+            "{url} answered HTTP {}: the server is there but failing; try again later or look at its logs",
+            status.status
+        ),
+        StreamableHttpError::AuthRequired(_) => format!(
+            "{url} requires a sign-in (HTTP 401): add its token as an Authorization header of the server"
+        ),
+        StreamableHttpError::UnexpectedServerResponse(what) => format!(
+            "{url} did not answer as an MCP server ({what}); check the URL (MCP endpoints often end in /mcp)"
+        ),
+        StreamableHttpError::UnexpectedContentType(kind) => format!(
+            "{url} answered with content type {}, not MCP; check the URL (MCP endpoints often end in /mcp)",
+            kind.as_deref().unwrap_or("none")
+        ),
+        other => format!("the MCP handshake with {url} failed: {other}"),
+    }
+}
+
+/// Why a request to `url` did not get an answer: the innermost I/O error
+/// says it best (connection refused, no such host, timed out).
+fn request_failure(url: &str, error: &reqwest::Error) -> String {
+    let mut source = std::error::Error::source(error);
+    let mut innermost = None;
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return io_failure(url, io);
+        }
+        innermost = Some(cause.to_string());
+        source = cause.source();
+    }
+    if error.is_timeout() {
+        return format!("{url} did not answer in time; check that the server is up");
+    }
+    match innermost {
+        Some(cause) => format!("cannot reach {url}: {cause}"),
+        None => format!("cannot reach {url}: {error}"),
+    }
+}
+
+fn io_failure(url: &str, error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::ConnectionRefused => format!(
+            "connection refused at {url}: nothing is listening there; start the server or correct the URL"
+        ),
+        std::io::ErrorKind::TimedOut => {
+            format!("connecting to {url} timed out; check the address and the network")
+        }
+        _ => format!("cannot connect to {url}: {error}"),
     }
 }
