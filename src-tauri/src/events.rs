@@ -23,7 +23,9 @@ impl From<Change> for Changed {
     fn from(change: Change) -> Changed {
         let (what, name) = match change {
             Change::Catalog => ("catalog", None),
-            Change::Profile(name) => ("profile", Some(name)),
+            // The page reloads the list either way, and the profile if it is
+            // the one being edited.
+            Change::Profile(name) | Change::ProfileFile(name) => ("profile", Some(name)),
             Change::Config => ("config", None),
             Change::Status(server) => ("status", Some(server)),
             Change::Tasks => ("tasks", None),

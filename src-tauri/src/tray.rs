@@ -136,7 +136,7 @@ fn follow<R: Runtime>(app: AppHandle<R>, mut changes: broadcast::Receiver<Change
     tauri::async_runtime::spawn(async move {
         loop {
             match changes.recv().await {
-                Ok(Change::Profile(_) | Change::Config)
+                Ok(Change::Profile(_) | Change::ProfileFile(_) | Change::Config)
                 | Err(broadcast::error::RecvError::Lagged(_)) => refresh(&app),
                 Ok(_) => {}
                 Err(broadcast::error::RecvError::Closed) => return,

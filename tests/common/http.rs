@@ -63,6 +63,13 @@ impl HttpProxy {
     }
 }
 
+impl HttpProxy {
+    /// The proxy's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 impl Drop for HttpProxy {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -517,10 +517,7 @@ fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
     runtime()?.block_on(async {
         let engine = Engine::start(store.clone())?;
         // A missing or broken profile is an error now, not at the first request.
-        let profile = match &choice {
-            ProfileChoice::Named(name) => name.clone(),
-            ProfileChoice::Active => engine.active_profile(),
-        };
+        let profile = choice.resolve(&engine);
         engine.profile(&profile)?;
         engine.watch_files()?;
         match args.http {

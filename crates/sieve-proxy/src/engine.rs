@@ -38,9 +38,13 @@ pub const BUILTIN_SERVER: &str = "demo";
 pub enum Change {
     /// A server's listing changed, or the config's overlays or separator.
     Catalog,
-    /// A profile file changed: made, edited or removed (whether or not a
-    /// host is served under it).
+    /// A profile in force changed: what its hosts see may differ.
     Profile(String),
+    /// A profile file changed that changes no host's view: one no host is
+    /// served under (made, edited, deleted), or the file of one in force
+    /// removed (its last version stays in force). Views of the profile
+    /// list want it; serving connections need not look.
+    ProfileFile(String),
     /// `config.json` changed (concern definitions, servers).
     Config,
     /// A server's connection state changed.
@@ -50,10 +54,13 @@ pub enum Change {
 }
 
 impl Change {
-    /// Whether what a host lists may differ after it (server states and
-    /// ledger writes change no list).
+    /// Whether what a host lists may differ after it (server states,
+    /// ledger writes and profile files not in force change no list).
     pub fn may_change_lists(&self) -> bool {
-        !matches!(self, Change::Status(_) | Change::Tasks)
+        !matches!(
+            self,
+            Change::Status(_) | Change::Tasks | Change::ProfileFile(_)
+        )
     }
 }
 
@@ -381,7 +388,7 @@ impl Engine {
         {
             // No host is served under it, but the file changed (made,
             // edited, deleted): views of the profile list want to know.
-            self.emit(Change::Profile(name.to_string()));
+            self.emit(Change::ProfileFile(name.to_string()));
             return;
         }
         match self.load_profile(name) {
@@ -404,7 +411,7 @@ impl Engine {
                     profile = name,
                     "profile file was removed; keeping its last version in force"
                 );
-                self.emit(Change::Profile(name.to_string()));
+                self.emit(Change::ProfileFile(name.to_string()));
             }
             Err(error) => {
                 tracing::error!("{error}; keeping the last good version of profile {name:?}");

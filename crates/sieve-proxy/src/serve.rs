@@ -241,11 +241,9 @@ async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Re
             "missing or wrong bearer token; `mcp-sieve serve --print-token` prints it",
         );
     }
-    let (choice, profile) = match request.uri().path().strip_prefix("/mcp/p/") {
-        None => (ProfileChoice::Active, engine.active_profile()),
-        Some(name) if is_valid_profile_name(name) => {
-            (ProfileChoice::Named(name.to_string()), name.to_string())
-        }
+    let choice = match request.uri().path().strip_prefix("/mcp/p/") {
+        None => ProfileChoice::Active,
+        Some(name) if is_valid_profile_name(name) => ProfileChoice::Named(name.to_string()),
         Some(name) => {
             return refuse(
                 StatusCode::NOT_FOUND,
@@ -253,6 +251,7 @@ async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Re
             );
         }
     };
+    let profile = choice.resolve(engine);
     if let Some(refusal) = put_in_force(engine, &profile) {
         return refusal;
     }

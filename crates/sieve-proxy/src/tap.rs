@@ -323,23 +323,20 @@ impl<R> LineTap<R> {
 /// JSON (`-32700`), or JSON that is neither an object nor a batch
 /// (`-32600`); `None` for a line worth passing on (blank lines included).
 fn refusal(line: &[u8]) -> Option<Vec<u8>> {
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return None;
-    }
-    let (code, message) = match serde_json::from_slice::<Value>(line) {
-        Ok(Value::Object(_) | Value::Array(_)) => return None,
+    // Every host line passes here: a scan that builds nothing, since rmcp
+    // parses the line again anyway.
+    let first = line.iter().find(|b| !b.is_ascii_whitespace())?;
+    let (code, message) = match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+        Ok(_) if matches!(first, b'{' | b'[') => return None,
         Ok(_) => (
             -32600,
-            "invalid request: a JSON-RPC message is a JSON object (or an array of them)",
+            "invalid request: a JSON-RPC message is a JSON object (or an array of them)"
+                .to_string(),
         ),
-        Err(error) => {
-            let answer = serde_json::json!({
-                "jsonrpc": "2.0",
-                "id": null,
-                "error": {"code": -32700, "message": format!("parse error: the line is not JSON ({error})")},
-            });
-            return Some(answer.to_string().into_bytes());
-        }
+        Err(error) => (
+            -32700,
+            format!("parse error: the line is not JSON ({error})"),
+        ),
     };
     let answer = serde_json::json!({
         "jsonrpc": "2.0",

@@ -4,7 +4,7 @@
 //! direct one of its transport with the ratio.
 
 use crate::Plan;
-use crate::clients::{self, Client, SIEVE, SieveHome, Spawned, Upstream};
+use crate::clients::{self, Client, SIEVE, Spawned, Upstream};
 use crate::report::{Table, ms, quantile, ratio};
 use rmcp::model::CallToolRequestParams;
 use std::process::{Command, Stdio};
@@ -129,8 +129,8 @@ struct Way {
     tool: String,
     /// For an HTTP way, its URL and token: the Python client's run.
     http: Option<(String, Option<String>)>,
-    _processes: Vec<Spawned>,
-    _home: Option<SieveHome>,
+    /// What must live as long as the way: its processes, its home.
+    _keep: Vec<Box<dyn std::any::Any>>,
 }
 
 /// The upstream's own streamable HTTP endpoint, as a separate process.
@@ -169,18 +169,16 @@ async fn ways(upstream: &Upstream) -> Vec<Way> {
         client: clients::stdio(&upstream.program, &[]).await,
         tool: upstream.echo.into(),
         http: None,
-        _processes: Vec::new(),
-        _home: None,
+        _keep: Vec::new(),
     });
-    let home = SieveHome::new(&entry);
+    let home = clients::sieve_home(&entry);
     ways.push(Way {
         label: "mcp-sieve serve, stdio".into(),
         base: "direct, stdio",
-        client: clients::stdio(&home.serve(&[]), &[]).await,
+        client: clients::stdio(&clients::serve(&home, &[]), &[]).await,
         tool: proxied.clone(),
         http: None,
-        _processes: Vec::new(),
-        _home: Some(home),
+        _keep: vec![Box::new(home)],
     });
 
     let (server, url) = direct_http(upstream);
@@ -190,19 +188,19 @@ async fn ways(upstream: &Upstream) -> Vec<Way> {
         client: clients::http(&url, None).await,
         tool: upstream.echo.into(),
         http: Some((url, None)),
-        _processes: vec![server],
-        _home: None,
+        _keep: vec![Box::new(server)],
     });
-    let home = SieveHome::new(&entry);
-    let (proxy, url, token) = clients::sieve_http(&home);
+    let home = clients::sieve_home(&entry);
+    let (proxy, url) = clients::sieve_http(&home);
+    let token = proxy.token.clone();
     ways.push(Way {
         label: "mcp-sieve serve --http".into(),
         base: "direct, its own HTTP",
         client: clients::http(&url, Some(&token)).await,
         tool: proxied,
         http: Some((url, Some(token))),
-        _processes: vec![proxy],
-        _home: Some(home),
+        // The proxy ends before its home goes.
+        _keep: vec![Box::new(proxy), Box::new(home)],
     });
     let (peer, url, tool) = crate::peer::start(upstream);
     ways.push(Way {
@@ -211,8 +209,7 @@ async fn ways(upstream: &Upstream) -> Vec<Way> {
         client: clients::http(&url, None).await,
         tool,
         http: Some((url, None)),
-        _processes: vec![peer],
-        _home: None,
+        _keep: vec![Box::new(peer)],
     });
     ways
 }

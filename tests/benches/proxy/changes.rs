@@ -7,7 +7,7 @@
 //! which is most of the figure.
 
 use crate::Plan;
-use crate::clients::{SIEVE, SieveHome, Upstream};
+use crate::clients::{self, SIEVE, Upstream};
 use crate::report::{Table, ms, quantile};
 use serde_json::json;
 use sieve_tests::wire::{Wire, tool_names};
@@ -19,18 +19,10 @@ const WARM_UP: usize = 2;
 /// demo's 40 tools each shows.
 const PROFILES: [(&str, usize); 2] = [(r#"{"tools": {"deny": ["*delete*"]}}"#, 37), ("{}", 40)];
 
-/// Writes `text` to `relative` as the app does: a temp file, then a rename.
-fn replace(home: &SieveHome, relative: &str, text: &str) {
-    let path = home.path().join(relative);
-    let temp = path.with_extension("json.tmp");
-    std::fs::write(&temp, text).expect("the temp file is written");
-    std::fs::rename(&temp, &path).expect("the rename works");
-}
-
 pub async fn run(plan: &Plan) {
     let edits = plan.size(100, 10);
     let demo = Upstream::demo();
-    let home = SieveHome::new(&[("demo".into(), demo.program.config_entry())]);
+    let home = clients::sieve_home(&[("demo".into(), demo.program.config_entry())]);
     home.write("profiles/bench.json", PROFILES[1].0);
     let mut host = Wire::start(SIEVE, home.path(), &["--profile", "bench"], json!({})).await;
     // Lists until the demo child is up: from then on an edit is the only
@@ -49,7 +41,7 @@ pub async fn run(plan: &Plan) {
         // A notification left over from an earlier edit would be taken for
         // this one's and time nothing.
         extra += host.drain("notifications/tools/list_changed");
-        replace(&home, "profiles/bench.json", profile);
+        home.replace("profiles/bench.json", profile);
         let start = Instant::now();
         tokio::time::timeout(
             crate::STEP_TIMEOUT,

@@ -7,7 +7,9 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use sieve_tests::Home;
+use sieve_tests::http::HttpProxy;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -97,10 +99,6 @@ impl Spawned {
         self.dir = Some(dir);
         self
     }
-
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
 }
 
 impl Drop for Spawned {
@@ -185,72 +183,33 @@ async fn uncached(client: Client) -> Client {
     client
 }
 
-/// A temporary MCP Sieve home with `servers` in `config.json`.
-pub struct SieveHome {
-    pub dir: tempfile::TempDir,
+/// A temporary MCP Sieve home (the tests' own) with `servers` in
+/// `config.json`.
+pub fn sieve_home(servers: &[(String, Value)]) -> Home {
+    let home = Home::new(SIEVE);
+    let servers: serde_json::Map<String, Value> = servers.iter().cloned().collect();
+    home.write("config.json", &json!({"mcpServers": servers}).to_string());
+    home
 }
 
-impl SieveHome {
-    pub fn new(servers: &[(String, Value)]) -> SieveHome {
-        let dir = tempfile::tempdir().expect("a temp dir");
-        let servers: serde_json::Map<String, Value> = servers.iter().cloned().collect();
-        std::fs::write(
-            dir.path().join("config.json"),
-            json!({"mcpServers": servers}).to_string(),
-        )
-        .expect("config.json is written");
-        SieveHome { dir }
-    }
-
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// `mcp-sieve --home H serve [args]` as a program a host starts.
-    pub fn serve(&self, args: &[&str]) -> Program {
-        let mut all = vec![
-            "--home".to_string(),
-            self.path().display().to_string(),
-            "serve".into(),
-        ];
-        all.extend(args.iter().map(|a| a.to_string()));
-        Program {
-            command: SIEVE.into(),
-            args: all,
-        }
-    }
-
-    pub fn write(&self, relative: &str, text: &str) {
-        let path = self.path().join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+/// `mcp-sieve --home H serve [args]` as a program a host starts.
+pub fn serve(home: &Home, args: &[&str]) -> Program {
+    let mut all = vec![
+        "--home".to_string(),
+        home.path().display().to_string(),
+        "serve".into(),
+    ];
+    all.extend(args.iter().map(|a| a.to_string()));
+    Program {
+        command: SIEVE.into(),
+        args: all,
     }
 }
 
-/// `mcp-sieve serve --http` on a free port of `home`: its URL and token.
-pub fn sieve_http(home: &SieveHome) -> (Spawned, String, String) {
-    let token = Command::new(SIEVE)
-        .arg("--home")
-        .arg(home.path())
-        .args(["serve", "--print-token"])
-        .output()
-        .expect("print-token runs");
-    assert!(
-        token.status.success(),
-        "{}",
-        String::from_utf8_lossy(&token.stderr)
-    );
-    let token = String::from_utf8(token.stdout).unwrap().trim().to_string();
-    let port = free_port();
-    let mut command = Command::new(SIEVE);
-    command
-        .arg("--home")
-        .arg(home.path())
-        .args(["serve", "--http", &format!("127.0.0.1:{port}")])
-        .env("MCP_SIEVE_LOG", "error")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let spawned = Spawned::start(command);
-    wait_for_port(port, "mcp-sieve serve --http");
-    (spawned, format!("http://127.0.0.1:{port}/mcp"), token)
+/// `mcp-sieve serve --http` on a free port of `home` (the tests' fixture),
+/// and its `/mcp` URL.
+pub fn sieve_http(home: &Home) -> (HttpProxy, String) {
+    let proxy = HttpProxy::start(SIEVE, home.path());
+    let url = format!("{}/mcp", proxy.base);
+    (proxy, url)
 }

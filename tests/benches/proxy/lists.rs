@@ -4,7 +4,7 @@
 //! upstream listed directly.
 
 use crate::Plan;
-use crate::clients::{self, Client, Program, SieveHome, Upstream};
+use crate::clients::{self, Client, Program, Upstream};
 use crate::report::{Table, ms, quantile, ratio};
 use std::time::{Duration, Instant};
 
@@ -64,8 +64,8 @@ async fn pair(
     let servers: Vec<(String, serde_json::Value)> = (0..copies)
         .map(|i| (format!("s{i:02}"), program.config_entry()))
         .collect();
-    let home = SieveHome::new(&servers);
-    let proxied_client = clients::stdio(&home.serve(&[]), &[]).await;
+    let home = clients::sieve_home(&servers);
+    let proxied_client = clients::stdio(&clients::serve(&home, &[]), &[]).await;
     let proxied = measure(&proxied_client, per_server * copies, rounds).await;
     let _ = proxied_client.cancel().await;
     (direct, proxied)

@@ -5,9 +5,11 @@
 //! demo server started and asked directly.
 
 use crate::Plan;
-use crate::clients::{self, SieveHome, Upstream};
+use crate::clients::{self, Upstream};
 use crate::report::{Table, ms};
 use rmcp::model::CallToolRequestParams;
+use sieve_tests::Home;
+use sieve_tests::http::HttpProxy;
 use std::time::{Duration, Instant};
 
 const UPSTREAMS: usize = 5;
@@ -29,13 +31,10 @@ fn mib(kib: u64) -> String {
 }
 
 /// Spawn → first answered handshake, and → first full list, of `serve --http`.
-async fn proxy_start(
-    home: &SieveHome,
-    tools: usize,
-) -> (clients::Spawned, String, String, Duration, Duration) {
+async fn proxy_start(home: &Home, tools: usize) -> (HttpProxy, String, Duration, Duration) {
     let started = Instant::now();
-    let (proxy, url, token) = clients::sieve_http(home);
-    let client = clients::http(&url, Some(&token)).await;
+    let (proxy, url) = clients::sieve_http(home);
+    let client = clients::http(&url, Some(&proxy.token)).await;
     let answered = started.elapsed();
     loop {
         let listed = client
@@ -54,7 +53,7 @@ async fn proxy_start(
     }
     let listed = started.elapsed();
     let _ = client.cancel().await;
-    (proxy, url, token, answered, listed)
+    (proxy, url, answered, listed)
 }
 
 pub async fn run(plan: &Plan) {
@@ -72,13 +71,13 @@ pub async fn run(plan: &Plan) {
     let servers: Vec<(String, serde_json::Value)> = (0..UPSTREAMS)
         .map(|i| (format!("demo{i}"), demo.program.config_entry()))
         .collect();
-    let home = SieveHome::new(&servers);
-    let (proxy, url, token, answered, listed) = proxy_start(&home, direct_tools * UPSTREAMS).await;
+    let home = clients::sieve_home(&servers);
+    let (proxy, url, answered, listed) = proxy_start(&home, direct_tools * UPSTREAMS).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let idle = rss_kib(proxy.pid());
 
     // Load: CALLERS callers on one connection, over every upstream's echo.
-    let client = clients::http(&url, Some(&token)).await;
+    let client = clients::http(&url, Some(&proxy.token)).await;
     let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let sampler = {
         let done = done.clone();

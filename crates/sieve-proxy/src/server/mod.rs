@@ -84,6 +84,16 @@ pub enum ProfileChoice {
     Active,
 }
 
+impl ProfileChoice {
+    /// The profile's name as things are now.
+    pub fn resolve(&self, engine: &Engine) -> String {
+        match self {
+            ProfileChoice::Named(name) => name.clone(),
+            ProfileChoice::Active => engine.active_profile(),
+        }
+    }
+}
+
 /// The profile of the HTTP endpoint a request came in on.
 #[derive(Debug, Clone)]
 pub struct EndpointProfile(pub ProfileChoice);
@@ -174,30 +184,22 @@ impl SieveServer {
         self.conn.state.lock().expect("connection lock")
     }
 
-    /// The profile this request is served under.
+    /// The profile this request is served under. An HTTP request names its
+    /// endpoint's choice, which the connection keeps for its change
+    /// forwarder.
     fn profile_name(&self, extensions: &rmcp::model::Extensions) -> String {
-        if let Some(fixed) = &self.conn.fixed_profile {
-            return self.resolve(fixed);
+        if self.conn.fixed_profile.is_none()
+            && let Some(endpoint) = extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<EndpointProfile>())
+        {
+            self.state().profile = Some(endpoint.0.clone());
         }
-        let from_endpoint = extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<EndpointProfile>())
-            .map(|p| p.0.clone());
-        let choice = {
-            let mut state = self.state();
-            match from_endpoint {
-                Some(choice) => {
-                    state.profile = Some(choice.clone());
-                    choice
-                }
-                None => state.profile.clone().unwrap_or(ProfileChoice::Active),
-            }
-        };
-        self.resolve(&choice)
+        self.current_profile()
     }
 
-    /// The connection's profile now, without a request (for the
-    /// change forwarder).
+    /// The connection's profile now: its fixed one (stdio), else the last
+    /// endpoint it was reached on (HTTP), else the active one.
     fn current_profile(&self) -> String {
         let choice = match &self.conn.fixed_profile {
             Some(fixed) => fixed.clone(),
@@ -207,14 +209,7 @@ impl SieveServer {
                 .clone()
                 .unwrap_or(ProfileChoice::Active),
         };
-        self.resolve(&choice)
-    }
-
-    fn resolve(&self, choice: &ProfileChoice) -> String {
-        match choice {
-            ProfileChoice::Named(name) => name.clone(),
-            ProfileChoice::Active => self.engine.active_profile(),
-        }
+        choice.resolve(&self.engine)
     }
 
     fn active_profile(&self, name: &str) -> Result<Arc<ActiveProfile>, ErrorData> {
