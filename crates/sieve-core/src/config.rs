@@ -37,6 +37,125 @@ pub struct ServerConfig {
     pub transport: Transport,
     /// A disabled server stays in the file but is not started.
     pub disabled: bool,
+    /// What the server is told when it asks for roots.
+    pub roots: Roots,
+}
+
+/// What an upstream is told when it asks the proxy for its roots
+/// (`roots/list`). One upstream connection serves every host, so by default
+/// the answer comes from `config.json` alone: the same from the first
+/// request on, whichever host is connected or was connected when the server
+/// (re)started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Roots {
+    /// These folders (absolute paths or `file://` URIs, as written), or
+    /// none: `"roots": [...]`, and the default.
+    Listed(Vec<String>),
+    /// The user opted in to hosts' roots (`"roots": "host"`): those of the
+    /// host whose call the server is serving, else of the most recent host
+    /// whose profile shows this server; none while there is no such host.
+    Host,
+}
+
+impl Default for Roots {
+    fn default() -> Self {
+        Roots::Listed(Vec::new())
+    }
+}
+
+/// One root as the protocol carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    /// A `file://` URI.
+    pub uri: String,
+    /// The folder's own name, for people.
+    pub name: Option<String>,
+}
+
+/// Characters a path keeps in a `file://` URI: the unreserved ones and `/`.
+const PATH_KEEPS: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'/')
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+impl Roots {
+    /// The roots a `Listed` setting answers with (none for `Host`).
+    pub fn listed(&self) -> Vec<Root> {
+        match self {
+            Roots::Listed(entries) => entries
+                .iter()
+                .filter_map(|entry| root_of(entry).ok())
+                .collect(),
+            Roots::Host => Vec::new(),
+        }
+    }
+
+    fn from_value(value: serde_json::Value) -> Result<Roots, String> {
+        const SHAPE: &str = "\"roots\" is a list of folders (absolute paths or file:// URIs) \
+                             the server may use, or \"host\" to pass on the roots of the hosts \
+                             whose profile shows this server";
+        match value {
+            serde_json::Value::String(word) if word == "host" => Ok(Roots::Host),
+            serde_json::Value::Array(items) => {
+                let mut entries = Vec::with_capacity(items.len());
+                for item in items {
+                    let serde_json::Value::String(entry) = item else {
+                        return Err(SHAPE.into());
+                    };
+                    root_of(&entry)?;
+                    entries.push(entry);
+                }
+                Ok(Roots::Listed(entries))
+            }
+            _ => Err(SHAPE.into()),
+        }
+    }
+
+    fn to_value(&self) -> Option<serde_json::Value> {
+        match self {
+            Roots::Listed(entries) if entries.is_empty() => None,
+            Roots::Listed(entries) => Some(serde_json::json!(entries)),
+            Roots::Host => Some(serde_json::json!("host")),
+        }
+    }
+}
+
+/// The root an entry of `"roots"` names.
+fn root_of(entry: &str) -> Result<Root, String> {
+    let path = if let Some(rest) = entry.strip_prefix("file://") {
+        if !rest.starts_with('/') {
+            return Err(format!(
+                "roots: {entry:?} is not a local file:// URI; write it as file:///path or as the path itself"
+            ));
+        }
+        percent_encoding::percent_decode_str(rest)
+            .decode_utf8()
+            .map_err(|_| format!("roots: {entry:?} does not decode to a path"))?
+            .into_owned()
+    } else if entry.starts_with('/') {
+        entry.to_string()
+    } else {
+        return Err(format!(
+            "roots: {entry:?} is not an absolute path; write the whole path, starting with /"
+        ));
+    };
+    let trimmed = if path.len() > 1 {
+        path.trim_end_matches('/')
+    } else {
+        &path
+    };
+    let name = std::path::Path::new(trimmed)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    Ok(Root {
+        uri: format!(
+            "file://{}",
+            percent_encoding::utf8_percent_encode(trimmed, PATH_KEEPS)
+        ),
+        name,
+    })
 }
 
 /// How the proxy reaches an upstream server.
@@ -87,6 +206,7 @@ impl fmt::Debug for ServerConfig {
         f.debug_struct("ServerConfig")
             .field("transport", &self.transport)
             .field("disabled", &self.disabled)
+            .field("roots", &self.roots)
             .finish()
     }
 }
@@ -113,6 +233,8 @@ struct RawServer {
     headers: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     disabled: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    roots: Option<serde_json::Value>,
 }
 
 impl TryFrom<RawServer> for ServerConfig {
@@ -173,9 +295,14 @@ impl TryFrom<RawServer> for ServerConfig {
             }
             (_, _, _) => return Err("\"type\" does not match \"command\"/\"url\"".into()),
         };
+        let roots = match raw.roots {
+            Some(value) => Roots::from_value(value)?,
+            None => Roots::default(),
+        };
         Ok(ServerConfig {
             transport,
             disabled: raw.disabled,
+            roots,
         })
     }
 }
@@ -184,6 +311,7 @@ impl From<ServerConfig> for RawServer {
     fn from(server: ServerConfig) -> Self {
         let mut raw = RawServer {
             disabled: server.disabled,
+            roots: server.roots.to_value(),
             ..RawServer::default()
         };
         match server.transport {
@@ -561,6 +689,62 @@ mod tests {
         assert!(debug.contains("GITHUB_TOKEN"), "names are shown");
         assert!(!debug.contains("secret-token"), "{debug}");
         assert!(!debug.contains("secret-header"), "{debug}");
+    }
+
+    #[test]
+    fn roots_are_folders_or_the_hosts_own() {
+        let config = Config::parse(
+            "config.json",
+            r#"{"mcpServers": {
+                "files": {"command": "x", "roots": ["/home/me/My Notes/", "file:///srv/data%20set"]},
+                "open":  {"command": "x", "roots": "host"},
+                "plain": {"command": "x"}
+            }}"#,
+        )
+        .unwrap();
+        let files = &config.mcp_servers["files"].roots;
+        assert_eq!(
+            files.listed(),
+            [
+                Root {
+                    uri: "file:///home/me/My%20Notes".into(),
+                    name: Some("My Notes".into())
+                },
+                Root {
+                    uri: "file:///srv/data%20set".into(),
+                    name: Some("data set".into())
+                },
+            ]
+        );
+        assert_eq!(config.mcp_servers["open"].roots, Roots::Host);
+        assert_eq!(config.mcp_servers["plain"].roots, Roots::Listed(vec![]));
+        // What was written is written back; no roots, no key.
+        let text = serde_json::to_string(&config).unwrap();
+        assert!(
+            text.contains(r#""roots":["/home/me/My Notes/","file:///srv/data%20set"]"#),
+            "{text}"
+        );
+        assert!(text.contains(r#""roots":"host""#), "{text}");
+        assert_eq!(text.matches("roots").count(), 2, "{text}");
+        assert_eq!(Config::parse("again", &text).unwrap(), config);
+    }
+
+    #[test]
+    fn a_root_that_is_no_local_folder_is_refused_by_name() {
+        for (roots, says) in [
+            (r#"["notes"]"#, "\"notes\" is not an absolute path"),
+            (r#"["file://server/share"]"#, "not a local file:// URI"),
+            (r#""all""#, "or \"host\""),
+            (r#"[1]"#, "list of folders"),
+        ] {
+            let text =
+                format!(r#"{{"mcpServers": {{"files": {{"command": "x", "roots": {roots}}}}}}}"#);
+            let error = error_of(&text).to_string();
+            assert!(
+                error.contains("files") && error.contains(says),
+                "{roots}: {error}"
+            );
+        }
     }
 
     #[test]

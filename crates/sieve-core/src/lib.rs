@@ -33,7 +33,9 @@ pub mod tasks;
 pub mod tokens;
 
 pub use catalog::{Catalog, Kind, Primitive, ServerListing, parse_tool_list};
-pub use config::{ConcernDef, Config, Overlay, Overlays, ServerConfig, Settings, Transport};
+pub use config::{
+    ConcernDef, Config, Overlay, Overlays, Root, Roots, ServerConfig, Settings, Transport,
+};
 pub use labels::Labels;
 pub use parse::ParseError;
 pub use profile::{GroupRule, Profile, TagRule, Visibility};

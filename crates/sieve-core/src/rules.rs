@@ -254,6 +254,14 @@ impl Rules {
         })
     }
 
+    /// Whether the profile lets its hosts reach server `server` at all: its
+    /// `servers` list names it, or it has none.
+    pub fn allows_server(&self, server: &str) -> bool {
+        self.servers
+            .as_ref()
+            .is_none_or(|servers| servers.iter().any(|s| s == server))
+    }
+
     /// Whether calls to hidden primitives are refused.
     pub fn enforce(&self) -> bool {
         self.enforce

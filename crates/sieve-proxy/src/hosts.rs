@@ -54,12 +54,19 @@ struct Inner {
     next_call: u64,
 }
 
-#[derive(Debug)]
 struct Conn {
     peer: Peer<RoleServer>,
+    /// Whether the host's profile shows a server, as things are now.
+    sees: Sees,
     subscriptions: HashSet<String>,
     level: Option<LoggingLevel>,
 }
+
+/// Whether a host's profile shows server `name` (its `servers` list names
+/// it, or it has none), asked afresh each time since profiles change live.
+/// What a server sends outside a call (log messages, questions) goes only
+/// to hosts that see the server.
+pub type Sees = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// A 2026-07-28 listener's registration; dropping it ends it.
 #[must_use]
@@ -134,13 +141,15 @@ impl Hosts {
         self.inner.lock().expect("hosts lock")
     }
 
-    /// Registers a host connection; call [`Hosts::unregister`] when it ends.
-    pub fn register(&self, peer: Peer<RoleServer>) -> HostId {
+    /// Registers a host connection whose profile shows the servers `sees`
+    /// says; call [`Hosts::unregister`] when it ends.
+    pub fn register(&self, peer: Peer<RoleServer>, sees: Sees) -> HostId {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         self.lock().conns.insert(
             id,
             Conn {
                 peer,
+                sees,
                 subscriptions: HashSet::new(),
                 level: None,
             },
@@ -224,20 +233,26 @@ impl Hosts {
         }
     }
 
-    /// Upstream log messages: to every host whose level lets them through,
-    /// with the server named in `logger`.
+    /// Upstream log messages: to every host whose profile shows the server
+    /// and whose level lets them through, with the server named in
+    /// `logger`.
     pub fn logging(&self, server: &str, mut params: LoggingMessageNotificationParam) {
         params.logger = Some(match params.logger.take() {
             Some(logger) => format!("{server}/{logger}"),
             None => server.to_string(),
         });
-        let peers: Vec<_> = self
+        let candidates: Vec<_> = self
             .lock()
             .conns
             .values()
             .filter(|c| c.level.is_none_or(|min| rank(params.level) >= rank(min)))
-            .map(|c| c.peer.clone())
+            .map(|c| (c.peer.clone(), c.sees.clone()))
             .collect();
+        // Asked outside the lock: a profile may have to be loaded.
+        let peers = candidates
+            .into_iter()
+            .filter(|(_, sees)| sees(server))
+            .map(|(peer, _)| peer);
         for peer in peers {
             let params = params.clone();
             tokio::spawn(async move {
@@ -284,9 +299,27 @@ impl Hosts {
         }
     }
 
+    /// The hosts whose profile shows `server`, most recent first.
+    pub fn seeing(&self, server: &str) -> Vec<Peer<RoleServer>> {
+        let candidates: Vec<_> = self
+            .lock()
+            .conns
+            .values()
+            .rev()
+            .map(|c| (c.peer.clone(), c.sees.clone()))
+            .collect();
+        candidates
+            .into_iter()
+            .filter(|(_, sees)| sees(server))
+            .map(|(peer, _)| peer)
+            .collect()
+    }
+
     /// A server-to-client request from `server`: to the host with the most
-    /// recent call in flight to it, else to the most recent host, among the
-    /// hosts that declared the capability the request needs.
+    /// recent call in flight to it, else to the most recent host whose
+    /// profile shows the server, among the hosts that declared the
+    /// capability the request needs. A host that cannot see a server is
+    /// never asked on its behalf.
     pub async fn request(
         &self,
         server: &str,
@@ -309,26 +342,20 @@ impl Hosts {
                 }
             })
         };
-        let (peer, bridge) = {
-            let inner = self.lock();
-            let caller = inner
-                .calls
-                .iter()
-                .rev()
-                .find(|(_, peer, s, _)| s == server && able(peer))
-                .map(|(_, peer, _, bridge)| (peer.clone(), bridge.clone()));
-            match caller {
-                Some((peer, bridge)) => (Some(peer), bridge),
-                None => (
-                    inner
-                        .conns
-                        .values()
-                        .rev()
-                        .map(|c| c.peer.clone())
-                        .find(|peer| able(peer)),
-                    None,
-                ),
-            }
+        // A host calling the server sees it: its profile let the call by.
+        let caller = self
+            .lock()
+            .calls
+            .iter()
+            .rev()
+            .find(|(_, peer, s, _)| s == server && able(peer))
+            .map(|(_, peer, _, bridge)| (peer.clone(), bridge.clone()));
+        let (peer, bridge) = match caller {
+            Some((peer, bridge)) => (Some(peer), bridge),
+            None => (
+                self.seeing(server).into_iter().find(|peer| able(peer)),
+                None,
+            ),
         };
         if let Some(bridge) = bridge {
             let (answer, answered) = tokio::sync::oneshot::channel();
@@ -343,7 +370,7 @@ impl Hosts {
         let peer = peer.ok_or_else(|| {
             ErrorData::new(
                 rmcp::model::ErrorCode::METHOD_NOT_FOUND,
-                format!("no connected host supports {method} (asked by server {server:?})"),
+                format!("no connected host that sees server {server:?} supports {method}"),
                 None,
             )
         })?;

@@ -647,6 +647,7 @@ mod tests {
                 cwd: None,
             },
             disabled: false,
+            roots: Default::default(),
         }
     }
 

@@ -180,6 +180,7 @@ pub fn add(store: &Store, server: NewServer) -> Result<()> {
         let server = ServerConfig {
             transport,
             disabled: false,
+            roots: Default::default(),
         };
         config.mcp_servers.insert(name.clone(), server);
         Ok(())

@@ -492,6 +492,10 @@ impl ServerHandler for SieveServer {
         self.handle_initialized(context);
     }
 
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        self.handle_roots_list_changed();
+    }
+
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,

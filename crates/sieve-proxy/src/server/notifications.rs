@@ -13,6 +13,7 @@ use serde_json::json;
 use sieve_core::{Kind, Narrowing};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 /// Hashes of what a connection sees, per kind of list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -178,9 +179,36 @@ impl SieveServer {
         {
             tracing::warn!("ignoring the host's concerns: {}", error.message);
         }
-        let host = self.engine.hosts().register(context.peer.clone());
+        let host = self
+            .engine
+            .hosts()
+            .register(context.peer.clone(), self.sees());
         self.state().host = Some(host);
         self.forward_changes(context.peer);
+    }
+
+    /// Whether this connection's profile, as it is when asked, shows a
+    /// server. Holds the connection weakly: the registry must not keep a
+    /// closed connection alive.
+    pub(super) fn sees(&self) -> crate::hosts::Sees {
+        let engine = Arc::downgrade(&self.engine);
+        let conn = Arc::downgrade(&self.conn);
+        Arc::new(move |server: &str| {
+            let (Some(engine), Some(conn)) = (engine.upgrade(), conn.upgrade()) else {
+                return false;
+            };
+            let me = SieveServer { engine, conn };
+            let name = me.current_profile();
+            me.engine
+                .profile(&name)
+                .is_ok_and(|profile| profile.rules.allows_server(server))
+        })
+    }
+
+    /// The host's roots changed: the servers that take roots from hosts
+    /// and that this host's profile shows ask again.
+    pub(super) fn handle_roots_list_changed(&self) {
+        self.engine.pool().host_roots_changed(self.sees().as_ref());
     }
 
     /// The filter a listen is acknowledged with (all it asked for), after

@@ -41,6 +41,10 @@ pub(super) async fn connect(
         hosts: pool.hosts.clone(),
         refresh: refresh_tx,
         on_task_status: pool.on_task_status.clone(),
+        roots: match &up.endpoint {
+            Endpoint::Configured(server) => server.roots.clone(),
+            Endpoint::InProcess(_) => sieve_core::Roots::default(),
+        },
     };
     let connection = match attempt(up, handler.clone(), Lifecycle::Initialize).await {
         Err(Refusal::Answered(error)) => {

@@ -15,6 +15,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
 use serde_json::{Value, json};
+use sieve_core::Roots;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -28,6 +29,8 @@ pub(super) struct UpstreamHandler {
     /// Where list changes go: the supervisor re-lists that kind.
     pub(super) refresh: mpsc::UnboundedSender<ListKind>,
     pub(super) on_task_status: TaskStatusSink,
+    /// What the server is told when it asks for roots.
+    pub(super) roots: Roots,
 }
 
 impl UpstreamHandler {
@@ -53,6 +56,7 @@ impl ClientHandler for UpstreamHandler {
             .enable_sampling()
             .enable_elicitation()
             .enable_roots()
+            .enable_roots_list_changed()
             .enable_tasks()
             .build();
         ClientConfig::new(
@@ -149,9 +153,31 @@ impl ClientHandler for UpstreamHandler {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        match self.ask_host("roots/list", json!({})).await? {
-            ClientResult::ListRootsResult(result) => Ok(result),
-            _ => Err(unexpected("roots/list")),
+        let listed = |roots: Vec<sieve_core::Root>| {
+            ListRootsResult::new(
+                roots
+                    .into_iter()
+                    .map(|root| {
+                        let mut answer = rmcp::model::Root::new(root.uri);
+                        answer.name = root.name;
+                        answer
+                    })
+                    .collect(),
+            )
+        };
+        match &self.roots {
+            // The configured answer, whoever is connected.
+            Roots::Listed(_) => Ok(listed(self.roots.listed())),
+            Roots::Host => match self.ask_host("roots/list", json!({})).await {
+                Ok(ClientResult::ListRootsResult(result)) => Ok(result),
+                Ok(_) => Err(unexpected("roots/list")),
+                // No host that sees this server is there to ask: no roots,
+                // rather than an error a server might fall back from.
+                Err(error) if error.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND => {
+                    Ok(listed(Vec::new()))
+                }
+                Err(error) => Err(error),
+            },
         }
     }
 }

@@ -406,6 +406,26 @@ impl Pool {
             .map_err(|e| call_error(server, e))
     }
 
+    /// A host whose profile shows the servers `sees` says changed its
+    /// roots: the servers that take their roots from hosts and that this
+    /// host sees are told, and ask again.
+    pub fn host_roots_changed(&self, sees: &(dyn Fn(&str) -> bool + Send + Sync)) {
+        for up in self.upstreams() {
+            let opted_in = matches!(
+                &up.endpoint,
+                Endpoint::Configured(server) if server.roots == sieve_core::Roots::Host
+            );
+            if !opted_in || !sees(&up.name) {
+                continue;
+            }
+            if let Some(peer) = up.shared().peer.clone() {
+                tokio::spawn(async move {
+                    let _ = peer.notify_roots_list_changed().await;
+                });
+            }
+        }
+    }
+
     /// Pool events from now on.
     pub fn events(&self) -> broadcast::Receiver<PoolEvent> {
         self.inner.events.subscribe()
