@@ -179,6 +179,20 @@ impl Wire {
         }
     }
 
+    /// The oldest notification with `method` received so far, consumed.
+    pub fn take_notification(&mut self, method: &str) -> Option<Value> {
+        let at = self
+            .notifications
+            .iter()
+            .position(|n| n["method"] == method)?;
+        self.notifications.remove(at)
+    }
+
+    /// The proxy's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id().expect("the proxy is running")
+    }
+
     /// Notifications with `method` received so far, consumed.
     pub fn drain(&mut self, method: &str) -> usize {
         let before = self.notifications.len();

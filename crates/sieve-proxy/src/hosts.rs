@@ -12,7 +12,7 @@
 
 use rmcp::model::{
     ClientResult, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
-    ProgressToken, ResourceUpdatedNotificationParam, ServerRequest,
+    ProgressToken, ResourceUpdatedNotificationParam, ServerNotification, ServerRequest,
 };
 use rmcp::{ErrorData, RoleServer, service::Peer};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -39,8 +39,8 @@ impl std::fmt::Debug for Hosts {
 #[derive(Default)]
 struct Inner {
     conns: BTreeMap<HostId, Conn>,
-    /// (server, upstream progress token) -> (host peer, host token).
-    progress: HashMap<(String, String), (Peer<RoleServer>, ProgressToken)>,
+    /// (server, upstream progress token) -> where that call's progress goes.
+    progress: HashMap<(String, String), ProgressRoute>,
     /// Calls in flight: (call, host peer, server, bridge), newest last. A
     /// call of a 2026-07-28 host has a bridge: server-to-client requests
     /// for it become `input_required` results (see [`Asked`]).
@@ -56,10 +56,56 @@ struct Inner {
 
 struct Conn {
     peer: Peer<RoleServer>,
+    outbox: Outbox,
     /// Whether the host's profile shows a server, as things are now.
     sees: Sees,
     subscriptions: HashSet<String>,
     level: Option<LoggingLevel>,
+}
+
+/// Notifications for one host, sent in the order they were queued by a
+/// task of their own, so a flood from a server neither reorders them nor
+/// holds up the upstream connection. A host that falls more than
+/// [`OUTBOX_CAPACITY`] behind loses the overflow (with a warning), rather
+/// than the proxy's memory growing without bound.
+#[derive(Clone)]
+pub struct Outbox(tokio::sync::mpsc::Sender<ServerNotification>);
+
+/// How many notifications may wait for one host.
+const OUTBOX_CAPACITY: usize = 8192;
+
+impl Outbox {
+    fn new(peer: Peer<RoleServer>) -> Outbox {
+        let (queue, mut queued) = tokio::sync::mpsc::channel(OUTBOX_CAPACITY);
+        tokio::spawn(async move {
+            while let Some(notification) = queued.recv().await {
+                if peer.send_notification(notification).await.is_err() {
+                    break;
+                }
+            }
+        });
+        Outbox(queue)
+    }
+
+    fn send(&self, notification: ServerNotification) {
+        if let Err(tokio::sync::mpsc::error::TrySendError::Full(_)) = self.0.try_send(notification)
+        {
+            tracing::warn!(
+                "a host is more than {OUTBOX_CAPACITY} notifications behind; dropping one"
+            );
+        }
+    }
+}
+
+/// Where one call's progress goes, and how far it got.
+struct ProgressRoute {
+    outbox: Outbox,
+    /// The host's own token.
+    token: ProgressToken,
+    /// The last progress passed on. rmcp handles each notification in a
+    /// task of its own, so two that arrive close together may reach us out
+    /// of order; progress must only increase, so a late one is dropped.
+    last: Option<f64>,
 }
 
 /// Whether a host's profile shows server `name` (its `servers` list names
@@ -148,6 +194,7 @@ impl Hosts {
         self.lock().conns.insert(
             id,
             Conn {
+                outbox: Outbox::new(peer.clone()),
                 peer,
                 sees,
                 subscriptions: HashSet::new(),
@@ -181,9 +228,14 @@ impl Hosts {
         let mut progress = None;
         if let Some(host_token) = host_token {
             let key = (server.to_string(), token_key(upstream_token));
-            inner
-                .progress
-                .insert(key.clone(), (peer.clone(), host_token));
+            inner.progress.insert(
+                key.clone(),
+                ProgressRoute {
+                    outbox: Outbox::new(peer.clone()),
+                    token: host_token,
+                    last: None,
+                },
+            );
             progress = Some(key);
         }
         Tracked {
@@ -221,16 +273,21 @@ impl Hosts {
     }
 
     /// Upstream progress: to the host whose call it belongs to, with the
-    /// host's token.
+    /// host's token; never a value below one already passed on.
     pub fn progress(&self, server: &str, mut params: ProgressNotificationParam) {
         let key = (server.to_string(), token_key(&params.progress_token));
-        let target = self.lock().progress.get(&key).cloned();
-        if let Some((peer, token)) = target {
-            params.progress_token = token;
-            tokio::spawn(async move {
-                let _ = peer.notify_progress(params).await;
-            });
+        let mut inner = self.lock();
+        let Some(route) = inner.progress.get_mut(&key) else {
+            return;
+        };
+        if route.last.is_some_and(|last| params.progress <= last) {
+            return;
         }
+        route.last = Some(params.progress);
+        params.progress_token = route.token.clone();
+        route.outbox.send(ServerNotification::ProgressNotification(
+            rmcp::model::Notification::new(params),
+        ));
     }
 
     /// Upstream log messages: to every host whose profile shows the server
@@ -246,18 +303,15 @@ impl Hosts {
             .conns
             .values()
             .filter(|c| c.level.is_none_or(|min| rank(params.level) >= rank(min)))
-            .map(|c| (c.peer.clone(), c.sees.clone()))
+            .map(|c| (c.outbox.clone(), c.sees.clone()))
             .collect();
         // Asked outside the lock: a profile may have to be loaded.
-        let peers = candidates
-            .into_iter()
-            .filter(|(_, sees)| sees(server))
-            .map(|(peer, _)| peer);
-        for peer in peers {
-            let params = params.clone();
-            tokio::spawn(async move {
-                let _ = peer.notify_logging_message(params).await;
-            });
+        for (outbox, sees) in candidates {
+            if sees(server) {
+                outbox.send(ServerNotification::LoggingMessageNotification(
+                    rmcp::model::Notification::new(params.clone()),
+                ));
+            }
         }
     }
 
@@ -284,18 +338,13 @@ impl Hosts {
                 let _ = updates.send(params.uri.clone());
             }
         }
-        let peers: Vec<_> = self
-            .lock()
-            .conns
-            .values()
-            .filter(|c| c.subscriptions.contains(&params.uri))
-            .map(|c| c.peer.clone())
-            .collect();
-        for peer in peers {
-            let params = params.clone();
-            tokio::spawn(async move {
-                let _ = peer.notify_resource_updated(params).await;
-            });
+        for conn in self.lock().conns.values() {
+            if conn.subscriptions.contains(&params.uri) {
+                conn.outbox
+                    .send(ServerNotification::ResourceUpdatedNotification(
+                        rmcp::model::Notification::new(params.clone()),
+                    ));
+            }
         }
     }
 
