@@ -13,6 +13,7 @@
 use crate::hosts::Hosts;
 use crate::ledger::Ledger;
 use crate::store::{Store, StoreError};
+use crate::sync::{Locked, ReadWrite};
 use crate::tasks::{Tasks, Viewer};
 use crate::upstream::{Endpoint, Pool, PoolEvent};
 use crate::watch::FileChange;
@@ -253,7 +254,7 @@ impl Engine {
 
     fn rebuild_catalog(&self) {
         // A request may have built it already (see `published`).
-        let current = self.state.read().expect("engine lock").generation == self.pool.generation();
+        let current = self.state.reading().generation == self.pool.generation();
         if !current {
             self.build_catalog();
         }
@@ -266,7 +267,7 @@ impl Engine {
     fn build_catalog(&self) -> (Arc<Catalog>, Arc<HostForms>) {
         let generation = self.pool.generation();
         let listings = self.pool.listings();
-        let mut state = self.state.write().expect("engine lock");
+        let mut state = self.state.writing();
         let catalog = Arc::new(Catalog::build(
             &state.config.settings.separator,
             &state.overlays,
@@ -327,7 +328,7 @@ impl Engine {
     /// index), built once per catalog rather than per list request.
     pub fn published(&self) -> (Arc<Catalog>, Arc<HostForms>) {
         {
-            let state = self.state.read().expect("engine lock");
+            let state = self.state.reading();
             if state.generation == self.pool.generation() {
                 return (state.catalog.clone(), state.forms.clone());
             }
@@ -337,7 +338,7 @@ impl Engine {
 
     /// The config in force.
     pub fn config(&self) -> Arc<Config> {
-        self.state.read().expect("engine lock").config.clone()
+        self.state.reading().config.clone()
     }
 
     /// The profile of hosts that name none (`settings.activeProfile` of
@@ -349,13 +350,12 @@ impl Engine {
     /// Profile `name` in force: loaded on first use (the default profile is
     /// created then), then kept until a valid edit replaces it.
     pub fn profile(&self, name: &str) -> Result<Arc<ActiveProfile>, StoreError> {
-        if let Some(active) = self.profiles.lock().expect("profiles lock").get(name) {
+        if let Some(active) = self.profiles.locked().get(name) {
             return Ok(active.clone());
         }
         let active = Arc::new(self.load_profile(name)?);
         self.profiles
-            .lock()
-            .expect("profiles lock")
+            .locked()
             .insert(name.to_string(), active.clone());
         Ok(active)
     }
@@ -380,12 +380,7 @@ impl Engine {
     /// Re-reads profile `name` after its file changed. Only profiles in use
     /// are reloaded; a bad edit keeps the last good version.
     pub fn reload_profile(&self, name: &str) {
-        if !self
-            .profiles
-            .lock()
-            .expect("profiles lock")
-            .contains_key(name)
-        {
+        if !self.profiles.locked().contains_key(name) {
             // No host is served under it, but the file changed (made,
             // edited, deleted): views of the profile list want to know.
             self.emit(Change::ProfileFile(name.to_string()));
@@ -394,7 +389,7 @@ impl Engine {
         match self.load_profile(name) {
             Ok(active) => {
                 let changed = {
-                    let mut profiles = self.profiles.lock().expect("profiles lock");
+                    let mut profiles = self.profiles.locked();
                     let changed = profiles
                         .get(name)
                         .is_none_or(|old| old.profile != active.profile);
@@ -441,7 +436,7 @@ impl Engine {
             }
         };
         {
-            let mut state = self.state.write().expect("engine lock");
+            let mut state = self.state.writing();
             state.config = Arc::new(config.clone());
             state.overlays = overlays;
             // Names and labels depend on the config: build again.
@@ -457,13 +452,7 @@ impl Engine {
 
     /// Re-reads every profile in use.
     fn reload_profiles(&self) {
-        let names: Vec<String> = self
-            .profiles
-            .lock()
-            .expect("profiles lock")
-            .keys()
-            .cloned()
-            .collect();
+        let names: Vec<String> = self.profiles.locked().keys().cloned().collect();
         for name in names {
             self.reload_profile(&name);
         }
@@ -473,7 +462,7 @@ impl Engine {
     /// change live, for as long as the engine lives.
     pub fn watch_files(self: &Arc<Self>) -> anyhow::Result<()> {
         let (watcher, mut changes) = crate::watch::watch(self.store.home())?;
-        *self.watcher.lock().expect("watcher lock") = Some(watcher);
+        *self.watcher.locked() = Some(watcher);
         let weak = Arc::downgrade(self);
         tokio::spawn(async move {
             while let Some(change) = changes.recv().await {

@@ -10,6 +10,7 @@
 
 #![allow(deprecated)] // sampling, roots and logging are deprecated in 2026-07-28 but live in 2025-11-25
 
+use crate::sync::Locked;
 use rmcp::model::{
     ClientResult, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
     ProgressToken, ResourceUpdatedNotificationParam, ServerNotification, ServerRequest,
@@ -184,7 +185,7 @@ fn token_key(token: &ProgressToken) -> String {
 
 impl Hosts {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().expect("hosts lock")
+        self.inner.locked()
     }
 
     /// Registers a host connection whose profile shows the servers `sees`
@@ -494,10 +495,7 @@ impl Hosts {
     /// Parks `flight` under `token` until the host retries with it; a call
     /// the host never comes back for is cancelled upstream.
     pub fn park(self: &Arc<Self>, token: String, flight: Flight) {
-        self.parked
-            .lock()
-            .expect("parked lock")
-            .insert(token.clone(), flight);
+        self.parked.locked().insert(token.clone(), flight);
         let hosts = Arc::downgrade(self);
         tokio::spawn(async move {
             tokio::time::sleep(PARKED_FOR).await;
@@ -510,6 +508,6 @@ impl Hosts {
 
     /// The call parked under `token`, if any.
     pub fn resume(&self, token: &str) -> Option<Flight> {
-        self.parked.lock().expect("parked lock").remove(token)
+        self.parked.locked().remove(token)
     }
 }

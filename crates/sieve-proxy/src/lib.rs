@@ -57,6 +57,7 @@ pub mod ledger;
 pub mod serve;
 mod server;
 pub mod store;
+mod sync;
 mod tap;
 mod tasks;
 mod upstream;

@@ -10,6 +10,7 @@
 //! the wire adapter for 2025-11-25 task requests, which it renames for the
 //! proxy's own handlers; nothing else is changed.
 
+use crate::sync::Locked;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -99,7 +100,7 @@ impl RawLog {
     }
 
     fn insert(&self, key: String, value: Value) {
-        let mut entries = self.entries.lock().expect("raw log lock");
+        let mut entries = self.entries.locked();
         if entries.by_key.insert(key.clone(), value).is_none() {
             entries.order.push_back(key);
         }
@@ -112,7 +113,7 @@ impl RawLog {
 
     /// Takes the raw value recorded for `key` (see [`id_key`]).
     pub fn take(&self, key: &str) -> Option<Value> {
-        let mut entries = self.entries.lock().expect("raw log lock");
+        let mut entries = self.entries.locked();
         let value = entries.by_key.remove(key)?;
         entries.order.retain(|k| k != key);
         Some(value)

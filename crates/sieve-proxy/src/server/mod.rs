@@ -40,6 +40,7 @@ mod task_requests;
 use crate::engine::{ActiveProfile, Change, Engine, HostForms};
 use crate::hosts::HostId;
 use crate::store::StoreError;
+use crate::sync::Locked;
 use crate::tap::{RawLog, id_key};
 use notifications::{Fingerprints, Following};
 use rmcp::model::{
@@ -181,7 +182,7 @@ impl SieveServer {
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, ConnState> {
-        self.conn.state.lock().expect("connection lock")
+        self.conn.state.locked()
     }
 
     /// The profile this request is served under. An HTTP request names its

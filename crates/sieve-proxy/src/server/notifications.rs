@@ -5,6 +5,7 @@
 
 use super::{RawBody, SieveServer};
 use crate::engine::Change;
+use crate::sync::Locked;
 use crate::tap::INITIALIZED;
 use rmcp::model::{InitializeRequestParams, InitializeResult, SubscriptionFilter};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
@@ -55,7 +56,7 @@ impl SieveServer {
 
     /// The kinds whose visible set changed since the last call.
     fn changed_kinds(&self) -> Vec<Kind> {
-        let _seen = self.conn.seen_lock.lock().expect("seen lock");
+        let _seen = self.conn.seen_lock.locked();
         let Some(now) = self.fingerprints() else {
             return Vec::new();
         };
@@ -99,7 +100,7 @@ impl SieveServer {
     /// Records the current view as seen, so later changes are diffed
     /// against it.
     fn mark_seen(&self) {
-        let _seen = self.conn.seen_lock.lock().expect("seen lock");
+        let _seen = self.conn.seen_lock.locked();
         if let Some(now) = self.fingerprints() {
             self.state().seen = Some(now);
         }
@@ -152,7 +153,7 @@ impl SieveServer {
         // handlers concurrently, so the host's first requests may be
         // handled before `initialized` is.
         {
-            let _seen = self.conn.seen_lock.lock().expect("seen lock");
+            let _seen = self.conn.seen_lock.locked();
             let changes = self.engine.subscribe();
             let baseline = self.fingerprints();
             let mut state = self.state();

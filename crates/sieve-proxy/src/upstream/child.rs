@@ -2,6 +2,7 @@
 //! and whatever it starts are stopped together (SIGTERM, then SIGKILL) and
 //! always reaped, with the tail of its stderr kept to say why it died.
 
+use crate::sync::Locked;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -51,7 +52,7 @@ impl ChildProcess {
                 let mut lines = BufReader::new(pipe).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     tracing::debug!(server = %server, "stderr: {line}");
-                    let mut tail = tail.lock().expect("stderr lock");
+                    let mut tail = tail.locked();
                     tail.push_back(line);
                     if tail.len() > STDERR_TAIL {
                         tail.pop_front();
@@ -94,7 +95,7 @@ impl ChildProcess {
         if let Some(reader) = self.stderr_reader.take() {
             let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
         }
-        let last = telling_line(&self.stderr.lock().expect("stderr lock"));
+        let last = telling_line(&self.stderr.locked());
         let status = match status {
             Ok(status) => format!("process {status}"),
             Err(error) => format!("process could not be waited for: {error}"),

@@ -30,6 +30,7 @@ mod supervisor;
 
 use crate::clock::now_ms;
 use crate::hosts::Hosts;
+use crate::sync::Locked;
 use crate::tap::{RawLog, id_key, typed_message};
 use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
 use rmcp::service::{Peer, PeerRequestOptions};
@@ -158,7 +159,7 @@ struct Upstream {
 
 impl Upstream {
     fn shared(&self) -> MutexGuard<'_, Shared> {
-        self.shared.lock().expect("upstream lock")
+        self.shared.locked()
     }
 }
 
@@ -226,7 +227,7 @@ impl Pool {
     /// ones stopped, changed ones restarted; unchanged ones keep their
     /// connection.
     pub fn apply(&self, servers: BTreeMap<String, Endpoint>) {
-        let mut upstreams = self.inner.upstreams.lock().expect("pool lock");
+        let mut upstreams = self.inner.upstreams.locked();
         let stale: Vec<String> = upstreams
             .iter()
             .filter(|(name, up)| servers.get(*name) != Some(&up.endpoint))
@@ -260,7 +261,7 @@ impl Pool {
                 supervisor: Mutex::new(None),
             });
             let task = tokio::spawn(supervisor::supervise(up.clone(), self.inner.clone()));
-            *up.supervisor.lock().expect("supervisor lock") = Some(task);
+            *up.supervisor.locked() = Some(task);
             upstreams.insert(name, up);
         }
     }
@@ -382,12 +383,7 @@ impl Pool {
     }
 
     fn upstream(&self, server: &str) -> Option<Arc<Upstream>> {
-        self.inner
-            .upstreams
-            .lock()
-            .expect("pool lock")
-            .get(server)
-            .cloned()
+        self.inner.upstreams.locked().get(server).cloned()
     }
 
     /// Sends a request and waits for the answer, with no host attached (a
@@ -450,15 +446,14 @@ impl Pool {
 
     /// Stops every server and waits until their processes are gone.
     pub async fn shutdown(&self) {
-        let upstreams: Vec<_> =
-            std::mem::take(&mut *self.inner.upstreams.lock().expect("pool lock"))
-                .into_values()
-                .collect();
+        let upstreams: Vec<_> = std::mem::take(&mut *self.inner.upstreams.locked())
+            .into_values()
+            .collect();
         for up in &upstreams {
             up.stop.cancel();
         }
         for up in upstreams {
-            let task = up.supervisor.lock().expect("supervisor lock").take();
+            let task = up.supervisor.locked().take();
             if let Some(task) = task {
                 let _ = task.await;
             }
@@ -466,13 +461,7 @@ impl Pool {
     }
 
     fn upstreams(&self) -> Vec<Arc<Upstream>> {
-        self.inner
-            .upstreams
-            .lock()
-            .expect("pool lock")
-            .values()
-            .cloned()
-            .collect()
+        self.inner.upstreams.locked().values().cloned().collect()
     }
 }
 
