@@ -70,3 +70,14 @@ pub fn crash(pid: u32) {
         .expect("kill runs");
     assert!(status.success(), "kill -KILL {pid} failed");
 }
+
+/// Resident memory of process `pid` in KiB (`VmRSS`).
+pub fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no VmRSS for process {pid}"))
+}

@@ -10,21 +10,11 @@ use crate::report::{Table, ms};
 use rmcp::model::CallToolRequestParams;
 use sieve_tests::Home;
 use sieve_tests::http::HttpProxy;
+use sieve_tests::procs::rss_kib;
 use std::time::{Duration, Instant};
 
 const UPSTREAMS: usize = 5;
 const CALLERS: usize = 32;
-
-/// Resident memory of process `pid` in KiB (`VmRSS`).
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no VmRSS for process {pid}"))
-}
 
 fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
