@@ -242,3 +242,48 @@ fn the_active_profile_and_the_tray_setting_are_written_to_config_json() {
         config()
     );
 }
+
+/// The page can call MCP Sieve's commands and listen to its events, and
+/// nothing else: no core or plugin command that would reach windows, the
+/// file system, a shell or the network; and its CSP lets it load and
+/// connect to nothing but the app itself and the IPC.
+#[test]
+fn the_page_reaches_nothing_but_our_commands() {
+    let shell = Shell::new();
+    for cmd in [
+        "plugin:event|emit",
+        "plugin:window|close",
+        "plugin:webview|create_webview_window",
+        "plugin:app|version",
+        "plugin:path|resolve_directory",
+        "plugin:fs|read_text_file",
+        "plugin:shell|execute",
+        "plugin:http|fetch",
+        "plugin:opener|open_url",
+    ] {
+        let refused = shell.call(cmd, json!({}));
+        assert!(refused.is_err(), "{cmd} was allowed: {refused:?}");
+    }
+    // What the page may do still works.
+    shell.ok("servers_list", json!({}));
+
+    let context: tauri::Context<MockRuntime> = tauri::generate_context!();
+    let csp = context
+        .config()
+        .app
+        .security
+        .csp
+        .as_ref()
+        .expect("a CSP")
+        .to_string();
+    for directive in [
+        "default-src 'self'",
+        "script-src 'self'",
+        "connect-src ipc: http://ipc.localhost",
+        "object-src 'none'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(csp.contains(directive), "{directive} missing from {csp}");
+    }
+    assert!(!csp.contains("https:") && !csp.contains('*'), "{csp}");
+}

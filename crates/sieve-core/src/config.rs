@@ -400,10 +400,29 @@ pub struct Settings {
         skip_serializing_if = "is_default_close_to_tray"
     )]
     pub close_to_tray: bool,
+    /// The largest message the proxy takes from a host, in bytes: a
+    /// stdio line or an HTTP body. A bigger one is refused with an error
+    /// naming this setting rather than buffered.
+    #[serde(
+        default = "default_max_message_bytes",
+        skip_serializing_if = "is_default_max_message_bytes"
+    )]
+    pub max_message_bytes: u64,
 }
 
 fn default_close_to_tray() -> bool {
     true
+}
+
+/// The smallest `settings.maxMessageBytes`: an `initialize` must fit.
+pub const MIN_MESSAGE_BYTES: u64 = 4096;
+
+fn default_max_message_bytes() -> u64 {
+    16 * 1024 * 1024
+}
+
+fn is_default_max_message_bytes(value: &u64) -> bool {
+    *value == default_max_message_bytes()
 }
 
 // What `config.json` does not say is not written back: only the settings a
@@ -452,6 +471,7 @@ impl Default for Settings {
             call_timeout_seconds: default_call_timeout(),
             active_profile: default_active_profile(),
             close_to_tray: default_close_to_tray(),
+            max_message_bytes: default_max_message_bytes(),
         }
     }
 }
@@ -484,14 +504,21 @@ impl Config {
         let fail = |path: String, needle: &str, expected: String| {
             Err(error_at(file, text, &path, needle, expected))
         };
+        // Numbers are located by their key: the first "0" in the file
+        // could be anywhere.
         if self.settings.call_timeout_seconds == 0 {
-            return Err(ParseError {
-                file: file.to_string(),
-                line: 0,
-                column: 0,
-                path: "settings.callTimeoutSeconds".into(),
-                expected: "must be at least 1 (seconds)".into(),
-            });
+            return fail(
+                "settings.callTimeoutSeconds".into(),
+                "callTimeoutSeconds",
+                "must be at least 1 (seconds)".into(),
+            );
+        }
+        if self.settings.max_message_bytes < MIN_MESSAGE_BYTES {
+            return fail(
+                "settings.maxMessageBytes".into(),
+                "maxMessageBytes",
+                format!("must be at least {MIN_MESSAGE_BYTES} (bytes)"),
+            );
         }
         if !is_valid_separator(&self.settings.separator) {
             return fail(

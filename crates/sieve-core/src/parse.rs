@@ -43,22 +43,57 @@ pub fn decode<T: DeserializeOwned>(file: &str, text: &str) -> Result<T, ParseErr
     let mut de = serde_json::Deserializer::from_str(text);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|err| {
         let path = err.path().to_string();
-        from_json(file, path, err.into_inner())
+        from_json(file, text, path, err.into_inner())
     })?;
     // Trailing garbage after the document is an error too.
     de.end()
-        .map_err(|err| from_json(file, String::new(), err))?;
+        .map_err(|err| from_json(file, text, String::new(), err))?;
     Ok(value)
 }
 
-fn from_json(file: &str, path: String, err: serde_json::Error) -> ParseError {
+fn from_json(file: &str, text: &str, path: String, err: serde_json::Error) -> ParseError {
+    let (line, column) = char_column(text, err.line(), err.column());
     ParseError {
         file: file.to_string(),
-        line: err.line(),
-        column: err.column(),
+        line,
+        column,
         path,
-        expected: strip_position(&err.to_string()),
+        expected: without_string_value(&strip_position(&err.to_string())),
     }
+}
+
+/// serde quotes a string found where another type belongs (`invalid type:
+/// string "Bearer …", expected a map`). That string may be a secret, an
+/// env or header value written where the map belongs, so the message says
+/// only that it was a string; the path says where.
+fn without_string_value(message: &str) -> String {
+    for kind in ["invalid type: ", "invalid value: "] {
+        let Some(start) = message.find(&format!("{kind}string \"")) else {
+            continue;
+        };
+        let Some(end) = message.rfind("\", expected") else {
+            continue;
+        };
+        if end > start {
+            return format!("{}{kind}a string{}", &message[..start], &message[end + 1..]);
+        }
+    }
+    message.to_string()
+}
+
+/// `serde_json` counts columns in bytes, and says column 0 when it stopped
+/// right after a newline; a person (and [`line_column`]) counts characters
+/// from 1, so a line with `é` or `名` before the error is not off.
+fn char_column(text: &str, line: usize, byte_column: usize) -> (usize, usize) {
+    let Some(line_text) = line.checked_sub(1).and_then(|i| text.split('\n').nth(i)) else {
+        return (line, byte_column);
+    };
+    // An error inside a multi-byte character is at that character.
+    let mut end = byte_column.min(line_text.len());
+    while !line_text.is_char_boundary(end) {
+        end += 1;
+    }
+    (line, line_text[..end].chars().count().max(1))
 }
 
 /// `serde_json` appends " at line L column C"; we print the position first.
@@ -154,6 +189,27 @@ mod tests {
         );
         let err = decode::<Doc>("d", "{\"items\": []} x").unwrap_err();
         assert!(err.expected.contains("trailing"), "{}", err.expected);
+    }
+
+    #[test]
+    fn a_string_in_the_wrong_place_is_not_quoted() {
+        let err = decode::<Doc>("d", r#"{"items": "Bearer s3cr3t, expected"}"#).unwrap_err();
+        assert!(!err.to_string().contains("s3cr3t"), "{err}");
+        assert!(
+            err.expected.starts_with("invalid type: a string, expected"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn columns_count_characters_from_one() {
+        // At the string's closing quote: serde_json says column 36 (bytes)
+        // of a line 25 characters long.
+        let err = decode::<Doc>("d", "{\"items\": \"éééééééééééé\"}").unwrap_err();
+        assert_eq!((err.line, err.column), (1, 24), "{err}");
+        // serde_json says 2:0 at the end of "{\n".
+        let err = decode::<Doc>("d", "{\n").unwrap_err();
+        assert_eq!((err.line, err.column), (2, 1), "{err}");
     }
 
     #[test]

@@ -36,9 +36,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// Largest request body the HTTP front accepts.
-const MAX_BODY: usize = 16 * 1024 * 1024;
-
 /// Serves one host on this process's stdin/stdout under `profile` until the
 /// host leaves or `shutdown` resolves.
 pub async fn serve_stdio(
@@ -47,6 +44,7 @@ pub async fn serve_stdio(
     shutdown: impl Future<Output = ()>,
 ) -> anyhow::Result<()> {
     let raw = RawLog::new(Keep::RequestParams);
+    let limit = usize::try_from(engine.config().settings.max_message_bytes).unwrap_or(usize::MAX);
     let server = SieveServer::stdio(engine, profile, raw.clone());
     // A line that is no message gets its JSON-RPC error from us (rmcp
     // would drop it): the answers join rmcp's output between its lines.
@@ -54,7 +52,9 @@ pub async fn serve_stdio(
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let output = tokio::spawn(merge_lines(theirs, refused, tokio::io::stdout()));
     let transport = (
-        LineTap::host(tokio::io::stdin(), raw).refusing(refusals),
+        LineTap::host(tokio::io::stdin(), raw)
+            .refusing(refusals)
+            .limit(limit),
         ours,
     );
     let running = match server.serve(transport).await {
@@ -75,51 +75,50 @@ pub async fn serve_stdio(
     Ok(())
 }
 
-/// Copies `from` (rmcp's output, whole JSON-RPC lines) to `to` as it comes,
-/// and writes each line of `extra` between two of its lines, never inside
-/// one. Ends when `from` ends.
+/// Copies rmcp's output lines to `to`, with the lines from `extra` (our
+/// answers to lines rmcp never saw) written between them. rmcp answers a
+/// JSON object it cannot read as a message with an error that has no `id`
+/// at all; JSON-RPC wants `"id": null` there, so such a line gets one.
 async fn merge_lines(
-    mut from: impl tokio::io::AsyncRead + Unpin,
+    from: impl tokio::io::AsyncRead + Unpin,
     mut extra: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
     mut to: impl tokio::io::AsyncWrite + Unpin,
 ) -> std::io::Result<()> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut buffer = vec![0u8; 64 * 1024];
-    let mut between_lines = true;
-    let mut waiting: std::collections::VecDeque<Vec<u8>> = std::collections::VecDeque::new();
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut from = tokio::io::BufReader::with_capacity(64 * 1024, from);
+    let mut line = Vec::new();
     let mut extra_open = true;
     loop {
         tokio::select! {
-            read = from.read(&mut buffer) => {
-                let n = read?;
-                if n == 0 {
+            read = from.read_until(b'\n', &mut line) => {
+                if read? == 0 {
                     break;
                 }
-                to.write_all(&buffer[..n]).await?;
-                between_lines = buffer[n - 1] == b'\n';
-                if between_lines {
-                    while let Some(line) = waiting.pop_front() {
-                        to.write_all(&line).await?;
-                        to.write_all(b"\n").await?;
-                    }
+                if line.starts_with(br#"{"jsonrpc":"2.0","error":"#)
+                    && !crate::tap::contains(&line, b"\"id\"")
+                    && let Ok(mut answer) = serde_json::from_slice::<Value>(&line)
+                {
+                    answer["id"] = Value::Null;
+                    line = answer.to_string().into_bytes();
+                    line.push(b'\n');
                 }
+                to.write_all(&line).await?;
+                line.clear();
                 to.flush().await?;
             }
-            line = extra.recv(), if extra_open => match line {
-                Some(line) if between_lines => {
-                    to.write_all(&line).await?;
+            answer = extra.recv(), if extra_open => match answer {
+                // A line being read is not written yet: this goes between
+                // two whole lines.
+                Some(answer) => {
+                    to.write_all(&answer).await?;
                     to.write_all(b"\n").await?;
                     to.flush().await?;
                 }
-                Some(line) => waiting.push_back(line),
                 None => extra_open = false,
             },
         }
     }
-    for line in waiting {
-        to.write_all(&line).await?;
-        to.write_all(b"\n").await?;
-    }
+    to.write_all(&line).await?;
     to.flush().await
 }
 
@@ -223,6 +222,68 @@ fn refuse(status: StatusCode, message: &str) -> Response {
     response
 }
 
+/// Why a POST body is no JSON-RPC message (the code and a sentence), or
+/// `None`: the MCP library would answer these with a 415 and a bare line
+/// of text, where JSON-RPC wants an error object with `"id": null`.
+fn not_a_message(body: Result<&Value, &serde_json::Error>) -> Option<(i64, String)> {
+    let value = match body {
+        Ok(value) => value,
+        Err(error) => {
+            return Some((
+                -32700,
+                format!("parse error: the body is not JSON ({error})"),
+            ));
+        }
+    };
+    let one = |message: &Value| -> Option<String> {
+        let Some(object) = message.as_object() else {
+            return Some("a JSON-RPC message is a JSON object".into());
+        };
+        if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Some("a JSON-RPC message has \"jsonrpc\": \"2.0\"".into());
+        }
+        let id_ok = |id: &Value| id.is_string() || id.is_i64() || id.is_u64();
+        match (object.get("method"), object.get("id")) {
+            (Some(Value::String(_)), None) => None,
+            (Some(Value::String(_)), Some(id)) if id_ok(id) => None,
+            (Some(Value::String(_)), Some(_)) => {
+                Some("a request's \"id\" is a string or an integer".into())
+            }
+            (Some(_), _) => Some("\"method\" is a string".into()),
+            (None, Some(id))
+                if id_ok(id) && (object.contains_key("result") || object.contains_key("error")) =>
+            {
+                None
+            }
+            (None, _) => Some(
+                "a JSON-RPC message is a request (\"method\"), a notification, or an answer \
+                 (\"id\" with \"result\" or \"error\")"
+                    .into(),
+            ),
+        }
+    };
+    let why = match value {
+        Value::Array(batch) if !batch.is_empty() => batch.iter().find_map(one),
+        other => one(other),
+    }?;
+    Some((-32600, format!("invalid request: {why}")))
+}
+
+/// A JSON-RPC error for a body that is no message: 400, `"id": null`.
+fn json_rpc_refusal(code: i64, message: &str) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": code, "message": message},
+    });
+    (
+        StatusCode::BAD_REQUEST,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
 /// Origin, token and endpoint checks, the endpoint's profile put in force,
 /// then the raw body for the server.
 async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Response {
@@ -257,15 +318,26 @@ async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Re
     }
     let (mut parts, body) = request.into_parts();
     parts.extensions.insert(EndpointProfile(choice));
-    let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
+    let limit = engine.config().settings.max_message_bytes;
+    let bytes = match axum::body::to_bytes(body, usize::try_from(limit).unwrap_or(usize::MAX)).await
+    {
         Ok(bytes) => bytes,
         Err(_) => {
             return refuse(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                "the request body is too large",
+                &format!(
+                    "the request body is over {limit} bytes (settings.maxMessageBytes in config.json)"
+                ),
             );
         }
     };
+    let endpoint = parts.uri.path() == "/mcp" || parts.uri.path().starts_with("/mcp/p/");
+    if endpoint && parts.method == axum::http::Method::POST {
+        let parsed = serde_json::from_slice::<Value>(&bytes);
+        if let Some((code, message)) = not_a_message(parsed.as_ref()) {
+            return json_rpc_refusal(code, &message);
+        }
+    }
     let mut body = bytes.to_vec();
     if let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) {
         // 2025-11-25 task requests go to the proxy's own handlers (the

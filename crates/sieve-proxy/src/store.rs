@@ -362,6 +362,9 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         // proxies that watch it.
         let backup = backup_path(path);
         fs::copy(path, &backup).map_err(io_error("back up", path))?;
+        // The copy keeps the old file's mode; a config the user left
+        // readable by others must not stay so in its backup.
+        set_private(&backup)?;
     }
     temp.persist(path)
         .map_err(|e| io_error("replace", path)(e.error))?;

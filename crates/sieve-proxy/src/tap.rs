@@ -134,7 +134,7 @@ pub fn typed_message<T: serde::de::DeserializeOwned>(
     serde_json::from_value(serde_json::json!({"method": method, "params": params}))
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
@@ -261,6 +261,11 @@ pub struct LineTap<R> {
     /// Where the answer to a line that is no JSON-RPC message goes (a
     /// host's stdin: JSON-RPC wants `-32700` or `-32600` with `id: null`).
     refusals: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
+    /// The longest line taken; a longer one is dropped (and refused)
+    /// rather than buffered.
+    max_line: usize,
+    /// Dropping the rest of a line that went over `max_line`.
+    discarding: bool,
 }
 
 impl<R> LineTap<R> {
@@ -275,6 +280,33 @@ impl<R> LineTap<R> {
             ready: VecDeque::new(),
             eof: false,
             refusals: None,
+            max_line: usize::MAX,
+            discarding: false,
+        }
+    }
+
+    /// Drops lines longer than `max_line` bytes; with [`LineTap::refusing`],
+    /// each is answered with an error naming `settings.maxMessageBytes`.
+    pub fn limit(mut self, max_line: usize) -> Self {
+        self.max_line = max_line;
+        self
+    }
+
+    fn oversized(&self) {
+        if let Some(refusals) = &self.refusals {
+            let answer = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": {
+                    "code": -32600,
+                    "message": format!(
+                        "invalid request: the message is over {} bytes \
+                         (settings.maxMessageBytes in config.json), so it was dropped",
+                        self.max_line
+                    ),
+                },
+            });
+            let _ = refusals.send(answer.to_string().into_bytes());
         }
     }
 
@@ -328,6 +360,12 @@ fn refusal(line: &[u8]) -> Option<Vec<u8>> {
     // parses the line again anyway.
     let first = line.iter().find(|b| !b.is_ascii_whitespace())?;
     let (code, message) = match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+        // Skipping a value has no depth limit, reading one does: rmcp
+        // would drop a message nested deeper than that without a word.
+        Ok(_) if nests_deeper_than(line, MAX_DEPTH) => (
+            -32600,
+            format!("invalid request: the message nests deeper than {MAX_DEPTH} levels"),
+        ),
         Ok(_) if matches!(first, b'{' | b'[') => return None,
         Ok(_) => (
             -32600,
@@ -345,6 +383,38 @@ fn refusal(line: &[u8]) -> Option<Vec<u8>> {
         "error": {"code": code, "message": message},
     });
     Some(answer.to_string().into_bytes())
+}
+
+/// serde_json's recursion limit, which rmcp's parse of a message has.
+const MAX_DEPTH: usize = 127;
+
+/// Whether the arrays and objects of JSON text `line` nest deeper than
+/// `limit` (brackets inside strings do not count).
+fn nests_deeper_than(line: &[u8], limit: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &byte in line {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for LineTap<R> {
@@ -380,12 +450,28 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineTap<R> {
                     }
                     let mut rest = bytes;
                     while let Some(end) = rest.iter().position(|&b| b == b'\n') {
-                        let mut line = std::mem::take(&mut this.partial);
-                        line.extend_from_slice(&rest[..end]);
-                        this.line(line);
+                        if std::mem::take(&mut this.discarding) {
+                            // The end of a line already refused.
+                        } else if this.partial.len() + end > this.max_line {
+                            this.partial = Vec::new();
+                            this.oversized();
+                        } else {
+                            let mut line = std::mem::take(&mut this.partial);
+                            line.extend_from_slice(&rest[..end]);
+                            this.line(line);
+                        }
                         rest = &rest[end + 1..];
                     }
-                    this.partial.extend_from_slice(rest);
+                    if !this.discarding {
+                        if this.partial.len() + rest.len() > this.max_line {
+                            // Refused now, not when (if ever) it ends.
+                            this.partial = Vec::new();
+                            this.discarding = true;
+                            this.oversized();
+                        } else {
+                            this.partial.extend_from_slice(rest);
+                        }
+                    }
                 }
             }
         }
@@ -454,5 +540,63 @@ mod wire_tests {
             lines[1]
         );
         assert_eq!(lines[2], r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    }
+
+    /// A line over the limit is dropped and refused, whether it comes in
+    /// one read or many and whether it ends or not; the lines around it
+    /// pass.
+    #[tokio::test]
+    async fn a_line_over_the_limit_is_refused_not_buffered() {
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"pad":"{}"}}}}"#,
+            "x".repeat(100_000)
+        );
+        let input = format!(
+            "{}\n{big}\n{}\n{big}",
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        );
+        let (refusals, mut refused) = tokio::sync::mpsc::unbounded_channel();
+        // A small reader buffer: the long lines arrive in many pieces.
+        let reader = tokio::io::BufReader::with_capacity(1000, input.as_bytes());
+        let mut wire = LineTap::host(reader, RawLog::new(Keep::RequestParams))
+            .refusing(refusals)
+            .limit(10_000);
+        let mut out = String::new();
+        wire.read_to_string(&mut out).await.unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+                r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#
+            ]
+        );
+        for _ in 0..2 {
+            let answer: Value = serde_json::from_slice(&refused.try_recv().unwrap()).unwrap();
+            assert_eq!(answer["error"]["code"], -32600);
+            assert!(
+                answer["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("over 10000 bytes (settings.maxMessageBytes"),
+                "{answer}"
+            );
+        }
+        assert!(refused.try_recv().is_err(), "one refusal per line");
+    }
+
+    #[test]
+    fn depth_counts_brackets_outside_strings() {
+        assert!(!nests_deeper_than(br#"{"a":[[1]]}"#, 3));
+        assert!(nests_deeper_than(br#"{"a":[[[1]]]}"#, 3));
+        assert!(!nests_deeper_than(br#"{"a":"[[[[[[\"[[["}"#, 1));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(
+            refusal(deep.as_bytes()).is_some(),
+            "refused, not passed to rmcp"
+        );
+        let fine = format!("{{\"a\":{}{}}}", "[".repeat(100), "]".repeat(100));
+        assert!(refusal(fine.as_bytes()).is_none());
     }
 }

@@ -23,6 +23,51 @@ pub(super) fn not_supported(method: &str) -> ErrorData {
     )
 }
 
+/// Methods of the protocol that rmcp reads into its own types: one that
+/// reaches us as a custom request had params that did not fit.
+const MODELLED: &[&str] = &[
+    "initialize",
+    "ping",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/cancel",
+    "server/discover",
+    "subscriptions/listen",
+];
+
+/// The error for a request no handler took: wrong params of a method the
+/// protocol has (`-32602`, saying what did not fit), else an unknown
+/// method (`-32601`).
+fn unfit_or_unknown(method: &str, params: Value) -> ErrorData {
+    if !MODELLED.contains(&method) {
+        return not_supported(method);
+    }
+    use rmcp::model::{CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
+    let unfit = match method {
+        "tools/call" => serde_json::from_value::<CallToolRequestParams>(params).err(),
+        "prompts/get" => serde_json::from_value::<GetPromptRequestParams>(params).err(),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            serde_json::from_value::<ReadResourceRequestParams>(params).err()
+        }
+        _ => None,
+    };
+    let why = unfit.map_or_else(
+        || "they do not fit the protocol's schema".to_string(),
+        |error| error.to_string(),
+    );
+    ErrorData::invalid_params(format!("invalid params for {method}: {why}"), None)
+}
+
 fn tag_description(tag: &str) -> Option<&'static str> {
     match tag {
         TAG_READ_ONLY => Some("Does not change anything (readOnlyHint)"),
@@ -52,7 +97,7 @@ impl SieveServer {
                 json!({"concerns": self.engine.config().concerns}),
             )),
             "concerns/update" => self.update_concerns(&params, &context).await,
-            other => Err(not_supported(other)),
+            other => Err(unfit_or_unknown(other, params)),
         }
     }
 
