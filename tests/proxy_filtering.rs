@@ -142,6 +142,14 @@ async fn every_filter_kind_of_the_profile() {
             Box::new(|t| has_tag(t, "read-only") && has_tag(t, "stable")),
         ),
         (
+            r#"{"tags": {"expr": "read-only and not (experimental or deprecated) or idempotent"}}"#,
+            Box::new(|t| {
+                (has_tag(t, "read-only")
+                    && !(has_tag(t, "experimental") || has_tag(t, "deprecated")))
+                    || has_tag(t, "idempotent")
+            }),
+        ),
+        (
             r#"{"concerns": {"security": "high"}}"#,
             Box::new(|t| {
                 let security = &meta(t, "concerns")["security"];
@@ -167,6 +175,83 @@ async fn every_filter_kind_of_the_profile() {
         assert!(shown.len() < all.len(), "profile {profile} hides something");
         host.close().await;
     }
+}
+
+/// `filter.tagExpr` narrows one list; a tool the profile's `tags.expr`
+/// hides is refused with the expression named; an expression that does
+/// not read is refused with its column.
+#[tokio::test]
+async fn tag_expressions_in_profile_and_request() {
+    let home = Home::new(BIN);
+    home.write(
+        "profiles/safe.json",
+        r#"{"tags": {"expr": "not destructive"}}"#,
+    );
+    let mut host = start(&home, "safe").await;
+    let listed = tools(&host.request("tools/list", json!({})).await);
+    assert!(!listed.is_empty() && listed.iter().all(|t| !has_tag(t, "destructive")));
+    let narrowed = tools(
+        &host
+            .request(
+                "tools/list",
+                json!({"filter": {"tagExpr": "read-only and stable"}}),
+            )
+            .await,
+    );
+    assert!(!narrowed.is_empty() && narrowed.len() < listed.len());
+    assert!(
+        narrowed
+            .iter()
+            .all(|t| has_tag(t, "read-only") && has_tag(t, "stable"))
+    );
+    // A request cannot widen: an expression that would show destructive
+    // tools still shows none.
+    let wider = tools(
+        &host
+            .request(
+                "tools/list",
+                json!({"filter": {"tagExpr": "destructive or read-only"}}),
+            )
+            .await,
+    );
+    assert!(wider.iter().all(|t| !has_tag(t, "destructive")));
+
+    let refused = host
+        .request(
+            "tools/call",
+            json!({"name": "demo__purge_closed_issues", "arguments": {}}),
+        )
+        .await;
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(r#"tags.expr "not destructive" does not hold"#),
+        "{refused}"
+    );
+
+    let bad = host
+        .request(
+            "tools/list",
+            json!({"filter": {"tagExpr": "read-only and (stable"}}),
+        )
+        .await;
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    let message = bad["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("filter.tagExpr: column 22: expected \")\""),
+        "{message}"
+    );
+    host.close().await;
+
+    // The command line explains it the same way.
+    let explained = home.run(&["tools", "--profile", "safe", "--hidden", "--explain"]);
+    assert!(explained.ok, "{}", explained.stderr);
+    assert!(
+        explained
+            .stdout
+            .contains(r#"tags.expr "not destructive" does not hold"#),
+        "{}",
+        explained.stdout
+    );
 }
 
 #[tokio::test]

@@ -29,6 +29,7 @@ pub mod naming;
 pub mod parse;
 pub mod profile;
 pub mod rules;
+pub mod tagexpr;
 pub mod tasks;
 pub mod tokens;
 
@@ -40,4 +41,5 @@ pub use labels::Labels;
 pub use parse::ParseError;
 pub use profile::{GroupRule, Profile, TagRule, Visibility};
 pub use rules::{Narrowing, Reason, Rule, Rules};
+pub use tagexpr::{TagExpr, TagExprError};
 pub use tokens::{TokenCount, TokenReport};

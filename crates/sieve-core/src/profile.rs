@@ -166,7 +166,8 @@ impl<'de> Deserialize<'de> for GroupRule {
     }
 }
 
-/// A primitive must have ALL of `all` and NONE of `none`.
+/// A primitive must have ALL of `all`, NONE of `none`, and satisfy `expr`
+/// (a tag expression, see [`crate::tagexpr`]); all must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TagRule {
@@ -174,11 +175,14 @@ pub struct TagRule {
     pub all: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub none: Vec<String>,
+    /// As written; it parses (checked when the profile is read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<String>,
 }
 
 impl TagRule {
     pub fn is_empty(&self) -> bool {
-        self.all.is_empty() && self.none.is_empty()
+        self.all.is_empty() && self.none.is_empty() && self.expr.is_none()
     }
 }
 
@@ -199,6 +203,20 @@ impl Profile {
     /// Parses profile text read from `file`; every glob must compile.
     pub fn parse(file: &str, text: &str) -> Result<Profile, ParseError> {
         let profile: Profile = decode(file, text)?;
+        if let Some(expr) = &profile.tags.expr
+            && let Err(error) = crate::tagexpr::TagExpr::parse(expr)
+        {
+            let mut located = error_at(file, text, "tags.expr", expr, error.message.clone());
+            // At the character in the expression when the string is
+            // written without escapes; else at its opening quote, with the
+            // column in the expression said.
+            if located.line > 0 && text.contains(&format!("\"{expr}\"")) {
+                located.column += error.column;
+            } else {
+                located.expected = error.to_string();
+            }
+            return Err(located);
+        }
         for (section, visibility) in profile.sections() {
             for (list, patterns) in [("allow", &visibility.allow), ("deny", &visibility.deny)] {
                 for (i, pattern) in patterns.iter().enumerate() {
@@ -361,5 +379,18 @@ mod tests {
         assert!(!is_valid_profile_name("../x"));
         assert!(!is_valid_profile_name("a b"));
         assert!(!is_valid_profile_name("-x"));
+    }
+
+    #[test]
+    fn a_tag_expression_error_points_into_the_expression() {
+        let text = "{\n  \"tags\": {\"expr\": \"read-only and (a or\"}\n}";
+        let error = Profile::parse("p.json", text).unwrap_err();
+        assert_eq!(error.path, "tags.expr");
+        // Line 2: `  "tags": {"expr": "` is 20 characters; the end of the
+        // 19-character expression is its column 20.
+        assert_eq!((error.line, error.column), (2, 40), "{error}");
+        assert!(error.expected.contains("found the end"), "{error}");
+        let good = Profile::parse("p.json", r#"{"tags": {"expr": "a and not b"}}"#).unwrap();
+        assert_eq!(good.tags.expr.as_deref(), Some("a and not b"));
     }
 }

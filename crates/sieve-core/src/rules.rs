@@ -17,6 +17,7 @@ use crate::catalog::{Kind, Primitive};
 use crate::config::compile_glob;
 use crate::parse::string_list;
 use crate::profile::{Profile, Visibility};
+use crate::tagexpr::TagExpr;
 use globset::{Candidate, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -70,6 +71,8 @@ enum Constraint {
     GroupsNone(Vec<String>),
     TagsAll(Vec<String>),
     TagsNone(Vec<String>),
+    /// `tags.expr` of the profile, `filter.tagExpr` of a request.
+    TagExpr(TagExpr),
     Concern(String, String),
     UriAny(Vec<String>),
 }
@@ -115,6 +118,13 @@ impl Constraint {
                     }
                 }
                 true
+            }
+            Constraint::TagExpr(expr) => {
+                if expr.matches(&|tag| p.labels.tags.iter().any(|t| t == tag)) {
+                    true
+                } else {
+                    report(Rule::TagExpr { expr })
+                }
             }
             Constraint::Concern(name, wanted) => match p.labels.concerns.get(name) {
                 Some(actual) if actual != wanted => report(Rule::Concern {
@@ -170,6 +180,8 @@ pub enum Rule<'a> {
     TagMissing { tag: &'a str },
     /// It has a tag of `tags.none`.
     TagForbidden { tag: &'a str },
+    /// Its tags do not satisfy the tag expression.
+    TagExpr { expr: &'a TagExpr },
     /// Its concern value differs from the one set.
     Concern {
         name: &'a str,
@@ -195,6 +207,7 @@ impl fmt::Display for Reason<'_> {
             Rule::GroupForbidden { group } => write!(f, "groups.none {group}"),
             Rule::TagMissing { tag } => write!(f, "tags.all {tag} (missing)"),
             Rule::TagForbidden { tag } => write!(f, "tags.none {tag}"),
+            Rule::TagExpr { expr } => write!(f, "tags.expr \"{expr}\" does not hold"),
             Rule::Concern {
                 name,
                 wanted,
@@ -235,6 +248,10 @@ impl Rules {
         }
         if !profile.tags.none.is_empty() {
             constraints.push(Constraint::TagsNone(profile.tags.none.clone()));
+        }
+        if let Some(expr) = &profile.tags.expr {
+            let expr = TagExpr::parse(expr).map_err(|e| format!("tags.expr: {e}"))?;
+            constraints.push(Constraint::TagExpr(expr));
         }
         for (name, value) in &profile.concerns {
             constraints.push(Constraint::Concern(name.clone(), value.clone()));
@@ -449,7 +466,20 @@ impl Narrowing {
         };
         let groups = string_list(object.get("groups"), &format!("{path}.groups"))?;
         let tags = string_list(object.get("tags"), &format!("{path}.tags"))?;
-        Ok(self.groups(groups).tags(tags))
+        let mut narrowing = self.groups(groups).tags(tags);
+        match object.get("tagExpr") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(text)) => {
+                let expr = TagExpr::parse(text).map_err(|e| format!("{path}.tagExpr: {e}"))?;
+                narrowing.constraints.push(Constraint::TagExpr(expr));
+            }
+            Some(_) => {
+                return Err(format!(
+                    "{path}.tagExpr must be a string, e.g. \"read-only and not experimental\""
+                ));
+            }
+        }
+        Ok(narrowing)
     }
 
     fn filters_object(self, object: Option<&Value>, path: &str) -> Result<Self, String> {

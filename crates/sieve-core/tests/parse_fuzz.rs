@@ -883,15 +883,23 @@ fn groups() -> impl Strategy<Value = Option<(Value, GroupRule)>> {
     ])
 }
 
-/// `tags` as `{all, none}`, sometimes with an `expr` the model does not
-/// have (and so must refuse).
+/// `tags` as `{all, none}`, sometimes with an `expr`: a valid one, or one
+/// that does not parse (and so must be refused at `tags.expr`).
 fn tags() -> impl Strategy<Value = Option<(Value, TagRule, bool)>> {
     const POOL: &[&str] = &["stable", "destructive", "read-only", "gh__["];
     proptest::option::of(
         (
             proptest::option::of(names(POOL)),
             proptest::option::of(names(POOL)),
-            proptest::option::weighted(0.1, Just("stable && !destructive")),
+            proptest::option::weighted(
+                0.2,
+                select(
+                    &[
+                        "stable && !destructive",
+                        "stable and not (destructive or read-only)",
+                    ][..],
+                ),
+            ),
         )
             .prop_map(|(all, none, expr)| {
                 let mut written = Map::new();
@@ -904,11 +912,13 @@ fn tags() -> impl Strategy<Value = Option<(Value, TagRule, bool)>> {
                 if let Some(expr) = expr {
                     written.insert("expr".into(), json!(expr));
                 }
+                let valid = expr.is_none_or(|e| sieve_core::TagExpr::parse(e).is_ok());
                 let rule = TagRule {
                     all: all.unwrap_or_default(),
                     none: none.unwrap_or_default(),
+                    expr: expr.filter(|_| valid).map(String::from),
                 };
-                (Value::Object(written), rule, expr.is_none())
+                (Value::Object(written), rule, valid)
             }),
     )
 }

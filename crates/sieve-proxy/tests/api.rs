@@ -229,6 +229,45 @@ fn every_profile_edit_is_written_and_read_back() {
         json!({"none": ["admin"]})
     );
 
+    // A tag expression: set as written (trimmed), refused with its column
+    // when it does not read, cleared by a blank.
+    let edit: ProfileEdit = serde_json::from_value(
+        json!({"op": "setTagExpr", "expr": " read-only and not experimental "}),
+    )
+    .expect("edits deserialise");
+    profiles::edit(&store, "work", &edit).expect("applies");
+    assert_eq!(
+        profile_file(&store, "work")["tags"],
+        json!({"all": ["destructive"], "expr": "read-only and not experimental"})
+    );
+    let error = profiles::edit(
+        &store,
+        "work",
+        &ProfileEdit::SetTagExpr {
+            expr: Some("read-only and".into()),
+        },
+    )
+    .expect_err("does not read");
+    assert_eq!(error.field.as_deref(), Some("tags.expr"));
+    assert!(error.message.contains("column 14"), "{}", error.message);
+    assert_eq!(
+        profile_file(&store, "work")["tags"]["expr"],
+        "read-only and not experimental",
+        "a refused edit changes nothing"
+    );
+    profiles::edit(
+        &store,
+        "work",
+        &ProfileEdit::SetTagExpr {
+            expr: Some("  ".into()),
+        },
+    )
+    .expect("clears");
+    assert_eq!(
+        profile_file(&store, "work")["tags"],
+        json!({"all": ["destructive"]})
+    );
+
     profiles::create(&store, "copy", Some("work")).expect("cloned");
     assert_eq!(profile_file(&store, "copy"), profile_file(&store, "work"));
     profiles::rename(&store, "copy", "renamed").expect("renamed");

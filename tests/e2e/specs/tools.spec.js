@@ -1,12 +1,15 @@
 // The Tools screen: a group switched off hides its tools, is written into
 // the profile as `groups.none`, lowers the token meter, and reaches a
-// running `mcp-sieve serve` host as tools/list_changed.
+// running `mcp-sieve serve` host as tools/list_changed; a tag expression is
+// refused with its column when it does not read, and hides what it
+// excludes when it does.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { By } from 'selenium-webdriver';
 import { Shell } from '../pages/shell.js';
 import { ToolsPage } from '../pages/tools.js';
-import { App } from '../support/app.js';
+import { App, typeInto } from '../support/app.js';
 import { Home } from '../support/home.js';
 import { StdioHost } from '../support/host.js';
 import { LAUNCH_TIMEOUT, until } from '../support/wait.js';
@@ -115,5 +118,29 @@ describe('Tools screen', () => {
       (await shell.meterWhen((m) => m.toolsVisible < full.toolsVisible - 8, 'the admin tools gone')).toolsVisible,
       'the host lists what the meter counts',
     );
+  });
+
+  test('a tag expression that does not read is refused with its column; one that does hides what it excludes', async () => {
+    const field = await app.find('tag-expr');
+    await typeInto(field, 'not (dangerous');
+    await (await app.find('tag-expr-apply')).click();
+    const refusal = await until(
+      async () => {
+        for (const alert of await app.driver.findElements(By.css('[role="alert"]'))) {
+          const text = await alert.getText();
+          if (text.includes('column')) return text;
+        }
+        return null;
+      },
+      { what: 'the refusal of the expression' },
+    );
+    assert.match(refusal, /column 15/, `says where: ${refusal}`);
+    assert.equal(home.profile()?.tags?.expr, undefined, 'nothing written');
+
+    await typeInto(field, 'not dangerous');
+    await (await app.find('tag-expr-apply')).click();
+    await until(() => home.profile()?.tags?.expr === 'not dangerous', { what: 'tags.expr in profiles/default.json' });
+    const row = await tools.rowWhen('demo__purge_closed_issues', false);
+    assert.match(row, /tags\.expr "not dangerous" does not hold/, `the row says why: ${row}`);
   });
 });

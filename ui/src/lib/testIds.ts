@@ -16,6 +16,8 @@ export const TestId = {
   ConcernSelect: (concern: string) => `concern-select-${concern}`,
   GroupToggle: (group: string) => `group-toggle-${group}`,
   TagExclude: (tag: string) => `tag-exclude-${tag}`,
+  TagExpr: 'tag-expr',
+  TagExprApply: 'tag-expr-apply',
   ToolSearch: 'tool-search',
   /** With `data-visible="true|false"`. */
   ToolRow: (exposedName: string) => `tool-row-${exposedName}`,

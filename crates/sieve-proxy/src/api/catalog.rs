@@ -284,6 +284,7 @@ fn fix(reason: &Reason, p: &Primitive) -> Option<ProfileEdit> {
             tag: tag.to_string(),
             state: TagState::Ignore,
         },
+        Rule::TagExpr { .. } => ProfileEdit::SetTagExpr { expr: None },
         Rule::Concern { name, .. } => ProfileEdit::SetConcern {
             concern: name.to_string(),
             value: None,

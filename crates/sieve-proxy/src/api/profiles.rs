@@ -197,6 +197,12 @@ pub enum ProfileEdit {
         tag: String,
         state: TagState,
     },
+    /// Sets `tags.expr` (a tag expression such as `read-only and not
+    /// experimental`); `None` or blank clears it. One that does not parse
+    /// is refused, saying at which column.
+    SetTagExpr {
+        expr: Option<String>,
+    },
     SetDescription {
         description: String,
     },
@@ -287,6 +293,18 @@ pub fn apply(profile: &mut Profile, edit: &ProfileEdit, config: &Config) -> Resu
                 TagState::Exclude => tags.none.push(tag.clone()),
                 TagState::Ignore => {}
             }
+        }
+        ProfileEdit::SetTagExpr { expr } => {
+            let expr = expr.as_deref().map(str::trim).filter(|e| !e.is_empty());
+            if let Some(text) = expr {
+                sieve_core::TagExpr::parse(text).map_err(|error| {
+                    ApiError::invalid(
+                        "tags.expr",
+                        format!("the tag expression {text:?} does not read at {error}"),
+                    )
+                })?;
+            }
+            profile.tags.expr = expr.map(String::from);
         }
         ProfileEdit::SetDescription { description } => {
             profile.description = description.trim().to_string();

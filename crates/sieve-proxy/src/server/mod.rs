@@ -381,7 +381,12 @@ impl SieveServer {
         BTreeMap::from([
             (
                 "filtering".to_string(),
-                object(json!({"groups": {"listChanged": true}, "tags": {"listChanged": true}})),
+                object(json!({
+                    "groups": {"listChanged": true},
+                    "tags": {"listChanged": true},
+                    // `filter.tagExpr`: and, or, not and parentheses.
+                    "tagExpr": true,
+                })),
             ),
             (
                 "concerns".to_string(),

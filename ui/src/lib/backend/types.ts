@@ -158,7 +158,7 @@ export interface Profile {
   prompts?: Visibility;
   /** A plain list is `any`. */
   groups?: string[] | { any?: string[]; none?: string[] };
-  tags?: { all?: string[]; none?: string[] };
+  tags?: { all?: string[]; none?: string[]; expr?: string };
   concerns?: Record<string, string>;
   uriPrefixes?: string[];
   /** Absent means true. */
@@ -174,6 +174,7 @@ export type ProfileEdit =
   | { op: 'addPattern'; section: Section; list: PatternListName; pattern: string }
   | { op: 'removePattern'; section: Section; list: PatternListName; pattern: string }
   | { op: 'setTag'; tag: string; state: TagState }
+  | { op: 'setTagExpr'; expr: string | null }
   | { op: 'setDescription'; description: string }
   | { op: 'setEnforce'; enforce: boolean };
 

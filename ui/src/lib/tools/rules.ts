@@ -62,6 +62,8 @@ function labelOf(edit: ProfileEdit): string {
       return `Switch group ${edit.group} ${edit.on ? 'on' : 'off'}`;
     case 'setTag':
       return `Neither require nor exclude tag ${edit.tag}`;
+    case 'setTagExpr':
+      return edit.expr ? `Set the tag expression to ${edit.expr}` : 'Clear the tag expression';
     case 'setConcern':
       return `Set ${edit.concern} to ${edit.value ?? 'any'}`;
     case 'setDescription':

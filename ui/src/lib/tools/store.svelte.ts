@@ -118,6 +118,20 @@ export class ToolsStore {
     return this.apply({ op: 'setTag', tag, state });
   }
 
+  /** The profile's tag expression (`tags.expr`), or '' when it has none. */
+  get tagExpr(): string {
+    return this.#profiles.profile.value?.tags?.expr ?? '';
+  }
+
+  /**
+   * Writes the tag expression; blank clears it. The library refuses one
+   * that does not read, saying at which column, and nothing changes.
+   */
+  setTagExpr(expr: string): Promise<boolean> {
+    const trimmed = expr.trim();
+    return this.apply({ op: 'setTagExpr', expr: trimmed === '' ? null : trimmed });
+  }
+
   /**
    * The row's switch. A visible row is switched off (its own deny entry);
    * a hidden one loses its own entry if it has one, and when other rules

@@ -147,6 +147,26 @@ describe('tags', () => {
     expect(fake.argsOf('profile_edit')[0].edit).toEqual({ op: 'setTag', tag: 'destructive', state: 'ignore' });
   });
 
+  it('reads the tag expression, writes it trimmed, clears it with a blank, and shows a refusal', async () => {
+    fake.on('profile_show', () => ({ tags: { expr: 'read-only and not experimental' } }));
+    await stores.profiles.loadProfile();
+    expect(stores.tools.tagExpr).toBe('read-only and not experimental');
+
+    fake.on('profile_edit', () => ({}));
+    expect(await stores.tools.setTagExpr('  stable or idempotent ')).toBe(true);
+    expect(fake.argsOf('profile_edit').at(-1)?.edit).toEqual({ op: 'setTagExpr', expr: 'stable or idempotent' });
+    expect(await stores.tools.setTagExpr('   ')).toBe(true);
+    expect(fake.argsOf('profile_edit').at(-1)?.edit).toEqual({ op: 'setTagExpr', expr: null });
+
+    fake.fail('profile_edit', {
+      code: 'invalid',
+      message: 'the tag expression "stable and" does not read at column 11: expected a tag name',
+      field: 'tags.expr',
+    });
+    expect(await stores.tools.setTagExpr('stable and')).toBe(false);
+    expect(stores.tools.edit.error).toContain('column 11');
+  });
+
   it('lists every tag and group of the rows, server groups last', () => {
     expect(stores.tools.tags).toEqual(['destructive', 'read-only']);
     expect(stores.tools.groups).toEqual(['billing', 'files', 'server:demo']);
