@@ -254,6 +254,44 @@ async fn tag_expressions_in_profile_and_request() {
     );
 }
 
+/// An overlay's title and description replace the upstream's for the
+/// host and in the token count; `tools --json` shows both.
+#[tokio::test]
+async fn an_overlay_s_text_replaces_the_upstream_s() {
+    let plain = Home::new(BIN);
+    let home = Home::new(BIN);
+    home.write(
+        "config.json",
+        r#"{"overlays": [{"match": "demo__*", "description": "Short."},
+                         {"match": "demo__echo", "title": "Echo", "description": "Says it back."}]}"#,
+    );
+    let mut host = start(&home, "default").await;
+    let listed = tools(&host.request("tools/list", json!({})).await);
+    let echo = listed.iter().find(|t| t["name"] == "demo__echo").unwrap();
+    assert_eq!(echo["title"], "Echo", "{echo}");
+    assert_eq!(echo["description"], "Says it back.", "the later overlay wins");
+    let other = listed.iter().find(|t| t["name"] == "demo__get_issue").unwrap();
+    assert_eq!(other["description"], "Short.");
+    host.close().await;
+
+    let rows = home.run(&["tools", "--json"]).json();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["exposedName"] == "demo__echo")
+        .unwrap();
+    assert_eq!(row["description"], "Says it back.", "{row}");
+    assert_eq!(row["upstream"]["description"], "Return the text it is given.", "{row}");
+
+    let tokens = |home: &Home| home.run(&["tokens", "--json"]).json()["before"].as_u64().unwrap();
+    let (shortened, full) = (tokens(&home), tokens(&plain));
+    assert!(
+        shortened < full,
+        "the count is of what the host sees: {shortened} vs {full}"
+    );
+}
+
 #[tokio::test]
 async fn requests_narrow_but_never_widen() {
     let home = Home::new(BIN);

@@ -71,6 +71,7 @@ fn overlays() -> Overlays {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+        ..Overlay::default()
     };
     Overlays::new(&[
         overlay("*issue*", &["issues"], &[]),

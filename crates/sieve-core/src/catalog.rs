@@ -69,8 +69,24 @@ pub struct Primitive {
     pub via_tool: Option<String>,
     /// The definition exactly as the upstream sent it.
     pub definition: Value,
+    /// The title and description the overlays set, which the host sees
+    /// instead of the upstream's.
+    pub overrides: Overrides,
     /// Its tokens, counted once when first asked (see [`Primitive::tokens`]).
     tokens: TokenCache,
+}
+
+/// Text an overlay puts in place of the upstream's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub title: Option<String>,
+    pub description: Option<String>,
+}
+
+impl Overrides {
+    pub fn is_empty(&self) -> bool {
+        self.title.is_none() && self.description.is_none()
+    }
 }
 
 /// A count computed at most once per primitive. It is derived from the
@@ -102,6 +118,7 @@ impl Primitive {
             labels: tool.labels.clone(),
             via_tool: Some(tool.exposed_name.clone()),
             definition: Value::Null,
+            overrides: Overrides::default(),
             tokens: TokenCache::default(),
         }
     }
@@ -121,6 +138,7 @@ impl Primitive {
             labels: Labels::from_upstream(server, &definition, false),
             via_tool: None,
             definition,
+            overrides: Overrides::default(),
             tokens: TokenCache::default(),
         }
     }
@@ -138,14 +156,15 @@ impl Primitive {
             labels: Labels::from_upstream(server, &Value::Null, false),
             via_tool: None,
             definition: Value::Null,
+            overrides: Overrides::default(),
             tokens: TokenCache::default(),
         }
     }
 
     /// The definition as the host receives it: the exposed name in place of
-    /// the upstream one (tools and prompts; resources keep theirs), and our
-    /// labels and URI under `_meta["dev.mcp-sieve/..."]`. Nothing else is
-    /// changed.
+    /// the upstream one (tools and prompts; resources keep theirs), the
+    /// overlays' title and description, and our labels and URI under
+    /// `_meta["dev.mcp-sieve/..."]`. Nothing else is changed.
     pub fn host_definition(&self) -> Value {
         let mut definition = match &self.definition {
             Value::Object(object) => object.clone(),
@@ -153,6 +172,14 @@ impl Primitive {
         };
         if matches!(self.kind, Kind::Tool | Kind::Prompt) {
             definition.insert("name".into(), Value::String(self.exposed_name.clone()));
+        }
+        for (key, text) in [
+            ("title", &self.overrides.title),
+            ("description", &self.overrides.description),
+        ] {
+            if let Some(text) = text {
+                definition.insert(key.into(), Value::String(text.clone()));
+            }
         }
         let meta = definition
             .entry("_meta")
@@ -342,8 +369,16 @@ impl Catalog {
             }
         }
         let mut labels = Labels::from_upstream(server, definition, kind == Kind::Tool);
+        let mut overrides = Overrides::default();
         for overlay in overlays.matching(&exposed) {
             labels.apply(overlay);
+            // A later overlay's text wins, as its labels add up.
+            if overlay.title.is_some() {
+                overrides.title.clone_from(&overlay.title);
+            }
+            if overlay.description.is_some() {
+                overrides.description.clone_from(&overlay.description);
+            }
         }
         let index = self.primitives.len();
         self.by_name.entry((kind, exposed.clone())).or_insert(index);
@@ -359,6 +394,7 @@ impl Catalog {
             labels,
             via_tool: None,
             definition: definition.clone(),
+            overrides,
             tokens: TokenCache::default(),
         });
     }
@@ -492,6 +528,7 @@ mod tests {
             groups: vec!["b".into()],
             tags: vec![],
             concerns: Default::default(),
+            ..Overlay::default()
         }])
         .unwrap();
         let catalog = Catalog::build("__", &overlays, &listing());
@@ -510,6 +547,49 @@ mod tests {
                 .labels
                 .groups
                 .contains("b")
+        );
+    }
+
+    #[test]
+    fn overrides_reach_the_host_and_the_token_count_but_not_the_definition() {
+        let plain = Catalog::build("__", &Overlays::default(), &listing());
+        let overlays = Overlays::new(&[
+            Overlay {
+                pattern: "beta__*".into(),
+                description: Some("first".into()),
+                ..Overlay::default()
+            },
+            Overlay {
+                pattern: "beta__echo".into(),
+                title: Some("Echo".into()),
+                description: Some("Says it back.".into()),
+                ..Overlay::default()
+            },
+        ])
+        .unwrap();
+        let catalog = Catalog::build("__", &overlays, &listing());
+        let echo = catalog.find(Kind::Tool, "beta__echo").unwrap();
+        assert_eq!(echo.overrides.title.as_deref(), Some("Echo"));
+        assert_eq!(
+            echo.overrides.description.as_deref(),
+            Some("Says it back."),
+            "the later overlay wins"
+        );
+        let host = echo.host_definition();
+        assert_eq!(host["title"], "Echo");
+        assert_eq!(host["description"], "Says it back.");
+        let upstream = plain.find(Kind::Tool, "beta__echo").unwrap();
+        assert_eq!(
+            echo.definition, upstream.definition,
+            "the upstream's definition is kept as it was"
+        );
+        assert_ne!(echo.tokens(), upstream.tokens(), "the count follows what the host sees");
+        assert!(
+            catalog
+                .find(Kind::Tool, "alpha__echo")
+                .unwrap()
+                .overrides
+                .is_empty()
         );
     }
 

@@ -348,8 +348,10 @@ pub struct ConcernDef {
     pub default: Option<String>,
 }
 
-/// Labels added to every primitive whose exposed name matches `match`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Labels added to every primitive whose exposed name matches `match`,
+/// and the title and description the host sees instead of the upstream's
+/// (DESIGN §9: shorter descriptions save tokens).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Overlay {
     #[serde(rename = "match")]
@@ -360,6 +362,10 @@ pub struct Overlay {
     pub tags: Vec<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub concerns: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 /// Settings with defaults.
@@ -838,6 +844,7 @@ mod tests {
             groups: vec!["g".into()],
             tags: Vec::new(),
             concerns: BTreeMap::new(),
+            ..Overlay::default()
         };
         assert!(compile_glob(&pattern).is_ok(), "the pattern itself parses");
         let error = Overlays::new(&[overlay]).expect_err("too large to compile");

@@ -229,6 +229,7 @@ mod tests {
             groups: vec!["g".into()],
             tags: vec!["t".into()],
             concerns: [("security".to_string(), "low".to_string())].into(),
+            ..Overlay::default()
         });
         assert!(labels.groups.contains("g") && labels.tags.contains("t"));
         assert_eq!(labels.concerns["security"], "low");

@@ -33,7 +33,7 @@ pub mod tagexpr;
 pub mod tasks;
 pub mod tokens;
 
-pub use catalog::{Catalog, Kind, Primitive, ServerListing, parse_tool_list};
+pub use catalog::{Catalog, Kind, Overrides, Primitive, ServerListing, parse_tool_list};
 pub use config::{
     ConcernDef, Config, Overlay, Overlays, Root, Roots, ServerConfig, Settings, Transport,
 };

@@ -23,12 +23,14 @@ fn github() -> Catalog {
             groups: vec!["issues".into()],
             tags: vec![],
             concerns: Default::default(),
+            ..Overlay::default()
         },
         Overlay {
             pattern: "github__*pull_request*".into(),
             groups: vec!["pull_requests".into()],
             tags: vec![],
             concerns: Default::default(),
+            ..Overlay::default()
         },
     ])
     .unwrap();

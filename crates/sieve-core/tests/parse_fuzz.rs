@@ -684,6 +684,7 @@ fn overlays() -> impl Strategy<Value = Vec<Overlay>> {
             groups,
             tags,
             concerns,
+            ..Overlay::default()
         });
     proptest::collection::vec(one, 0..3)
 }

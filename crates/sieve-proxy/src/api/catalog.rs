@@ -213,10 +213,16 @@ pub struct PrimitiveRow {
     pub name: String,
     pub server: String,
     pub uri: String,
+    /// What the host sees: an overlay's title, else the upstream's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// What the host sees: an overlay's description, else the upstream's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The upstream's own title and description, when an overlay replaces
+    /// them (`null` inside: the upstream had none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<UpstreamText>,
     pub groups: BTreeSet<String>,
     pub tags: BTreeSet<String>,
     pub concerns: BTreeMap<String, String>,
@@ -232,6 +238,14 @@ pub struct PrimitiveRow {
     /// profile can (not for `servers`, `groups.any` or `uriPrefixes`):
     /// what a hidden row's switch offers.
     pub reasons: Vec<HiddenReason>,
+}
+
+/// The upstream's text of a primitive whose title or description an
+/// overlay replaces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UpstreamText {
+    pub title: Option<String>,
+    pub description: Option<String>,
 }
 
 /// One rule that hides a row, and the edit that would lift it.
@@ -303,15 +317,20 @@ impl PrimitiveRow {
             .map(|reason| HiddenReason::of(reason, p))
             .collect();
         let hidden_by: Vec<String> = reasons.iter().map(|r| r.text.clone()).collect();
-        let text = |key: &str| p.definition[key].as_str().map(String::from);
+        let upstream = |key: &str| p.definition[key].as_str().map(String::from);
+        let shown = |key: &str, over: &Option<String>| over.clone().or_else(|| upstream(key));
         PrimitiveRow {
             kind: p.kind,
             exposed_name: p.exposed_name.clone(),
             name: p.name.clone(),
             server: p.server.clone(),
             uri: p.uri.clone(),
-            title: text("title"),
-            description: text("description"),
+            title: shown("title", &p.overrides.title),
+            description: shown("description", &p.overrides.description),
+            upstream: (!p.overrides.is_empty()).then(|| UpstreamText {
+                title: upstream("title"),
+                description: upstream("description"),
+            }),
             groups: p.labels.groups.clone(),
             tags: p.labels.tags.clone(),
             concerns: p.labels.concerns.clone(),

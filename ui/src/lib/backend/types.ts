@@ -78,8 +78,12 @@ export interface PrimitiveRow {
   name: string;
   server: string;
   uri: string;
+  /** What the host sees: an overlay's title, else the upstream's. */
   title?: string;
+  /** What the host sees: an overlay's description, else the upstream's. */
   description?: string;
+  /** The upstream's own text, when an overlay replaces it. */
+  upstream?: { title: string | null; description: string | null };
   groups: string[];
   tags: string[];
   concerns: Record<string, string>;
