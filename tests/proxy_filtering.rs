@@ -269,8 +269,14 @@ async fn an_overlay_s_text_replaces_the_upstream_s() {
     let listed = tools(&host.request("tools/list", json!({})).await);
     let echo = listed.iter().find(|t| t["name"] == "demo__echo").unwrap();
     assert_eq!(echo["title"], "Echo", "{echo}");
-    assert_eq!(echo["description"], "Says it back.", "the later overlay wins");
-    let other = listed.iter().find(|t| t["name"] == "demo__get_issue").unwrap();
+    assert_eq!(
+        echo["description"], "Says it back.",
+        "the later overlay wins"
+    );
+    let other = listed
+        .iter()
+        .find(|t| t["name"] == "demo__get_issue")
+        .unwrap();
     assert_eq!(other["description"], "Short.");
     host.close().await;
 
@@ -282,9 +288,16 @@ async fn an_overlay_s_text_replaces_the_upstream_s() {
         .find(|r| r["exposedName"] == "demo__echo")
         .unwrap();
     assert_eq!(row["description"], "Says it back.", "{row}");
-    assert_eq!(row["upstream"]["description"], "Return the text it is given.", "{row}");
+    assert_eq!(
+        row["upstream"]["description"], "Return the text it is given.",
+        "{row}"
+    );
 
-    let tokens = |home: &Home| home.run(&["tokens", "--json"]).json()["before"].as_u64().unwrap();
+    let tokens = |home: &Home| {
+        home.run(&["tokens", "--json"]).json()["before"]
+            .as_u64()
+            .unwrap()
+    };
     let (shortened, full) = (tokens(&home), tokens(&plain));
     assert!(
         shortened < full,

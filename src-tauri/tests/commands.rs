@@ -287,3 +287,61 @@ fn the_page_reaches_nothing_but_our_commands() {
     }
     assert!(!csp.contains("https:") && !csp.contains('*'), "{csp}");
 }
+
+/// A tool's text edited on its row: written as an overlay of config.json,
+/// shown in the rows with the upstream's beside it, and given back by a
+/// blank.
+#[test]
+fn a_tool_s_text_is_overridden_and_given_back() {
+    let shell = Shell::new();
+    shell.ok(
+        "tool_set_override",
+        json!({"exposedName": "demo__echo", "title": "Echo", "description": " Says it back. "}),
+    );
+    let config = std::fs::read_to_string(shell.home.path().join("config.json")).unwrap();
+    let config: Value = serde_json::from_str(&config).unwrap();
+    assert_eq!(
+        config["overlays"],
+        json!([{"match": "demo__echo", "title": "Echo", "description": "Says it back."}])
+    );
+    let row_of = || {
+        shell
+            .ok("catalog_rows", json!({"profile": "default"}))
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["exposedName"] == "demo__echo")
+            .cloned()
+            .unwrap()
+    };
+    let row = tauri::async_runtime::block_on(async {
+        // The engine reloads config.json on its own; wait for it.
+        for _ in 0..100 {
+            let row = row_of();
+            if row["description"] == "Says it back." {
+                return row;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        row_of()
+    });
+    assert_eq!(row["description"], "Says it back.", "{row}");
+    assert_eq!(
+        row["upstream"]["description"],
+        "Return the text it is given."
+    );
+
+    shell.ok(
+        "tool_set_override",
+        json!({"exposedName": "demo__echo", "title": null, "description": ""}),
+    );
+    let config = std::fs::read_to_string(shell.home.path().join("config.json")).unwrap();
+    assert!(!config.contains("overlays"), "{config}");
+    let refused = shell
+        .call(
+            "tool_set_override",
+            json!({"exposedName": "no such name!", "title": "x"}),
+        )
+        .unwrap_err();
+    assert_eq!(refused["field"], "exposedName", "{refused}");
+}

@@ -583,7 +583,11 @@ mod tests {
             echo.definition, upstream.definition,
             "the upstream's definition is kept as it was"
         );
-        assert_ne!(echo.tokens(), upstream.tokens(), "the count follows what the host sees");
+        assert_ne!(
+            echo.tokens(),
+            upstream.tokens(),
+            "the count follows what the host sees"
+        );
         assert!(
             catalog
                 .find(Kind::Tool, "alpha__echo")

@@ -29,6 +29,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         servers::servers_import,
         tools::catalog_rows,
         tools::token_report,
+        tools::tool_set_override,
         tools::concern_definitions,
         profiles::profiles_list,
         profiles::profile_show,

@@ -20,3 +20,18 @@ pub fn token_report(state: State<'_, AppState>, profile: String) -> Result<Token
 pub fn concern_definitions(state: State<'_, AppState>) -> Result<Vec<ConcernDef>> {
     profiles::concern_definitions(&state.store)
 }
+
+#[tauri::command]
+pub fn tool_set_override(
+    state: State<'_, AppState>,
+    exposed_name: String,
+    title: Option<String>,
+    description: Option<String>,
+) -> Result<()> {
+    sieve_proxy::api::catalog::set_override(
+        &state.store,
+        &exposed_name,
+        title.as_deref(),
+        description.as_deref(),
+    )
+}

@@ -37,6 +37,7 @@ export function fakeApp(): { fake: FakeBackend; stores: Stores } {
     .on('concern_definitions', () => [])
     .on('catalog_rows', () => [])
     .on('token_report', ({ profile }) => aReport({ profile }))
+    .on('tool_set_override', () => null)
     .on('servers_list', () => [])
     .on('tasks_list', () => ({ tasks: [], nextCursor: null }))
     .on('host_snippet', ({ host, profile }) => ({

@@ -17,6 +17,10 @@ export const TestId = {
   GroupToggle: (group: string) => `group-toggle-${group}`,
   TagExclude: (tag: string) => `tag-exclude-${tag}`,
   TagExpr: 'tag-expr',
+  ToolEditText: (name: string) => `tool-edit-text-${name}`,
+  ToolTitle: (name: string) => `tool-title-${name}`,
+  ToolDescription: (name: string) => `tool-description-${name}`,
+  ToolTextSave: (name: string) => `tool-text-save-${name}`,
   TagExprApply: 'tag-expr-apply',
   ToolSearch: 'tool-search',
   /** With `data-visible="true|false"`. */

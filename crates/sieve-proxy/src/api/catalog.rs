@@ -356,3 +356,61 @@ pub struct TokenReport {
     /// Per group (a tool counts in each of its groups).
     pub groups: BTreeMap<String, TokenCount>,
 }
+
+/// Sets the title and description the host sees for `exposed_name`
+/// instead of the upstream's (DESIGN §9), as an overlay of `config.json`
+/// matching that one name; `None` or blank gives the upstream's back. An
+/// overlay left with nothing to do is removed; overlays that match by
+/// pattern are not touched, and a later one of them still wins.
+pub fn set_override(
+    store: &Store,
+    exposed_name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+) -> Result<()> {
+    let valid = !exposed_name.is_empty()
+        && exposed_name.len() <= sieve_core::naming::MAX_NAME_LEN
+        && exposed_name.chars().all(sieve_core::naming::is_name_char);
+    if !valid {
+        return Err(ApiError::invalid(
+            "exposedName",
+            format!("{exposed_name:?} is not an exposed name such as github__create_issue"),
+        ));
+    }
+    let text = |value: Option<&str>| {
+        value
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(String::from)
+    };
+    let (title, description) = (text(title), text(description));
+    super::servers::edit_config(store, |config| {
+        let overlays = &mut config.overlays;
+        let at = overlays.iter().position(|o| o.pattern == exposed_name);
+        match at {
+            Some(at) => {
+                let overlay = &mut overlays[at];
+                overlay.title = title;
+                overlay.description = description;
+                let idle = overlay.title.is_none()
+                    && overlay.description.is_none()
+                    && overlay.groups.is_empty()
+                    && overlay.tags.is_empty()
+                    && overlay.concerns.is_empty();
+                if idle {
+                    overlays.remove(at);
+                }
+            }
+            None if title.is_some() || description.is_some() => {
+                overlays.push(sieve_core::Overlay {
+                    pattern: exposed_name.to_string(),
+                    title,
+                    description,
+                    ..sieve_core::Overlay::default()
+                });
+            }
+            None => {}
+        }
+        Ok(())
+    })
+}

@@ -220,7 +220,10 @@ fn no_server(name: &str) -> ApiError {
 
 /// Reads `config.json`, changes it, checks the result as a load would,
 /// and writes it atomically; a file that does not parse is left alone.
-fn edit_config(store: &Store, change: impl FnOnce(&mut Config) -> Result<()>) -> Result<()> {
+pub(super) fn edit_config(
+    store: &Store,
+    change: impl FnOnce(&mut Config) -> Result<()>,
+) -> Result<()> {
     let mut config = store.load_config()?;
     change(&mut config)?;
     let text = serde_json::to_string(&config).expect("configs serialise");

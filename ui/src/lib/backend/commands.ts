@@ -35,6 +35,10 @@ export interface Commands {
   servers_import: { args: { host: Host; path?: string }; result: ImportReport };
   catalog_rows: { args: { profile: string }; result: PrimitiveRow[] };
   token_report: { args: { profile: string }; result: TokenReport };
+  tool_set_override: {
+    args: { exposedName: string; title: string | null; description: string | null };
+    result: null;
+  };
   concern_definitions: { args: None; result: ConcernDefinition[] };
   profiles_list: { args: None; result: ProfileSummary[] };
   profile_show: { args: { name: string }; result: Profile };

@@ -80,6 +80,8 @@ export const serversImport = (host: Host, path?: string) => call('servers_import
 
 export const catalogRows = (profile: string) => call('catalog_rows', { profile });
 export const tokenReport = (profile: string) => call('token_report', { profile });
+export const toolSetOverride = (exposedName: string, title: string | null, description: string | null) =>
+  call('tool_set_override', { exposedName, title, description });
 export const concernDefinitions = () => call('concern_definitions', {});
 
 export const profilesList = () => call('profiles_list', {});

@@ -4,6 +4,7 @@ import {
   type PrimitiveRow,
   type ProfileEdit,
   type TagState,
+  toolSetOverride,
 } from '../backend';
 import { groupsOff, tagState } from '../profiles/profile';
 import type { ProfilesStore } from '../profiles/store.svelte';
@@ -153,6 +154,19 @@ export class ToolsStore {
       const now = this.rows.value.find((r) => r.exposedName === name);
       this.offering = now && !now.visible ? name : null;
     }
+  }
+
+  /**
+   * Sets the title and description hosts see for `exposedName` (an
+   * overlay in config.json, for every profile); blank gives the upstream's
+   * back. The rows follow when the engine reloads config.json.
+   */
+  setOverride(exposedName: string, title: string, description: string): Promise<boolean> {
+    const text = (value: string) => (value.trim() === '' ? null : value.trim());
+    return this.edit.run(async () => {
+      await toolSetOverride(exposedName, text(title), text(description));
+      await this.load();
+    });
   }
 
   /** Writes `edit` (a switch, or a fix a hidden row offers) into the profile being edited. */

@@ -167,6 +167,21 @@ describe('tags', () => {
     expect(stores.tools.edit.error).toContain('column 11');
   });
 
+  it("writes a tool's own text, blank for the server's, and reloads the rows", async () => {
+    const loads = fake.count('catalog_rows');
+    expect(await stores.tools.setOverride('demo__echo', ' Echo ', '  ')).toBe(true);
+    expect(fake.argsOf('tool_set_override').at(-1)).toEqual({
+      exposedName: 'demo__echo',
+      title: 'Echo',
+      description: null,
+    });
+    expect(fake.count('catalog_rows')).toBe(loads + 1);
+
+    fake.fail('tool_set_override', { code: 'invalid', message: 'config.json cannot be written', field: 'exposedName' });
+    expect(await stores.tools.setOverride('demo__echo', 'x', 'y')).toBe(false);
+    expect(stores.tools.edit.error).toContain('cannot be written');
+  });
+
   it('lists every tag and group of the rows, server groups last', () => {
     expect(stores.tools.tags).toEqual(['destructive', 'read-only']);
     expect(stores.tools.groups).toEqual(['billing', 'files', 'server:demo']);
