@@ -134,6 +134,44 @@ fn several_catalogs_are_several_servers() {
     );
 }
 
+/// Search mode on GitHub's 117 tools: the host gets the pinned ones and
+/// the two search tools, a small fraction of the tokens.
+#[test]
+fn tokens_of_search_mode() {
+    let home = home();
+    home.write("profiles/search.json", r#"{"disclosure": "search"}"#);
+    home.write(
+        "profiles/issues.json",
+        r#"{"disclosure": "search", "pinned": ["github__*issue*"]}"#,
+    );
+    let report = |profile: &str| {
+        home.run(&[
+            "tokens",
+            "--catalog",
+            &github(),
+            "--server",
+            "github",
+            "--profile",
+            profile,
+            "--json",
+        ])
+        .json()
+    };
+    let search = report("search");
+    assert_eq!(search["toolsBefore"], 117);
+    assert_eq!(search["toolsAfter"], 2, "the two search tools: {search}");
+    let (before, after) = (
+        search["before"].as_u64().unwrap(),
+        search["after"].as_u64().unwrap(),
+    );
+    assert_eq!(search["search"].as_u64().unwrap(), after);
+    assert!(after * 100 < before, "{after} of {before} tokens");
+    let issues = report("issues");
+    let pinned = issues["toolsAfter"].as_u64().unwrap() - 2;
+    assert!(pinned > 10, "the issue tools stay listed: {issues}");
+    assert!(issues["after"].as_u64().unwrap() > after);
+}
+
 #[test]
 fn tokens_before_and_after_per_server() {
     let home = home();

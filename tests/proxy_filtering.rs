@@ -305,6 +305,78 @@ async fn an_overlay_s_text_replaces_the_upstream_s() {
     );
 }
 
+/// A profile in search mode lists its pinned tools and the proxy's two
+/// search tools; the rest is found by plain words and called through
+/// `sieve__call_tool`, enforced like any call.
+#[tokio::test]
+async fn search_mode_lists_the_pinned_and_finds_the_rest() {
+    let home = Home::new(BIN);
+    home.write(
+        "profiles/search.json",
+        r#"{"disclosure": "search", "pinned": ["demo__echo"],
+            "tools": {"deny": ["demo__purge_closed_issues"]}}"#,
+    );
+    let mut host = start(&home, "search").await;
+    let names = tool_names(&host.request("tools/list", json!({})).await);
+    assert_eq!(
+        names,
+        ["demo__echo", "sieve__find_tools", "sieve__call_tool"]
+    );
+
+    let find = |query: &str| json!({"name": "sieve__find_tools", "arguments": {"query": query, "limit": 3}});
+    let found = host.request("tools/call", find("get an issue")).await;
+    let tools = found["result"]["structuredContent"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{found}"))
+        .clone();
+    assert!(tools.len() <= 3, "{found}");
+    assert_eq!(tools[0]["name"], "demo__get_issue", "{found}");
+    assert!(
+        tools[0]["inputSchema"].is_object(),
+        "the full definition comes back"
+    );
+
+    let called = host
+        .request(
+            "tools/call",
+            json!({"name": "sieve__call_tool", "arguments": {"name": "demo__get_issue", "arguments": {"id": 1}}}),
+        )
+        .await;
+    assert_eq!(called["result"]["isError"], false, "{called}");
+
+    // What the profile denies is never found, and refused when called.
+    let purge = host
+        .request("tools/call", find("purge closed issues"))
+        .await;
+    assert!(
+        !purge.to_string().contains("demo__purge_closed_issues"),
+        "{purge}"
+    );
+    let refused = host
+        .request(
+            "tools/call",
+            json!({"name": "sieve__call_tool", "arguments": {"name": "demo__purge_closed_issues"}}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("hidden by profile"),
+        "{refused}"
+    );
+    let empty = host.request("tools/call", find("  ")).await;
+    assert_eq!(empty["error"]["code"], -32602, "{empty}");
+    host.close().await;
+
+    // In list mode the search tools are not there.
+    let mut plain = start(&home, "default").await;
+    let answer = plain.request("tools/call", find("issues")).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    plain.close().await;
+}
+
 #[tokio::test]
 async fn requests_narrow_but_never_widen() {
     let home = Home::new(BIN);

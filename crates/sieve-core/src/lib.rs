@@ -29,6 +29,7 @@ pub mod naming;
 pub mod parse;
 pub mod profile;
 pub mod rules;
+pub mod search;
 pub mod tagexpr;
 pub mod tasks;
 pub mod tokens;
@@ -39,7 +40,7 @@ pub use config::{
 };
 pub use labels::Labels;
 pub use parse::ParseError;
-pub use profile::{GroupRule, Profile, TagRule, Visibility};
+pub use profile::{Disclosure, GroupRule, Profile, TagRule, Visibility};
 pub use rules::{Narrowing, Reason, Rule, Rules};
 pub use tagexpr::{TagExpr, TagExprError};
 pub use tokens::{TokenCount, TokenReport};

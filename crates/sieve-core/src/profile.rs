@@ -40,6 +40,32 @@ pub struct Profile {
     /// hiding them from lists.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub enforce: bool,
+    /// How hosts learn the tools: all of them in `tools/list` (the
+    /// default), or only the pinned ones plus a search (DESIGN §9).
+    #[serde(default, skip_serializing_if = "Disclosure::is_list")]
+    pub disclosure: Disclosure,
+    /// In search mode, the tools still listed (globs on exposed names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinned: Vec<String>,
+}
+
+/// How a profile discloses its tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Disclosure {
+    /// `tools/list` shows every tool the profile allows.
+    #[default]
+    List,
+    /// `tools/list` shows the pinned tools and the proxy's two search
+    /// tools; every tool the profile allows is found and called through
+    /// them.
+    Search,
+}
+
+impl Disclosure {
+    fn is_list(&self) -> bool {
+        *self == Disclosure::List
+    }
 }
 
 fn yes() -> bool {
@@ -63,6 +89,8 @@ impl Default for Profile {
             concerns: BTreeMap::new(),
             uri_prefixes: None,
             enforce: true,
+            disclosure: Disclosure::List,
+            pinned: Vec::new(),
         }
     }
 }
@@ -216,6 +244,17 @@ impl Profile {
                 located.expected = error.to_string();
             }
             return Err(located);
+        }
+        for (i, pattern) in profile.pinned.iter().enumerate() {
+            if let Err(expected) = compile_glob(pattern) {
+                return Err(error_at(
+                    file,
+                    text,
+                    &format!("pinned[{i}]"),
+                    pattern,
+                    expected,
+                ));
+            }
         }
         for (section, visibility) in profile.sections() {
             for (list, patterns) in [("allow", &visibility.allow), ("deny", &visibility.deny)] {

@@ -26,6 +26,8 @@ use std::fmt;
 /// A profile compiled for evaluation.
 #[derive(Debug, Clone)]
 pub struct Rules {
+    /// The pinned tools of a profile in search mode; `None` in list mode.
+    pinned: Option<GlobSet>,
     servers: Option<Vec<String>>,
     sections: [Globs; 3],
     constraints: Vec<Constraint>,
@@ -259,7 +261,18 @@ impl Rules {
         if let Some(prefixes) = &profile.uri_prefixes {
             constraints.push(Constraint::UriAny(prefixes.clone()));
         }
+        let pinned = match profile.disclosure {
+            crate::profile::Disclosure::List => None,
+            crate::profile::Disclosure::Search => {
+                let mut set = GlobSetBuilder::new();
+                for pattern in &profile.pinned {
+                    set.add(compile_glob(pattern).map_err(|e| format!("pinned: {e}"))?);
+                }
+                Some(set.build().map_err(|e| format!("pinned: {e}"))?)
+            }
+        };
         Ok(Rules {
+            pinned,
             servers: profile.servers.clone(),
             sections: [
                 Globs::compile("tools", &profile.tools)?,
@@ -277,6 +290,22 @@ impl Rules {
         self.servers
             .as_ref()
             .is_none_or(|servers| servers.iter().any(|s| s == server))
+    }
+
+    /// Whether the profile is in search mode (DESIGN §9): `tools/list`
+    /// shows only the pinned tools, plus the proxy's search tools.
+    pub fn search_mode(&self) -> bool {
+        self.pinned.is_some()
+    }
+
+    /// Whether `p` goes into its list: visible, and in search mode a tool
+    /// only when pinned (the others are found and called through search).
+    pub fn listed(&self, p: &Primitive, narrowing: Option<&Narrowing>) -> bool {
+        let pinned = match (&self.pinned, p.kind) {
+            (Some(pinned), Kind::Tool) => pinned.is_match(p.glob_name()),
+            _ => true,
+        };
+        pinned && self.is_visible(p, narrowing)
     }
 
     /// Whether calls to hidden primitives are refused.

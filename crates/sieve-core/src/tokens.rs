@@ -20,6 +20,14 @@ pub fn tool_tokens(tool: &Primitive) -> usize {
         .len()
 }
 
+/// The tokens of a tool definition as a host puts it into the model's
+/// context (the proxy's own search tools, which are no primitive).
+pub fn definition_tokens(definition: &serde_json::Value) -> usize {
+    tiktoken_rs::o200k_base_singleton()
+        .encode_ordinary(&definition.to_string())
+        .len()
+}
+
 /// Tokens and counts for one server, or for all.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -154,7 +154,8 @@ impl Listed {
         let mut groups: BTreeMap<String, TokenCount> = BTreeMap::new();
         for tool in self.catalog.of_kind(Kind::Tool) {
             let tokens = tool.tokens();
-            let visible = profile.rules.is_visible(tool, None);
+            // What tools/list carries: in search mode, the pinned tools.
+            let visible = profile.rules.listed(tool, None);
             total.add(tokens, visible);
             servers
                 .entry(tool.server.clone())
@@ -167,12 +168,20 @@ impl Listed {
                     .add(tokens, visible);
             }
         }
+        // In search mode the host also gets the proxy's two search tools.
+        let search = profile.rules.search_mode().then(|| {
+            sieve_core::search::search_tools(&self.config.settings.separator)
+                .iter()
+                .map(sieve_core::tokens::definition_tokens)
+                .sum::<usize>()
+        });
         TokenReport {
             profile: profile.name.clone(),
             before: total.before,
-            after: total.after,
+            after: total.after + search.unwrap_or(0),
             tools_before: total.tools_before,
-            tools_after: total.tools_after,
+            tools_after: total.tools_after + if search.is_some() { 2 } else { 0 },
+            search,
             servers,
             groups,
         }
@@ -352,6 +361,10 @@ pub struct TokenReport {
     pub after: usize,
     pub tools_before: usize,
     pub tools_after: usize,
+    /// In search mode, the tokens of the proxy's two search tools, which
+    /// `after` and `toolsAfter` include.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search: Option<usize>,
     pub servers: BTreeMap<String, TokenCount>,
     /// Per group (a tool counts in each of its groups).
     pub groups: BTreeMap<String, TokenCount>,

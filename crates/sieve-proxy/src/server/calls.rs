@@ -3,7 +3,8 @@
 //! `resources/read`, resource subscriptions, completion; and the log level,
 //! which goes to every server that logs.
 
-use super::{SieveServer, convert, to_params};
+use super::{SieveServer, View, convert, to_params};
+use crate::engine::HostForm;
 use crate::tasks::{Call, Started};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, CompleteRequestParams,
@@ -14,7 +15,11 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
+use serde_json::json;
 use sieve_core::Kind;
+use sieve_core::search::{
+    CALL_TOOL, DEFAULT_LIMIT, FIND_TOOLS, MAX_LIMIT, ToolIndex, search_tool_name,
+};
 
 impl SieveServer {
     /// `tools/call`. A call the proxy parked for a 2026-07-28 host's
@@ -28,6 +33,18 @@ impl SieveServer {
     ) -> Result<CallToolResponse, ErrorData> {
         self.ready().await;
         let view = self.view(&context, false)?;
+        if view.profile.rules.search_mode() {
+            let separator = self.engine.config().settings.separator.clone();
+            if request.name == search_tool_name(FIND_TOOLS, &separator) {
+                return self.find_tools(&view, &request);
+            }
+            if request.name == search_tool_name(CALL_TOOL, &separator) {
+                // The tool named inside, called like any other: enforced,
+                // routed, recorded, cancellable.
+                let inner = call_through(request, &separator)?;
+                return Box::pin(self.handle_call_tool(inner, context)).await;
+            }
+        }
         let tool = self.callable_tool(&view, &request.name)?;
         if let Some(mut flight) = request
             .request_state
@@ -96,6 +113,62 @@ impl SieveServer {
                 "tools/call result",
             )?)),
         }
+    }
+
+    /// `sieve__find_tools {query, limit?}`: the tools this view may call
+    /// that best match `query`, each with its full definition, best first.
+    /// A tool the profile hides is never among them.
+    fn find_tools(
+        &self,
+        view: &View,
+        request: &CallToolRequestParams,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let query = arguments
+            .get("query")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|q| !q.is_empty())
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    "arguments.query: say in plain words what the tool should do",
+                    None,
+                )
+            })?;
+        let limit = match arguments.get("limit") {
+            None | Some(Value::Null) => DEFAULT_LIMIT,
+            Some(value) => value
+                .as_u64()
+                .filter(|n| (1..=MAX_LIMIT as u64).contains(n))
+                .map(|n| n as usize)
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!("arguments.limit: a whole number from 1 to {MAX_LIMIT}"),
+                        None,
+                    )
+                })?,
+        };
+        let rules = &view.profile.rules;
+        let callable: Vec<(usize, &sieve_core::Primitive)> = view
+            .catalog
+            .primitives()
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.kind == Kind::Tool && rules.is_visible(p, Some(&view.narrowing)))
+            .collect();
+        let index = ToolIndex::build(callable.iter().copied());
+        let found: Vec<Value> = index
+            .search(query, limit)
+            .into_iter()
+            .filter_map(|i| match view.forms.items.get(i) {
+                Some(Some(HostForm::Tool(tool))) => serde_json::to_value(tool).ok(),
+                _ => None,
+            })
+            .collect();
+        let structured = json!({"tools": found});
+        let mut result = CallToolResult::structured(structured.clone());
+        result.content = vec![rmcp::model::ContentBlock::text(structured.to_string())];
+        Ok(CallToolResponse::Complete(result))
     }
 
     pub(super) async fn handle_get_prompt(
@@ -268,4 +341,41 @@ impl SieveServer {
         }
         Ok(())
     }
+}
+
+/// The call `sieve__call_tool {name, arguments}` stands for.
+fn call_through(
+    request: CallToolRequestParams,
+    separator: &str,
+) -> Result<CallToolRequestParams, ErrorData> {
+    let mut arguments = request.arguments.clone().unwrap_or_default();
+    let name = match arguments.remove("name") {
+        Some(Value::String(name)) if !name.trim().is_empty() => name,
+        _ => {
+            return Err(ErrorData::invalid_params(
+                "arguments.name: the name of a tool sieve__find_tools returned",
+                None,
+            ));
+        }
+    };
+    if name.starts_with(&format!("{}{separator}", sieve_core::search::SEARCH_SERVER)) {
+        return Err(ErrorData::invalid_params(
+            format!("{name:?} is one of the proxy's own tools; call it directly"),
+            None,
+        ));
+    }
+    let inner = match arguments.remove("arguments") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(object)) => Some(object),
+        Some(_) => {
+            return Err(ErrorData::invalid_params(
+                "arguments.arguments: the tool's arguments, as an object",
+                None,
+            ));
+        }
+    };
+    let mut call = request;
+    call.name = name.into();
+    call.arguments = inner;
+    Ok(call)
 }

@@ -13,7 +13,7 @@ use rmcp::{ErrorData, RoleServer};
 use sieve_core::Kind;
 
 /// A kind of primitive hosts list, and the result its list method answers.
-pub(super) trait Listed: Clone {
+pub(super) trait Listed: Clone + serde::de::DeserializeOwned {
     const KIND: Kind;
     type Result;
     /// This kind's typed value among the published forms.
@@ -61,16 +61,24 @@ impl SieveServer {
     ) -> Result<T::Result, ErrorData> {
         self.ready().await;
         let view = self.view(context, true)?;
-        let items = view
+        let rules = &view.profile.rules;
+        let mut items: Vec<T> = view
             .catalog
             .primitives()
             .iter()
             .zip(&view.forms.items)
-            .filter(|(p, _)| {
-                p.kind == T::KIND && view.profile.rules.is_visible(p, Some(&view.narrowing))
-            })
+            .filter(|(p, _)| p.kind == T::KIND && rules.listed(p, Some(&view.narrowing)))
             .filter_map(|(_, form)| form.as_ref().and_then(T::pick).cloned())
             .collect();
+        if T::KIND == Kind::Tool && rules.search_mode() {
+            // Search mode: the pinned tools, then the proxy's two.
+            let separator = &self.engine.config().settings.separator;
+            items.extend(
+                sieve_core::search::search_tools(separator)
+                    .into_iter()
+                    .filter_map(|tool| serde_json::from_value(tool).ok()),
+            );
+        }
         Ok(T::result(items))
     }
 }

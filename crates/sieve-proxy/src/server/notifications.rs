@@ -40,8 +40,12 @@ impl SieveServer {
         let catalog = self.engine.catalog();
         let hash = |kinds: &[Kind]| {
             let mut hasher = DefaultHasher::new();
+            // The search tools come and go with search mode.
+            if kinds.contains(&Kind::Tool) {
+                profile.rules.search_mode().hash(&mut hasher);
+            }
             for p in catalog.primitives() {
-                if kinds.contains(&p.kind) && profile.rules.is_visible(p, Some(&narrowing)) {
+                if kinds.contains(&p.kind) && profile.rules.listed(p, Some(&narrowing)) {
                     p.host_definition().to_string().hash(&mut hasher);
                 }
             }

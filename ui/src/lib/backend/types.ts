@@ -111,6 +111,8 @@ export interface TokenCount {
 
 export interface TokenReport extends TokenCount {
   profile: string;
+  /** In search mode: the tokens of the proxy's two search tools, which `after` includes. */
+  search?: number;
   servers: Record<string, TokenCount>;
   /** Per group; a tool counts in each of its groups. */
   groups: Record<string, TokenCount>;
@@ -167,6 +169,10 @@ export interface Profile {
   uriPrefixes?: string[];
   /** Absent means true. */
   enforce?: boolean;
+  /** Absent means 'list'. */
+  disclosure?: 'list' | 'search';
+  /** In search mode, the tools still listed (globs on exposed names). */
+  pinned?: string[];
 }
 
 export type TagState = 'require' | 'exclude' | 'ignore';

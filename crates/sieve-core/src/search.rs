@@ -1,0 +1,202 @@
+//! Progressive disclosure (DESIGN §9): the proxy's own search tools and the
+//! index they search.
+//!
+//! A profile in search mode lists only its pinned tools plus
+//! `sieve__find_tools` and `sieve__call_tool`. The search ranks the tools
+//! the profile allows by BM25 over their name (split into words, counted
+//! twice: a name says most), title, description and labels. The index is
+//! the `bm25` crate's: English stemming and stop words, sparse vectors, no
+//! model to download; at a few hundred or thousand tools it is built in
+//! milliseconds, so an index per profile view is cheap.
+
+use crate::catalog::Primitive;
+use bm25::{Document, Language, SearchEngine, SearchEngineBuilder};
+use serde_json::{Value, json};
+
+/// The server part of the search tools' exposed names.
+pub const SEARCH_SERVER: &str = "sieve";
+/// The search tool's own name (`sieve__find_tools` with the default
+/// separator).
+pub const FIND_TOOLS: &str = "find_tools";
+/// The call-through tool's own name.
+pub const CALL_TOOL: &str = "call_tool";
+/// How many tools a search returns unless asked otherwise, and at most.
+pub const DEFAULT_LIMIT: usize = 5;
+pub const MAX_LIMIT: usize = 50;
+
+/// The exposed name of the search tool `name` under `separator`.
+pub fn search_tool_name(name: &str, separator: &str) -> String {
+    format!("{SEARCH_SERVER}{separator}{name}")
+}
+
+/// The two search tools as a host receives them.
+pub fn search_tools(separator: &str) -> Vec<Value> {
+    let find = search_tool_name(FIND_TOOLS, separator);
+    let call = search_tool_name(CALL_TOOL, separator);
+    vec![
+        json!({
+            "name": find,
+            "title": "Find tools",
+            "description": format!(
+                "Search, in plain words, the tools you may use that are not listed. \
+                 Returns the best matches, each with its full definition; call one \
+                 with {call}."
+            ),
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "What the tool should do, e.g. \"open a pull request\""},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": format!("How many tools at most (default {DEFAULT_LIMIT})")}
+                },
+                "required": ["query"]
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        }),
+        json!({
+            "name": call,
+            "title": "Call a found tool",
+            "description": format!(
+                "Call a tool that {find} returned, by its name, with its arguments."
+            ),
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "The tool's name as {find} gave it"},
+                    "arguments": {"type": "object", "description": "The tool's arguments, as its inputSchema says"}
+                },
+                "required": ["name"]
+            }
+        }),
+    ]
+}
+
+/// The words a tool is found by.
+pub fn words_of(p: &Primitive) -> String {
+    let text = |key: &str| {
+        p.host_definition()
+            .get(key)
+            .and_then(Value::as_str)
+            .map(String::from)
+            .unwrap_or_default()
+    };
+    let name = split_identifier(&p.name);
+    let labels: Vec<String> = p
+        .labels
+        .groups
+        .iter()
+        .chain(&p.labels.tags)
+        .map(|label| split_identifier(label))
+        .collect();
+    format!(
+        "{name} {name} {} {} {}",
+        text("title"),
+        text("description"),
+        labels.join(" ")
+    )
+}
+
+/// `create_pull_request`, `createPullRequest`, `pull-request.v2` → words.
+fn split_identifier(identifier: &str) -> String {
+    let mut words = String::with_capacity(identifier.len() + 8);
+    let mut previous: Option<char> = None;
+    for c in identifier.chars() {
+        if !c.is_alphanumeric() {
+            words.push(' ');
+        } else {
+            if c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase()) {
+                words.push(' ');
+            }
+            words.extend(c.to_lowercase());
+        }
+        previous = Some(c);
+    }
+    words
+}
+
+/// A BM25 index over some tools, each known by a key of the caller's.
+pub struct ToolIndex {
+    engine: SearchEngine<usize>,
+}
+
+impl ToolIndex {
+    /// Indexes `tools`, each with its key.
+    pub fn build<'a>(tools: impl IntoIterator<Item = (usize, &'a Primitive)>) -> ToolIndex {
+        let documents: Vec<Document<usize>> = tools
+            .into_iter()
+            .map(|(key, tool)| Document::new(key, words_of(tool)))
+            .collect();
+        let engine =
+            SearchEngineBuilder::<usize>::with_documents(Language::English, documents).build();
+        ToolIndex { engine }
+    }
+
+    /// The keys of the best `limit` matches of `query`, best first; ties
+    /// in key order, so the same query gives the same answer.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<usize> {
+        let mut results = self.engine.search(query, None);
+        results.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.document.id.cmp(&b.document.id))
+        });
+        results
+            .into_iter()
+            .take(limit)
+            .map(|result| result.document.id)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Catalog, Kind, ServerListing};
+    use crate::config::Overlays;
+
+    #[test]
+    fn identifiers_become_words() {
+        assert_eq!(
+            split_identifier("create_pull_request"),
+            "create pull request"
+        );
+        assert_eq!(split_identifier("createPullRequest"), "create pull request");
+        assert_eq!(split_identifier("get-file.v2"), "get file v2");
+    }
+
+    #[test]
+    fn finds_by_plain_words_and_ranks_the_name_first() {
+        let tools = vec![
+            json!({"name": "create_pull_request", "description": "Open a new pull request in a repository.", "inputSchema": {"type": "object"}}),
+            json!({"name": "add_issue_comment", "description": "Add a comment to an issue.", "inputSchema": {"type": "object"}}),
+            json!({"name": "list_commits", "description": "List commits of a branch; each has a comment count.", "inputSchema": {"type": "object"}}),
+        ];
+        let catalog = Catalog::build(
+            "__",
+            &Overlays::default(),
+            &[ServerListing::tools("gh", tools)],
+        );
+        let all: Vec<_> = catalog.of_kind(Kind::Tool).enumerate().collect();
+        let index = ToolIndex::build(all.iter().map(|(i, p)| (*i, *p)));
+        let name = |query: &str| {
+            index
+                .search(query, 1)
+                .first()
+                .map(|i| all[*i].1.name.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(name("open a pull request"), "create_pull_request");
+        assert_eq!(name("comment on an issue"), "add_issue_comment");
+        assert_eq!(name("commits"), "list_commits");
+        assert!(index.search("kubernetes", 5).is_empty());
+    }
+
+    #[test]
+    fn the_search_tools_are_valid_tools() {
+        for tool in search_tools("__") {
+            let name = tool["name"].as_str().unwrap();
+            assert!(name.starts_with("sieve__"));
+            assert!(crate::naming::MAX_NAME_LEN >= name.len());
+            assert_eq!(tool["inputSchema"]["type"], "object");
+        }
+    }
+}
