@@ -345,3 +345,40 @@ fn a_tool_s_text_is_overridden_and_given_back() {
         .unwrap_err();
     assert_eq!(refused["field"], "exposedName", "{refused}");
 }
+
+/// "Try" on a tool's row: the call under the profile, its answer, and an
+/// entry in the ledger; a tool the profile hides is refused with why.
+#[test]
+fn a_tool_is_tried_under_the_profile_and_recorded() {
+    let shell = Shell::new();
+    let tried = shell.ok(
+        "tool_try",
+        json!({"profile": "default", "name": "demo__echo", "arguments": {"text": "hello"}}),
+    );
+    assert!(tried["answer"].to_string().contains("hello"), "{tried}");
+    assert_eq!(tried["record"]["status"], "completed", "{tried}");
+    let listed = shell.ok("tasks_list", json!({"filter": {}}));
+    assert!(
+        listed.to_string().contains("demo__echo"),
+        "the try is in the ledger: {listed}"
+    );
+
+    std::fs::write(
+        shell.home.path().join("profiles/strict.json"),
+        r#"{"tools": {"deny": ["demo__echo"]}}"#,
+    )
+    .unwrap();
+    let refused = shell
+        .call(
+            "tool_try",
+            json!({"profile": "strict", "name": "demo__echo", "arguments": {"text": "x"}}),
+        )
+        .unwrap_err();
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("hidden by profile \"strict\" (tools.deny \"demo__echo\")"),
+        "{refused}"
+    );
+}

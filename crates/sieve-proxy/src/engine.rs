@@ -505,6 +505,43 @@ impl Engine {
         self.tasks.retry(id, force, &profile.name, &viewer).await
     }
 
+    /// Calls tool `name` (exposed name or URI) with `arguments` under
+    /// `profile`, as the app's "Try" does: refused with the profile's
+    /// reasons when it hides the tool and enforces, else called upstream and
+    /// recorded in the ledger whatever the outcome.
+    pub async fn try_tool(
+        &self,
+        profile: &ActiveProfile,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
+        let catalog = self.catalog();
+        let tool = catalog
+            .find_tool(name)
+            .ok_or_else(|| ErrorData::invalid_params(format!("there is no tool {name:?}"), None))?;
+        let reasons = profile.rules.explain(tool, None);
+        if !reasons.is_empty() && profile.rules.enforce() {
+            let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "tool {:?} is hidden by profile {:?} ({}), so it is not called",
+                    tool.exposed_name,
+                    profile.name,
+                    reasons.join("; ")
+                ),
+                None,
+            ));
+        }
+        let params = serde_json::json!({"name": tool.name, "arguments": arguments});
+        let call = crate::tasks::Call {
+            server: &tool.server,
+            tool: &tool.exposed_name,
+            params: &params,
+            profile: &profile.name,
+        };
+        self.tasks.try_call(&call).await
+    }
+
     /// Cancels task `record` upstream and records it.
     pub async fn cancel(&self, record: &TaskRecord) -> Result<(), ErrorData> {
         self.tasks.cancel(record).await

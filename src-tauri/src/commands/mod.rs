@@ -30,6 +30,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         tools::catalog_rows,
         tools::token_report,
         tools::tool_set_override,
+        tasks::tool_try,
         tools::concern_definitions,
         profiles::profiles_list,
         profiles::profile_show,

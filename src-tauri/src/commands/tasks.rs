@@ -50,6 +50,27 @@ pub async fn task_retry(
     })
 }
 
+/// The app's "Try" on a tool's row: the call under the profile being
+/// edited, recorded in the ledger; answered like a retry.
+#[tauri::command]
+pub async fn tool_try(
+    state: State<'_, AppState>,
+    profile: String,
+    name: String,
+    arguments: Value,
+) -> Result<Retry> {
+    let tried = tasks::try_tool(&state.engine, &profile, &name, arguments).await?;
+    let (answer, error) = match tried.answer {
+        Ok(answer) => (Some(answer), None),
+        Err(error) => (None, Some(error)),
+    };
+    Ok(Retry {
+        record: TaskRecord::to_wire(&tried.record),
+        answer,
+        error,
+    })
+}
+
 #[tauri::command]
 pub async fn task_cancel(state: State<'_, AppState>, id: String) -> Result<()> {
     tasks::cancel(&state.engine, &id).await

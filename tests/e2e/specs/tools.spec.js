@@ -2,7 +2,8 @@
 // the profile as `groups.none`, lowers the token meter, and reaches a
 // running `mcp-sieve serve` host as tools/list_changed; a tag expression is
 // refused with its column when it does not read, and hides what it
-// excludes when it does.
+// excludes when it does; a tool's text is edited on its row, and "Try"
+// calls it.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -142,5 +143,30 @@ describe('Tools screen', () => {
     await until(() => home.profile()?.tags?.expr === 'not dangerous', { what: 'tags.expr in profiles/default.json' });
     const row = await tools.rowWhen('demo__purge_closed_issues', false);
     assert.match(row, /tags\.expr "not dangerous" does not hold/, `the row says why: ${row}`);
+  });
+
+  test("a tool's text is edited on its row, and a try calls it and shows the answer", async () => {
+    await tools.rowWhen('demo__echo', true);
+    await (await app.find('tool-edit-text-demo__echo')).click();
+    await typeInto(await app.find('tool-description-demo__echo'), 'Says it back.');
+    await (await app.find('tool-text-save-demo__echo')).click();
+    await until(() => home.config()?.overlays?.some((o) => o.match === 'demo__echo' && o.description === 'Says it back.'), {
+      what: 'an overlay for demo__echo in config.json',
+    });
+    await until(async () => (await tools.rowWhen('demo__echo', true, { search: false })).includes('Says it back.'), {
+      what: 'the row to show the new description',
+    });
+
+    await (await app.find('tool-try-demo__echo')).click();
+    await typeInto(await app.find('tool-try-demo__echo-text'), 'hello from the app');
+    await (await app.find('tool-try-run-demo__echo')).click();
+    const result = await until(
+      async () => {
+        const text = await (await app.find('tool-try-result-demo__echo')).getText();
+        return text.includes('hello from the app') ? text : null;
+      },
+      { what: "the try's answer" },
+    );
+    assert.match(result, /hello from the app/);
   });
 });

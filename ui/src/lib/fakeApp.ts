@@ -38,6 +38,7 @@ export function fakeApp(): { fake: FakeBackend; stores: Stores } {
     .on('catalog_rows', () => [])
     .on('token_report', ({ profile }) => aReport({ profile }))
     .on('tool_set_override', () => null)
+    .on('tool_try', () => ({ record: { taskId: 't-0', status: 'completed' } as never, answer: {} }))
     .on('servers_list', () => [])
     .on('tasks_list', () => ({ tasks: [], nextCursor: null }))
     .on('host_snippet', ({ host, profile }) => ({

@@ -238,6 +238,9 @@ pub struct PrimitiveRow {
     /// A tool's annotations as the upstream sent them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
+    /// A tool's input schema, from which the app builds its "Try" form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<Value>,
     /// Tokens of a tool's definition (o200k_base); 0 for other kinds.
     pub tokens: usize,
     pub visible: bool,
@@ -344,6 +347,7 @@ impl PrimitiveRow {
             tags: p.labels.tags.clone(),
             concerns: p.labels.concerns.clone(),
             annotations: p.definition.get("annotations").cloned(),
+            input_schema: p.definition.get("inputSchema").cloned(),
             tokens: if p.kind == Kind::Tool { p.tokens() } else { 0 },
             visible: hidden_by.is_empty(),
             hidden_by,

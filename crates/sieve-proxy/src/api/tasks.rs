@@ -159,6 +159,34 @@ pub async fn retry(engine: &Engine, id: &str, force: bool, profile: &str) -> Res
     })
 }
 
+/// Calls tool `name` with `arguments` under `profile` (the app's "Try"):
+/// refused with the profile's reasons when it hides the tool; else called
+/// through the proxy's connection to its server and recorded in the
+/// ledger. The answer is the tool's result or its error.
+pub async fn try_tool(
+    engine: &Engine,
+    profile: &str,
+    name: &str,
+    arguments: Value,
+) -> Result<Retried> {
+    let arguments = match arguments {
+        Value::Null => serde_json::Map::new(),
+        Value::Object(object) => object,
+        _ => {
+            return Err(ApiError::invalid(
+                "arguments",
+                "the arguments are an object of the tool's parameters",
+            ));
+        }
+    };
+    let active = engine.profile(profile)?;
+    let (record, answer) = engine.try_tool(&active, name, arguments).await?;
+    Ok(Retried {
+        record,
+        answer: answer.map_err(ApiError::from),
+    })
+}
+
 /// Asks the server of entry `id` to cancel it.
 pub async fn cancel(engine: &Engine, id: &str) -> Result<()> {
     let record = record(engine.store(), id)?;

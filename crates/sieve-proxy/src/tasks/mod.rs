@@ -396,6 +396,40 @@ impl Tasks {
         Ok((record, answer))
     }
 
+    /// Makes `call` (the app's "Try" on a tool's row) and records it in the
+    /// ledger whatever its outcome, like a retry: working first, then how
+    /// it ended. The caller has checked that the profile lets it through.
+    pub(crate) async fn try_call(
+        &self,
+        call: &Call<'_>,
+    ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
+        let ledger = self.ledger()?;
+        let mut record = call.entry(
+            EntryKind::Call,
+            TaskStatus::Working,
+            Some("tried from the app".into()),
+            now_ms(),
+        );
+        ledger.insert(&record).map_err(ledger_error)?;
+        let outcome = self
+            .pool
+            .call(call.server, "tools/call", call.params.clone())
+            .await;
+        let (status, message, result) = call_outcome(&outcome, false).unwrap_or_else(|| {
+            let value = outcome
+                .as_ref()
+                .map(|r| serde_json::to_value(r).unwrap_or_default())
+                .unwrap_or_default();
+            (TaskStatus::Completed, "completed".to_string(), value)
+        });
+        let _ = ledger.update(&record.id, status, Some(&message), Some(&result), now_ms());
+        record.status = status;
+        record.status_message = Some(message);
+        record.result = Some(result.clone());
+        record.last_updated_at = now_ms();
+        Ok((record, outcome.map(|_| result)))
+    }
+
     /// Cancels a task upstream and records it.
     pub(crate) async fn cancel(&self, record: &TaskRecord) -> Result<(), ErrorData> {
         if record.status.is_terminal() {

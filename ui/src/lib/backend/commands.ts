@@ -51,6 +51,7 @@ export interface Commands {
   tasks_list: { args: { filter: TaskFilter }; result: TaskPage };
   task_show: { args: { id: string }; result: TaskDetail };
   task_retry: { args: { id: string; force: boolean; profile: string }; result: TaskRetry };
+  tool_try: { args: { profile: string; name: string; arguments: Record<string, unknown> }; result: TaskRetry };
   task_cancel: { args: { id: string }; result: null };
   host_snippet: {
     args: { host: Host; transport: HostTransport; profile: string };

@@ -98,6 +98,8 @@ export const taskShow = (id: string) => call('task_show', { id });
 export const taskRetry = (id: string, force: boolean, profile: string) =>
   call('task_retry', { id, force, profile });
 export const taskCancel = (id: string) => call('task_cancel', { id });
+export const toolTry = (profile: string, name: string, args: Record<string, unknown>) =>
+  call('tool_try', { profile, name, arguments: args });
 
 export const hostSnippet = (host: Host, transport: HostTransport, profile: string) =>
   call('host_snippet', { host, transport, profile });

@@ -72,6 +72,16 @@ export interface ImportReport {
 
 export type Kind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
 
+/** The part of a JSON Schema the "Try" form reads. */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  description?: string;
+  enum?: unknown[];
+  default?: unknown;
+}
+
 export interface PrimitiveRow {
   kind: Kind;
   exposedName: string;
@@ -88,6 +98,8 @@ export interface PrimitiveRow {
   tags: string[];
   concerns: Record<string, string>;
   annotations?: Record<string, unknown>;
+  /** A tool's input schema (JSON Schema), for the "Try" form. */
+  inputSchema?: JsonSchema;
   tokens: number;
   visible: boolean;
   /** Every rule that hides it, e.g. `tools.deny "*_delete_*"`. */

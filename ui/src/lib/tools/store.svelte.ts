@@ -4,7 +4,9 @@ import {
   type PrimitiveRow,
   type ProfileEdit,
   type TagState,
+  type TaskRetry,
   toolSetOverride,
+  toolTry,
 } from '../backend';
 import { groupsOff, tagState } from '../profiles/profile';
 import type { ProfilesStore } from '../profiles/store.svelte';
@@ -166,6 +168,27 @@ export class ToolsStore {
     return this.edit.run(async () => {
       await toolSetOverride(exposedName, text(title), text(description));
       await this.load();
+    });
+  }
+
+  /** The profile being edited: the one a "Try" calls under. */
+  get profileName(): string {
+    return this.#profiles.editing;
+  }
+
+  /** The last "Try" of a tool's row, while its panel is open. */
+  trying = new Action();
+  tried = $state<{ name: string; outcome: TaskRetry } | null>(null);
+
+  /**
+   * Calls `name` with `args` under the profile being edited (refused,
+   * with why, when the profile hides it); the call is in the ledger.
+   */
+  async tryTool(name: string, args: Record<string, unknown>): Promise<boolean> {
+    this.tried = null;
+    return this.trying.run(async () => {
+      const outcome = await toolTry(this.#profiles.editing, name, args);
+      this.tried = { name, outcome };
     });
   }
 

@@ -182,6 +182,22 @@ describe('tags', () => {
     expect(stores.tools.edit.error).toContain('cannot be written');
   });
 
+  it('tries a tool under the profile being edited and keeps its outcome', async () => {
+    fake.on('tool_try', ({ name }) => ({
+      record: { taskId: 't-1', status: 'completed' } as never,
+      answer: { content: [{ type: 'text', text: `called ${name}` }] },
+    }));
+    expect(await stores.tools.tryTool('demo__echo', { text: 'hi' })).toBe(true);
+    expect(fake.argsOf('tool_try').at(-1)).toEqual({ profile: 'default', name: 'demo__echo', arguments: { text: 'hi' } });
+    expect(stores.tools.tried?.name).toBe('demo__echo');
+    expect(JSON.stringify(stores.tools.tried?.outcome.answer)).toContain('called demo__echo');
+
+    fake.fail('tool_try', { code: 'invalid', message: 'tool "demo__echo" is hidden by profile "default" (tools.deny "demo__echo"), so it is not called' });
+    expect(await stores.tools.tryTool('demo__echo', {})).toBe(false);
+    expect(stores.tools.trying.error).toContain('hidden by profile');
+    expect(stores.tools.tried).toBeNull();
+  });
+
   it('lists every tag and group of the rows, server groups last', () => {
     expect(stores.tools.tags).toEqual(['destructive', 'read-only']);
     expect(stores.tools.groups).toEqual(['billing', 'files', 'server:demo']);
