@@ -268,6 +268,36 @@ fn every_profile_edit_is_written_and_read_back() {
         json!({"all": ["destructive"]})
     );
 
+    // Search mode and its pinned globs.
+    for edit in [
+        json!({"op": "setDisclosure", "disclosure": "search"}),
+        json!({"op": "setPinned", "patterns": [" demo__echo ", "demo__list_*", "demo__echo", ""]}),
+    ] {
+        let edit: ProfileEdit = serde_json::from_value(edit).expect("edits deserialise");
+        profiles::edit(&store, "work", &edit).expect("applies");
+    }
+    let on_disk = profile_file(&store, "work");
+    assert_eq!(on_disk["disclosure"], "search");
+    assert_eq!(on_disk["pinned"], json!(["demo__echo", "demo__list_*"]));
+    let error = profiles::edit(
+        &store,
+        "work",
+        &ProfileEdit::SetPinned {
+            patterns: vec!["gh__[".into()],
+        },
+    )
+    .expect_err("a glob that does not compile");
+    assert_eq!(error.field.as_deref(), Some("pinned"));
+    profiles::edit(
+        &store,
+        "work",
+        &ProfileEdit::SetDisclosure {
+            disclosure: sieve_core::Disclosure::List,
+        },
+    )
+    .expect("back to list");
+    assert!(profile_file(&store, "work").get("disclosure").is_none());
+
     profiles::create(&store, "copy", Some("work")).expect("cloned");
     assert_eq!(profile_file(&store, "copy"), profile_file(&store, "work"));
     profiles::rename(&store, "copy", "renamed").expect("renamed");

@@ -153,9 +153,16 @@ describe('Tools screen', () => {
     await until(() => home.config()?.overlays?.some((o) => o.match === 'demo__echo' && o.description === 'Says it back.'), {
       what: 'an overlay for demo__echo in config.json',
     });
-    await until(async () => (await tools.rowWhen('demo__echo', true, { search: false })).includes('Says it back.'), {
-      what: 'the row to show the new description',
-    });
+    // WebKit leaves a line-clamped paragraph out of an element's text:
+    // the description is read from its title, which holds the whole text.
+    await until(
+      async () => {
+        const row = await app.find('tool-row-demo__echo');
+        const description = await row.findElement(By.css('p.description'));
+        return (await description.getAttribute('title')) === 'Says it back.';
+      },
+      { what: 'the row to show the new description' },
+    );
 
     await (await app.find('tool-try-demo__echo')).click();
     await typeInto(await app.find('tool-try-demo__echo-text'), 'hello from the app');

@@ -17,6 +17,8 @@ export const TestId = {
   GroupToggle: (group: string) => `group-toggle-${group}`,
   TagExclude: (tag: string) => `tag-exclude-${tag}`,
   TagExpr: 'tag-expr',
+  Disclosure: 'profile-disclosure',
+  Pinned: 'profile-pinned',
   ToolEditText: (name: string) => `tool-edit-text-${name}`,
   ToolTry: (name: string) => `tool-try-${name}`,
   ToolTryField: (name: string, field: string) => `tool-try-${name}-${field}`,

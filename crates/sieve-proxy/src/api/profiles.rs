@@ -203,6 +203,15 @@ pub enum ProfileEdit {
     SetTagExpr {
         expr: Option<String>,
     },
+    /// Lists every tool the profile allows (`list`) or only the pinned
+    /// ones plus the search tools (`search`).
+    SetDisclosure {
+        disclosure: sieve_core::Disclosure,
+    },
+    /// Replaces the pinned globs (search mode); each must compile.
+    SetPinned {
+        patterns: Vec<String>,
+    },
     SetDescription {
         description: String,
     },
@@ -305,6 +314,17 @@ pub fn apply(profile: &mut Profile, edit: &ProfileEdit, config: &Config) -> Resu
                 })?;
             }
             profile.tags.expr = expr.map(String::from);
+        }
+        ProfileEdit::SetDisclosure { disclosure } => profile.disclosure = *disclosure,
+        ProfileEdit::SetPinned { patterns } => {
+            let mut pinned = Vec::new();
+            for pattern in patterns.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
+                compile_glob(pattern).map_err(|message| ApiError::invalid("pinned", message))?;
+                if !pinned.iter().any(|p| p == pattern) {
+                    pinned.push(pattern.to_string());
+                }
+            }
+            profile.pinned = pinned;
         }
         ProfileEdit::SetDescription { description } => {
             profile.description = description.trim().to_string();

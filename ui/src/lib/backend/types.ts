@@ -197,6 +197,8 @@ export type ProfileEdit =
   | { op: 'removePattern'; section: Section; list: PatternListName; pattern: string }
   | { op: 'setTag'; tag: string; state: TagState }
   | { op: 'setTagExpr'; expr: string | null }
+  | { op: 'setDisclosure'; disclosure: 'list' | 'search' }
+  | { op: 'setPinned'; patterns: string[] }
   | { op: 'setDescription'; description: string }
   | { op: 'setEnforce'; enforce: boolean };
 

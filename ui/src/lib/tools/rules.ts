@@ -68,6 +68,8 @@ function labelOf(edit: ProfileEdit): string {
       return `Set ${edit.concern} to ${edit.value ?? 'any'}`;
     case 'setDescription':
     case 'setEnforce':
+    case 'setDisclosure':
+    case 'setPinned':
       return 'Change the profile';
   }
 }
