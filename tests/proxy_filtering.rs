@@ -368,6 +368,22 @@ async fn search_mode_lists_the_pinned_and_finds_the_rest() {
     );
     let empty = host.request("tools/call", find("  ")).await;
     assert_eq!(empty["error"]["code"], -32602, "{empty}");
+
+    // An edit of the profile reaches the search (its index is rebuilt).
+    home.replace(
+        "profiles/search.json",
+        r#"{"disclosure": "search", "pinned": ["demo__echo"],
+            "tools": {"deny": ["demo__purge_closed_issues", "demo__get_issue"]}}"#,
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let found = host.request("tools/call", find("get an issue")).await;
+        if !found.to_string().contains("demo__get_issue") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "still found: {found}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     host.close().await;
 
     // In list mode the search tools are not there.

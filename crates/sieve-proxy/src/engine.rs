@@ -80,11 +80,21 @@ pub struct Engine {
     pool: Pool,
     state: RwLock<InForce>,
     profiles: Mutex<HashMap<String, Arc<ActiveProfile>>>,
+    /// Per profile, the search index of the tools it lets be called, with
+    /// the catalog and profile it was built from (search mode).
+    search_indexes: Mutex<HashMap<String, SearchIndex>>,
     changes: broadcast::Sender<Change>,
     watcher: Mutex<Option<crate::watch::HomeWatcher>>,
     tasks: Arc<Tasks>,
     stopping: tokio_util::sync::CancellationToken,
 }
+
+/// A search index and what it was built from.
+type SearchIndex = (
+    Arc<Catalog>,
+    Arc<ActiveProfile>,
+    Arc<sieve_core::search::ToolIndex>,
+);
 
 /// Every primitive of a catalog as rmcp's typed value for the host, in
 /// catalog order; `None` where a definition is not valid MCP (it is then
@@ -203,6 +213,7 @@ impl Engine {
                 generation: u64::MAX,
             }),
             profiles: Mutex::new(HashMap::new()),
+            search_indexes: Mutex::new(HashMap::new()),
             changes,
             watcher: Mutex::new(None),
             tasks,
@@ -503,6 +514,30 @@ impl Engine {
             narrowing: None,
         };
         self.tasks.retry(id, force, &profile.name, &viewer).await
+    }
+
+    /// The search index of `profile` over `catalog`, built by `build`
+    /// the first time and again only when either is replaced (a new
+    /// listing, an edited profile): `sieve__find_tools` is asked often, the
+    /// catalog changes seldom.
+    pub(crate) fn search_index(
+        &self,
+        catalog: &Arc<Catalog>,
+        profile: &Arc<ActiveProfile>,
+        build: impl FnOnce() -> sieve_core::search::ToolIndex,
+    ) -> Arc<sieve_core::search::ToolIndex> {
+        if let Some((built_on, built_for, index)) = self.search_indexes.locked().get(&profile.name)
+            && Arc::ptr_eq(built_on, catalog)
+            && Arc::ptr_eq(built_for, profile)
+        {
+            return index.clone();
+        }
+        let index = Arc::new(build());
+        self.search_indexes.locked().insert(
+            profile.name.clone(),
+            (catalog.clone(), profile.clone(), index.clone()),
+        );
+        index
     }
 
     /// Calls tool `name` (exposed name or URI) with `arguments` under

@@ -396,8 +396,10 @@ fn has_token(headers: &HeaderMap, token: &str) -> bool {
     else {
         return false;
     };
-    let (a, b) = (given.trim().as_bytes(), token.as_bytes());
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    // `subtle` compares every byte whatever the first difference (a
+    // length difference shows, which says nothing of the token).
+    use subtle::ConstantTimeEq;
+    bool::from(given.trim().as_bytes().ct_eq(token.as_bytes()))
 }
 
 /// Origins of this machine: a local tool or the desktop app, not a web page.

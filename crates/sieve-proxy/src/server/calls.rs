@@ -149,14 +149,25 @@ impl SieveServer {
                 })?,
         };
         let rules = &view.profile.rules;
-        let callable: Vec<(usize, &sieve_core::Primitive)> = view
-            .catalog
-            .primitives()
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.kind == Kind::Tool && rules.is_visible(p, Some(&view.narrowing)))
-            .collect();
-        let index = ToolIndex::build(callable.iter().copied());
+        let build = || {
+            ToolIndex::build(
+                view.catalog
+                    .primitives()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| {
+                        p.kind == Kind::Tool && rules.is_visible(p, Some(&view.narrowing))
+                    }),
+            )
+        };
+        // The connection's concerns narrow what it may call: such an index
+        // is its own; the profile's alone is shared.
+        let index = if view.narrowing.is_empty() {
+            self.engine
+                .search_index(&view.catalog, &view.profile, build)
+        } else {
+            std::sync::Arc::new(build())
+        };
         let found: Vec<Value> = index
             .search(query, limit)
             .into_iter()
