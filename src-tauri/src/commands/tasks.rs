@@ -31,6 +31,20 @@ pub struct Retry {
     error: Option<ApiError>,
 }
 
+impl From<tasks::Retried> for Retry {
+    fn from(retried: tasks::Retried) -> Retry {
+        let (answer, error) = match retried.answer {
+            Ok(answer) => (Some(answer), None),
+            Err(error) => (None, Some(error)),
+        };
+        Retry {
+            record: TaskRecord::to_wire(&retried.record),
+            answer,
+            error,
+        }
+    }
+}
+
 #[tauri::command]
 pub async fn task_retry(
     state: State<'_, AppState>,
@@ -38,16 +52,9 @@ pub async fn task_retry(
     force: bool,
     profile: String,
 ) -> Result<Retry> {
-    let retried = tasks::retry(&state.engine, &id, force, &profile).await?;
-    let (answer, error) = match retried.answer {
-        Ok(answer) => (Some(answer), None),
-        Err(error) => (None, Some(error)),
-    };
-    Ok(Retry {
-        record: TaskRecord::to_wire(&retried.record),
-        answer,
-        error,
-    })
+    Ok(tasks::retry(&state.engine, &id, force, &profile)
+        .await?
+        .into())
 }
 
 /// The app's "Try" on a tool's row: the call under the profile being
@@ -59,16 +66,9 @@ pub async fn tool_try(
     name: String,
     arguments: Value,
 ) -> Result<Retry> {
-    let tried = tasks::try_tool(&state.engine, &profile, &name, arguments).await?;
-    let (answer, error) = match tried.answer {
-        Ok(answer) => (Some(answer), None),
-        Err(error) => (None, Some(error)),
-    };
-    Ok(Retry {
-        record: TaskRecord::to_wire(&tried.record),
-        answer,
-        error,
-    })
+    Ok(tasks::try_tool(&state.engine, &profile, &name, arguments)
+        .await?
+        .into())
 }
 
 #[tauri::command]

@@ -359,7 +359,7 @@ impl Tasks {
             ));
         }
         let now = now_ms();
-        let mut record = TaskRecord {
+        let record = TaskRecord {
             id: Ledger::new_id(),
             kind: EntryKind::Call,
             upstream_id: None,
@@ -372,49 +372,22 @@ impl Tasks {
             result: None,
             ..old.clone()
         };
-        ledger.insert(&record).map_err(ledger_error)?;
-        let outcome = self
-            .pool
-            .call(&old.server, &old.method, old.params.clone())
-            .await;
-        let (status, message, result) = call_outcome(&outcome, false).unwrap_or_else(|| {
-            let value = outcome
-                .as_ref()
-                .map(|r| serde_json::to_value(r).unwrap_or_default())
-                .unwrap_or_default();
-            (TaskStatus::Completed, "completed".to_string(), value)
-        });
-        let _ = ledger.update(&record.id, status, Some(&message), Some(&result), now_ms());
-        record.status = status;
-        record.status_message = Some(message);
-        record.result = Some(result.clone());
-        record.last_updated_at = now_ms();
-        let answer = match outcome {
-            Ok(_) => Ok(result),
-            Err(error) => Err(error),
-        };
-        Ok((record, answer))
+        self.run_recorded(record, &old.server, &old.method, old.params.clone())
+            .await
     }
 
-    /// Makes `call` (the app's "Try" on a tool's row) and records it in the
-    /// ledger whatever its outcome, like a retry: working first, then how
-    /// it ended. The caller has checked that the profile lets it through.
-    pub(crate) async fn try_call(
+    /// Records `record` as working, makes its call, and records how it
+    /// ended, success included: the entry and the call's answer.
+    async fn run_recorded(
         &self,
-        call: &Call<'_>,
+        mut record: TaskRecord,
+        server: &str,
+        method: &str,
+        params: Value,
     ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
         let ledger = self.ledger()?;
-        let mut record = call.entry(
-            EntryKind::Call,
-            TaskStatus::Working,
-            Some("tried from the app".into()),
-            now_ms(),
-        );
         ledger.insert(&record).map_err(ledger_error)?;
-        let outcome = self
-            .pool
-            .call(call.server, "tools/call", call.params.clone())
-            .await;
+        let outcome = self.pool.call(server, method, params).await;
         let (status, message, result) = call_outcome(&outcome, false).unwrap_or_else(|| {
             let value = outcome
                 .as_ref()
@@ -428,6 +401,23 @@ impl Tasks {
         record.result = Some(result.clone());
         record.last_updated_at = now_ms();
         Ok((record, outcome.map(|_| result)))
+    }
+
+    /// Makes `call` (the app's "Try" on a tool's row) and records it in the
+    /// ledger whatever its outcome, like a retry: working first, then how
+    /// it ended. The caller has checked that the profile lets it through.
+    pub(crate) async fn try_call(
+        &self,
+        call: &Call<'_>,
+    ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
+        let record = call.entry(
+            EntryKind::Call,
+            TaskStatus::Working,
+            Some("tried from the app".into()),
+            now_ms(),
+        );
+        self.run_recorded(record, call.server, "tools/call", call.params.clone())
+            .await
     }
 
     /// Cancels a task upstream and records it.
