@@ -31,15 +31,7 @@ type Host = RunningService<RoleClient, ()>;
 /// `<name>.pid` at start.
 fn two_demo_servers() -> Home {
     let home = Home::new(BIN);
-    let server = |name: &str| {
-        let pid_file = home.path().join(format!("{name}.pid"));
-        json!({
-            "command": "sh",
-            "args": ["-c", format!("echo $$ > '{}'; exec '{BIN}' demo-server", pid_file.display())]
-        })
-    };
-    let config = json!({"mcpServers": {"alpha": server("alpha"), "beta": server("beta")}});
-    home.write("config.json", &config.to_string());
+    sieve_tests::two_demo_servers(&home, BIN);
     home
 }
 

@@ -133,15 +133,7 @@ async fn upstream_list_changes_reach_the_host() {
 
 /// A config whose servers are demo-server processes that write their pid.
 fn two_demo_servers(home: &Home) {
-    let server = |name: &str| {
-        let pid_file = home.path().join(format!("{name}.pid"));
-        json!({
-            "command": "sh",
-            "args": ["-c", format!("echo $$ > '{}'; exec '{BIN}' demo-server", pid_file.display())]
-        })
-    };
-    let config = json!({"mcpServers": {"alpha": server("alpha"), "beta": server("beta")}});
-    home.write("config.json", &config.to_string());
+    sieve_tests::two_demo_servers(home, BIN);
 }
 
 fn pid(home: &Home, name: &str) -> u32 {

@@ -98,6 +98,22 @@ impl Home {
     }
 }
 
+/// Writes a config.json with demo servers `alpha` and `beta` (`binary
+/// demo-server`), each writing its pid to `<name>.pid` in the home at start,
+/// so a test can kill one.
+pub fn two_demo_servers(home: &Home, binary: &str) {
+    let server = |name: &str| {
+        let pid_file = home.path().join(format!("{name}.pid"));
+        serde_json::json!({
+            "command": "sh",
+            "args": ["-c", format!("echo $$ > '{}'; exec '{binary}' demo-server", pid_file.display())]
+        })
+    };
+    let config =
+        serde_json::json!({"mcpServers": {"alpha": server("alpha"), "beta": server("beta")}});
+    home.write("config.json", &config.to_string());
+}
+
 pub mod deps;
 pub mod http;
 pub mod procs;
