@@ -114,6 +114,9 @@ async fn cancellation_reaches_the_upstream() {
 #[tokio::test]
 async fn upstream_list_changes_reach_the_host() {
     let home = Home::new(BIN);
+    // New tools would be held in quarantine (tests/proxy_quarantine.rs);
+    // this is about the list change itself.
+    home.write("config.json", r#"{"settings": {"quarantine": false}}"#);
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
     let before = tool_names(&host.request("tools/list", json!({})).await);
     assert!(!before.contains(&"demo__experimental_word_count".to_string()));
@@ -293,7 +296,10 @@ async fn a_server_that_cannot_start_does_not_block_the_others() {
 #[tokio::test]
 async fn a_server_that_speaks_only_2026_07_28_is_discovered() {
     let home = Home::new(BIN);
-    let config = json!({"mcpServers": {"modern": {"command": BIN, "args": ["demo-server", "--modern-only"]}}});
+    let config = json!({
+        "mcpServers": {"modern": {"command": BIN, "args": ["demo-server", "--modern-only"]}},
+        "settings": {"quarantine": false}
+    });
     home.write("config.json", &config.to_string());
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
     let names = tool_names(&host.request("tools/list", json!({})).await);

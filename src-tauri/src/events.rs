@@ -12,7 +12,7 @@ pub const CHANGED: &str = "sieve://changed";
 /// What changed, as the page reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Changed {
-    /// `catalog`, `profile`, `config`, `status` or `tasks`.
+    /// `catalog`, `profile`, `config`, `status`, `tasks` or `approvals`.
     pub what: &'static str,
     /// The profile or server it is about.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -29,6 +29,7 @@ impl From<Change> for Changed {
             Change::Config => ("config", None),
             Change::Status(server) => ("status", Some(server)),
             Change::Tasks => ("tasks", None),
+            Change::Approvals => ("approvals", None),
         };
         Changed { what, name }
     }

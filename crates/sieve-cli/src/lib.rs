@@ -36,8 +36,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List tools with their labels, and what the profile hides and why.
-    Tools(ToolsArgs),
+    /// List tools with their labels, and what the profile hides and why;
+    /// review the tools held in quarantine.
+    Tools(ToolsCommand),
     /// Tokens of the tool list before and after the profile, per server.
     Tokens(TokensArgs),
     /// List, show, create and delete profiles.
@@ -61,6 +62,10 @@ pub enum Command {
         /// Speak only protocol 2026-07-28 (refuse `initialize`), on stdio.
         #[arg(long, conflicts_with = "http")]
         modern_only: bool,
+        /// Serve release N of the tool list: 1 (the default), or 2, an
+        /// update in which `search` says something new (to try quarantine).
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+        release: u8,
     },
 }
 
@@ -77,6 +82,53 @@ pub struct SourceArgs {
     /// Server name for a single --catalog (default: the file's stem).
     #[arg(long, value_name = "NAME", requires = "catalogs")]
     pub server: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ToolsCommand {
+    #[command(subcommand)]
+    pub action: Option<ToolsAction>,
+    #[command(flatten)]
+    pub list: ToolsArgs,
+}
+
+/// Decisions on tools that are new or changed since approved.
+#[derive(Debug, Subcommand)]
+pub enum ToolsAction {
+    /// Approve tools held in quarantine, as they are shown there: every
+    /// profile then judges them by its own rules again.
+    #[command(group(clap::ArgGroup::new("which").required(true).args(["names", "server", "all"])))]
+    Approve {
+        /// Exposed names, as `tools quarantined` prints them.
+        #[arg(value_name = "NAME")]
+        names: Vec<String>,
+        /// Every tool of this server in quarantine.
+        #[arg(long, value_name = "SERVER", conflicts_with_all = ["names", "all"])]
+        server: Option<String>,
+        /// Every tool in quarantine.
+        #[arg(long, conflicts_with = "names")]
+        all: bool,
+        /// Print JSON (documented in the README).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Keep tools in quarantine as looked at, until they change again.
+    KeepHidden {
+        /// Exposed names, as `tools quarantined` prints them.
+        #[arg(value_name = "NAME", required = true)]
+        names: Vec<String>,
+        /// Print JSON (documented in the README).
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the tools held in quarantine because they are new or changed
+    /// since approved, and what changed.
+    Quarantined {
+        /// Print JSON (documented in the README), with both definitions.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -276,10 +328,25 @@ pub fn main() -> std::process::ExitCode {
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
     let store = Store::new(Home::resolve(cli.home.as_deref())?);
     match cli.command {
-        Command::Tools(args) => tools(&store, &args, out),
+        Command::Tools(ToolsCommand {
+            action: Some(action),
+            ..
+        }) => quarantine(&store, action, out),
+        Command::Tools(ToolsCommand { list, .. }) => tools(&store, &list, out),
         Command::Tokens(args) => tokens(&store, &args, out),
         Command::Profiles(command) => profiles(&store, command, out),
-        Command::DemoServer { http, modern_only } => demo_server(http, modern_only, out),
+        Command::DemoServer {
+            http,
+            modern_only,
+            release,
+        } => {
+            let demo = if modern_only {
+                sieve_demo::DemoServer::modern_only()
+            } else {
+                sieve_demo::DemoServer::new()
+            };
+            demo_server(http, demo.release(release), out)
+        }
         Command::Serve(args) => serve(store, &args, out),
         Command::Tasks(args) => tasks(store, args, out),
         Command::Servers(ServersCommand::List { json }) => {
@@ -547,16 +614,15 @@ fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
 
 fn demo_server(
     http: Option<std::net::SocketAddr>,
-    modern_only: bool,
+    demo: sieve_demo::DemoServer,
     out: &mut dyn Write,
 ) -> Result<()> {
     runtime()?.block_on(async {
         match http {
-            None => sieve_demo::serve_stdio(modern_only).await,
+            None => sieve_demo::serve_stdio(demo).await,
             Some(addr) => {
                 let stop = CancellationToken::new();
                 // Clones share one world: every session sees the same tasks.
-                let demo = sieve_demo::DemoServer::new();
                 let bound = sieve_proxy::serve::serve_handler_http(
                     addr,
                     move || demo.clone(),
@@ -612,6 +678,74 @@ fn tools(store: &Store, args: &ToolsArgs, out: &mut dyn Write) -> Result<()> {
         "{visible} of {total} tools visible under profile {:?}{hint}",
         profile.name
     )?;
+    Ok(())
+}
+
+fn quarantine(store: &Store, action: ToolsAction, out: &mut dyn Write) -> Result<()> {
+    use api::quarantine::{self, Selection};
+    let (decision, json, verb) = match action {
+        ToolsAction::Quarantined { json } => {
+            let held = quarantine::list(store)?;
+            if json {
+                return print_json(out, &held);
+            }
+            if held.is_empty() {
+                writeln!(out, "no tool is in quarantine")?;
+                return Ok(());
+            }
+            for tool in &held {
+                writeln!(out, "{}  {}", tool.exposed_name, tool.reason)?;
+                for part in ["title", "description"] {
+                    let before = tool.approved.as_ref().and_then(|d| d.get(part));
+                    let after = tool.pending.get(part);
+                    if before != after {
+                        let text = |v: Option<&serde_json::Value>| {
+                            v.and_then(serde_json::Value::as_str)
+                                .map_or_else(|| "(none)".to_string(), |s| format!("{s:?}"))
+                        };
+                        if before.is_some() {
+                            writeln!(out, "    {part} was: {}", text(before))?;
+                        }
+                        writeln!(out, "    {part} now: {}", text(after))?;
+                    }
+                }
+            }
+            let n = held.len();
+            writeln!(
+                out,
+                "{n} tool{} in quarantine: `mcp-sieve tools approve NAME...` shows one again (`--json` prints both definitions in full)",
+                if n == 1 { "" } else { "s" }
+            )?;
+            return Ok(());
+        }
+        ToolsAction::Approve {
+            names,
+            server,
+            all,
+            json,
+        } => {
+            let selection = match (server, all) {
+                (Some(server), _) => Selection::Server(server),
+                (None, true) => Selection::All,
+                (None, false) => Selection::Tools(names),
+            };
+            (quarantine::approve(store, &selection)?, json, "approved")
+        }
+        ToolsAction::KeepHidden { names, json } => (
+            quarantine::keep_hidden(store, &Selection::Tools(names))?,
+            json,
+            "kept hidden",
+        ),
+    };
+    if json {
+        return print_json(out, &decision);
+    }
+    if decision.tools.is_empty() {
+        writeln!(out, "no tool was in quarantine; nothing changed")?;
+    }
+    for tool in &decision.tools {
+        writeln!(out, "{verb}: {tool}")?;
+    }
     Ok(())
 }
 

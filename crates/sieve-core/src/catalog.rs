@@ -8,6 +8,7 @@
 //! lookups, so a call is routed in constant time however many servers
 //! there are.
 
+use crate::approvals::{Approvals, Quarantine};
 use crate::config::Overlays;
 use crate::labels::{Labels, META_PREFIX};
 use crate::naming::{HASH_LEN, exposed_name_with_hash, prompt_uri, tool_uri};
@@ -72,6 +73,9 @@ pub struct Primitive {
     /// The title and description the overlays set, which the host sees
     /// instead of the upstream's.
     pub overrides: Overrides,
+    /// Set when the tool is new or changed since the user approved it
+    /// ([`Catalog::quarantine`]): hidden and refused in every profile.
+    pub quarantine: Option<Quarantine>,
     /// Its tokens, counted once when first asked (see [`Primitive::tokens`]).
     tokens: TokenCache,
 }
@@ -106,8 +110,8 @@ impl Primitive {
         self.via_tool.as_deref().unwrap_or(&self.exposed_name)
     }
 
-    /// A task started by `tool`: it carries the tool's labels, so whatever
-    /// hides the tool hides its tasks.
+    /// A task started by `tool`: it carries the tool's labels and
+    /// quarantine, so whatever hides the tool hides its tasks.
     pub fn task(tool: &Primitive, upstream_task_id: &str, sieve_task_id: &str) -> Primitive {
         Primitive {
             kind: Kind::Task,
@@ -119,6 +123,7 @@ impl Primitive {
             via_tool: Some(tool.exposed_name.clone()),
             definition: Value::Null,
             overrides: Overrides::default(),
+            quarantine: tool.quarantine.clone(),
             tokens: TokenCache::default(),
         }
     }
@@ -139,6 +144,7 @@ impl Primitive {
             via_tool: None,
             definition,
             overrides: Overrides::default(),
+            quarantine: None,
             tokens: TokenCache::default(),
         }
     }
@@ -157,6 +163,7 @@ impl Primitive {
             via_tool: None,
             definition: Value::Null,
             overrides: Overrides::default(),
+            quarantine: None,
             tokens: TokenCache::default(),
         }
     }
@@ -395,8 +402,21 @@ impl Catalog {
             via_tool: None,
             definition: definition.clone(),
             overrides,
+            quarantine: None,
             tokens: TokenCache::default(),
         });
+    }
+
+    /// Judges every tool against `approvals` (DESIGN §9): a tool that is
+    /// new or changed since it was approved gets its [`Quarantine`].
+    /// Servers `approvals` does not know are left alone (their first
+    /// listing is trusted by whoever records it).
+    pub fn quarantine(&mut self, approvals: &Approvals) {
+        for p in &mut self.primitives {
+            if p.kind == Kind::Tool {
+                p.quarantine = approvals.judge(&p.server, &p.definition);
+            }
+        }
     }
 
     /// All primitives, servers in name order.

@@ -414,6 +414,21 @@ pub struct Settings {
         skip_serializing_if = "is_default_max_message_bytes"
     )]
     pub max_message_bytes: u64,
+    /// Quarantine of new and changed tools (DESIGN §9): on unless turned
+    /// off here.
+    #[serde(
+        default = "default_quarantine",
+        skip_serializing_if = "is_default_quarantine"
+    )]
+    pub quarantine: bool,
+}
+
+fn default_quarantine() -> bool {
+    true
+}
+
+fn is_default_quarantine(value: &bool) -> bool {
+    *value
 }
 
 fn default_close_to_tray() -> bool {
@@ -478,6 +493,7 @@ impl Default for Settings {
             active_profile: default_active_profile(),
             close_to_tray: default_close_to_tray(),
             max_message_bytes: default_max_message_bytes(),
+            quarantine: default_quarantine(),
         }
     }
 }

@@ -14,6 +14,8 @@
 //!   URI.
 //! * [`rules`]: a [`Profile`] compiled into [`Rules`], per-request
 //!   [`Narrowing`], and the [`Reason`] a primitive is hidden.
+//! * [`approvals`]: `approvals.json`, trust on first use and the
+//!   [`Quarantine`] of new and changed tools.
 //! * [`tokens`]: token estimates before and after filtering.
 //! * [`tasks`]: task ledger entries and `tasks/list` queries.
 //! * [`parse`]: JSON decoding with file, line, column and field path.
@@ -22,6 +24,7 @@
 //! what the servers listed (overlays applied), compile [`Rules`], then ask
 //! `rules.is_visible(primitive, narrowing)` or `rules.explain(..)`.
 
+pub mod approvals;
 pub mod catalog;
 pub mod config;
 pub mod labels;
@@ -34,6 +37,7 @@ pub mod tagexpr;
 pub mod tasks;
 pub mod tokens;
 
+pub use approvals::{Approvals, Pending, Quarantine};
 pub use catalog::{Catalog, Kind, Overrides, Primitive, ServerListing, parse_tool_list};
 pub use config::{
     ConcernDef, Config, Overlay, Overlays, Root, Roots, ServerConfig, Settings, Transport,

@@ -6,6 +6,9 @@
 //! `tags.none`, its value of every set concern (if it has one) equals the
 //! set value, and its URI starts with ANY of `uriPrefixes`.
 //!
+//! Before any of that, a tool in quarantine (new or changed since the user
+//! approved it, [`crate::approvals`]) is hidden whatever the profile says.
+//!
 //! A host may narrow per request ([`Narrowing`]); narrowing only adds
 //! constraints, so it can never show what the profile hides.
 //!
@@ -13,6 +16,7 @@
 //! [`Rules::explain`] runs the same checks and reports every rule that hid
 //! the primitive.
 
+use crate::approvals::Quarantine;
 use crate::catalog::{Kind, Primitive};
 use crate::config::compile_glob;
 use crate::parse::string_list;
@@ -162,6 +166,10 @@ pub struct Reason<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Rule<'a> {
+    /// The tool is new or changed since the user approved it (DESIGN §9);
+    /// this hides it in every profile, and its calls are refused even
+    /// where the profile does not enforce.
+    Quarantined { quarantine: &'a Quarantine },
     /// Its server is not in `servers`.
     Server { server: &'a str },
     /// `allow` is set and no pattern matches.
@@ -200,6 +208,7 @@ impl fmt::Display for Reason<'_> {
             f.write_str("request filter: ")?;
         }
         match self.rule {
+            Rule::Quarantined { quarantine } => write!(f, "quarantined: {quarantine}"),
             Rule::Server { server } => write!(f, "servers: {server:?} is not listed"),
             Rule::NotAllowed { section, patterns } => {
                 write!(f, "{section}.allow: matches none of {}", quoted(patterns))
@@ -338,6 +347,27 @@ impl Rules {
         reasons
     }
 
+    /// Why a call to (or read of) `p` is refused: the reasons it is
+    /// hidden when the profile enforces, or whenever the tool is in
+    /// quarantine; empty when it may be called.
+    pub fn refusal<'a>(
+        &'a self,
+        p: &'a Primitive,
+        narrowing: Option<&'a Narrowing>,
+    ) -> Vec<Reason<'a>> {
+        let reasons = self.explain(p, narrowing);
+        let quarantined = || {
+            reasons
+                .iter()
+                .any(|r| matches!(r.rule, Rule::Quarantined { .. }))
+        };
+        if self.enforce || quarantined() {
+            reasons
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Visible primitives of `kind`, in catalog order.
     pub fn visible<'a>(
         &'a self,
@@ -362,6 +392,11 @@ impl Rules {
             rule,
             by_request: false,
         };
+        if let Some(quarantine) = &p.quarantine
+            && !hide(profile(Rule::Quarantined { quarantine }))
+        {
+            return;
+        }
         if let Some(servers) = &self.servers
             && !servers.contains(&p.server)
             && !hide(profile(Rule::Server { server: &p.server }))

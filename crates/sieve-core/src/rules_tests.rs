@@ -565,3 +565,45 @@ fn enforce_defaults_on() {
     assert!(profile("{}").enforce());
     assert!(!profile(r#"{"enforce": false}"#).enforce());
 }
+
+#[test]
+fn a_quarantined_tool_is_hidden_in_every_profile_and_refused_even_without_enforce() {
+    let mut approvals = crate::Approvals::default();
+    approvals.trust_first_use(
+        "everything",
+        &[json!({"name": "echo", "description": "Echoes its input."})],
+    );
+    let mut catalog = catalog();
+    catalog.quarantine(&approvals);
+    let echo = catalog.find(Kind::Tool, "everything__echo").unwrap();
+    let trino = catalog.find(Kind::Tool, "everything__trino_query").unwrap();
+    // Servers the approvals do not know are not judged.
+    let issue = catalog.find(Kind::Tool, "github__get_issue").unwrap();
+    assert!(issue.quarantine.is_none());
+    for text in [
+        r#"{}"#,
+        r#"{"enforce": false}"#,
+        r#"{"tools": {"deny": ["*echo*"]}}"#,
+    ] {
+        let rules = profile(text);
+        let reasons: Vec<String> = rules
+            .explain(echo, None)
+            .iter()
+            .map(|r| r.to_string())
+            .collect();
+        assert_eq!(
+            reasons[0], "quarantined: description and annotations changed",
+            "{text}"
+        );
+        assert_eq!(
+            rules.explain(trino, None)[0].to_string(),
+            "quarantined: new tool"
+        );
+        assert!(!rules.refusal(echo, None).is_empty(), "{text}");
+        assert!(rules.refusal(issue, None).is_empty());
+    }
+    // Without enforce, a tool hidden by the profile alone may be called.
+    let lax = profile(r#"{"enforce": false, "tools": {"deny": ["github__*"]}}"#);
+    assert!(!lax.explain(issue, None).is_empty());
+    assert!(lax.refusal(issue, None).is_empty());
+}

@@ -20,7 +20,9 @@ use crate::watch::FileChange;
 use rmcp::ErrorData;
 use serde_json::Value;
 use sieve_core::tasks::TaskRecord;
-use sieve_core::{Catalog, Config, Kind, Overlays, Primitive, Profile, Rules, ServerListing};
+use sieve_core::{
+    Approvals, Catalog, Config, Kind, Overlays, Primitive, Profile, Rules, ServerListing,
+};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -48,6 +50,9 @@ pub enum Change {
     ProfileFile(String),
     /// `config.json` changed (concern definitions, servers).
     Config,
+    /// `approvals.json` changed: a tool approved or kept hidden, a server
+    /// seen for the first time. (What hosts list follows as `Catalog`.)
+    Approvals,
     /// A server's connection state changed.
     Status(String),
     /// The task ledger was written, by this process or another.
@@ -60,7 +65,7 @@ impl Change {
     pub fn may_change_lists(&self) -> bool {
         !matches!(
             self,
-            Change::Status(_) | Change::Tasks | Change::ProfileFile(_)
+            Change::Status(_) | Change::Tasks | Change::ProfileFile(_) | Change::Approvals
         )
     }
 }
@@ -145,10 +150,17 @@ impl HostForms {
 struct InForce {
     config: Arc<Config>,
     overlays: Overlays,
+    /// `approvals.json` as last read or written (DESIGN §9).
+    approvals: Arc<Approvals>,
     catalog: Arc<Catalog>,
     forms: Arc<HostForms>,
     /// The pool generation the catalog was built from.
     generation: u64,
+    /// The pool generation whose listings went into `approvals.json`
+    /// (first use, pending definitions). Only a new listing is recorded:
+    /// recording on every rebuild would have two processes that see
+    /// different definitions answer each other's writes forever.
+    recorded: u64,
 }
 
 /// The servers of a config; the built-in demo when it lists none.
@@ -191,6 +203,7 @@ impl Engine {
     pub fn start(store: Store) -> Result<Arc<Engine>, StoreError> {
         let config = store.load_config()?;
         let overlays = compile_overlays(&store, &config)?;
+        let approvals = store.load_approvals()?;
         let hosts = Arc::new(Hosts::default());
         let db = store.home().tasks_db();
         let ledger = crate::tasks::open_ledger(&db, config.settings.task_retention_days);
@@ -208,9 +221,11 @@ impl Engine {
             state: RwLock::new(InForce {
                 config: Arc::new(config.clone()),
                 overlays,
+                approvals: Arc::new(approvals),
                 catalog: Arc::new(Catalog::default()),
                 forms: Arc::new(HostForms::default()),
                 generation: u64::MAX,
+                recorded: u64::MAX,
             }),
             profiles: Mutex::new(HashMap::new()),
             search_indexes: Mutex::new(HashMap::new()),
@@ -278,17 +293,112 @@ impl Engine {
     fn build_catalog(&self) -> (Arc<Catalog>, Arc<HostForms>) {
         let generation = self.pool.generation();
         let listings = self.pool.listings();
+        let recorded = self.state.reading().recorded;
+        if recorded != generation {
+            self.record_seen(&listings);
+            self.state.writing().recorded = generation;
+        }
         let mut state = self.state.writing();
-        let catalog = Arc::new(Catalog::build(
-            &state.config.settings.separator,
-            &state.overlays,
-            &listings,
-        ));
+        let mut catalog =
+            Catalog::build(&state.config.settings.separator, &state.overlays, &listings);
+        if state.config.settings.quarantine {
+            catalog.quarantine(&state.approvals);
+        }
+        let catalog = Arc::new(catalog);
         let forms = Arc::new(HostForms::of(&catalog));
         state.catalog = catalog.clone();
         state.forms = forms.clone();
         state.generation = generation;
         (catalog, forms)
+    }
+
+    /// Records in `approvals.json` what the servers list: every tool of a
+    /// server that lists tools for the first time is approved (trust on
+    /// first use; a server that has listed no tools yet may still be
+    /// starting), and a tool in quarantine is recorded as pending, for the
+    /// command line and the app to show and approve (a pending definition
+    /// the server went back on is dropped).
+    fn record_seen(&self, listings: &[ServerListing]) {
+        let news = |approvals: &Approvals| {
+            listings.iter().any(|l| {
+                if approvals.knows(&l.server) {
+                    l.tools
+                        .iter()
+                        .any(|tool| approvals.needs_record(&l.server, tool))
+                } else {
+                    !l.tools.is_empty()
+                }
+            })
+        };
+        {
+            let state = self.state.reading();
+            if !state.config.settings.quarantine || !news(&state.approvals) {
+                return;
+            }
+        }
+        let recorded = self.store.update_approvals(|approvals| {
+            for listing in listings.iter().filter(|l| !l.tools.is_empty()) {
+                if approvals.trust_first_use(&listing.server, &listing.tools) {
+                    tracing::info!(
+                        server = %listing.server,
+                        tools = listing.tools.len(),
+                        "first listing of the server: its tools are approved (trust on first use)"
+                    );
+                    continue;
+                }
+                for tool in &listing.tools {
+                    if approvals.record(&listing.server, tool)
+                        && approvals.judge(&listing.server, tool).is_some()
+                    {
+                        tracing::warn!(
+                            server = %listing.server,
+                            tool = tool.get("name").and_then(serde_json::Value::as_str).unwrap_or_default(),
+                            "a tool is new or changed: it is in quarantine until approved \
+                             (`mcp-sieve tools quarantined` shows it)"
+                        );
+                    }
+                }
+            }
+        });
+        match recorded {
+            Ok((approvals, ())) => self.state.writing().approvals = Arc::new(approvals),
+            Err(error) => {
+                // New servers stay unjudged (trusted) in this process, and
+                // are tried again at the next listing; quarantine holds.
+                tracing::error!("{error}; what the servers list could not be recorded");
+            }
+        }
+    }
+
+    /// `approvals.json` as this process last read or wrote it.
+    pub fn approvals(&self) -> Arc<Approvals> {
+        self.state.reading().approvals.clone()
+    }
+
+    /// Puts `approvals` (just written by this process) in force: the
+    /// catalog is judged again and hosts are told what changed.
+    pub fn apply_approvals(&self, approvals: Approvals) {
+        {
+            let mut state = self.state.writing();
+            if *state.approvals == approvals {
+                return;
+            }
+            state.approvals = Arc::new(approvals);
+            state.generation = u64::MAX;
+        }
+        self.rebuild_catalog();
+        self.emit(Change::Approvals);
+    }
+
+    /// Re-reads `approvals.json` after another process wrote it. A file
+    /// that does not parse keeps the last good approvals in force.
+    pub fn reload_approvals(&self) {
+        match self.store.load_approvals() {
+            Ok(approvals) => self.apply_approvals(approvals),
+            Err(error) => {
+                tracing::error!("{error}; keeping the last good approvals");
+            }
+        }
     }
 
     pub fn store(&self) -> &Store {
@@ -450,8 +560,10 @@ impl Engine {
             let mut state = self.state.writing();
             state.config = Arc::new(config.clone());
             state.overlays = overlays;
-            // Names and labels depend on the config: build again.
+            // Names and labels depend on the config: build again (and
+            // record, should quarantine have just been turned on).
             state.generation = u64::MAX;
+            state.recorded = u64::MAX;
         }
         tracing::info!("config reloaded");
         self.pool.apply(endpoints(&config));
@@ -482,8 +594,10 @@ impl Engine {
                     FileChange::Config => engine.reload_config(),
                     FileChange::Profile(name) => engine.reload_profile(&name),
                     FileChange::Tasks => engine.emit(Change::Tasks),
+                    FileChange::Approvals => engine.reload_approvals(),
                     FileChange::Rescan => {
                         engine.reload_config();
+                        engine.reload_approvals();
                         engine.reload_profiles();
                     }
                 }
@@ -554,8 +668,8 @@ impl Engine {
         let tool = catalog
             .find_tool(name)
             .ok_or_else(|| ErrorData::invalid_params(format!("there is no tool {name:?}"), None))?;
-        let reasons = profile.rules.explain(tool, None);
-        if !reasons.is_empty() && profile.rules.enforce() {
+        let reasons = profile.rules.refusal(tool, None);
+        if !reasons.is_empty() {
             let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();
             return Err(ErrorData::invalid_params(
                 format!(

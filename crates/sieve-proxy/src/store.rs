@@ -1,4 +1,5 @@
-//! The files of one user: `config.json` and `profiles/<name>.json`.
+//! The files of one user: `config.json`, `profiles/<name>.json` and
+//! `approvals.json`.
 //!
 //! Every write is atomic (temp file, fsync, rename, fsync of the folder)
 //! and keeps the previous version as `<file>.bak`. A file that does not
@@ -7,7 +8,7 @@
 
 use crate::home::Home;
 use sieve_core::profile::{DEFAULT_PROFILE, is_valid_profile_name};
-use sieve_core::{Config, ParseError, Profile};
+use sieve_core::{Approvals, Config, ParseError, Profile};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -106,6 +107,57 @@ impl Store {
             return Err(StoreError::Unparseable { path, error });
         }
         write_json(&path, config)
+    }
+
+    /// `approvals.json`, or none yet when there is no file.
+    pub fn load_approvals(&self) -> Result<Approvals, StoreError> {
+        let path = self.home.approvals_file();
+        match read_optional(&path)? {
+            Some(text) => Ok(Approvals::parse(&path.display().to_string(), &text)?),
+            None => Ok(Approvals::default()),
+        }
+    }
+
+    /// Reads `approvals.json`, lets `change` edit it and writes it back if
+    /// it changed, all under a lock file, so approvals two processes make
+    /// at once both stay. Returns what the file holds afterwards. A file
+    /// that does not parse is left as it is and the change refused.
+    pub fn update_approvals<R>(
+        &self,
+        change: impl FnOnce(&mut Approvals) -> R,
+    ) -> Result<(Approvals, R), StoreError> {
+        let path = self.home.approvals_file();
+        let lock_path = self.home.approvals_lock();
+        if let Some(dir) = lock_path.parent() {
+            fs::create_dir_all(dir).map_err(io_error("create folder", dir))?;
+        }
+        let lock = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_error("open", &lock_path))?;
+        set_private(&lock_path)?;
+        lock.lock().map_err(io_error("lock", &lock_path))?;
+        let mut approvals = match read_optional(&path)? {
+            Some(text) => {
+                Approvals::parse(&path.display().to_string(), &text).map_err(|error| {
+                    StoreError::Unparseable {
+                        path: path.clone(),
+                        error,
+                    }
+                })?
+            }
+            None => Approvals::default(),
+        };
+        let before = approvals.clone();
+        let result = change(&mut approvals);
+        if approvals != before {
+            atomic_write(&path, approvals.to_json().as_bytes())?;
+        }
+        // Dropping the file releases the lock.
+        drop(lock);
+        Ok((approvals, result))
     }
 
     /// Loads profile `name`; the `default` profile is created on first use.

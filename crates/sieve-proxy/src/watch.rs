@@ -49,6 +49,8 @@ pub enum FileChange {
     Profile(String),
     /// The task ledger (`tasks.db` or its write-ahead log) was written.
     Tasks,
+    /// `approvals.json` was written (a tool approved, a server first seen).
+    Approvals,
     /// Changes may have been missed (the system's event queue overflowed,
     /// or watching failed): read `config.json` and every profile again.
     Rescan,
@@ -196,8 +198,14 @@ impl Layout {
         if matches!(name, "tasks.db" | "tasks.db-wal") && self.data_dirs.iter().any(|d| d == dir) {
             return Some(FileChange::Tasks);
         }
-        (name == "config.json" && self.config_dirs.iter().any(|d| d == dir))
-            .then_some(FileChange::Config)
+        if !self.config_dirs.iter().any(|d| d == dir) {
+            return None;
+        }
+        match name {
+            "config.json" => Some(FileChange::Config),
+            "approvals.json" => Some(FileChange::Approvals),
+            _ => None,
+        }
     }
 }
 
@@ -384,7 +392,14 @@ mod tests {
             )),
             [FileChange::Profile("b".into())]
         );
+        // An approval made in another process reaches this one.
+        assert_eq!(
+            layout.changes(event(rename, &["/h/.sieve-y.tmp", "/h/approvals.json"])),
+            [FileChange::Approvals]
+        );
         for ignored in [
+            "/h/approvals.json.lock",
+            "/h/approvals.json.bak",
             "/h/profiles/config.json.bak",
             "/h/profiles/bad name.json",
             "/h/profiles/-x.json",

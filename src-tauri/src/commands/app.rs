@@ -37,3 +37,8 @@ pub fn settings_show(state: State<'_, AppState>) -> Result<SettingsView> {
 pub fn settings_set_close_to_tray(state: State<'_, AppState>, on: bool) -> Result<SettingsView> {
     settings::set_close_to_tray(&state.store, on)
 }
+
+#[tauri::command]
+pub fn settings_set_quarantine(state: State<'_, AppState>, on: bool) -> Result<SettingsView> {
+    settings::set_quarantine(&state.store, on)
+}

@@ -5,6 +5,7 @@
 pub mod app;
 pub mod hosts;
 pub mod profiles;
+pub mod quarantine;
 pub mod servers;
 pub mod tasks;
 pub mod tools;
@@ -21,6 +22,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         app::app_info,
         app::settings_show,
         app::settings_set_close_to_tray,
+        app::settings_set_quarantine,
         servers::servers_list,
         servers::server_add,
         servers::server_remove,
@@ -40,6 +42,9 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         profiles::profile_make_active,
         profiles::profile_edit,
         profiles::pattern_check,
+        quarantine::quarantine_list,
+        quarantine::quarantine_approve,
+        quarantine::quarantine_keep_hidden,
         tasks::tasks_list,
         tasks::task_show,
         tasks::task_retry,

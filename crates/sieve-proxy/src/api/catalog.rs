@@ -113,7 +113,8 @@ impl Listed {
         }
         let engine = Engine::start(store.clone())?;
         engine.settled(SETTLE).await;
-        let listings = engine.listings();
+        // The engine's catalog: judged by the approvals (quarantine).
+        let catalog = engine.catalog();
         let warnings = engine
             .statuses()
             .into_iter()
@@ -127,9 +128,11 @@ impl Listed {
             })
             .collect();
         engine.shutdown().await;
-        let mut listed = Listed::build(config, &listings)?;
-        listed.warnings = warnings;
-        Ok(listed)
+        Ok(Listed {
+            config: (*engine.config()).clone(),
+            catalog,
+            warnings,
+        })
     }
 
     /// The rows of every primitive of `kinds` (all kinds but tasks when
@@ -243,6 +246,10 @@ pub struct PrimitiveRow {
     pub input_schema: Option<Value>,
     /// Tokens of a tool's definition (o200k_base); 0 for other kinds.
     pub tokens: usize,
+    /// Why a tool is in quarantine (`description changed`, `new tool`):
+    /// hidden in every profile until approved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quarantine: Option<String>,
     pub visible: bool,
     /// Every rule that hides it, e.g. `tools.deny "*_delete_*"`.
     pub hidden_by: Vec<String>,
@@ -349,6 +356,7 @@ impl PrimitiveRow {
             annotations: p.definition.get("annotations").cloned(),
             input_schema: p.definition.get("inputSchema").cloned(),
             tokens: if p.kind == Kind::Tool { p.tokens() } else { 0 },
+            quarantine: p.quarantine.as_ref().map(ToString::to_string),
             visible: hidden_by.is_empty(),
             hidden_by,
             reasons,

@@ -13,6 +13,8 @@
 //! * [`servers`]: server rows with live state, secrets left out.
 //! * [`profiles`]: profile summaries (valid, or the parse error) and
 //!   profile edits ([`ProfileEdit`]) that validate, then write atomically.
+//! * [`quarantine`]: the tools held because they are new or changed since
+//!   approved, with both definitions; approve and keep hidden.
 //! * [`settings`]: `config.json`'s settings, and the app's own switch.
 //! * [`tasks`]: task queries from filter values, one entry with its retry
 //!   chain, retry and cancel.
@@ -25,6 +27,7 @@
 pub mod catalog;
 pub mod hosts;
 pub mod profiles;
+pub mod quarantine;
 pub mod servers;
 pub mod settings;
 pub mod tasks;

@@ -16,6 +16,8 @@ pub struct SettingsView {
     pub call_timeout_seconds: u64,
     pub active_profile: String,
     pub close_to_tray: bool,
+    /// New and changed tools are held until approved (DESIGN §9).
+    pub quarantine: bool,
 }
 
 impl From<Settings> for SettingsView {
@@ -26,6 +28,7 @@ impl From<Settings> for SettingsView {
             call_timeout_seconds: settings.call_timeout_seconds,
             active_profile: settings.active_profile,
             close_to_tray: settings.close_to_tray,
+            quarantine: settings.quarantine,
         }
     }
 }
@@ -42,6 +45,18 @@ pub fn set_close_to_tray(store: &Store, on: bool) -> Result<SettingsView> {
     let mut config = store.load_config()?;
     if config.settings.close_to_tray != on {
         config.settings.close_to_tray = on;
+        store.save_config(&config)?;
+    }
+    Ok(config.settings.into())
+}
+
+/// Whether new and changed tools are held in quarantine until approved;
+/// written atomically, and only when it changes. Every running proxy
+/// applies it live.
+pub fn set_quarantine(store: &Store, on: bool) -> Result<SettingsView> {
+    let mut config = store.load_config()?;
+    if config.settings.quarantine != on {
+        config.settings.quarantine = on;
         store.save_config(&config)?;
     }
     Ok(config.settings.into())

@@ -290,10 +290,11 @@ impl SieveServer {
         self.engine.settled(READY_WAIT).await;
     }
 
-    /// Refuses `p` when the profile hides it and enforces.
+    /// Refuses `p` when the profile hides it and enforces, or it is in
+    /// quarantine.
     fn check_visible(&self, view: &View, p: &Primitive) -> Result<(), ErrorData> {
-        let reasons = view.profile.rules.explain(p, Some(&view.narrowing));
-        if reasons.is_empty() || !view.profile.rules.enforce() {
+        let reasons = view.profile.rules.refusal(p, Some(&view.narrowing));
+        if reasons.is_empty() {
             return Ok(());
         }
         let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();

@@ -141,18 +141,30 @@ pub(crate) struct Viewer<'a> {
 
 impl Viewer<'_> {
     pub(crate) fn sees(&self, record: &TaskRecord) -> bool {
+        self.rules.is_visible(&self.task(record), self.narrowing)
+    }
+
+    /// Whether a call of `record`'s tool is refused: hidden under a profile
+    /// that enforces, or in quarantine.
+    pub(crate) fn refuses(&self, record: &TaskRecord) -> bool {
+        !self
+            .rules
+            .refusal(&self.task(record), self.narrowing)
+            .is_empty()
+    }
+
+    fn task(&self, record: &TaskRecord) -> Primitive {
         let name = record.tool.as_deref().unwrap_or_default();
         let tool = self
             .catalog
             .find(Kind::Tool, name)
             .cloned()
             .unwrap_or_else(|| Primitive::unlisted_tool(&record.server, name));
-        let task = Primitive::task(
+        Primitive::task(
             &tool,
             record.upstream_id.as_deref().unwrap_or_default(),
             &record.id,
-        );
-        self.rules.is_visible(&task, self.narrowing)
+        )
     }
 }
 
@@ -320,7 +332,8 @@ impl Tasks {
     /// Runs entry `id` again: the recorded request to the same server, as
     /// a new entry of `profile` that points to the old one. A completed
     /// entry (or one still running) is only run again with `force`; a
-    /// profile that enforces must show the tool.
+    /// profile that enforces must show the tool, and it must not be in
+    /// quarantine.
     pub(crate) async fn retry(
         &self,
         id: &str,
@@ -350,7 +363,7 @@ impl Tasks {
                 None,
             ));
         }
-        if !viewer.sees(&old) && viewer.rules.enforce() {
+        if viewer.refuses(&old) {
             return Err(ErrorData::invalid_params(
                 format!(
                     "task {id:?} calls a tool that profile {profile:?} hides, so it is not run again"

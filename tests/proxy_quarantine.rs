@@ -1,0 +1,351 @@
+//! Quarantine of new and changed tools (DESIGN §9), through the real
+//! proxy with the real demo server: trust on first use, a tool whose
+//! description changes while hosts are connected (a "rug pull"), tools
+//! that appear later, search mode, approval from another process reaching
+//! every running proxy, keep hidden, turning it off, and a broken
+//! `approvals.json`.
+
+use serde_json::{Value, json};
+use sieve_tests::Home;
+use sieve_tests::wire::{Wire, tool_names};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
+
+const OLD: &str = "Search files, issues, invoices and users for a text.";
+
+/// config.json with the demo server as a stdio child at `release`, and
+/// `settings`.
+fn demo_config(release: u8, settings: Value) -> String {
+    json!({
+        "mcpServers": {"demo": {"command": BIN, "args": ["demo-server", "--release", release.to_string()]}},
+        "settings": settings
+    })
+    .to_string()
+}
+
+fn tool<'a>(list: &'a Value, name: &str) -> Option<&'a Value> {
+    list["result"]["tools"]
+        .as_array()?
+        .iter()
+        .find(|t| t["name"] == name)
+}
+
+/// The host's tool list once it satisfies `done`: listed now, and again
+/// after each `list_changed` until it does (a restart of the server may
+/// change the list in more than one step).
+async fn listed_when(host: &mut Wire, done: impl Fn(&Value) -> bool) -> Value {
+    loop {
+        let list = host.request("tools/list", json!({})).await;
+        if done(&list) {
+            return list;
+        }
+        host.notification("notifications/tools/list_changed").await;
+    }
+}
+
+async fn call(host: &mut Wire, name: &str, arguments: Value) -> Value {
+    host.request("tools/call", json!({"name": name, "arguments": arguments}))
+        .await
+}
+
+/// Waits until `tools quarantined --json` holds `count` tools (a proxy
+/// records what it saw shortly after the server lists it).
+fn quarantined(home: &Home, count: usize) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let held = home.run(&["tools", "quarantined", "--json"]).json();
+        let held = held.as_array().expect("a JSON array").clone();
+        if held.len() == count {
+            return held;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "waited for {count} tools in quarantine, have {held:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[tokio::test]
+async fn a_tool_whose_description_changes_is_held_in_every_proxy_until_approved() {
+    let home = Home::new(BIN);
+    home.write("config.json", &demo_config(1, json!({})));
+    // A profile that does not enforce: quarantine refuses all the same.
+    home.write("profiles/lax.json", r#"{"enforce": false}"#);
+    let mut lax = Wire::start(BIN, home.path(), &["--profile", "lax"], json!({})).await;
+    let mut strict = Wire::start(BIN, home.path(), &[], json!({})).await;
+    for host in [&mut lax, &mut strict] {
+        let list = host.request("tools/list", json!({})).await;
+        assert_eq!(tool(&list, "demo__search").unwrap()["description"], OLD);
+    }
+    // Trust on first use: the first listing is approved and on file.
+    let approvals: Value = serde_json::from_str(&home.read("approvals.json")).unwrap();
+    let search = &approvals["servers"]["demo"]["tools"]["search"];
+    assert!(
+        search["hash"].as_str().unwrap().starts_with("sha256:"),
+        "{search}"
+    );
+    assert_eq!(search["definition"]["description"], OLD);
+    assert_eq!(quarantined(&home, 0), Vec::<Value>::new());
+
+    // The server is updated while both hosts are connected.
+    home.replace("config.json", &demo_config(2, json!({})));
+    for host in [&mut lax, &mut strict] {
+        host.notification("notifications/tools/list_changed").await;
+        let list = listed_when(host, |list| {
+            tool(list, "demo__search").is_none() && tool_names(list).len() > 1
+        })
+        .await;
+        let names = tool_names(&list);
+        assert_eq!(names.len(), 39, "only the changed tool is held: {names:?}");
+        let refused = call(host, "demo__search", json!({"query": "x"})).await;
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("quarantined: description changed"),
+            "{refused}"
+        );
+    }
+    let explained = home.run(&["tools", "--explain"]);
+    assert!(
+        explained
+            .stdout
+            .contains("hidden by: quarantined: description changed"),
+        "{}",
+        explained.stdout
+    );
+
+    let held = quarantined(&home, 1);
+    assert_eq!(held[0]["exposedName"], "demo__search");
+    assert_eq!(held[0]["reason"], "quarantined: description changed");
+    assert_eq!(held[0]["changed"], json!(["description"]));
+    assert_eq!(held[0]["approved"]["description"], OLD);
+    let new = held[0]["pending"]["description"].as_str().unwrap();
+    assert!(new.contains("secrets.env"), "{new}");
+    let text = home.run(&["tools", "quarantined"]);
+    assert!(text.stdout.contains("description was:"), "{}", text.stdout);
+
+    // Approved from another process: every running proxy shows it again.
+    let approved = home.run(&["tools", "approve", "demo__search"]);
+    assert!(approved.ok, "{}", approved.stderr);
+    assert_eq!(approved.stdout, "approved: demo__search\n");
+    for host in [&mut lax, &mut strict] {
+        let list = listed_when(host, |list| tool(list, "demo__search").is_some()).await;
+        assert_eq!(tool(&list, "demo__search").unwrap()["description"], new);
+        let answer = call(host, "demo__search", json!({"query": "invoice"})).await;
+        assert!(answer.get("result").is_some(), "{answer}");
+    }
+    assert_eq!(quarantined(&home, 0), Vec::<Value>::new());
+    lax.close().await;
+    strict.close().await;
+}
+
+#[tokio::test]
+async fn tools_that_appear_later_are_held_and_approved_by_server() {
+    let home = Home::new(BIN);
+    home.write("config.json", &demo_config(1, json!({})));
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    assert_eq!(
+        tool_names(&host.request("tools/list", json!({})).await).len(),
+        40
+    );
+    let enabled = call(&mut host, "demo__admin_enable_experimental", json!({})).await;
+    assert_eq!(enabled["result"]["isError"], false, "{enabled}");
+
+    let held = quarantined(&home, 2);
+    let names: Vec<&str> = held
+        .iter()
+        .map(|t| t["exposedName"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "demo__experimental_bulk_label",
+            "demo__experimental_word_count"
+        ]
+    );
+    assert!(held.iter().all(|t| t["reason"] == "quarantined: new tool"));
+    assert!(held.iter().all(|t| t["approved"].is_null()));
+    // Nothing new reached the host, and a call by name is refused.
+    assert_eq!(
+        tool_names(&host.request("tools/list", json!({})).await).len(),
+        40
+    );
+    let refused = call(
+        &mut host,
+        "demo__experimental_word_count",
+        json!({"path": "x"}),
+    )
+    .await;
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("quarantined: new tool"), "{refused}");
+
+    // A name that is not held fails and writes nothing.
+    let before = home.read("approvals.json");
+    let wrong = home.run(&[
+        "tools",
+        "approve",
+        "demo__search",
+        "demo__experimental_word_count",
+    ]);
+    assert!(!wrong.ok);
+    assert!(
+        wrong
+            .stderr
+            .contains("\"demo__search\" is not in quarantine"),
+        "{}",
+        wrong.stderr
+    );
+    assert_eq!(home.read("approvals.json"), before);
+    let unknown = home.run(&["tools", "approve", "--server", "nope"]);
+    assert!(!unknown.ok);
+    assert!(
+        unknown.stderr.contains("no server \"nope\""),
+        "{}",
+        unknown.stderr
+    );
+
+    let approved = home
+        .run(&["tools", "approve", "--server", "demo", "--json"])
+        .json();
+    assert_eq!(approved["tools"].as_array().unwrap().len(), 2, "{approved}");
+    let list = listed_when(&mut host, |list| tool_names(list).len() == 42).await;
+    assert!(tool(&list, "demo__experimental_word_count").is_some());
+    host.close().await;
+}
+
+/// The names `sieve__find_tools` returns for a query that fits `search`.
+async fn found(host: &mut Wire) -> Vec<String> {
+    let found = call(
+        host,
+        "sieve__find_tools",
+        json!({"query": "search everything for a text", "limit": 5}),
+    )
+    .await;
+    found["result"]["structuredContent"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("find_tools answered {found}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn search_mode_never_finds_or_calls_a_held_tool() {
+    let home = Home::new(BIN);
+    home.write("config.json", &demo_config(1, json!({})));
+    home.write("profiles/search.json", r#"{"disclosure": "search"}"#);
+    let mut host = Wire::start(BIN, home.path(), &["--profile", "search"], json!({})).await;
+    assert!(found(&mut host).await.contains(&"demo__search".to_string()));
+
+    home.replace("config.json", &demo_config(2, json!({})));
+    quarantined(&home, 1);
+    // The change reaches this proxy before the record does: wait until
+    // the search stops finding the tool, then it must stay away.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while found(&mut host).await.contains(&"demo__search".to_string()) {
+        assert!(Instant::now() < deadline, "the held tool is still found");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let refused = call(
+        &mut host,
+        "sieve__call_tool",
+        json!({"name": "demo__search", "arguments": {}}),
+    )
+    .await;
+    let text = refused.to_string();
+    assert!(
+        text.contains("quarantined: description changed"),
+        "{refused}"
+    );
+    host.close().await;
+}
+
+#[tokio::test]
+async fn keep_hidden_is_remembered_until_the_tool_changes_again() {
+    let home = Home::new(BIN);
+    home.write("config.json", &demo_config(1, json!({})));
+    assert!(home.run(&["tools"]).ok);
+    home.write("config.json", &demo_config(2, json!({})));
+    // A one-shot command is a proxy too: it records what it sees.
+    let listed = home.run(&["tools", "--explain"]);
+    assert!(
+        listed.stdout.contains("quarantined: description changed"),
+        "{}",
+        listed.stdout
+    );
+    let kept = home.run(&["tools", "keep-hidden", "demo__search"]);
+    assert!(kept.ok, "{}", kept.stderr);
+    assert_eq!(kept.stdout, "kept hidden: demo__search\n");
+    let held = quarantined(&home, 1);
+    assert_eq!(held[0]["keptHidden"], true);
+    assert_eq!(
+        held[0]["reason"],
+        "quarantined: description changed (kept hidden)"
+    );
+    // The server goes back to what was approved: nothing is held.
+    home.write("config.json", &demo_config(1, json!({})));
+    assert!(
+        home.run(&["tools"])
+            .stdout
+            .contains("40 of 40 tools visible")
+    );
+    assert_eq!(quarantined(&home, 0), Vec::<Value>::new());
+}
+
+#[tokio::test]
+async fn turned_off_nothing_is_recorded_or_held() {
+    let home = Home::new(BIN);
+    let off = json!({"quarantine": false});
+    home.write("config.json", &demo_config(1, off.clone()));
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    assert_eq!(
+        tool_names(&host.request("tools/list", json!({})).await).len(),
+        40
+    );
+    home.replace("config.json", &demo_config(2, off));
+    host.notification("notifications/tools/list_changed").await;
+    let list = listed_when(&mut host, |list| {
+        tool(list, "demo__search").is_some_and(|t| t["description"] != OLD)
+    })
+    .await;
+    let description = tool(&list, "demo__search").unwrap()["description"]
+        .as_str()
+        .unwrap();
+    assert!(description.contains("secrets.env"), "{description}");
+    assert!(!home.path().join("approvals.json").exists());
+    host.close().await;
+}
+
+#[tokio::test]
+async fn a_broken_approvals_file_is_never_overwritten() {
+    let home = Home::new(BIN);
+    home.write("config.json", &demo_config(1, json!({})));
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    assert_eq!(
+        tool_names(&host.request("tools/list", json!({})).await).len(),
+        40
+    );
+    let broken = "{\"servers\": {\"demo\": [}}\n";
+    home.replace("approvals.json", broken);
+    // A running proxy keeps its last good approvals (the server changes,
+    // and is held by them).
+    home.replace("config.json", &demo_config(2, json!({})));
+    host.notification("notifications/tools/list_changed").await;
+    let list = listed_when(&mut host, |list| tool_names(list).len() == 39).await;
+    assert!(tool(&list, "demo__search").is_none());
+    // Commands name the file and the place, and change nothing.
+    for args in [
+        &["tools", "quarantined"][..],
+        &["tools", "approve", "--all"],
+    ] {
+        let run = home.run(args);
+        assert!(!run.ok);
+        assert!(run.stderr.contains("approvals.json:1:"), "{}", run.stderr);
+    }
+    let start = home.run(&["tools"]);
+    assert!(!start.ok);
+    assert!(start.stderr.contains("approvals.json"), "{}", start.stderr);
+    assert_eq!(home.read("approvals.json"), broken);
+    host.close().await;
+}
