@@ -167,7 +167,7 @@ specs=()
 if [ "$#" -gt 0 ]; then
   for name in "$@"; do specs+=("specs/$name.spec.js"); done
 else
-  order=(servers tools profiles tasks connect)
+  order=(servers tools quarantine profiles tasks connect)
   last=(screenshots measure)
   for name in "${order[@]}"; do specs+=("specs/$name.spec.js"); done
   for file in tests/e2e/specs/*.spec.js; do

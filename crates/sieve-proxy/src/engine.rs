@@ -361,7 +361,11 @@ impl Engine {
             }
         });
         match recorded {
-            Ok((approvals, ())) => self.state.writing().approvals = Arc::new(approvals),
+            Ok((approvals, ())) => {
+                self.state.writing().approvals = Arc::new(approvals);
+                // The watcher will find nothing new: this process wrote it.
+                self.emit(Change::Approvals);
+            }
             Err(error) => {
                 // New servers stay unjudged (trusted) in this process, and
                 // are tried again at the next listing; quarantine holds.

@@ -22,14 +22,14 @@ export class ToolsPage {
    * returns its text. The row is searched for by its name (the list shows
    * 100 rows a page) unless `search` is false.
    */
-  async rowWhen(exposedName, visible, { search = true } = {}) {
+  async rowWhen(exposedName, visible, { search = true, timeout = undefined } = {}) {
     if (search) await this.search(exposedName);
     return until(
       async () => {
         const row = await this.app.find(`tool-row-${exposedName}`);
         return (await row.getAttribute('data-visible')) === String(visible) ? row.getText() : null;
       },
-      { what: `${exposedName} to be ${visible ? 'shown' : 'hidden'} (data-visible="${visible}")` },
+      { timeout, what: `${exposedName} to be ${visible ? 'shown' : 'hidden'} (data-visible="${visible}")` },
     );
   }
 

@@ -1,12 +1,14 @@
 // Every screen in the light and the dark theme, into
 // docs/screenshots/<screen>-<light|dark>.png, on a home with something to
 // show: two servers, two concerns, two profiles (the one edited hides a
-// few things, so hidden rows and their reasons show) and failed calls in
-// the ledger.
+// few things, so hidden rows and their reasons show), failed calls in
+// the ledger, and a tool in quarantine (the demo trusted, then run as its
+// release 2, in which `search` says something new).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConnectPage } from '../pages/connect.js';
+import { QuarantinePage } from '../pages/quarantine.js';
 import { ServersPage } from '../pages/servers.js';
 import { SCREENS, Shell } from '../pages/shell.js';
 import { TasksPage } from '../pages/tasks.js';
@@ -34,6 +36,9 @@ const READY = {
   async tools(app) {
     // A hidden row with its reason is on the first page.
     await new ToolsPage(app).rowWhen('demo__delete_file', false, { search: false });
+  },
+  async quarantine(app) {
+    await new QuarantinePage(app).itemWhen('demo__search', false, LAUNCH_TIMEOUT);
   },
   async profiles(app) {
     await app.find('concern-select-security');
@@ -84,15 +89,19 @@ describe('Screenshots of every screen', () => {
         const result = await host.result('tools/call', { name: 'demo__get_issue', arguments: { id } });
         assert.equal(result.isError, true, `get_issue #${id} fails`);
       }
+      await until(() => home.approvals()?.servers?.demo, { what: "the demo's first listing in approvals.json" });
     } finally {
       await host.stop();
     }
+    const config = home.config();
+    config.mcpServers.demo.args = ['demo-server', '--release', '2'];
+    home.replaceConfig(config);
   });
 
   after(() => home?.remove());
 
   for (const theme of ['light', 'dark']) {
-    test(`${theme}: servers, tools, profiles, tasks and connect`, async () => {
+    test(`${theme}: servers, tools, quarantine, profiles, tasks and connect`, async () => {
       const app = await App.launch(home, { theme });
       try {
         const dark = await app.driver.executeScript('return matchMedia("(prefers-color-scheme: dark)").matches');

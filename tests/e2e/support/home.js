@@ -3,7 +3,7 @@
 // desktop HOME/XDG_CONFIG_HOME of its own, so nothing the app does (say,
 // writing Claude Desktop's config) can touch the real user's files.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { env } from './env.js';
@@ -72,6 +72,25 @@ export class Home {
 
   config() {
     return JSON.parse(readFileSync(this.configPath, 'utf8'));
+  }
+
+  /**
+   * Replaces config.json as an editor that saves safely does: a temp file
+   * beside it, renamed over it, so the app never reads half a file.
+   */
+  replaceConfig(config) {
+    const temp = path.join(this.dir, '.config.json.e2e-tmp');
+    this.writeJson(temp, config);
+    renameSync(temp, this.configPath);
+  }
+
+  get approvalsPath() {
+    return path.join(this.dir, 'approvals.json');
+  }
+
+  /** approvals.json as on disk, or null while no proxy has written it. */
+  approvals() {
+    return existsSync(this.approvalsPath) ? JSON.parse(readFileSync(this.approvalsPath, 'utf8')) : null;
   }
 
   profilePath(name = 'default') {

@@ -16,6 +16,7 @@ export function aSettings(overrides: Partial<Settings> = {}): Settings {
     callTimeoutSeconds: 600,
     activeProfile: 'default',
     closeToTray: true,
+    quarantine: true,
     ...overrides,
   };
 }
@@ -40,6 +41,7 @@ export function fakeApp(): { fake: FakeBackend; stores: Stores } {
     .on('tool_set_override', () => null)
     .on('tool_try', () => ({ record: { taskId: 't-0', status: 'completed' } as never, answer: {} }))
     .on('servers_list', () => [])
+    .on('quarantine_list', () => [])
     .on('tasks_list', () => ({ tasks: [], nextCursor: null }))
     .on('host_snippet', ({ host, profile }) => ({
       [host === 'vscode' ? 'servers' : 'mcpServers']: {

@@ -15,12 +15,12 @@ beforeEach(() => {
 
 const commands = () => [...new Set(fake.calls.map((call) => call.command))].sort();
 
-it('reloads servers, rows and meter on catalog and status changes', async () => {
-  await live.apply({ what: 'catalog' });
-  expect(commands()).toEqual(['catalog_rows', 'servers_list', 'token_report']);
-  fake.reset();
-  await live.apply({ what: 'status' });
-  expect(commands()).toEqual(['catalog_rows', 'servers_list', 'token_report']);
+it('reloads servers, rows, meter and quarantine on catalog, status and approvals changes', async () => {
+  for (const what of ['catalog', 'status', 'approvals'] as const) {
+    fake.reset();
+    await live.apply({ what });
+    expect(commands(), what).toEqual(['catalog_rows', 'quarantine_list', 'servers_list', 'token_report']);
+  }
 });
 
 it('also reloads the concerns, the profile list (which is active) and the settings on a config change', async () => {
@@ -29,6 +29,7 @@ it('also reloads the concerns, the profile list (which is active) and the settin
     'catalog_rows',
     'concern_definitions',
     'profiles_list',
+    'quarantine_list',
     'servers_list',
     'settings_show',
     'token_report',

@@ -40,8 +40,12 @@ export class Live {
 
   constructor(stores: Stores) {
     this.#stores = stores;
-    const { servers, tools, meter, profiles, tasks, connect } = stores;
-    this.#catalog = coalesce(() => Promise.all([servers.load(), tools.load(), meter.load()]));
+    const { servers, tools, meter, quarantine, profiles, tasks, connect } = stores;
+    // A listing that brings a new or changed tool records it in
+    // approvals.json before the catalog change is reported.
+    this.#catalog = coalesce(() =>
+      Promise.all([servers.load(), tools.load(), meter.load(), quarantine.load()]),
+    );
     // Profiles are checked against the config's concerns, so their
     // validity can change with it; so can the active profile and the settings.
     this.#config = coalesce(() =>
@@ -57,6 +61,9 @@ export class Live {
     switch (event.what) {
       case 'catalog':
       case 'status':
+      // A decision changes rows (and their quarantine badges) even when
+      // hosts see the same list, so no catalog change follows.
+      case 'approvals':
         await this.#catalog();
         break;
       case 'config':

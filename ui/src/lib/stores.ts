@@ -3,6 +3,7 @@
 import { ConnectStore } from './connect/store.svelte';
 import { MeterStore } from './meter/store.svelte';
 import { ProfilesStore } from './profiles/store.svelte';
+import { QuarantineStore } from './quarantine/store.svelte';
 import { ServersStore } from './servers/store.svelte';
 import { TasksStore } from './tasks/store.svelte';
 import { ToolsStore } from './tools/store.svelte';
@@ -11,6 +12,7 @@ export interface Stores {
   profiles: ProfilesStore;
   meter: MeterStore;
   tools: ToolsStore;
+  quarantine: QuarantineStore;
   servers: ServersStore;
   tasks: TasksStore;
   connect: ConnectStore;
@@ -18,13 +20,16 @@ export interface Stores {
 
 export function createStores(now?: () => Date): Stores {
   const profiles = new ProfilesStore();
+  const connect = new ConnectStore(profiles);
   const stores: Stores = {
     profiles,
     meter: new MeterStore(profiles),
     tools: new ToolsStore(profiles),
+    // The quarantine switch is a setting of config.json like the tray's.
+    quarantine: new QuarantineStore(connect.settings),
     servers: new ServersStore(),
     tasks: new TasksStore(profiles, now),
-    connect: new ConnectStore(profiles),
+    connect,
   };
   // What the profile being edited shows: its rows, its tokens, its snippets.
   profiles.follow(() =>
@@ -39,6 +44,7 @@ export async function loadAll(stores: Stores): Promise<void> {
     stores.profiles.load(),
     stores.tools.load(),
     stores.meter.load(),
+    stores.quarantine.load(),
     stores.servers.load(),
     stores.tasks.load(),
     stores.connect.load(),

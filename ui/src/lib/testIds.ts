@@ -6,6 +6,7 @@ import type { Host } from './backend';
 export const TestId = {
   NavServers: 'nav-servers',
   NavTools: 'nav-tools',
+  NavQuarantine: 'nav-quarantine',
   NavProfiles: 'nav-profiles',
   NavTasks: 'nav-tasks',
   NavConnect: 'nav-connect',
@@ -41,4 +42,19 @@ export const TestId = {
   TaskFilterStatus: 'task-filter-status',
   TaskFilterSince: 'task-filter-since',
   Snippet: (host: Host) => `snippet-${host}`,
+  /** On the Quarantine button: how many tools wait for review, when any do. */
+  QuarantineCount: 'quarantine-count',
+  /** With `data-kept-hidden="true|false"`. */
+  QuarantineItem: (exposedName: string) => `quarantine-item-${exposedName}`,
+  /** The approved definition. */
+  QuarantineOld: (exposedName: string) => `quarantine-old-${exposedName}`,
+  /** The definition in quarantine. */
+  QuarantineNew: (exposedName: string) => `quarantine-new-${exposedName}`,
+  QuarantineApprove: (exposedName: string) => `quarantine-approve-${exposedName}`,
+  QuarantineKeep: (exposedName: string) => `quarantine-keep-${exposedName}`,
+  QuarantineEmpty: 'quarantine-empty',
+  /** The switch of `settings.quarantine`. */
+  QuarantineSetting: 'quarantine-setting',
+  /** The quarantine badge of a tool's row on the Tools screen. */
+  ToolQuarantine: (exposedName: string) => `tool-quarantine-${exposedName}`,
 } as const;

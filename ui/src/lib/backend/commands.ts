@@ -2,6 +2,7 @@ import type {
   AppInfo,
   ChangeEvent,
   ConcernDefinition,
+  Decision,
   Host,
   HostTransport,
   HostWrite,
@@ -11,6 +12,7 @@ import type {
   Profile,
   ProfileEdit,
   ProfileSummary,
+  QuarantinedTool,
   ServerRow,
   Settings,
   TaskDetail,
@@ -27,6 +29,7 @@ export interface Commands {
   app_info: { args: None; result: AppInfo };
   settings_show: { args: None; result: Settings };
   settings_set_close_to_tray: { args: { on: boolean }; result: Settings };
+  settings_set_quarantine: { args: { on: boolean }; result: Settings };
   servers_list: { args: None; result: ServerRow[] };
   server_add: { args: { server: NewServer }; result: ServerRow[] };
   server_remove: { args: { name: string }; result: ServerRow[] };
@@ -48,6 +51,9 @@ export interface Commands {
   profile_make_active: { args: { name: string }; result: ProfileSummary[] };
   profile_edit: { args: { name: string; edit: ProfileEdit }; result: Profile };
   pattern_check: { args: { pattern: string }; result: null };
+  quarantine_list: { args: None; result: QuarantinedTool[] };
+  quarantine_approve: { args: { tools: string[] }; result: Decision };
+  quarantine_keep_hidden: { args: { tools: string[] }; result: Decision };
   tasks_list: { args: { filter: TaskFilter }; result: TaskPage };
   task_show: { args: { id: string }; result: TaskDetail };
   task_retry: { args: { id: string; force: boolean; profile: string }; result: TaskRetry };

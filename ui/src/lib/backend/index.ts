@@ -68,6 +68,7 @@ export function onChanged(callback: (event: ChangeEvent) => void): Promise<() =>
 export const appInfo = () => call('app_info', {});
 export const settingsShow = () => call('settings_show', {});
 export const settingsSetCloseToTray = (on: boolean) => call('settings_set_close_to_tray', { on });
+export const settingsSetQuarantine = (on: boolean) => call('settings_set_quarantine', { on });
 
 export const serversList = () => call('servers_list', {});
 export const serverAdd = (server: NewServer) => call('server_add', { server });
@@ -92,6 +93,10 @@ export const profileDelete = (name: string) => call('profile_delete', { name });
 export const profileMakeActive = (name: string) => call('profile_make_active', { name });
 export const profileEdit = (name: string, edit: ProfileEdit) => call('profile_edit', { name, edit });
 export const patternCheck = (pattern: string) => call('pattern_check', { pattern });
+
+export const quarantineList = () => call('quarantine_list', {});
+export const quarantineApprove = (tools: string[]) => call('quarantine_approve', { tools });
+export const quarantineKeepHidden = (tools: string[]) => call('quarantine_keep_hidden', { tools });
 
 export const tasksList = (filter: TaskFilter) => call('tasks_list', { filter });
 export const taskShow = (id: string) => call('task_show', { id });

@@ -104,6 +104,8 @@ export interface PrimitiveRow {
   visible: boolean;
   /** Every rule that hides it, e.g. `tools.deny "*_delete_*"`. */
   hiddenBy: string[];
+  /** Why a tool is in quarantine (`description changed`, `new tool`), while it is. */
+  quarantine?: string;
   /** The same rules, each with the profile edit that lifts it, where one does. */
   reasons: HiddenReason[];
 }
@@ -157,6 +159,8 @@ export interface Settings {
   activeProfile: string;
   /** Closing the window keeps the app serving from the tray. */
   closeToTray: boolean;
+  /** New and changed tools are held until approved (DESIGN §9). */
+  quarantine: boolean;
 }
 
 export type Section = 'tools' | 'resources' | 'prompts';
@@ -259,6 +263,43 @@ export interface TaskRetry {
   error?: { code: string; message: string };
 }
 
+// Quarantine
+
+/** The parts of a tool definition that are approved, as `approvals.json` keeps them. */
+export interface ToolDefinition {
+  name?: string;
+  title?: string;
+  description?: string;
+  inputSchema?: unknown;
+  outputSchema?: unknown;
+  annotations?: unknown;
+}
+
+/** A tool held because it is new or changed since it was approved. */
+export interface QuarantinedTool {
+  server: string;
+  /** The upstream's name. */
+  name: string;
+  exposedName: string;
+  /** As `hiddenBy` says it: `quarantined: description changed`. */
+  reason: string;
+  /** Never approved: the server added it after its first listing. */
+  new: boolean;
+  /** The parts that differ from the approved definition (`description`, `input schema`, ...). */
+  changed: string[];
+  /** A person saw this very definition and kept it hidden. */
+  keptHidden: boolean;
+  /** The definition last approved; null for a new tool. */
+  approved: ToolDefinition | null;
+  /** The definition in quarantine. */
+  pending: ToolDefinition;
+}
+
+/** The exposed names a decision was about. */
+export interface Decision {
+  tools: string[];
+}
+
 // Hosts
 
 export type HostTransport = 'stdio' | 'http';
@@ -273,7 +314,7 @@ export interface HostWrite {
 
 // Events
 
-export type ChangeWhat = 'catalog' | 'profile' | 'config' | 'status' | 'tasks';
+export type ChangeWhat = 'catalog' | 'profile' | 'config' | 'status' | 'tasks' | 'approvals';
 
 /** The payload of `sieve://changed`. */
 export interface ChangeEvent {

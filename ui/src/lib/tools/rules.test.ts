@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HiddenReason } from '../backend';
 import { aRow, hiddenBy } from '../backend/fake';
-import { fixFor, hiddenText, isOwnEntry } from './rules';
+import { fixFor, hiddenText, isOwnEntry, isQuarantine } from './rules';
 
 const tool = aRow({ exposedName: 'gh__delete_repo' });
 const own: HiddenReason = {
@@ -45,6 +45,13 @@ describe('what a hidden row offers', () => {
 
   it('offers nothing for a rule no edit of the app lifts', () => {
     expect(fixFor({ text: 'uriPrefixes: starts with none of mcp://tools/x/' }, tool)).toBeNull();
+  });
+
+  it('tells the quarantine, which the Quarantine screen lifts, from profile rules', () => {
+    const quarantined = { text: 'quarantined: description changed' };
+    expect(isQuarantine(quarantined)).toBe(true);
+    expect(fixFor(quarantined, tool), 'no profile edit lifts it').toBeNull();
+    expect(isQuarantine(glob)).toBe(false);
   });
 
   it('says every rule in the sentence of a hidden row', () => {

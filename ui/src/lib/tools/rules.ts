@@ -74,6 +74,14 @@ function labelOf(edit: ProfileEdit): string {
   }
 }
 
+/**
+ * Whether `reason` is the quarantine (DESIGN §9): no profile edit lifts it;
+ * an approval on the Quarantine screen does.
+ */
+export function isQuarantine(reason: HiddenReason): boolean {
+  return reason.text.startsWith('quarantined: ');
+}
+
 /** The edit that lifts `reason` for `row`, or null when the app has none. */
 export function fixFor(reason: HiddenReason, row: PrimitiveRow): Fix | null {
   if (!reason.fix) return null;
