@@ -1,11 +1,15 @@
 //! Filtering a 10,000-tool catalog built from the real catalogs in
 //! `tests/fixtures/catalogs` (each file repeated under many server names),
-//! with a realistic profile. Run: `cargo bench -p sieve-core --bench filter`.
+//! with a realistic profile; the search index of search mode and the
+//! quarantine's judgement over the same catalog. Run: `cargo bench -p
+//! sieve-core --bench filter`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::Value;
+use sieve_core::search::ToolIndex;
 use sieve_core::{
-    Catalog, Kind, Narrowing, Overlay, Overlays, Profile, Rules, ServerListing, parse_tool_list,
+    Approvals, Catalog, Kind, Narrowing, Overlay, Overlays, Profile, Rules, ServerListing,
+    parse_tool_list,
 };
 use std::hint::black_box;
 
@@ -129,7 +133,49 @@ fn bench(c: &mut Criterion) {
     group.bench_function("build catalog of 10k tools", |b| {
         b.iter(|| Catalog::build("__", &overlays(), black_box(&listings)).len())
     });
+    search(&mut group, "117 (GitHub)", &listings[..1]);
+    search(&mut group, "10k", &listings);
+    // Quarantine: every server approved once, then the whole catalog
+    // judged again (what a rebuild after a listing costs on top).
+    let mut approvals = Approvals::default();
+    for listing in &listings {
+        approvals.trust_first_use(&listing.server, &listing.tools);
+    }
+    group.bench_function("judge 10k tools against approvals", |b| {
+        b.iter_batched(
+            || catalog.clone(),
+            |mut catalog| {
+                catalog.quarantine(black_box(&approvals));
+                catalog.len()
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("clone catalog of 10k tools (the judge's baseline)", |b| {
+        b.iter(|| catalog.clone().len())
+    });
     group.finish();
+}
+
+/// Building the search index of `listings`' tools, and one query on it.
+fn search(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    label: &str,
+    listings: &[ServerListing],
+) {
+    let catalog = Catalog::build("__", &Overlays::default(), listings);
+    let tools = || catalog.of_kind(Kind::Tool).enumerate();
+    group.bench_function(format!("search index of {label} tools: build"), |b| {
+        b.iter(|| ToolIndex::build(black_box(tools())))
+    });
+    let index = ToolIndex::build(tools());
+    group.bench_function(format!("search index of {label} tools: one query"), |b| {
+        b.iter(|| {
+            index
+                .search(black_box("comment on a pull request"), 5)
+                .len()
+        })
+    });
 }
 
 criterion_group!(benches, bench);

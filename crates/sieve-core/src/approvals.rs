@@ -213,8 +213,9 @@ impl Approvals {
             return false;
         };
         let pending = approvals.tools.get(name).and_then(|e| e.pending.as_ref());
-        match self.judge(server, tool) {
-            Some(_) => pending.is_none_or(|p| p.hash != fingerprint(tool)),
+        let hash = fingerprint(tool);
+        match self.judge_hashed(server, tool, &hash) {
+            Some(_) => pending.is_none_or(|p| p.hash != hash),
             None => pending.is_some(),
         }
     }
@@ -274,19 +275,23 @@ impl Approvals {
     /// Whether `tool` of `server` is quarantined, and why. A server never
     /// seen is not judged: its first listing is trusted.
     pub fn judge(&self, server: &str, tool: &Value) -> Option<Quarantine> {
+        self.judge_hashed(server, tool, &fingerprint(tool))
+    }
+
+    /// [`Approvals::judge`] with the tool's [`fingerprint`] at hand.
+    fn judge_hashed(&self, server: &str, tool: &Value, hash: &str) -> Option<Quarantine> {
         let approvals = self.servers.get(server)?;
         let name = tool.get("name").and_then(Value::as_str)?;
-        let hash = fingerprint(tool);
         let Some(entry) = approvals.tools.get(name) else {
             return Some(Quarantine {
                 why: Why::New,
                 kept_hidden: false,
             });
         };
-        if entry.hash.as_deref() == Some(hash.as_str()) {
+        if entry.hash.as_deref() == Some(hash) {
             return None;
         }
-        Some(entry.verdict(&hash, tool))
+        Some(entry.verdict(hash, tool))
     }
 
     /// The approved definition of `server`'s tool `name`, if any.
@@ -338,11 +343,27 @@ pub fn approved_part(tool: &Value) -> Value {
 
 /// `sha256:` and the hex SHA-256 of the hashed fields, as canonical JSON
 /// (object keys sorted at every depth, no spaces), so key order and
-/// formatting never count as a change.
+/// formatting never count as a change. The same as hashing
+/// [`approved_part`]`(tool)` in canonical form, without copying it.
 pub fn fingerprint(tool: &Value) -> String {
-    let mut text = String::new();
-    canonical(&approved_part(tool), &mut text);
-    let digest = Sha256::digest(text.as_bytes());
+    let mut fields: Vec<&str> = FIELDS.iter().map(|(field, _)| *field).collect();
+    fields.sort_unstable();
+    let mut text = Vec::with_capacity(1024);
+    text.push(b'{');
+    let mut first = true;
+    for field in fields {
+        if let Some(value) = tool.get(field) {
+            if !first {
+                text.push(b',');
+            }
+            first = false;
+            write_json(&mut text, &Value::from(field));
+            text.push(b':');
+            canonical(value, &mut text);
+        }
+    }
+    text.push(b'}');
+    let digest = Sha256::digest(&text);
     let mut hex = String::with_capacity(7 + 64);
     hex.push_str("sha256:");
     for byte in digest.iter() {
@@ -351,33 +372,37 @@ pub fn fingerprint(tool: &Value) -> String {
     hex
 }
 
-fn canonical(value: &Value, out: &mut String) {
+fn write_json(out: &mut Vec<u8>, value: &Value) {
+    serde_json::to_writer(out, value).expect("a JSON value serialises");
+}
+
+fn canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (key, item)) in entries.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                canonical(&map[key], out);
+                serde_json::to_writer(&mut *out, key).expect("a string serialises");
+                out.push(b':');
+                canonical(item, out);
             }
-            out.push('}');
+            out.push(b'}');
         }
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 canonical(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        scalar => out.push_str(&scalar.to_string()),
+        scalar => write_json(out, scalar),
     }
 }
 
@@ -386,8 +411,8 @@ fn changed_parts(approved: &Value, now: &Value) -> Vec<&'static str> {
     FIELDS
         .iter()
         .filter(|(field, _)| {
-            let mut a = String::new();
-            let mut b = String::new();
+            let mut a = Vec::new();
+            let mut b = Vec::new();
             if let Some(value) = approved.get(field) {
                 canonical(value, &mut a);
             }
@@ -412,6 +437,13 @@ mod tests {
             "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
             "_meta": {"anything": 1}
         })
+    }
+
+    fn sha256_hex(text: &str) -> String {
+        Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 
     #[test]
@@ -477,6 +509,22 @@ mod tests {
         });
         assert_eq!(approvals.judge("s", &reordered), None);
         assert_eq!(fingerprint(&reordered), fingerprint(&tool("Find things.")));
+        // What is kept on file hashes as the tool it came from.
+        assert_eq!(
+            fingerprint(&approved_part(&reordered)),
+            fingerprint(&reordered)
+        );
+        // A known value pins the form, so a later version cannot drift
+        // from the hashes already on users' disks.
+        assert_eq!(
+            fingerprint(
+                &json!({"name": "a", "description": "b", "inputSchema": {"type": "object"}})
+            ),
+            format!(
+                "sha256:{}",
+                sha256_hex(r#"{"description":"b","inputSchema":{"type":"object"},"name":"a"}"#)
+            )
+        );
     }
 
     #[test]

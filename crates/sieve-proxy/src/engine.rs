@@ -187,6 +187,46 @@ fn compile_overlays(store: &Store, config: &Config) -> Result<Overlays, StoreErr
     })
 }
 
+/// The error a call to (or read of) `p` gets under `profile`, if it is
+/// refused: hidden by a profile that enforces, or in quarantine. It
+/// names every reason, and `data` carries them as `hiddenBy`.
+pub(crate) fn refused(
+    profile: &ActiveProfile,
+    p: &Primitive,
+    narrowing: Option<&sieve_core::Narrowing>,
+) -> Option<ErrorData> {
+    let reasons = profile.rules.refusal(p, narrowing);
+    if reasons.is_empty() {
+        return None;
+    }
+    let held = reasons
+        .iter()
+        .any(|r| matches!(r.rule, sieve_core::Rule::Quarantined { .. }));
+    let texts: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+    let message = if held {
+        format!(
+            "{} {:?} is refused: {}; it stays hidden in every profile until approved \
+             (`mcp-sieve tools quarantined` shows what changed, `mcp-sieve tools approve {}` lets it through)",
+            p.kind,
+            p.exposed_name,
+            texts[0],
+            p.glob_name()
+        )
+    } else {
+        format!(
+            "{} {:?} is hidden by profile {:?} ({}), so the proxy refuses it",
+            p.kind,
+            p.exposed_name,
+            profile.name,
+            texts.join("; ")
+        )
+    };
+    Some(ErrorData::invalid_params(
+        message,
+        Some(serde_json::json!({"profile": profile.name, "hiddenBy": texts})),
+    ))
+}
+
 /// Serves the built-in demo server on one in-memory connection.
 fn serve_builtin(io: tokio::io::DuplexStream) {
     use rmcp::ServiceExt;
@@ -672,18 +712,8 @@ impl Engine {
         let tool = catalog
             .find_tool(name)
             .ok_or_else(|| ErrorData::invalid_params(format!("there is no tool {name:?}"), None))?;
-        let reasons = profile.rules.refusal(tool, None);
-        if !reasons.is_empty() {
-            let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "tool {:?} is hidden by profile {:?} ({}), so it is not called",
-                    tool.exposed_name,
-                    profile.name,
-                    reasons.join("; ")
-                ),
-                None,
-            ));
+        if let Some(error) = refused(profile, tool, None) {
+            return Err(error);
         }
         let params = serde_json::json!({"name": tool.name, "arguments": arguments});
         let call = crate::tasks::Call {

@@ -45,13 +45,13 @@ use crate::tap::{RawLog, id_key};
 use notifications::{Fingerprints, Following};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
-    CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams,
-    InitializeResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, Resource, ResourceTemplate,
-    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
+    GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
+    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, Resource, ResourceTemplate, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -293,22 +293,10 @@ impl SieveServer {
     /// Refuses `p` when the profile hides it and enforces, or it is in
     /// quarantine.
     fn check_visible(&self, view: &View, p: &Primitive) -> Result<(), ErrorData> {
-        let reasons = view.profile.rules.refusal(p, Some(&view.narrowing));
-        if reasons.is_empty() {
-            return Ok(());
+        match crate::engine::refused(&view.profile, p, Some(&view.narrowing)) {
+            Some(error) => Err(error),
+            None => Ok(()),
         }
-        let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();
-        Err(ErrorData::new(
-            ErrorCode::INVALID_PARAMS,
-            format!(
-                "{} {:?} is hidden by profile {:?} ({}), so the proxy refuses it",
-                p.kind,
-                p.exposed_name,
-                view.profile.name,
-                reasons.join("; ")
-            ),
-            Some(json!({"profile": view.profile.name, "hiddenBy": reasons})),
-        ))
     }
 
     /// Tool `name` (exposed name or URI), if the profile lets it be
