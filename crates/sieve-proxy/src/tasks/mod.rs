@@ -144,13 +144,15 @@ impl Viewer<'_> {
         self.rules.is_visible(&self.task(record), self.narrowing)
     }
 
-    /// Whether a call of `record`'s tool is refused: hidden under a profile
-    /// that enforces, or in quarantine.
-    pub(crate) fn refuses(&self, record: &TaskRecord) -> bool {
-        !self
-            .rules
-            .refusal(&self.task(record), self.narrowing)
-            .is_empty()
+    /// Why a call of `record`'s tool is refused (hidden under a profile
+    /// that enforces, or in quarantine); empty when it is not.
+    pub(crate) fn refusal(&self, record: &TaskRecord) -> Vec<String> {
+        let task = self.task(record);
+        self.rules
+            .refusal(&task, self.narrowing)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
 
     fn task(&self, record: &TaskRecord) -> Primitive {
@@ -363,10 +365,12 @@ impl Tasks {
                 None,
             ));
         }
-        if viewer.refuses(&old) {
+        let refusal = viewer.refusal(&old);
+        if !refusal.is_empty() {
             return Err(ErrorData::invalid_params(
                 format!(
-                    "task {id:?} calls a tool that profile {profile:?} hides, so it is not run again"
+                    "task {id:?} calls a tool that is refused under profile {profile:?} ({}), so it is not run again",
+                    refusal.join("; ")
                 ),
                 None,
             ));
