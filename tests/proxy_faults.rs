@@ -206,6 +206,9 @@ async fn garbage_and_half_lines_on_a_servers_stdout() {
     close_leaving_nothing(host).await;
 }
 
+/// How many notifications may wait for one host (`hosts::OUTBOX_CAPACITY`).
+const OUTBOX_CAPACITY: u64 = 8192;
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_flood_of_notifications() {
     let home = home_timing_out(&[], 120);
@@ -226,9 +229,13 @@ async fn a_flood_of_notifications() {
         "{answer}"
     );
     good_serves(&mut host).await;
-    // Every log message reached the host once, naming the server. (Not
+    // Log messages reach the host once each, naming the server (not
     // always in order: rmcp handles each incoming notification in a task
-    // of its own.)
+    // of its own). A host more than the outbox's 8,192 notifications
+    // behind loses the overflow, with a warning, rather than the proxy's
+    // memory growing: on a busy machine the proxy's writes to this host
+    // fall that far behind during a flood, so all of them arrive only
+    // when the machine keeps up.
     host.settle(Duration::from_millis(500)).await;
     let mut seen = std::collections::BTreeSet::new();
     while let Some(message) = host.take_notification("notifications/message") {
@@ -236,7 +243,12 @@ async fn a_flood_of_notifications() {
         let data = message["params"]["data"].as_str().unwrap().to_string();
         assert!(seen.insert(data.clone()), "{data} arrived twice");
     }
-    assert_eq!(seen.len() as u64, COUNT, "every log message arrives");
+    let arrived = seen.len() as u64;
+    eprintln!("{arrived} of {COUNT} log messages arrived");
+    assert!(
+        (OUTBOX_CAPACITY..=COUNT).contains(&arrived),
+        "at least a full outbox of log messages arrives, got {arrived}"
+    );
     close_leaving_nothing(host).await;
 }
 
