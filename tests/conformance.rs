@@ -7,10 +7,10 @@
 //! figures).
 
 use sieve_tests::Home;
+use sieve_tests::conformance::Report;
 use sieve_tests::deps::deps;
 use sieve_tests::everything_http;
 use sieve_tests::http::HttpProxy;
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
@@ -40,25 +40,8 @@ const RENAMED: [(&str, &str); 2] = [
     ("tools-call-error", "test_error_handling"),
 ];
 
-/// One run of the suite as `scripts/conformance.sh` reports it.
-struct Suite {
-    /// "N passed, M failed in S scenarios" (N and M count checks).
-    summary: String,
-    /// Each scenario that ran: `None` when it passed, else why it failed.
-    scenarios: BTreeMap<String, Option<String>>,
-}
-
-impl Suite {
-    fn passed(&self) -> impl Iterator<Item = &str> {
-        self.scenarios
-            .iter()
-            .filter(|(_, failure)| failure.is_none())
-            .map(|(name, _)| name.as_str())
-    }
-}
-
 /// Runs `scripts/conformance.sh` and checks that the suite ran in full.
-fn conformance(url: &str, next: bool, header: Option<&str>, out: &Path) -> Suite {
+fn conformance(url: &str, next: bool, header: Option<&str>, out: &Path) -> Report {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/conformance.sh");
     let mut command = Command::new("bash");
     command.arg(script);
@@ -81,51 +64,19 @@ fn conformance(url: &str, next: bool, header: Option<&str>, out: &Path) -> Suite
         "conformance.sh did not complete a run ({}):\n{stdout}\n{stderr}",
         output.status
     );
-    let mut lines = stdout.lines();
-    let summary = lines.next().unwrap_or_default().to_string();
-    let counts = parse_summary(&summary)
-        .unwrap_or_else(|| panic!("no summary from the suite:\n{stdout}\n{stderr}"));
-    let scenarios: BTreeMap<String, Option<String>> = lines
-        .map(|line| {
-            if let Some(name) = line.strip_prefix("pass ") {
-                (name.to_string(), None)
-            } else if let Some((name, why)) =
-                line.strip_prefix("fail ").and_then(|l| l.split_once(": "))
-            {
-                (name.to_string(), Some(why.to_string()))
-            } else {
-                panic!("not a scenario verdict from conformance.sh: {line:?}")
-            }
-        })
-        .collect();
-    let (passed, failed, ran) = counts;
-    assert_eq!(
-        ran,
-        scenarios.len(),
-        "the summary counts every scenario once: {stdout}"
-    );
+    let report = Report::parse(&stdout);
     assert!(
-        passed + failed > 0,
-        "the suite made no checks: {summary}\n{stderr}"
+        report.checks_passed + report.checks_failed > 0,
+        "the suite made no checks: {}\n{stderr}",
+        report.summary
     );
+    let ran = report.scenarios.len();
     assert!(
         ran >= MIN_SCENARIOS,
-        "the suite ran {ran} scenario(s), fewer than {MIN_SCENARIOS}: {summary}\n{stderr}"
+        "the suite ran {ran} scenario(s), fewer than {MIN_SCENARIOS}: {}\n{stderr}",
+        report.summary
     );
-    Suite { summary, scenarios }
-}
-
-/// `(checks passed, checks failed, scenarios)` from
-/// "N passed, M failed in S scenarios".
-fn parse_summary(line: &str) -> Option<(usize, usize, usize)> {
-    let (passed, rest) = line.split_once(" passed, ")?;
-    let (failed, rest) = rest.split_once(" failed in ")?;
-    let (ran, _) = rest.split_once(" scenario")?;
-    Some((
-        passed.parse().ok()?,
-        failed.parse().ok()?,
-        ran.parse().ok()?,
-    ))
+    report
 }
 
 fn compare(next: bool) {

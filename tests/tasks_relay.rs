@@ -5,9 +5,8 @@
 
 use serde_json::{Value, json};
 use sieve_tests::Home;
+use sieve_tests::http::DemoHttp;
 use sieve_tests::wire::{WAIT, Wire};
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
 
@@ -138,21 +137,8 @@ async fn a_host_with_tasks_polls_and_cancels_through_the_proxy() {
 #[tokio::test]
 async fn live_tasks_are_followed_after_a_restart() {
     // A demo server of its own over HTTP outlives the proxies.
-    let mut demo = Command::new(BIN)
-        .args(["demo-server", "--http", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(demo.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("demo server at ")
-        .expect("the demo says where")
-        .to_string();
+    let demo = DemoHttp::start(BIN);
+    let url = demo.url.clone();
     let home = Home::new(BIN);
     home.write(
         "config.json",
@@ -191,6 +177,5 @@ async fn live_tasks_are_followed_after_a_restart() {
     .await
     .expect("the restarted proxy resumed following the task");
     second.close().await;
-    let _ = demo.kill();
-    let _ = demo.wait();
+    drop(demo);
 }

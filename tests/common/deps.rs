@@ -1,5 +1,6 @@
 //! The third-party clients and servers of the tests (MCP Inspector,
-//! server-everything, server-filesystem, the Python `mcp` client, Node 22),
+//! server-everything, server-filesystem, the MCP conformance suite, the
+//! Python `mcp` client, Node 22),
 //! installed by `scripts/test-deps.sh` on first use in a test run.
 
 use std::collections::HashMap;
@@ -14,6 +15,9 @@ pub struct Deps {
     pub inspector: PathBuf,
     pub server_everything: PathBuf,
     pub server_filesystem: PathBuf,
+    /// The MCP conformance suite, 0.1.16 and the 0.2 alpha (`dist/index.js`).
+    pub conformance: PathBuf,
+    pub conformance_next: PathBuf,
     pub python: PathBuf,
     pub mcp_client: PathBuf,
 }
@@ -51,6 +55,8 @@ pub fn deps() -> &'static Deps {
             inspector: get("MCP_SIEVE_INSPECTOR"),
             server_everything: get("MCP_SIEVE_SERVER_EVERYTHING"),
             server_filesystem: get("MCP_SIEVE_SERVER_FILESYSTEM"),
+            conformance: get("MCP_SIEVE_CONFORMANCE"),
+            conformance_next: get("MCP_SIEVE_CONFORMANCE_NEXT"),
             python: get("MCP_SIEVE_PYTHON"),
             mcp_client: get("MCP_SIEVE_MCP_CLIENT"),
         }

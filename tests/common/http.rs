@@ -76,3 +76,40 @@ impl Drop for HttpProxy {
         let _ = self.child.wait();
     }
 }
+
+/// `mcp-sieve demo-server --http 127.0.0.1:0`: the demo server over
+/// streamable HTTP on a free port; killed when dropped.
+pub struct DemoHttp {
+    child: Child,
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+}
+
+impl DemoHttp {
+    pub fn start(binary: &str) -> DemoHttp {
+        let mut child = Command::new(binary)
+            .args(["demo-server", "--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("mcp-sieve demo-server --http starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout is piped"))
+            .read_line(&mut line)
+            .expect("the demo says where it serves");
+        let url = line
+            .trim()
+            .strip_prefix("demo server at ")
+            .unwrap_or_else(|| panic!("not where the demo serves: {line:?}"))
+            .to_string();
+        DemoHttp { child, url }
+    }
+}
+
+impl Drop for DemoHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -30,7 +30,8 @@ pub struct Run {
 }
 
 impl Run {
-    fn from(output: Output) -> Run {
+    /// What a finished command printed.
+    pub fn from(output: Output) -> Run {
         Run {
             ok: output.status.success(),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -114,6 +115,7 @@ pub fn two_demo_servers(home: &Home, binary: &str) {
     home.write("config.json", &config.to_string());
 }
 
+pub mod conformance;
 pub mod deps;
 pub mod http;
 pub mod procs;

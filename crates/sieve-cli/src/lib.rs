@@ -253,6 +253,40 @@ pub enum ServersCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Connect to one streamable HTTP server as the proxy would, list what
+    /// it offers, and print it (config.json is not read).
+    Probe {
+        /// The server's MCP endpoint, e.g. http://127.0.0.1:3000/mcp.
+        url: String,
+        /// Send this header with every request, as 'Name: value'
+        /// (repeatable).
+        #[arg(long = "header", short = 'H', value_name = "'NAME: VALUE'")]
+        headers: Vec<String>,
+        /// Start with this protocol revision's handshake: 2026-07-28
+        /// (discovery) or an earlier one (initialize, the proxy's way); the
+        /// other is tried if the server refuses it.
+        #[arg(
+            long,
+            value_name = "REVISION",
+            env = "MCP_CONFORMANCE_PROTOCOL_VERSION"
+        )]
+        protocol: Option<String>,
+        /// Print JSON (documented in the README).
+        #[arg(long)]
+        json: bool,
+        /// A client scenario of the MCP conformance suite to act out after
+        /// listing; the suite's runner sets it.
+        #[arg(long, env = "MCP_CONFORMANCE_SCENARIO", hide = true)]
+        scenario: Option<String>,
+        /// The scenario's context (JSON), as the suite's runner sets it.
+        #[arg(
+            long,
+            env = "MCP_CONFORMANCE_CONTEXT",
+            hide = true,
+            requires = "scenario"
+        )]
+        scenario_context: Option<String>,
+    },
     /// Add the MCP servers of Claude Desktop, Cursor or VS Code to config.json
     /// (existing entries are never changed or lost).
     Import {
@@ -356,6 +390,44 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
             }
             print_servers(&rows, out)
         }
+        Command::Servers(ServersCommand::Probe {
+            url,
+            headers,
+            protocol,
+            json,
+            scenario,
+            scenario_context,
+        }) => {
+            // Quiet unless asked: the report is the answer, and a failure
+            // its one sentence.
+            if std::env::var_os("MCP_SIEVE_LOG").is_some() {
+                init_logging();
+            }
+            let target = api::probe::Target::new(&url, &headers, protocol.as_deref())?;
+            let scenario = scenario
+                .map(|name| api::probe::Scenario::new(&name, scenario_context.as_deref()))
+                .transpose()?;
+            let found = runtime()?.block_on(api::probe::probe(&target, scenario.as_ref()))?;
+            if json {
+                print_json(out, &found)?;
+            } else {
+                print_probe(&found, out)?;
+            }
+            // The report says what happened to every call; the exit status
+            // says whether all went well.
+            let failed: Vec<_> = found.scenario.iter().flat_map(|s| s.failed()).collect();
+            match failed.first() {
+                None => Ok(()),
+                Some(first) => anyhow::bail!(
+                    "{} of the scenario's {} calls failed; the first, {} {:?}: {}",
+                    failed.len(),
+                    found.scenario.as_ref().map_or(0, |s| s.calls.len()),
+                    first.method,
+                    first.name,
+                    first.error.as_deref().unwrap_or("no reason given")
+                ),
+            }
+        }
         Command::Servers(ServersCommand::Import { from, path, json }) => {
             let report = sieve_proxy::import::import(&store, from, path.as_deref())?;
             if json {
@@ -414,6 +486,45 @@ fn print_servers(rows: &[ServerRow], out: &mut dyn Write) -> Result<()> {
         )?;
         if let Some(error) = &row.status.error {
             writeln!(out, "{:width$}  error: {error}", "")?;
+        }
+        if let Some(error) = &row.status.list_error {
+            writeln!(out, "{:width$}  error: {error}", "")?;
+        }
+    }
+    Ok(())
+}
+
+fn print_probe(found: &api::probe::Probe, out: &mut dyn Write) -> Result<()> {
+    let info = &found.server_info;
+    let name = info["name"].as_str().unwrap_or("a server with no name");
+    let version = info["version"].as_str().unwrap_or("");
+    writeln!(
+        out,
+        "{}: {name} {version}, protocol {}",
+        found.url, found.protocol_version
+    )?;
+    for (what, names) in [
+        ("tool", &found.tools),
+        ("prompt", &found.prompts),
+        ("resource", &found.resources),
+        ("resource template", &found.resource_templates),
+    ] {
+        let plural = if names.len() == 1 { "" } else { "s" };
+        let colon = if names.is_empty() { "" } else { ": " };
+        writeln!(
+            out,
+            "{} {what}{plural}{colon}{}",
+            names.len(),
+            names.join(", ")
+        )?;
+    }
+    if let Some(scenario) = &found.scenario {
+        writeln!(out, "scenario {}:", scenario.name)?;
+        for call in &scenario.calls {
+            match &call.error {
+                None => writeln!(out, "  {} {} ({})", call.method, call.name, call.outcome)?,
+                Some(why) => writeln!(out, "  {} {} (failed: {why})", call.method, call.name)?,
+            }
         }
     }
     Ok(())

@@ -241,6 +241,14 @@ impl TryFrom<RawServer> for ServerConfig {
     type Error = String;
 
     fn try_from(raw: RawServer) -> Result<Self, String> {
+        // `${secret:NAME}` references must be well formed (the value
+        // itself may be a secret: only its key is named).
+        for (section, map) in [("env", &raw.env), ("headers", &raw.headers)] {
+            for (key, value) in map {
+                crate::secret_ref::references(value)
+                    .map_err(|error| format!("{section} {key:?}: {error}"))?;
+            }
+        }
         let kind = raw.kind.as_deref();
         let transport = match (kind, raw.command, raw.url) {
             (Some("stdio") | None, Some(command), None) => {

@@ -33,6 +33,7 @@ pub mod parse;
 pub mod profile;
 pub mod rules;
 pub mod search;
+pub mod secret_ref;
 pub mod tagexpr;
 pub mod tasks;
 pub mod tokens;

@@ -29,7 +29,14 @@ pub struct Hosts {
     next: AtomicU64,
     inner: Mutex<Inner>,
     parked: Mutex<HashMap<String, Flight>>,
+    /// Answers the server-to-client requests no host can take, where the
+    /// person is at hand instead of a host (`mcp-sieve servers probe`).
+    local: Mutex<Option<LocalAnswer>>,
 }
+
+/// An answer to a server-to-client request given in this process rather
+/// than by a host; see [`Hosts::answer_locally`].
+pub type LocalAnswer = Arc<dyn Fn(&ServerRequest) -> Result<ClientResult, ErrorData> + Send + Sync>;
 
 impl std::fmt::Debug for Hosts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -67,8 +74,9 @@ struct Conn {
 /// Notifications for one host, sent in the order they were queued by a
 /// task of their own, so a flood from a server neither reorders them nor
 /// holds up the upstream connection. A host that falls more than
-/// [`OUTBOX_CAPACITY`] behind loses the overflow (with a warning), rather
-/// than the proxy's memory growing without bound.
+/// [`OUTBOX_CAPACITY`] behind loses log and progress messages of the
+/// overflow (with a warning), rather than the proxy's memory growing
+/// without bound; list changes, updates and cancellations still arrive.
 #[derive(Clone)]
 pub struct Outbox(tokio::sync::mpsc::Sender<ServerNotification>);
 
@@ -89,11 +97,27 @@ impl Outbox {
     }
 
     fn send(&self, notification: ServerNotification) {
-        if let Err(tokio::sync::mpsc::error::TrySendError::Full(_)) = self.0.try_send(notification)
-        {
-            tracing::warn!(
-                "a host is more than {OUTBOX_CAPACITY} notifications behind; dropping one"
-            );
+        let Err(tokio::sync::mpsc::error::TrySendError::Full(notification)) =
+            self.0.try_send(notification)
+        else {
+            return;
+        };
+        match notification {
+            // What a flood is made of: the host can do without some.
+            ServerNotification::LoggingMessageNotification(_)
+            | ServerNotification::ProgressNotification(_) => {
+                tracing::warn!(
+                    "a host is more than {OUTBOX_CAPACITY} notifications behind; dropping a log or progress message"
+                );
+            }
+            // A list change, an update or a cancellation must arrive, if
+            // after the queue ahead of it.
+            notification => {
+                let queue = self.0.clone();
+                tokio::spawn(async move {
+                    let _ = queue.send(notification).await;
+                });
+            }
         }
     }
 }
@@ -207,6 +231,12 @@ impl Hosts {
 
     pub fn unregister(&self, host: HostId) {
         self.lock().conns.remove(&host);
+    }
+
+    /// Has `answer` take the server-to-client requests that no connected
+    /// host can (instead of refusing them with -32601).
+    pub fn answer_locally(&self, answer: LocalAnswer) {
+        *self.local.locked() = Some(answer);
     }
 
     /// Records a call from the host at `peer` to `server`, and where its
@@ -416,6 +446,12 @@ impl Hosts {
             return answered.await.unwrap_or_else(|_| {
                 Err(ErrorData::internal_error("the host did not answer", None))
             });
+        }
+        let local = self.local.locked().clone();
+        if peer.is_none()
+            && let Some(answer) = local
+        {
+            return answer(&request);
         }
         let peer = peer.ok_or_else(|| {
             ErrorData::new(

@@ -54,6 +54,7 @@ pub mod home;
 mod hosts;
 pub mod import;
 pub mod ledger;
+pub mod secrets;
 pub mod serve;
 mod server;
 pub mod store;

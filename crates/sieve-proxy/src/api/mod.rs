@@ -11,6 +11,9 @@
 //!   resource with labels, `visible` and `hiddenBy`; the token report per
 //!   server and per group.
 //! * [`servers`]: server rows with live state, secrets left out.
+//! * [`probe`]: one HTTP server reached as the proxy reaches its
+//!   upstreams, what it offers, and what a conformance scenario asks of a
+//!   client.
 //! * [`profiles`]: profile summaries (valid, or the parse error) and
 //!   profile edits ([`ProfileEdit`]) that validate, then write atomically.
 //! * [`quarantine`]: the tools held because they are new or changed since
@@ -26,8 +29,10 @@
 
 pub mod catalog;
 pub mod hosts;
+pub mod probe;
 pub mod profiles;
 pub mod quarantine;
+pub mod secrets;
 pub mod servers;
 pub mod settings;
 pub mod tasks;

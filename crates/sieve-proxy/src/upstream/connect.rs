@@ -4,7 +4,7 @@
 
 use super::child::ChildProcess;
 use super::handler::UpstreamHandler;
-use super::{Endpoint, ListKind, PoolInner, Upstream};
+use super::{Endpoint, Handshake, ListKind, PoolInner, Upstream};
 use crate::tap::{Keep, LineTap, RawLog};
 use rmcp::RoleClient;
 use rmcp::model::ProtocolVersion;
@@ -27,10 +27,11 @@ pub(super) struct Connection {
 }
 
 /// Connects to a server: spawn or dial, then the MCP handshake. The
-/// 2025-11-25 handshake (`initialize`) comes first, since most servers
-/// speak it; a server that answers it with an error is tried again with
-/// 2026-07-28 discovery, which a server built for that revision alone
-/// requires.
+/// upstream's first handshake comes first: for pooled servers the
+/// 2025-11-25 one (`initialize`), since most servers speak it; a server
+/// that answers it with an error is tried again with the other
+/// generation's, so a server built for 2026-07-28 alone (discovery) is
+/// reached too, and the other way round.
 pub(super) async fn connect(
     up: &Upstream,
     pool: &PoolInner,
@@ -46,26 +47,34 @@ pub(super) async fn connect(
             Endpoint::InProcess(_) => sieve_core::Roots::default(),
         },
     };
-    let connection = match attempt(up, handler.clone(), Lifecycle::Initialize).await {
+    let (first, then) = match up.handshake {
+        Handshake::Initialize => (Handshake::Initialize, Handshake::Discover),
+        Handshake::Discover => (Handshake::Discover, Handshake::Initialize),
+    };
+    let connection = match attempt(up, handler.clone(), first).await {
         Err(Refusal::Answered(error)) => {
             tracing::info!(
-                "server {:?} refused initialize ({error}); trying 2026-07-28 discovery",
-                up.name
+                "server {:?} refused {} ({error}); trying {}",
+                up.name,
+                first.describe(),
+                then.describe()
             );
-            attempt(up, handler, Lifecycle::Discover)
+            attempt(up, handler, then)
                 .await
-                .map_err(|e| format!("{}; and with 2026-07-28 discovery: {}", error, e.message()))?
+                .map_err(|e| format!("{}; and with {}: {}", error, then.describe(), e.message()))?
         }
         other => other.map_err(|e| e.message().to_string())?,
     };
     Ok((connection, refresh_rx))
 }
 
-/// Which handshake to try.
-#[derive(Debug, Clone, Copy)]
-enum Lifecycle {
-    Initialize,
-    Discover,
+impl Handshake {
+    fn describe(self) -> &'static str {
+        match self {
+            Handshake::Initialize => "the 2025-11-25 initialize",
+            Handshake::Discover => "2026-07-28 discovery",
+        }
+    }
 }
 
 /// Why a connection attempt failed.
@@ -89,7 +98,7 @@ impl Refusal {
 async fn attempt(
     up: &Upstream,
     handler: UpstreamHandler,
-    lifecycle: Lifecycle,
+    kind: Handshake,
 ) -> Result<Connection, Refusal> {
     let raw = RawLog::new(Keep::ListResults);
     match &up.endpoint {
@@ -100,7 +109,7 @@ async fn attempt(
             let service = handshake(
                 handler,
                 (LineTap::new(read, raw.clone()), write),
-                lifecycle,
+                kind,
                 pipe_failure,
             )
             .await?;
@@ -123,7 +132,7 @@ async fn attempt(
                 match handshake(
                     handler,
                     (LineTap::new(stdout, raw.clone()), stdin),
-                    lifecycle,
+                    kind,
                     pipe_failure,
                 )
                 .await
@@ -164,8 +173,7 @@ async fn attempt(
                 }
                 let config = config.custom_headers(custom);
                 let transport = StreamableHttpClientTransport::from_config(config);
-                let service =
-                    handshake(handler, transport, lifecycle, |e| http_failure(url, e)).await?;
+                let service = handshake(handler, transport, kind, |e| http_failure(url, e)).await?;
                 Ok(Connection {
                     service,
                     raw,
@@ -179,16 +187,16 @@ async fn attempt(
 async fn handshake<T, E, A>(
     handler: UpstreamHandler,
     transport: T,
-    lifecycle: Lifecycle,
+    kind: Handshake,
     describe: impl FnOnce(&ClientInitializeError) -> String,
 ) -> Result<RunningService<RoleClient, UpstreamHandler>, Refusal>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let mode = match lifecycle {
-        Lifecycle::Initialize => ClientLifecycleMode::Initialize,
-        Lifecycle::Discover => ClientLifecycleMode::Discover {
+    let mode = match kind {
+        Handshake::Initialize => ClientLifecycleMode::Initialize,
+        Handshake::Discover => ClientLifecycleMode::Discover {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         },
     };
@@ -225,16 +233,43 @@ fn pipe_failure(error: &ClientInitializeError) -> String {
 /// A failed handshake with an HTTP server, in a person's words: what went
 /// wrong at which URL and what to do, never the transport's type names.
 fn http_failure(url: &str, error: &ClientInitializeError) -> String {
+    match error {
+        ClientInitializeError::TransportError { error, .. } => {
+            transport_failure(url, &*error.error)
+        }
+        other => format!("the MCP handshake with {url} failed: {other}"),
+    }
+}
+
+/// A request to `subject` (an HTTP server's URL, or `server "name"`) that
+/// got no answer, or an error, in a person's words.
+pub(super) fn service_failure(subject: &str, error: &rmcp::ServiceError) -> String {
+    use rmcp::ServiceError;
+    match error {
+        ServiceError::McpError(error) => format!(
+            "{subject} answered with error {}: {}",
+            error.code.0, error.message
+        ),
+        ServiceError::TransportSend(error) => transport_failure(subject, &*error.error),
+        ServiceError::TransportClosed => format!("{subject} closed the connection"),
+        ServiceError::Timeout { timeout } => {
+            format!("{subject} did not answer within {}s", timeout.as_secs())
+        }
+        other => format!("the request to {subject} failed: {other}"),
+    }
+}
+
+/// A transport failure talking to `subject`: for streamable HTTP what went
+/// wrong and what to do, never the transport's type names.
+fn transport_failure(
+    subject: &str,
+    error: &(dyn std::error::Error + Send + Sync + 'static),
+) -> String {
     use rmcp::transport::streamable_http_client::StreamableHttpError;
-    let ClientInitializeError::TransportError { error, .. } = error else {
-        return format!("the MCP handshake with {url} failed: {error}");
+    let Some(http) = error.downcast_ref::<StreamableHttpError<reqwest::Error>>() else {
+        return format!("the connection to {subject} failed: {error}");
     };
-    let Some(http) = error
-        .error
-        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
-    else {
-        return format!("the MCP handshake with {url} failed: {}", error.error);
-    };
+    let url = subject;
     match http {
         StreamableHttpError::Client(error) => request_failure(url, error),
         StreamableHttpError::Io(error) => io_failure(url, error),
@@ -242,8 +277,14 @@ fn http_failure(url: &str, error: &ClientInitializeError) -> String {
             "{url} answered HTTP {}: the server is there but failing; try again later or look at its logs",
             status.status
         ),
-        StreamableHttpError::AuthRequired(_) => format!(
-            "{url} requires a sign-in (HTTP 401): add its token as an Authorization header of the server"
+        // Signing in (OAuth) is not built yet: a token the server hands out
+        // by other means is the only way in.
+        StreamableHttpError::AuthRequired(_) => sign_in_required(url),
+        StreamableHttpError::UnexpectedServerResponse(what) if what.starts_with("HTTP 401") => {
+            sign_in_required(url)
+        }
+        StreamableHttpError::InsufficientScope(_) => format!(
+            "{url} refused the request (HTTP 403) because the token lacks a permission it needs; use a token with more access"
         ),
         StreamableHttpError::UnexpectedServerResponse(what) => format!(
             "{url} did not answer as an MCP server ({what}); check the URL (MCP endpoints often end in /mcp)"
@@ -252,8 +293,14 @@ fn http_failure(url: &str, error: &ClientInitializeError) -> String {
             "{url} answered with content type {}, not MCP; check the URL (MCP endpoints often end in /mcp)",
             kind.as_deref().unwrap_or("none")
         ),
-        other => format!("the MCP handshake with {url} failed: {other}"),
+        other => format!("the request to {url} failed: {other}"),
     }
+}
+
+fn sign_in_required(url: &str) -> String {
+    format!(
+        "{url} asks for a sign-in (HTTP 401) and MCP Sieve cannot sign in to servers yet; if the server gives out tokens, add one as its \"Authorization: Bearer ...\" header"
+    )
 }
 
 /// Why a request to `url` did not get an answer: the innermost I/O error

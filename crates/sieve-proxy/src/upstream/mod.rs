@@ -64,6 +64,17 @@ impl PartialEq for Endpoint {
     }
 }
 
+/// Which protocol generation's handshake a connection tries first; a
+/// server that answers it with an error is tried with the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Handshake {
+    /// 2025-11-25 `initialize`, which most servers speak: the pool's way.
+    #[default]
+    Initialize,
+    /// 2026-07-28 `server/discover`, for a server known to speak it.
+    Discover,
+}
+
 /// The lists a `list_changed` notification refreshes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ListKind {
@@ -119,6 +130,11 @@ pub struct Status {
     /// Why it is down (connect error, exit status, last stderr line).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// While up: why one of its lists could not be read (the last good
+    /// one is kept), e.g. a server that answers the handshake but wants a
+    /// sign-in for `tools/list`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub list_error: Option<String>,
     /// The negotiated protocol version.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
@@ -138,6 +154,7 @@ impl Status {
         Status {
             state,
             error: None,
+            list_error: None,
             protocol_version: None,
             server_info: None,
             since: now_ms(),
@@ -152,6 +169,11 @@ impl Status {
 struct Upstream {
     name: String,
     endpoint: Endpoint,
+    /// Connect again when the connection fails or ends; off for a one-off
+    /// connection ([`Pool::connect_once`]), whose first failure is its answer.
+    reconnect: bool,
+    /// The handshake tried first.
+    handshake: Handshake,
     stop: CancellationToken,
     shared: Mutex<Shared>,
     supervisor: Mutex<Option<tokio::task::JoinHandle<()>>>,
@@ -161,6 +183,18 @@ impl Upstream {
     fn shared(&self) -> MutexGuard<'_, Shared> {
         self.shared.locked()
     }
+
+    /// How messages name the server: an HTTP server by its URL, which says
+    /// most, any other by its name.
+    fn subject(&self) -> String {
+        match &self.endpoint {
+            Endpoint::Configured(ServerConfig {
+                transport: sieve_core::Transport::Http { url, .. },
+                ..
+            }) => url.clone(),
+            _ => format!("server {:?}", self.name),
+        }
+    }
 }
 
 struct Shared {
@@ -169,6 +203,8 @@ struct Shared {
     peer: Option<Peer<RoleClient>>,
     /// The raw results of this connection (stdio and built-in servers).
     raw: Option<RawLog>,
+    /// Why each list method last failed on this connection, if it did.
+    list_errors: BTreeMap<&'static str, String>,
     /// Has been up or down at least once since it was added.
     settled: bool,
 }
@@ -244,26 +280,53 @@ impl Pool {
             if upstreams.contains_key(&name) {
                 continue;
             }
-            let up = Arc::new(Upstream {
-                name: name.clone(),
-                endpoint,
-                stop: CancellationToken::new(),
-                shared: Mutex::new(Shared {
-                    status: Status::new(State::Connecting),
-                    listing: ServerListing {
-                        server: name.clone(),
-                        ..ServerListing::default()
-                    },
-                    peer: None,
-                    raw: None,
-                    settled: false,
-                }),
-                supervisor: Mutex::new(None),
-            });
-            let task = tokio::spawn(supervisor::supervise(up.clone(), self.inner.clone()));
-            *up.supervisor.locked() = Some(task);
+            let up = self.start(&name, endpoint, true, Handshake::default());
             upstreams.insert(name, up);
         }
+    }
+
+    /// Adds server `name` and connects to it once: no reconnection, so a
+    /// failed attempt stays `down` with its reason, and a connection that
+    /// ends is not replaced (`mcp-sieve servers probe`). The connection and
+    /// listing are the same as every pooled server's, starting with the
+    /// `handshake` given. Replaces a server of that name.
+    pub fn connect_once(&self, name: &str, endpoint: Endpoint, handshake: Handshake) {
+        let up = self.start(name, endpoint, false, handshake);
+        if let Some(old) = self.inner.upstreams.locked().insert(name.to_string(), up) {
+            old.stop.cancel();
+        }
+    }
+
+    /// A new server with its supervisor running.
+    fn start(
+        &self,
+        name: &str,
+        endpoint: Endpoint,
+        reconnect: bool,
+        handshake: Handshake,
+    ) -> Arc<Upstream> {
+        let up = Arc::new(Upstream {
+            name: name.to_string(),
+            endpoint,
+            reconnect,
+            handshake,
+            stop: CancellationToken::new(),
+            shared: Mutex::new(Shared {
+                status: Status::new(State::Connecting),
+                listing: ServerListing {
+                    server: name.to_string(),
+                    ..ServerListing::default()
+                },
+                peer: None,
+                raw: None,
+                list_errors: BTreeMap::new(),
+                settled: false,
+            }),
+            supervisor: Mutex::new(None),
+        });
+        let task = tokio::spawn(supervisor::supervise(up.clone(), self.inner.clone()));
+        *up.supervisor.locked() = Some(task);
+        up
     }
 
     /// The last known listing of every server, down ones included.
@@ -477,7 +540,10 @@ pub fn call_error(server: &str, error: rmcp::ServiceError) -> ErrorData {
             Some(json!({"server": server})),
         ),
         other => ErrorData::internal_error(
-            format!("server {server:?} failed the request: {other}"),
+            format!(
+                "the request failed: {}",
+                connect::service_failure(&format!("server {server:?}"), &other)
+            ),
             Some(json!({"server": server})),
         ),
     }

@@ -4,7 +4,7 @@
 //! 2026-07-28 server), and reconnects with exponential backoff when the
 //! connection ends.
 
-use super::connect::{Connection, connect};
+use super::connect::{Connection, connect, service_failure};
 use super::{ListKind, PoolEvent, PoolInner, State, Status, Upstream, request_raw};
 use crate::hosts::Hosts;
 use crate::tap::{RawLog, typed_message};
@@ -46,6 +46,10 @@ pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
                 }
             }
             Err(error) => set_state(&up, &pool, State::Down, Some(error)),
+        }
+        if !up.reconnect {
+            // Down with its reason is this connection's answer.
+            return;
         }
         tracing::info!("server {:?}: reconnecting in {backoff:?}", up.name);
         tokio::select! {
@@ -110,6 +114,7 @@ async fn run_connection(
         let mut shared = up.shared();
         shared.peer = Some(peer.clone());
         shared.raw = Some(raw.clone());
+        shared.list_errors.clear();
         shared.status.protocol_version = info.as_ref().map(|i| i.protocol_version.to_string());
         shared.status.server_info = info
             .as_ref()
@@ -219,7 +224,7 @@ async fn refresh_list(
         .peer_info()
         .map(|i| i.capabilities.clone())
         .unwrap_or_default();
-    let lists: &[(&str, &str)] = match kind {
+    let lists: &[(&'static str, &'static str)] = match kind {
         ListKind::Tools if capabilities.tools.is_some() => &[("tools/list", "tools")],
         ListKind::Prompts if capabilities.prompts.is_some() => &[("prompts/list", "prompts")],
         ListKind::Resources if capabilities.resources.is_some() => &[
@@ -230,17 +235,30 @@ async fn refresh_list(
     };
     let mut fetched = Vec::new();
     for (method, key) in lists {
-        match list_pages(peer, raw, method, key).await {
+        match list_pages(peer, raw, method, key, &up.subject()).await {
             Ok(items) => fetched.push((*key, items)),
             Err(error) => {
-                // Keep the last good list: a failed refresh is not an empty one.
-                tracing::warn!(server = %up.name, "{method} failed: {error}");
+                // Keep the last good list: a failed refresh is not an empty
+                // one. The status says why it could not be read.
+                let why = format!("{method} failed: {error}");
+                tracing::warn!(server = %up.name, "{why}");
+                let mut shared = up.shared();
+                shared.list_errors.insert(*method, why);
+                shared.status.list_error = shared.list_errors.values().next().cloned();
+                drop(shared);
+                pool.emit(PoolEvent::Status {
+                    server: up.name.clone(),
+                });
                 return;
             }
         }
     }
     {
         let mut shared = up.shared();
+        for (method, _) in lists {
+            shared.list_errors.remove(method);
+        }
+        shared.status.list_error = shared.list_errors.values().next().cloned();
         for (key, items) in fetched {
             match key {
                 "tools" => shared.listing.tools = items,
@@ -264,6 +282,7 @@ async fn list_pages(
     raw: &RawLog,
     method: &str,
     key: &str,
+    subject: &str,
 ) -> Result<Vec<Value>, String> {
     let mut items = Vec::new();
     let mut cursor: Option<String> = None;
@@ -279,7 +298,7 @@ async fn list_pages(
         options.timeout = Some(LIST_TIMEOUT);
         let result = request_raw(peer, Some(raw), request, options)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| service_failure(subject, &e))?;
         if let Some(Value::Array(page)) = result.get(key) {
             items.extend(page.iter().cloned());
         }
@@ -292,5 +311,5 @@ async fn list_pages(
             return Ok(items);
         }
     }
-    Err(format!("{method} returned more than 1000 pages"))
+    Err(format!("{subject} returned more than 1000 pages"))
 }

@@ -1,0 +1,293 @@
+//! Where secrets live (DESIGN §10): the `env` and `headers` values a person
+//! moved out of `config.json`, and sign-in tokens.
+//!
+//! The system keychain (the Secret Service on Linux, through
+//! `keyring-core` and its zbus store) when one answers, else
+//! `secrets.json` in the data folder, mode 0600, written atomically under a
+//! lock like every file of ours. `MCP_SIEVE_SECRETS=file` chooses the file
+//! and `MCP_SIEVE_SECRETS=keychain` insists on the keychain (an error when
+//! there is none), for people who want one or the other and for tests.
+//!
+//! Entries are named by a key of the caller's (`github/env/GITHUB_TOKEN`);
+//! in the keychain they are items of service `mcp-sieve` (plus the home
+//! folder when `--home` chose one, so two homes never share a secret).
+//! No value is ever logged, and errors name keys, never values.
+
+use crate::home::Home;
+use crate::store::atomic_write;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Chooses the secret store.
+pub const SECRETS_ENV: &str = "MCP_SIEVE_SECRETS";
+
+/// What went wrong with a secret; the message is a sentence a person can
+/// act on and names no value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SecretError(pub String);
+
+/// The secret store of one home.
+#[derive(Clone)]
+pub struct Secrets {
+    backend: Backend,
+}
+
+#[derive(Clone)]
+enum Backend {
+    Keychain {
+        store: Arc<zbus_secret_service_keyring_store::Store>,
+        service: String,
+    },
+    File {
+        path: PathBuf,
+        lock: PathBuf,
+    },
+}
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.location())
+    }
+}
+
+impl Secrets {
+    /// The store of `home`: the keychain if one answers (or is required by
+    /// `MCP_SIEVE_SECRETS`), else the file. Talks to D-Bus, so call it
+    /// outside async code (or in `spawn_blocking`).
+    pub fn open(home: &Home) -> Result<Secrets, SecretError> {
+        let file = Secrets {
+            backend: Backend::File {
+                path: home.data_dir().join("secrets.json"),
+                lock: home.data_dir().join("secrets.json.lock"),
+            },
+        };
+        let choice = std::env::var(SECRETS_ENV).unwrap_or_default();
+        match choice.as_str() {
+            "file" => return Ok(file),
+            "" | "auto" | "keychain" => {}
+            other => {
+                return Err(SecretError(format!(
+                    "{SECRETS_ENV}={other:?} is not a choice; use \"keychain\", \"file\" or \"auto\""
+                )));
+            }
+        }
+        let service = match home.explicit() {
+            Some(dir) => format!("mcp-sieve {}", dir.display()),
+            None => "mcp-sieve".to_string(),
+        };
+        match keychain(&service) {
+            Ok(store) => Ok(Secrets {
+                backend: Backend::Keychain { store, service },
+            }),
+            Err(why) if choice == "keychain" => Err(SecretError(format!(
+                "{SECRETS_ENV}=keychain, but the system keychain cannot be used: {why}"
+            ))),
+            Err(why) => {
+                tracing::info!(
+                    "no system keychain ({why}); secrets are kept in {}",
+                    file.location()
+                );
+                Ok(file)
+            }
+        }
+    }
+
+    /// Where the secrets are, for a person: "the system keychain" or the
+    /// file's path.
+    pub fn location(&self) -> String {
+        match &self.backend {
+            Backend::Keychain { .. } => "the system keychain (Secret Service)".to_string(),
+            Backend::File { path, .. } => format!("{} (readable by you only)", path.display()),
+        }
+    }
+
+    /// Whether secrets go to the system keychain.
+    pub fn in_keychain(&self) -> bool {
+        matches!(self.backend, Backend::Keychain { .. })
+    }
+
+    /// The secret `key`, if there is one.
+    pub fn get(&self, key: &str) -> Result<Option<String>, SecretError> {
+        match &self.backend {
+            Backend::Keychain { store, service } => {
+                match entry(store, service, key)?.get_password() {
+                    Ok(value) => Ok(Some(value)),
+                    Err(keyring_core::Error::NoEntry) => Ok(None),
+                    Err(error) => Err(keychain_error("read", key, &error)),
+                }
+            }
+            Backend::File { path, .. } => Ok(read_file(path)?.remove(key)),
+        }
+    }
+
+    /// Stores `value` as secret `key`, replacing any earlier one.
+    pub fn set(&self, key: &str, value: &str) -> Result<(), SecretError> {
+        match &self.backend {
+            Backend::Keychain { store, service } => entry(store, service, key)?
+                .set_password(value)
+                .map_err(|error| keychain_error("store", key, &error)),
+            Backend::File { path, lock } => update_file(path, lock, |secrets| {
+                secrets.insert(key.to_string(), value.to_string());
+            }),
+        }
+    }
+
+    /// Removes secret `key`; whether there was one.
+    pub fn delete(&self, key: &str) -> Result<bool, SecretError> {
+        match &self.backend {
+            Backend::Keychain { store, service } => {
+                match entry(store, service, key)?.delete_credential() {
+                    Ok(()) => Ok(true),
+                    Err(keyring_core::Error::NoEntry) => Ok(false),
+                    Err(error) => Err(keychain_error("delete", key, &error)),
+                }
+            }
+            Backend::File { path, lock } => {
+                let mut had = false;
+                update_file(path, lock, |secrets| had = secrets.remove(key).is_some())?;
+                Ok(had)
+            }
+        }
+    }
+}
+
+/// The keychain, if it answers: a read of an entry that does not exist
+/// must come back as "no entry".
+fn keychain(service: &str) -> Result<Arc<zbus_secret_service_keyring_store::Store>, String> {
+    let store = zbus_secret_service_keyring_store::Store::new().map_err(|e| plain(&e))?;
+    match entry(&store, service, "probe")
+        .map_err(|e| e.0)?
+        .get_password()
+    {
+        Ok(_) | Err(keyring_core::Error::NoEntry) => Ok(store),
+        Err(error) => Err(plain(&error)),
+    }
+}
+
+fn entry(
+    store: &Arc<zbus_secret_service_keyring_store::Store>,
+    service: &str,
+    key: &str,
+) -> Result<keyring_core::Entry, SecretError> {
+    use keyring_core::api::CredentialStoreApi;
+    store
+        .build(service, key, None)
+        .map_err(|error| keychain_error("name", key, &error))
+}
+
+fn keychain_error(action: &str, key: &str, error: &keyring_core::Error) -> SecretError {
+    SecretError(format!(
+        "cannot {action} secret {key:?} in the system keychain: {}",
+        plain(error)
+    ))
+}
+
+/// The keychain's error in words, without its type names.
+fn plain(error: &keyring_core::Error) -> String {
+    use keyring_core::Error;
+    match error {
+        Error::NoStorageAccess(_) => {
+            "it is locked or refused access; unlock it and try again".to_string()
+        }
+        Error::PlatformFailure(inner) => format!("it did not answer ({inner})"),
+        Error::NoEntry => "there is no such entry".to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn read_file(path: &PathBuf) -> Result<BTreeMap<String, String>, SecretError> {
+    match fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|error| {
+            SecretError(format!(
+                "{} does not parse (line {}, column {}), so it was left as it is; fix or delete it",
+                path.display(),
+                error.line(),
+                error.column()
+            ))
+        }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+        Err(error) => Err(SecretError(format!(
+            "cannot read {}: {error}",
+            path.display()
+        ))),
+    }
+}
+
+fn update_file(
+    path: &PathBuf,
+    lock_path: &PathBuf,
+    change: impl FnOnce(&mut BTreeMap<String, String>),
+) -> Result<(), SecretError> {
+    let io = |action: &str, error: std::io::Error| {
+        SecretError(format!("cannot {action} {}: {error}", lock_path.display()))
+    };
+    if let Some(dir) = lock_path.parent() {
+        fs::create_dir_all(dir).map_err(|e| io("create the folder of", e))?;
+    }
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock_path)
+        .map_err(|e| io("open", e))?;
+    lock.lock().map_err(|e| io("lock", e))?;
+    let mut secrets = read_file(path)?;
+    change(&mut secrets);
+    let mut text = serde_json::to_string_pretty(&secrets).expect("strings serialise");
+    text.push('\n');
+    // The temporary file is created 0600, and so is the backup.
+    atomic_write(path, text.as_bytes())
+        .map_err(|error| SecretError(format!("{error}; the secret was not stored")))?;
+    drop(lock);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_store(dir: &std::path::Path) -> Secrets {
+        Secrets {
+            backend: Backend::File {
+                path: dir.join("secrets.json"),
+                lock: dir.join("secrets.json.lock"),
+            },
+        }
+    }
+
+    #[test]
+    fn the_file_store_keeps_secrets_private_and_never_overwrites_a_broken_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let secrets = file_store(dir.path());
+        assert_eq!(secrets.get("a/env/TOKEN").unwrap(), None);
+        secrets.set("a/env/TOKEN", "s3cret").unwrap();
+        secrets.set("b/headers/Authorization", "Bearer x").unwrap();
+        assert_eq!(
+            secrets.get("a/env/TOKEN").unwrap().as_deref(),
+            Some("s3cret")
+        );
+        assert!(secrets.delete("a/env/TOKEN").unwrap());
+        assert!(!secrets.delete("a/env/TOKEN").unwrap());
+        assert_eq!(secrets.get("a/env/TOKEN").unwrap(), None);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(dir.path().join("secrets.json"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        fs::write(dir.path().join("secrets.json"), "{\"b\": ").unwrap();
+        let error = secrets.set("c", "v").unwrap_err();
+        assert!(error.0.contains("does not parse"), "{error}");
+        assert!(!error.0.contains("Bearer"), "{error}");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("secrets.json")).unwrap(),
+            "{\"b\": "
+        );
+    }
+}
