@@ -36,6 +36,9 @@ hash_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
 # npm packages. `npm install`, not `npm ci`: npm ci has rejected lock files
 # written by npm 11 here, and install keeps to the lock file anyway.
 command -v npm >/dev/null || apt_install nodejs npm
+# The system keychain the secrets tests run in a D-Bus session of their own.
+command -v gnome-keyring-daemon >/dev/null || apt_install gnome-keyring
+command -v dbus-run-session >/dev/null || apt_install dbus-daemon
 npm_stamp="$clients/node_modules/.mcp-sieve-stamp"
 npm_want="$(hash_of "$clients/package.json" "$clients/package-lock.json")"
 if [ "$(cat "$npm_stamp" 2>/dev/null)" != "$npm_want" ]; then

@@ -253,6 +253,22 @@ pub enum ServersCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Keep an env variable or header of a server out of config.json: in
+    /// the system keychain, or a file only you can read where there is
+    /// none. config.json then says ${secret:NAME} where the value was.
+    Secret {
+        /// The server's name in config.json.
+        name: String,
+        /// The env variable (stdio server) or header (HTTP server).
+        key: String,
+        /// Read the value from stdin (a new value, or one to replace the
+        /// kept one) instead of moving the one in config.json.
+        #[arg(long)]
+        stdin: bool,
+        /// Print JSON (documented in the README).
+        #[arg(long)]
+        json: bool,
+    },
     /// Connect to one streamable HTTP server as the proxy would, list what
     /// it offers, and print it (config.json is not read).
     Probe {
@@ -389,6 +405,38 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
                 return print_json(out, &rows);
             }
             print_servers(&rows, out)
+        }
+        Command::Servers(ServersCommand::Secret {
+            name,
+            key,
+            stdin,
+            json,
+        }) => {
+            let value = if stdin {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                    .context("cannot read the value from stdin")?;
+                Some(text.trim_end_matches(['\n', '\r']).to_string())
+            } else {
+                None
+            };
+            let secrets = sieve_proxy::secrets::Secrets::open(store.home())
+                .map_err(|error| anyhow::anyhow!("{error}"))?;
+            let kept = api::secrets::keep_secret(&store, &secrets, &name, &key, value.as_deref())?;
+            if json {
+                return print_json(out, &kept);
+            }
+            writeln!(
+                out,
+                "{} {} {:?} of server {:?} is kept in {}; config.json now says ${{secret:{}}}",
+                if kept.moved { "moved:" } else { "stored:" },
+                kept.section,
+                kept.key,
+                kept.server,
+                kept.location,
+                kept.secret
+            )?;
+            Ok(())
         }
         Command::Servers(ServersCommand::Probe {
             url,

@@ -227,6 +227,19 @@ pub(crate) fn refused(
     ))
 }
 
+/// Looks secrets up in `home`'s store, opened the first time one is
+/// asked for (most configs have none, and opening asks D-Bus).
+fn secret_lookup(home: crate::home::Home) -> crate::upstream::SecretLookup {
+    let opened = Arc::new(std::sync::OnceLock::new());
+    Arc::new(move |name: &str| {
+        let secrets = opened.get_or_init(|| crate::secrets::Secrets::open(&home));
+        match secrets {
+            Ok(secrets) => secrets.get(name).map_err(|e| e.0),
+            Err(error) => Err(error.0.clone()),
+        }
+    })
+}
+
 /// Serves the built-in demo server on one in-memory connection.
 fn serve_builtin(io: tokio::io::DuplexStream) {
     use rmcp::ServiceExt;
@@ -251,6 +264,7 @@ impl Engine {
             hosts.clone(),
             crate::tasks::on_upstream_status(ledger.clone()),
         );
+        pool.set_secrets(secret_lookup(store.home().clone()));
         let stopping = tokio_util::sync::CancellationToken::new();
         let tasks = Tasks::new(ledger, db, pool.clone(), hosts.clone(), stopping.clone());
         let (changes, _) = broadcast::channel(256);

@@ -155,9 +155,16 @@ impl Secrets {
 }
 
 /// The keychain, if it answers: a read of an entry that does not exist
-/// must come back as "no entry".
+/// must come back as "no entry". One connection per process, opened the
+/// first time and never closed: closing it blocks on zbus's own runtime,
+/// which panics on a thread of ours that drives async tasks.
 fn keychain(service: &str) -> Result<Arc<zbus_secret_service_keyring_store::Store>, String> {
-    let store = zbus_secret_service_keyring_store::Store::new().map_err(|e| plain(&e))?;
+    static STORE: std::sync::OnceLock<
+        Result<Arc<zbus_secret_service_keyring_store::Store>, String>,
+    > = std::sync::OnceLock::new();
+    let store = STORE
+        .get_or_init(|| zbus_secret_service_keyring_store::Store::new().map_err(|e| plain(&e)))
+        .clone()?;
     match entry(&store, service, "probe")
         .map_err(|e| e.0)?
         .get_password()
@@ -227,12 +234,11 @@ fn update_file(
     if let Some(dir) = lock_path.parent() {
         fs::create_dir_all(dir).map_err(|e| io("create the folder of", e))?;
     }
-    let lock = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(lock_path)
-        .map_err(|e| io("open", e))?;
+    let mut options = fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let lock = options.open(lock_path).map_err(|e| io("open", e))?;
     lock.lock().map_err(|e| io("lock", e))?;
     let mut secrets = read_file(path)?;
     change(&mut secrets);

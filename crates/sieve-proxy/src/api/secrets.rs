@@ -119,6 +119,19 @@ pub fn keep_secret(
     let key = existing.unwrap_or_else(|| key.to_string());
     map.insert(key.clone(), reference(&name));
     store.save_config(&config)?;
+    if moved {
+        // The backup is the old file, value and all: it gets the new one.
+        let path = store.home().config_file();
+        std::fs::copy(&path, crate::store::backup_path(&path)).map_err(|error| {
+            ApiError::new(
+                ErrorCode::Io,
+                format!(
+                    "the secret was moved, but {} still holds it: {error}; delete that file",
+                    crate::store::backup_path(&path).display()
+                ),
+            )
+        })?;
+    }
     Ok(SecretKept {
         server: server.to_string(),
         section,

@@ -5,6 +5,7 @@
 use super::child::ChildProcess;
 use super::handler::UpstreamHandler;
 use super::{Endpoint, Handshake, ListKind, PoolInner, Upstream};
+use crate::sync::Locked;
 use crate::tap::{Keep, LineTap, RawLog};
 use rmcp::RoleClient;
 use rmcp::model::ProtocolVersion;
@@ -12,7 +13,7 @@ use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use sieve_core::Transport;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -51,7 +52,7 @@ pub(super) async fn connect(
         Handshake::Initialize => (Handshake::Initialize, Handshake::Discover),
         Handshake::Discover => (Handshake::Discover, Handshake::Initialize),
     };
-    let connection = match attempt(up, handler.clone(), first).await {
+    let connection = match attempt(up, pool, handler.clone(), first).await {
         Err(Refusal::Answered(error)) => {
             tracing::info!(
                 "server {:?} refused {} ({error}); trying {}",
@@ -59,7 +60,7 @@ pub(super) async fn connect(
                 first.describe(),
                 then.describe()
             );
-            attempt(up, handler, then)
+            attempt(up, pool, handler, then)
                 .await
                 .map_err(|e| format!("{}; and with {}: {}", error, then.describe(), e.message()))?
         }
@@ -97,6 +98,7 @@ impl Refusal {
 /// One connection attempt with one handshake.
 async fn attempt(
     up: &Upstream,
+    pool: &PoolInner,
     handler: UpstreamHandler,
     kind: Handshake,
 ) -> Result<Connection, Refusal> {
@@ -126,7 +128,8 @@ async fn attempt(
                 env,
                 cwd,
             } => {
-                let mut child = ChildProcess::spawn(&up.name, command, args, env, cwd.as_deref())
+                let env = with_secrets(pool, &up.name, "env", env).await?;
+                let mut child = ChildProcess::spawn(&up.name, command, args, &env, cwd.as_deref())
                     .map_err(Refusal::Failed)?;
                 let (stdout, stdin) = child.pipes().map_err(Refusal::Failed)?;
                 match handshake(
@@ -153,9 +156,10 @@ async fn attempt(
                 }
             }
             Transport::Http { url, headers } => {
+                let headers = with_secrets(pool, &up.name, "headers", headers).await?;
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 let mut custom = HashMap::new();
-                for (name, value) in headers {
+                for (name, value) in &headers {
                     if name.eq_ignore_ascii_case("authorization")
                         && let Some(token) = value.strip_prefix("Bearer ")
                     {
@@ -182,6 +186,53 @@ async fn attempt(
             }
         },
     }
+}
+
+/// `values` (a server's `env` or `headers`) with every `${secret:NAME}`
+/// replaced by the secret, looked up off the runtime (the keychain is
+/// asked over D-Bus). A missing secret fails the attempt with what to do;
+/// no error names a value.
+async fn with_secrets(
+    pool: &PoolInner,
+    server: &str,
+    section: &'static str,
+    values: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, String>, Refusal> {
+    use sieve_core::secret_ref::{SubstituteError, references, substitute};
+    if values
+        .values()
+        .all(|v| references(v).is_ok_and(|refs| refs.is_empty()))
+    {
+        return Ok(values.clone());
+    }
+    let lookup = pool.secrets.locked().clone();
+    let server = server.to_string();
+    let values = values.clone();
+    let resolved = tokio::task::spawn_blocking(move || {
+        values
+            .into_iter()
+            .map(|(key, value)| {
+                let value = substitute(&value, |name| match &lookup {
+                    None => Err(format!("there is no secret store to read secret {name:?} from")),
+                    Some(lookup) => match lookup(name)? {
+                        Some(secret) => Ok(secret),
+                        None => Err(format!(
+                            "secret {name:?} is not stored; run `mcp-sieve servers secret {server} {key}` to store it"
+                        )),
+                    },
+                })
+                .map_err(|error| match error {
+                    SubstituteError::Malformed(why) | SubstituteError::Lookup(why) => {
+                        format!("{section} {key:?} of server {server:?}: {why}")
+                    }
+                })?;
+                Ok((key, value))
+            })
+            .collect::<Result<BTreeMap<_, _>, String>>()
+    })
+    .await
+    .map_err(|_| Refusal::Failed("looking up the server's secrets stopped half way".into()))?;
+    resolved.map_err(Refusal::Failed)
 }
 
 async fn handshake<T, E, A>(
@@ -226,7 +277,21 @@ fn pipe_failure(error: &ClientInitializeError) -> String {
         ClientInitializeError::ConnectionClosed(_) => {
             "the server closed its output before answering the MCP handshake".to_string()
         }
-        other => format!("MCP handshake failed: {other}"),
+        // Writing to a child that has exited: the exit status that follows
+        // says why; rmcp's own words name its types.
+        ClientInitializeError::TransportError { error, .. }
+            if error
+                .error
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+                || error.error.to_string().contains("Broken pipe") =>
+        {
+            "the server stopped before the MCP handshake".to_string()
+        }
+        ClientInitializeError::TransportError { error, .. } => {
+            format!("the MCP handshake failed: {}", error.error)
+        }
+        other => format!("the MCP handshake failed: {other}"),
     }
 }
 

@@ -223,7 +223,15 @@ struct PoolInner {
     generation: std::sync::atomic::AtomicU64,
     /// Where task status notifications of upstreams go.
     on_task_status: TaskStatusSink,
+    /// Looks up the `${secret:NAME}` values of `env` and `headers`; none
+    /// set means there is no secret store (every reference fails).
+    secrets: Mutex<Option<SecretLookup>>,
 }
+
+/// Looks up a secret by name: `Ok(None)` when there is no such secret, an
+/// error (a sentence) when the store cannot be read. It may block (the
+/// system keychain is asked over D-Bus): it is called off the runtime.
+pub type SecretLookup = Arc<dyn Fn(&str) -> Result<Option<String>, String> + Send + Sync>;
 
 impl PoolInner {
     fn emit(&self, event: PoolEvent) {
@@ -248,8 +256,14 @@ impl Pool {
                 hosts,
                 generation: std::sync::atomic::AtomicU64::new(0),
                 on_task_status,
+                secrets: Mutex::new(None),
             }),
         }
+    }
+
+    /// Where the `${secret:NAME}` values of `env` and `headers` come from.
+    pub fn set_secrets(&self, lookup: SecretLookup) {
+        *self.inner.secrets.locked() = Some(lookup);
     }
 
     /// Changes with every listing change; see [`Pool::listings`].

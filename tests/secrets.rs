@@ -1,0 +1,159 @@
+//! Secrets out of config.json (DESIGN §10): `servers secret` moves an env
+//! value into the store, config.json keeps `${secret:NAME}`, and the proxy
+//! starts the server with the value; in a private file where there is no
+//! keychain, and in the real system keychain (gnome-keyring's Secret
+//! Service, in a D-Bus session of the test's own).
+
+use serde_json::{Value, json};
+use sieve_tests::Home;
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
+
+const SECRET: &str = "s3cr3t-7d1e-not-in-any-file";
+
+/// A server that starts only when `DEMO_TOKEN` holds the secret (the
+/// check names it in two parts, so the command line does not hold it).
+fn config_with_plain_secret(home: &Home) {
+    let check = format!(
+        "test \"${{DEMO_TOKEN%-not-in-any-file}}\" = 's3cr3t-7d1e' && exec '{BIN}' demo-server"
+    );
+    let config = json!({"mcpServers": {"demo": {
+        "command": "sh", "args": ["-c", check], "env": {"DEMO_TOKEN": SECRET}
+    }}});
+    home.write("config.json", &config.to_string());
+}
+
+fn state(list: &Value) -> &str {
+    list[0]["state"].as_str().unwrap_or_default()
+}
+
+/// Every file under `dir` that holds `needle`.
+fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in walk(dir) {
+        if let Ok(bytes) = std::fs::read(&entry)
+            && String::from_utf8_lossy(&bytes).contains(needle)
+        {
+            found.push(entry.display().to_string());
+        }
+    }
+    found
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn a_moved_secret_leaves_config_json_and_still_reaches_the_server() {
+    let home = Home::new(BIN);
+    config_with_plain_secret(&home);
+    let run = |args: &[&str]| {
+        let mut command = home.command();
+        command.env("MCP_SIEVE_SECRETS", "file").args(args);
+        command.output().expect("runs")
+    };
+    let moved = run(&["servers", "secret", "demo", "DEMO_TOKEN", "--json"]);
+    assert!(
+        moved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&moved.stderr)
+    );
+    let kept: Value = serde_json::from_slice(&moved.stdout).unwrap();
+    assert_eq!(kept["secret"], "demo/env/DEMO_TOKEN");
+    assert_eq!(kept["moved"], true);
+    let config: Value = serde_json::from_str(&home.read("config.json")).unwrap();
+    assert_eq!(
+        config["mcpServers"]["demo"]["env"]["DEMO_TOKEN"],
+        "${secret:demo/env/DEMO_TOKEN}"
+    );
+    // The value is in the private file only, not in config.json or its backup.
+    assert_eq!(
+        files_holding(home.path(), SECRET),
+        [home.path().join("secrets.json").display().to_string()]
+    );
+    let listed = run(&["servers", "list", "--json"]);
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(state(&listed), "up", "the server got its secret: {listed}");
+    assert!(!listed.to_string().contains(SECRET));
+
+    // Moving it again is refused; a wrong value replaces it and the server
+    // says why it is down, naming no value.
+    let again = run(&["servers", "secret", "demo", "DEMO_TOKEN"]);
+    assert!(!again.status.success());
+    let mut replace = home.command();
+    replace
+        .env("MCP_SIEVE_SECRETS", "file")
+        .args(["servers", "secret", "demo", "DEMO_TOKEN", "--stdin"])
+        .stdin(std::process::Stdio::piped());
+    let mut child = replace.spawn().unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"wrong\n").unwrap();
+    assert!(child.wait().unwrap().success());
+    let listed: Value =
+        serde_json::from_slice(&run(&["servers", "list", "--json"]).stdout).unwrap();
+    assert_eq!(state(&listed), "down", "{listed}");
+
+    // A reference to a secret that is not stored says what to do.
+    let config = json!({"mcpServers": {"demo": {
+        "command": BIN, "args": ["demo-server"], "env": {"OTHER": "${secret:nowhere}"}
+    }}});
+    home.write("config.json", &config.to_string());
+    let listed: Value =
+        serde_json::from_slice(&run(&["servers", "list", "--json"]).stdout).unwrap();
+    let error = listed[0]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("secret \"nowhere\" is not stored")
+            && error.contains("mcp-sieve servers secret demo OTHER"),
+        "{listed}"
+    );
+}
+
+#[test]
+fn in_the_system_keychain_the_secret_is_in_no_file() {
+    let home = Home::new(BIN);
+    config_with_plain_secret(&home);
+    let desktop_home = tempfile::tempdir().unwrap();
+    // A D-Bus session of its own with gnome-keyring's Secret Service,
+    // unlocked with a throwaway password; the commands insist on it.
+    let script = format!(
+        "printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
+         '{BIN}' --home '{home}' servers secret demo DEMO_TOKEN && \
+         '{BIN}' --home '{home}' servers list --json",
+        home = home.path().display()
+    );
+    let output = Command::new("dbus-run-session")
+        .args(["--", "sh", "-c", &script])
+        .env("HOME", desktop_home.path())
+        .env("MCP_SIEVE_SECRETS", "keychain")
+        .env_remove("MCP_SIEVE_HOME")
+        .output()
+        .expect("dbus-run-session runs (test-deps installs dbus-daemon and gnome-keyring)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("kept in the system keychain"), "{stdout}");
+    let list_start = stdout.find('[').expect("the server list follows");
+    let listed: Value = serde_json::from_str(&stdout[list_start..]).unwrap();
+    assert_eq!(
+        state(&listed),
+        "up",
+        "the server got the secret from the keychain"
+    );
+    assert_eq!(files_holding(home.path(), SECRET), Vec::<String>::new());
+    assert!(!home.path().join("secrets.json").exists());
+}
