@@ -157,3 +157,79 @@ fn in_the_system_keychain_the_secret_is_in_no_file() {
     assert_eq!(files_holding(home.path(), SECRET), Vec::<String>::new());
     assert!(!home.path().join("secrets.json").exists());
 }
+
+#[test]
+fn an_import_offers_to_keep_the_values_it_brings_and_keeps_them_when_asked() {
+    let home = Home::new(BIN);
+    let host_file = home.path().join("claude_desktop_config.json");
+    let check = format!(
+        "test \"${{DEMO_TOKEN%-not-in-any-file}}\" = 's3cr3t-7d1e' && exec '{BIN}' demo-server"
+    );
+    let host = json!({"mcpServers": {
+        "demo": {"command": "sh", "args": ["-c", check], "env": {"DEMO_TOKEN": SECRET}},
+        "remote": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": format!("Bearer {SECRET}")}}
+    }});
+    std::fs::write(&host_file, host.to_string()).unwrap();
+    let run = |args: &[&str]| {
+        let mut command = home.command();
+        command.env("MCP_SIEVE_SECRETS", "file").args(args);
+        command.output().expect("runs")
+    };
+    let file = host_file.display().to_string();
+    let preview = run(&[
+        "servers",
+        "import",
+        "claude-desktop",
+        &file,
+        "--keep-secrets",
+        "--json",
+    ]);
+    assert!(
+        preview.status.success(),
+        "{}",
+        String::from_utf8_lossy(&preview.stderr)
+    );
+    let report: Value = serde_json::from_slice(&preview.stdout).unwrap();
+    assert_eq!(
+        report["secrets"],
+        json!([
+            {"server": "demo", "section": "env", "key": "DEMO_TOKEN"},
+            {"server": "remote", "section": "headers", "key": "Authorization"}
+        ])
+    );
+    assert_eq!(
+        report["keptSecrets"],
+        json!(["demo/env/DEMO_TOKEN", "remote/headers/Authorization"])
+    );
+    // Only the host's own file and the private store hold the value.
+    let mut holding = files_holding(home.path(), SECRET);
+    holding.sort();
+    assert_eq!(
+        holding,
+        [
+            file.clone(),
+            home.path().join("secrets.json").display().to_string()
+        ]
+    );
+    let listed: Value =
+        serde_json::from_slice(&run(&["servers", "list", "--json"]).stdout).unwrap();
+    let demo = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "demo")
+        .unwrap();
+    assert_eq!(demo["state"], "up", "{listed}");
+
+    // Without the flag the values stay, and the import says how to move them.
+    let other = Home::new(BIN);
+    let mut command = other.command();
+    let plain = command
+        .env("MCP_SIEVE_SECRETS", "file")
+        .args(["servers", "import", "claude-desktop", &file])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&plain.stdout);
+    assert!(said.contains("--keep-secrets"), "{said}");
+    assert!(other.read("config.json").contains(SECRET));
+}

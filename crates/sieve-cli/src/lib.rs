@@ -311,6 +311,11 @@ pub enum ServersCommand {
         from: HostKind,
         /// The file (or folder) to read instead of the host's usual place.
         path: Option<PathBuf>,
+        /// Keep the env and header values of the servers added in the
+        /// system keychain (or a file only you can read), not in
+        /// config.json.
+        #[arg(long)]
+        keep_secrets: bool,
         /// Print JSON (documented in the README).
         #[arg(long)]
         json: bool,
@@ -476,8 +481,13 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
                 ),
             }
         }
-        Command::Servers(ServersCommand::Import { from, path, json }) => {
-            let report = sieve_proxy::import::import(&store, from, path.as_deref())?;
+        Command::Servers(ServersCommand::Import {
+            from,
+            path,
+            keep_secrets,
+            json,
+        }) => {
+            let report = api::secrets::import(&store, from, path.as_deref(), keep_secrets)?;
             if json {
                 return print_json(out, &report);
             }

@@ -165,6 +165,23 @@ pub struct ImportReport {
     pub renamed: Vec<Renamed>,
     /// Servers not added, each with the reason.
     pub skipped: Vec<Skipped>,
+    /// The env and header values of the servers added that are written out
+    /// in the file (names only): what the import offers to keep in the
+    /// system keychain instead of `config.json`.
+    pub secrets: Vec<PlainValue>,
+    /// The names of the secrets kept, when the import was asked to.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept_secrets: Vec<String>,
+}
+
+/// An env or header value written out in `config.json` (its name only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlainValue {
+    /// The server's name in `config.json`.
+    pub server: String,
+    /// `env` or `headers`.
+    pub section: &'static str,
+    pub key: String,
 }
 
 /// A server added under a new name.
@@ -239,6 +256,8 @@ impl ImportReport {
             added: Vec::new(),
             renamed: Vec::new(),
             skipped: Vec::new(),
+            secrets: Vec::new(),
+            kept_secrets: Vec::new(),
         }
     }
 
@@ -269,6 +288,20 @@ impl fmt::Display for ImportReport {
         }
         for skipped in &self.skipped {
             writeln!(f, "skipped {:?}: {}", skipped.name, skipped.message)?;
+        }
+        if !self.kept_secrets.is_empty() {
+            writeln!(
+                f,
+                "kept {} env/header value(s) out of config.json: {}",
+                self.kept_secrets.len(),
+                self.kept_secrets.join(", ")
+            )?;
+        } else if !self.secrets.is_empty() {
+            writeln!(
+                f,
+                "config.json now holds {} env/header value(s) of these servers; --keep-secrets (or `mcp-sieve servers secret NAME KEY`) keeps them in the system keychain instead",
+                self.secrets.len()
+            )?;
         }
         Ok(())
     }
@@ -513,6 +546,21 @@ pub fn merge(config: &mut Config, imported: Vec<HostEntry>, source: HostKind) ->
             continue;
         }
         let target = free_name(config, &name, source);
+        let (section, values) = match &server.transport {
+            Transport::Stdio { env, .. } => ("env", env),
+            Transport::Http { headers, .. } => ("headers", headers),
+        };
+        for (key, value) in values {
+            let referenced =
+                sieve_core::secret_ref::references(value).is_ok_and(|refs| !refs.is_empty());
+            if !referenced && !value.is_empty() {
+                report.secrets.push(PlainValue {
+                    server: target.clone(),
+                    section,
+                    key: key.clone(),
+                });
+            }
+        }
         config.mcp_servers.insert(target.clone(), server);
         if target == name {
             report.added.push(name);

@@ -244,9 +244,11 @@ fn update_file(
     change(&mut secrets);
     let mut text = serde_json::to_string_pretty(&secrets).expect("strings serialise");
     text.push('\n');
-    // The temporary file is created 0600, and so is the backup.
+    // The temporary file is created 0600. No backup is kept: it would hold
+    // secrets deleted or replaced.
     atomic_write(path, text.as_bytes())
         .map_err(|error| SecretError(format!("{error}; the secret was not stored")))?;
+    let _ = fs::remove_file(crate::store::backup_path(path));
     drop(lock);
     Ok(())
 }

@@ -49,6 +49,7 @@ pub fn servers_import(
     state: State<'_, AppState>,
     host: HostKind,
     path: Option<PathBuf>,
+    keep_secrets: bool,
 ) -> Result<ImportReport> {
-    servers::import(&state.store, host, path.as_deref())
+    sieve_proxy::api::secrets::import(&state.store, host, path.as_deref(), keep_secrets)
 }

@@ -2,7 +2,7 @@
 // a Claude Desktop file's server imported with a preview first.
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { ServersPage } from '../pages/servers.js';
 import { Shell } from '../pages/shell.js';
@@ -61,6 +61,9 @@ describe('Servers screen', () => {
 
     const preview = await servers.previewImport('Claude Desktop', file);
     assert.match(preview, /adds imported/, `the preview names the server it adds: ${preview}`);
+    const keep = await app.find('import-keep-secrets');
+    assert.equal(await keep.isSelected(), true, 'keeping the values out of config.json is offered, ticked');
+    assert.match(preview, /E2E_IMPORTED_TOKEN/, `the offer names the variable: ${preview}`);
     assert.equal(home.config().mcpServers.imported, undefined, 'a preview writes nothing');
 
     const report = await servers.commitImport();
@@ -72,9 +75,14 @@ describe('Servers screen', () => {
     const written = home.config().mcpServers.imported;
     assert.deepEqual(
       { command: written.command, args: written.args, env: written.env },
-      { command: env.node22, args: [env.serverEverything, 'stdio'], env: { E2E_IMPORTED_TOKEN: secret } },
-      'config.json has the server as the file had it',
+      {
+        command: env.node22,
+        args: [env.serverEverything, 'stdio'],
+        env: { E2E_IMPORTED_TOKEN: '${secret:imported/env/E2E_IMPORTED_TOKEN}' },
+      },
+      'config.json has the server as the file had it, its secret kept out (the box is ticked by default)',
     );
+    assert.doesNotMatch(readFileSync(home.configPath, 'utf8'), new RegExp(secret), 'config.json never holds the value');
     const grown = await until(
       async () => {
         const now = await shell.meter();

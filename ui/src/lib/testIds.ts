@@ -42,6 +42,8 @@ export const TestId = {
   TaskFilterStatus: 'task-filter-status',
   TaskFilterSince: 'task-filter-since',
   Snippet: (host: Host) => `snippet-${host}`,
+  /** The import's "keep values out of config.json" checkbox. */
+  ImportKeepSecrets: 'import-keep-secrets',
   /** On the Quarantine button: how many tools wait for review, when any do. */
   QuarantineCount: 'quarantine-count',
   /** With `data-kept-hidden="true|false"`. */

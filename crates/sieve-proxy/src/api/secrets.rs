@@ -141,3 +141,24 @@ pub fn keep_secret(
         moved,
     })
 }
+
+/// Imports the servers of a host's config (see [`crate::import::import`])
+/// and, with `keep_secrets`, keeps every env and header value they bring
+/// in the secret store rather than in `config.json` (the names kept are in
+/// the report's `keptSecrets`).
+pub fn import(
+    store: &Store,
+    host: crate::import::HostKind,
+    path: Option<&std::path::Path>,
+    keep_secrets: bool,
+) -> Result<crate::import::ImportReport> {
+    let mut report = super::servers::import(store, host, path)?;
+    if keep_secrets && !report.secrets.is_empty() {
+        let secrets = Secrets::open(store.home()).map_err(|e| ApiError::new(ErrorCode::Io, e.0))?;
+        for value in report.secrets.clone() {
+            let kept = keep_secret(store, &secrets, &value.server, &value.key, None)?;
+            report.kept_secrets.push(kept.secret);
+        }
+    }
+    Ok(report)
+}

@@ -35,7 +35,7 @@ export interface Commands {
   server_remove: { args: { name: string }; result: ServerRow[] };
   server_set_enabled: { args: { name: string; enabled: boolean }; result: ServerRow[] };
   servers_import_preview: { args: { host: Host; path?: string }; result: ImportReport };
-  servers_import: { args: { host: Host; path?: string }; result: ImportReport };
+  servers_import: { args: { host: Host; path?: string; keepSecrets: boolean }; result: ImportReport };
   catalog_rows: { args: { profile: string }; result: PrimitiveRow[] };
   token_report: { args: { profile: string }; result: TokenReport };
   tool_set_override: {

@@ -5,7 +5,7 @@ import { FakeBackend } from './fake';
 it('calls the shell by its command names with camelCase arguments', async () => {
   const fake = new FakeBackend()
     .on('profile_edit', () => ({}))
-    .on('servers_import_preview', ({ host }) => ({ source: host, added: [], renamed: [], skipped: [] }));
+    .on('servers_import_preview', ({ host }) => ({ source: host, added: [], renamed: [], skipped: [], secrets: [] }));
   setBackend(fake);
   await profileEdit('work', { op: 'setTool', exposedName: 'gh__x', on: false });
   await serversImportPreview('vscode');

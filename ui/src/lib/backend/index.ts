@@ -77,7 +77,8 @@ export const serverSetEnabled = (name: string, enabled: boolean) =>
   call('server_set_enabled', { name, enabled });
 export const serversImportPreview = (host: Host, path?: string) =>
   call('servers_import_preview', { host, path });
-export const serversImport = (host: Host, path?: string) => call('servers_import', { host, path });
+export const serversImport = (host: Host, path: string | undefined, keepSecrets: boolean) =>
+  call('servers_import', { host, path, keepSecrets });
 
 export const catalogRows = (profile: string) => call('catalog_rows', { profile });
 export const tokenReport = (profile: string) => call('token_report', { profile });

@@ -66,6 +66,10 @@ export interface ImportReport {
   added: string[];
   renamed: { from: string; to: string }[];
   skipped: { name: string; reason: string; message: string }[];
+  /** Env and header values the servers added bring (names only). */
+  secrets: { server: string; section: 'env' | 'headers'; key: string }[];
+  /** The secrets kept out of config.json, when asked to. */
+  keptSecrets?: string[];
 }
 
 // Catalog

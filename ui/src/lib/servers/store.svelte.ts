@@ -53,6 +53,8 @@ export class ServerImport {
   host = $state<Host>('claude-desktop');
   /** A config file elsewhere than the host's usual place. */
   path = $state('');
+  /** Keep the env and header values the servers bring out of config.json. */
+  keepSecrets = $state(true);
   preview = new Loader<ImportReport | null>(null);
   /** What the import did, once done. */
   done = $state.raw<ImportReport | null>(null);
@@ -76,10 +78,10 @@ export class ServerImport {
   }
 
   async commit(): Promise<boolean> {
-    const { host } = this;
+    const { host, keepSecrets } = this;
     const path = this.#path();
     const ok = await this.committing.run(async () => {
-      this.done = await serversImport(host, path);
+      this.done = await serversImport(host, path, keepSecrets);
       this.preview.value = null;
     });
     if (ok) await this.#servers.load();

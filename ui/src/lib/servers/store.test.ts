@@ -78,6 +78,7 @@ describe('importing a host', () => {
     added: ['linear'],
     renamed: [{ from: 'github', to: 'github-cursor' }],
     skipped: [{ name: 'sieve', reason: 'self', message: 'it runs mcp-sieve itself' }],
+    secrets: [{ server: 'linear', section: 'headers' as const, key: 'Authorization' }],
   };
 
   it('previews, then commits the same import and reloads the servers', async () => {
@@ -93,10 +94,18 @@ describe('importing a host', () => {
 
     fake.reset();
     await importer.commit();
-    expect(fake.argsOf('servers_import')).toEqual([{ host: 'cursor', path: undefined }]);
+    expect(fake.argsOf('servers_import')).toEqual([{ host: 'cursor', path: undefined, keepSecrets: true }]);
     expect(importer.done).toEqual(report);
     expect(importer.preview.value).toBeNull();
     expect(fake.count('servers_list')).toBe(1);
+  });
+
+  it('keeps the values in config.json when the person unticks the box', async () => {
+    fake.on('servers_import', () => report);
+    const importer = stores.servers.importer;
+    importer.keepSecrets = false;
+    await importer.commit();
+    expect(fake.argsOf('servers_import')).toEqual([{ host: 'claude-desktop', path: undefined, keepSecrets: false }]);
   });
 
   it('passes a chosen file, and shows why it cannot be read', async () => {
