@@ -58,12 +58,7 @@ impl Secrets {
     /// `MCP_SIEVE_SECRETS`), else the file. Talks to D-Bus, so call it
     /// outside async code (or in `spawn_blocking`).
     pub fn open(home: &Home) -> Result<Secrets, SecretError> {
-        let file = Secrets {
-            backend: Backend::File {
-                path: home.data_dir().join("secrets.json"),
-                lock: home.data_dir().join("secrets.json.lock"),
-            },
-        };
+        let file = Secrets::file(home);
         let choice = std::env::var(SECRETS_ENV).unwrap_or_default();
         match choice.as_str() {
             "file" => return Ok(file),
@@ -92,6 +87,17 @@ impl Secrets {
                 );
                 Ok(file)
             }
+        }
+    }
+
+    /// The file store of `home` (`secrets.json` in its data folder), whether
+    /// or not there is a keychain.
+    pub fn file(home: &Home) -> Secrets {
+        Secrets {
+            backend: Backend::File {
+                path: home.data_dir().join("secrets.json"),
+                lock: home.data_dir().join("secrets.json.lock"),
+            },
         }
     }
 

@@ -727,3 +727,50 @@ fn a_hidden_row_carries_the_edit_that_would_show_it() {
             .any(|r| r.exposed_name == "demo__delete_file" && r.visible)
     );
 }
+
+#[test]
+fn a_server_added_with_its_values_kept_out_of_config_json() {
+    use sieve_proxy::api::secrets::add_server;
+    use sieve_proxy::secrets::Secrets;
+    let (dir, store) = home();
+    let secrets = Secrets::file(store.home());
+    let server: servers::NewServer = serde_json::from_value(json!({
+        "transport": "http", "name": "remote", "url": "https://example.test/mcp",
+        "headers": {"Authorization": "Bearer t0ken-9b2c", "X-Plain": ""}
+    }))
+    .unwrap();
+    let kept = add_server(&store, Some(&secrets), server).unwrap();
+    assert_eq!(
+        kept.len(),
+        1,
+        "the empty value is nothing to keep: {kept:?}"
+    );
+    let config = std::fs::read_to_string(dir.path().join("config.json")).unwrap();
+    assert!(!config.contains("t0ken-9b2c"), "{config}");
+    assert!(
+        config.contains("${secret:remote/headers/Authorization}"),
+        "{config}"
+    );
+    assert_eq!(
+        secrets
+            .get("remote/headers/Authorization")
+            .unwrap()
+            .as_deref(),
+        Some("Bearer t0ken-9b2c")
+    );
+    // A taken name is refused before any secret is written over.
+    let again: servers::NewServer = serde_json::from_value(json!({
+        "transport": "http", "name": "remote", "url": "https://other.test/mcp",
+        "headers": {"Authorization": "Bearer other"}
+    }))
+    .unwrap();
+    let error = add_server(&store, Some(&secrets), again).unwrap_err();
+    assert_eq!(error.code, ErrorCode::Exists);
+    assert_eq!(
+        secrets
+            .get("remote/headers/Authorization")
+            .unwrap()
+            .as_deref(),
+        Some("Bearer t0ken-9b2c")
+    );
+}

@@ -14,8 +14,21 @@ pub fn servers_list(state: State<'_, AppState>) -> Vec<ServerRow> {
 }
 
 #[tauri::command]
-pub fn server_add(state: State<'_, AppState>, server: NewServer) -> Result<Vec<ServerRow>> {
-    servers::add(&state.store, server)?;
+pub fn server_add(
+    state: State<'_, AppState>,
+    server: NewServer,
+    keep_secrets: bool,
+) -> Result<Vec<ServerRow>> {
+    let secrets = if keep_secrets {
+        Some(
+            sieve_proxy::secrets::Secrets::open(state.store.home()).map_err(|e| {
+                sieve_proxy::api::ApiError::new(sieve_proxy::api::ErrorCode::Io, e.0)
+            })?,
+        )
+    } else {
+        None
+    };
+    sieve_proxy::api::secrets::add_server(&state.store, secrets.as_ref(), server)?;
     Ok(servers::of_engine(&state.engine))
 }
 

@@ -162,3 +162,86 @@ pub fn import(
     }
     Ok(report)
 }
+
+/// Adds a server (see [`super::servers::add`]) and, given `secrets`, keeps
+/// its env or header values there: `config.json` never holds them, not
+/// even for a moment in a backup.
+pub fn add_server(
+    store: &Store,
+    secrets: Option<&Secrets>,
+    server: super::servers::NewServer,
+) -> Result<Vec<SecretKept>> {
+    use super::servers::NewServer;
+    let (name, values) = match &server {
+        NewServer::Stdio { name, env, .. } => (name.trim().to_string(), env.clone()),
+        NewServer::Http { name, headers, .. } => (name.trim().to_string(), headers.clone()),
+    };
+    let plain: Vec<(String, String)> = values
+        .into_iter()
+        .filter(|(_, value)| {
+            !value.is_empty() && references(value).is_ok_and(|refs| refs.is_empty())
+        })
+        .collect();
+    let Some(secrets) = secrets.filter(|_| !plain.is_empty()) else {
+        super::servers::add(store, server)?;
+        return Ok(Vec::new());
+    };
+    // Stored first, then the server is added with references only; a
+    // taken name must not get its secrets overwritten first.
+    if store.load_config()?.mcp_servers.contains_key(&name) {
+        return Err(ApiError {
+            field: Some("name".into()),
+            ..ApiError::new(
+                ErrorCode::Exists,
+                format!("there is a server {name:?} already; pick another name"),
+            )
+        });
+    }
+    let section = match &server {
+        NewServer::Stdio { .. } => "env",
+        NewServer::Http { .. } => "headers",
+    };
+    let mut kept = Vec::new();
+    let mut referenced = std::collections::BTreeMap::new();
+    for (key, value) in &plain {
+        let secret = secret_name(&name, section, key);
+        secrets
+            .set(&secret, value)
+            .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
+        referenced.insert(key.clone(), reference(&secret));
+        kept.push(SecretKept {
+            server: name.clone(),
+            section,
+            key: key.clone(),
+            secret,
+            location: secrets.location(),
+            moved: true,
+        });
+    }
+    let server = match server {
+        NewServer::Stdio {
+            name,
+            command,
+            args,
+            mut env,
+        } => {
+            env.extend(referenced);
+            NewServer::Stdio {
+                name,
+                command,
+                args,
+                env,
+            }
+        }
+        NewServer::Http {
+            name,
+            url,
+            mut headers,
+        } => {
+            headers.extend(referenced);
+            NewServer::Http { name, url, headers }
+        }
+    };
+    super::servers::add(store, server)?;
+    Ok(kept)
+}

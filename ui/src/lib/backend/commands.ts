@@ -31,7 +31,7 @@ export interface Commands {
   settings_set_close_to_tray: { args: { on: boolean }; result: Settings };
   settings_set_quarantine: { args: { on: boolean }; result: Settings };
   servers_list: { args: None; result: ServerRow[] };
-  server_add: { args: { server: NewServer }; result: ServerRow[] };
+  server_add: { args: { server: NewServer; keepSecrets: boolean }; result: ServerRow[] };
   server_remove: { args: { name: string }; result: ServerRow[] };
   server_set_enabled: { args: { name: string; enabled: boolean }; result: ServerRow[] };
   servers_import_preview: { args: { host: Host; path?: string }; result: ImportReport };

@@ -17,10 +17,12 @@ export interface ServerDraft {
   env: Pair[];
   url: string;
   headers: Pair[];
+  /** Keep the env or header values in the system keychain, not in config.json. */
+  keepSecrets: boolean;
 }
 
 export function emptyDraft(): ServerDraft {
-  return { name: '', transport: 'stdio', command: '', args: '', env: [], url: '', headers: [] };
+  return { name: '', transport: 'stdio', command: '', args: '', env: [], url: '', headers: [], keepSecrets: true };
 }
 
 function record(pairs: Pair[], what: string): Record<string, string> {

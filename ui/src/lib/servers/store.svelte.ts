@@ -31,7 +31,7 @@ export class ServersStore {
   /** Adds the server of the form; its error (the form's or the shell's) stays on `adding`. */
   add(draft: ServerDraft): Promise<boolean> {
     return this.adding.run(async () => {
-      this.rows.value = await serverAdd(toNewServer(draft));
+      this.rows.value = await serverAdd(toNewServer(draft), draft.keepSecrets);
     });
   }
 

@@ -41,6 +41,7 @@ describe('adding a server', () => {
           args: ['-y', 'server-github'],
           env: { TOKEN: 'secret' },
         },
+        keepSecrets: true,
       },
     ]);
     expect(stores.servers.rows.value.map((row) => [row.name, row.state])).toEqual([['github', 'connecting']]);
