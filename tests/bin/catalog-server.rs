@@ -33,7 +33,9 @@ impl ServerHandler for CatalogServer {
 }
 
 /// `count` tools: the fixture catalogs' tools in turn, each round after
-/// the first renamed `<name>_<round>`.
+/// the first renamed `<name>_<round>`, every name once (MCP wants a
+/// server's tool names unique, and the quarantine holds back a second
+/// definition under a name already approved).
 fn tools(count: usize) -> Vec<Tool> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/catalogs");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -50,6 +52,17 @@ fn tools(count: usize) -> Vec<Tool> {
         }
     }
     assert!(!base.is_empty(), "no catalog in {}", dir.display());
+    // Two catalogs may name a tool alike (GitHub's old and new servers):
+    // a server's names are unique, so a later one gets its file's number.
+    let mut seen = std::collections::HashSet::new();
+    for (i, tool) in base.iter_mut().enumerate() {
+        let name = tool["name"].as_str().unwrap_or("tool").to_string();
+        if !seen.insert(name.clone()) {
+            let unique = format!("{name}_dup{i}");
+            seen.insert(unique.clone());
+            tool["name"] = unique.into();
+        }
+    }
     (0..count)
         .map(|i| {
             let mut tool = base[i % base.len()].clone();
