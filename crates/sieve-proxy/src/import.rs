@@ -1026,7 +1026,8 @@ mod tests {
                     {"name": "c", "reason": "selfReference",
                      "message": "it runs mcp-sieve itself, and the proxy cannot be one of its own servers"},
                     {"name": "d", "reason": "unsupported", "detail": "bad", "message": "bad"}
-                ]
+                ],
+                "secrets": []
             })
         );
         let text = report.to_string();
