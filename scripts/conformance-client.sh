@@ -98,7 +98,7 @@ for label in "${runs[@]}"; do
   else
     args=(--suite all --spec-version "$label")
   fi
-  MCP_SIEVE_HOME="$home" "$node" "$suite" client --command "$bin servers probe" \
+  MCP_SIEVE_HOME="$home" BROWSER="$clients/follow-redirect.sh" "$node" "$suite" client --command "$bin servers probe" \
     --output-dir "$outdir/$label" "${args[@]}" >"$outdir/$label/conformance.log" 2>&1 || status=$?
 done
 

@@ -39,6 +39,8 @@ command -v npm >/dev/null || apt_install nodejs npm
 # The system keychain the secrets tests run in a D-Bus session of their own.
 command -v gnome-keyring-daemon >/dev/null || apt_install gnome-keyring
 command -v dbus-run-session >/dev/null || apt_install dbus-daemon
+# The headless browser of the sign-in tests (tests/clients/follow-redirect.sh).
+command -v curl >/dev/null || apt_install curl
 npm_stamp="$clients/node_modules/.mcp-sieve-stamp"
 npm_want="$(hash_of "$clients/package.json" "$clients/package-lock.json")"
 if [ "$(cat "$npm_stamp" 2>/dev/null)" != "$npm_want" ]; then

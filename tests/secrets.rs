@@ -127,8 +127,14 @@ fn in_the_system_keychain_the_secret_is_in_no_file() {
     let desktop_home = tempfile::tempdir().unwrap();
     // A D-Bus session of its own with gnome-keyring's Secret Service,
     // unlocked with a throwaway password; the commands insist on it.
+    // The daemon forks and registers its bus name a moment later: wait for
+    // the name (at most 20 s) before the first command asks for it.
     let script = format!(
         "printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
+         for i in $(seq 200); do \
+           dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+             org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null \
+             | grep -q 'boolean true' && break; sleep 0.1; done && \
          '{BIN}' --home '{home}' servers secret demo DEMO_TOKEN && \
          '{BIN}' --home '{home}' servers list --json",
         home = home.path().display()

@@ -131,7 +131,8 @@ fn starts_with_discovery_when_asked_for_2026_07_28() {
 
 #[test]
 fn sends_headers_and_says_when_a_server_wants_a_sign_in() {
-    // The proxy's own HTTP endpoint wants its bearer token.
+    // The proxy's own HTTP endpoint wants its bearer token, which it gives
+    // out by other means (no OAuth metadata): the probe cannot sign in.
     let home = Home::new(BIN);
     let proxy = HttpProxy::start(BIN, home.path());
     let url = format!("{}/mcp", proxy.base);
@@ -140,7 +141,7 @@ fn sends_headers_and_says_when_a_server_wants_a_sign_in() {
     assert_eq!(
         failure(&refused),
         format!(
-            "{url} asks for a sign-in (HTTP 401) and MCP Sieve cannot sign in to servers yet; if the server gives out tokens, add one as its \"Authorization: Bearer ...\" header"
+            "{url} asks for a sign-in (HTTP 401) but publishes no OAuth metadata to sign in with; if the server gives out tokens, add one as its \"Authorization: Bearer ...\" header"
         )
     );
 

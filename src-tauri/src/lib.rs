@@ -181,10 +181,17 @@ pub fn run() -> std::process::ExitCode {
 
 /// Logs to stderr; `MCP_SIEVE_LOG` sets the filter as for `mcp-sieve`.
 fn init_logging() {
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_env("MCP_SIEVE_LOG").unwrap_or_else(|_| {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MCP_SIEVE_LOG")
+        .unwrap_or_else(|_| {
             tracing_subscriber::EnvFilter::new("warn,rmcp=error,sieve_proxy=info,sieve_app=info")
-        });
+        })
+        // rmcp's sign-in narrates codes and token responses at debug: never
+        // below info there, whatever was asked for.
+        .add_directive(
+            "rmcp::transport::auth=info"
+                .parse()
+                .expect("a valid directive"),
+        );
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(filter)

@@ -269,6 +269,16 @@ pub enum ServersCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Sign in to an HTTP server of config.json (OAuth): opens the sign-in
+    /// page with $BROWSER, or prints its address, and keeps the sign-in in
+    /// the system keychain (or a file only you can read).
+    Login {
+        /// The server's name in config.json.
+        name: String,
+        /// Print JSON (documented in the README).
+        #[arg(long)]
+        json: bool,
+    },
     /// Connect to one streamable HTTP server as the proxy would, list what
     /// it offers, and print it (config.json is not read).
     Probe {
@@ -443,6 +453,24 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
             )?;
             Ok(())
         }
+        Command::Servers(ServersCommand::Login { name, json }) => {
+            let open = |url: &str| {
+                if !sieve_proxy::oauth::open_in_browser(url) {
+                    eprintln!("Open this address in your browser to sign in:\n\n  {url}\n");
+                }
+            };
+            let signed_in =
+                runtime()?.block_on(api::login::login(&store, &name, &open, api::login::WAIT))?;
+            if json {
+                return print_json(out, &signed_in);
+            }
+            writeln!(
+                out,
+                "signed in to server {:?} ({}); the sign-in is kept in {}",
+                signed_in.server, signed_in.url, signed_in.location
+            )?;
+            Ok(())
+        }
         Command::Servers(ServersCommand::Probe {
             url,
             headers,
@@ -536,7 +564,7 @@ fn print_servers(rows: &[ServerRow], out: &mut dyn Write) -> Result<()> {
     for row in rows {
         writeln!(
             out,
-            "{:width$}  {:10}  {:>3} tools  {}",
+            "{:width$}  {:11}  {:>3} tools  {}",
             row.name,
             row.status.state.as_str(),
             row.status.tools,
@@ -710,7 +738,14 @@ fn init_logging() {
     use std::io::IsTerminal;
     // rmcp narrates every handshake at info; ours is what a user wants.
     let filter = tracing_subscriber::EnvFilter::try_from_env("MCP_SIEVE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error,sieve_proxy=info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error,sieve_proxy=info"))
+        // rmcp's sign-in narrates codes and token responses at debug: never
+        // below info there, whatever was asked for.
+        .add_directive(
+            "rmcp::transport::auth=info"
+                .parse()
+                .expect("a valid directive"),
+        );
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())

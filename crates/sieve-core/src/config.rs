@@ -172,7 +172,37 @@ pub enum Transport {
     Http {
         url: String,
         headers: BTreeMap<String, String>,
+        /// A client registered with the server's authorization server ahead
+        /// of time, for servers that offer no dynamic registration.
+        oauth: Option<OAuthClient>,
     },
+}
+
+/// `"oauth"` of an HTTP server: the pre-registered OAuth client to sign in
+/// with (`mcp-sieve servers login NAME`) and the scopes to ask for. Without
+/// it a client is registered dynamically and the scopes are those the
+/// server asks for.
+#[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OAuthClient {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// A `${secret:NAME}` reference, like `env` and `headers` values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+}
+
+// The client secret is a secret: Debug says whether there is one only.
+impl fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuthClient")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "…"))
+            .field("scopes", &self.scopes)
+            .finish()
+    }
 }
 
 // Environment and header values are secrets (tokens, keys): Debug shows
@@ -192,10 +222,15 @@ impl fmt::Debug for Transport {
                 .field("env", &env.keys().collect::<Vec<_>>())
                 .field("cwd", cwd)
                 .finish(),
-            Transport::Http { url, headers } => f
+            Transport::Http {
+                url,
+                headers,
+                oauth,
+            } => f
                 .debug_struct("Http")
                 .field("url", url)
                 .field("headers", &headers.keys().collect::<Vec<_>>())
+                .field("oauth", oauth)
                 .finish(),
         }
     }
@@ -235,6 +270,8 @@ struct RawServer {
     disabled: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     roots: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    oauth: Option<OAuthClient>,
 }
 
 impl TryFrom<RawServer> for ServerConfig {
@@ -252,6 +289,9 @@ impl TryFrom<RawServer> for ServerConfig {
         let kind = raw.kind.as_deref();
         let transport = match (kind, raw.command, raw.url) {
             (Some("stdio") | None, Some(command), None) => {
+                if raw.oauth.is_some() {
+                    return Err("\"oauth\" is for HTTP servers; remove it from this one".into());
+                }
                 if command.trim().is_empty() {
                     return Err("\"command\" is empty: name the program to start".into());
                 }
@@ -268,9 +308,14 @@ impl TryFrom<RawServer> for ServerConfig {
                         "\"url\" {url:?} is not an http:// or https:// address"
                     ));
                 }
+                if let Some(secret) = raw.oauth.as_ref().and_then(|o| o.client_secret.as_ref()) {
+                    crate::secret_ref::references(secret)
+                        .map_err(|error| format!("oauth \"clientSecret\": {error}"))?;
+                }
                 Transport::Http {
                     url,
                     headers: raw.headers,
+                    oauth: raw.oauth,
                 }
             }
             (Some("sse"), _, _) => {
@@ -334,10 +379,15 @@ impl From<ServerConfig> for RawServer {
                 raw.env = env;
                 raw.cwd = cwd;
             }
-            Transport::Http { url, headers } => {
+            Transport::Http {
+                url,
+                headers,
+                oauth,
+            } => {
                 raw.kind = Some("http".into());
                 raw.url = Some(url);
                 raw.headers = headers;
+                raw.oauth = oauth;
             }
         }
         raw
@@ -710,6 +760,45 @@ mod tests {
         { "match": "github__*issue*",  "groups": ["issues"] }
       ]
     }"#;
+
+    #[test]
+    fn an_http_server_may_name_its_oauth_client() {
+        let text = r#"{"mcpServers": {"corp": {"type": "http", "url": "https://corp.test/mcp",
+            "oauth": {"clientId": "sieve", "clientSecret": "${secret:corp-client}", "scopes": ["read"]}}}}"#;
+        let config = Config::parse("config.json", text).expect("valid");
+        let Transport::Http { oauth, .. } = &config.mcp_servers["corp"].transport else {
+            panic!("an HTTP server");
+        };
+        let oauth = oauth.as_ref().expect("its oauth is kept");
+        assert_eq!(oauth.client_id.as_deref(), Some("sieve"));
+        assert_eq!(oauth.scopes, vec!["read".to_string()]);
+        let debug = format!("{:?}", config.mcp_servers["corp"]);
+        assert!(!debug.contains("corp-client"), "{debug}");
+        let again = serde_json::to_string(&config).unwrap();
+        assert_eq!(
+            Config::parse("again", &again).unwrap(),
+            config,
+            "round trip"
+        );
+
+        for (text, says) in [
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "oauth": {}}}}"#,
+                "\"oauth\" is for HTTP servers",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "https://a.test", "oauth": {"clientSecret": "${secret:x"}}}}"#,
+                "oauth \"clientSecret\"",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "https://a.test", "oauth": {"clientid": "x"}}}}"#,
+                "clientid",
+            ),
+        ] {
+            let error = Config::parse("config.json", text).unwrap_err().to_string();
+            assert!(error.contains(says), "{error}");
+        }
+    }
 
     #[test]
     fn parses_the_design_example() {

@@ -41,7 +41,8 @@ pub mod tokens;
 pub use approvals::{Approvals, Pending, Quarantine};
 pub use catalog::{Catalog, Kind, Overrides, Primitive, ServerListing, parse_tool_list};
 pub use config::{
-    ConcernDef, Config, Overlay, Overlays, Root, Roots, ServerConfig, Settings, Transport,
+    ConcernDef, Config, OAuthClient, Overlay, Overlays, Root, Roots, ServerConfig, Settings,
+    Transport,
 };
 pub use labels::Labels;
 pub use parse::ParseError;

@@ -602,6 +602,7 @@ fn server() -> impl Strategy<Value = (Value, Option<ServerConfig>)> {
             let transport = Transport::Http {
                 url: url.to_string(),
                 headers,
+                oauth: None,
             };
             (entry, Some(transport).filter(|_| valid))
         });

@@ -265,6 +265,10 @@ impl Engine {
             crate::tasks::on_upstream_status(ledger.clone()),
         );
         pool.set_secrets(secret_lookup(store.home().clone()));
+        let secrets = crate::oauth::SharedSecrets::new(store.home().clone());
+        pool.set_credentials(Arc::new(move |server: &str| {
+            crate::oauth::Credentials::stored(secrets.clone(), server)
+        }));
         let stopping = tokio_util::sync::CancellationToken::new();
         let tasks = Tasks::new(ledger, db, pool.clone(), hosts.clone(), stopping.clone());
         let (changes, _) = broadcast::channel(256);
@@ -625,6 +629,8 @@ impl Engine {
         }
         tracing::info!("config reloaded");
         self.pool.apply(endpoints(&config));
+        // `servers login` may have stored a sign-in along with the edit.
+        self.pool.retry_sign_ins();
         self.rebuild_catalog();
         // Concern definitions may have changed what a profile may say.
         self.reload_profiles();
@@ -653,6 +659,7 @@ impl Engine {
                     FileChange::Profile(name) => engine.reload_profile(&name),
                     FileChange::Tasks => engine.emit(Change::Tasks),
                     FileChange::Approvals => engine.reload_approvals(),
+                    FileChange::Secrets => engine.pool.retry_sign_ins(),
                     FileChange::Rescan => {
                         engine.reload_config();
                         engine.reload_approvals();

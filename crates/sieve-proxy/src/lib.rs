@@ -23,6 +23,9 @@
 //!   profile); `tap` (internal): the raw JSON rmcp's typed model drops.
 //! * [`ledger`]: the task ledger in SQLite (`tasks.db`), shared by every
 //!   proxy process and the app.
+//! * [`secrets`]: the secret store (system keychain or a 0600 file);
+//!   [`oauth`]: signing in to HTTP servers with rmcp's OAuth, the sign-ins
+//!   kept in the secret store.
 //! * `watch` (internal): live reload of `config.json` and profiles;
 //!   `clock` (internal): the one clock; [`import`]: servers from Claude
 //!   Desktop, Cursor and VS Code.
@@ -30,12 +33,14 @@
 //! Which module uses which (no cycles; a module uses only those below it):
 //!
 //! ```text
-//! api      -> engine, store, ledger, import
+//! api      -> engine, store, ledger, import, oauth
 //! serve    -> server, engine, store, tap
 //! server   -> engine, tasks, upstream, hosts, tap, ledger, store
-//! engine   -> tasks, upstream, hosts, watch, store, ledger, clock
+//! engine   -> tasks, upstream, hosts, watch, store, ledger, clock, oauth
 //! tasks    -> upstream, hosts, ledger, clock, tap
-//! upstream -> hosts, tap, clock
+//! upstream -> hosts, tap, clock, oauth
+//! oauth    -> secrets, home
+//! secrets  -> store, home
 //! import   -> store
 //! watch    -> home
 //! store    -> home
@@ -54,6 +59,7 @@ pub mod home;
 mod hosts;
 pub mod import;
 pub mod ledger;
+pub mod oauth;
 pub mod secrets;
 pub mod serve;
 mod server;

@@ -51,6 +51,9 @@ pub enum FileChange {
     Tasks,
     /// `approvals.json` was written (a tool approved, a server first seen).
     Approvals,
+    /// `secrets.json` (the secret store when there is no keychain) was
+    /// written: a sign-in may have been stored.
+    Secrets,
     /// Changes may have been missed (the system's event queue overflowed,
     /// or watching failed): read `config.json` and every profile again.
     Rescan,
@@ -197,6 +200,9 @@ impl Layout {
         // shared-memory index changes on reads too, so it does not count.
         if matches!(name, "tasks.db" | "tasks.db-wal") && self.data_dirs.iter().any(|d| d == dir) {
             return Some(FileChange::Tasks);
+        }
+        if name == "secrets.json" && self.data_dirs.iter().any(|d| d == dir) {
+            return Some(FileChange::Secrets);
         }
         if !self.config_dirs.iter().any(|d| d == dir) {
             return None;

@@ -29,6 +29,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         servers::server_set_enabled,
         servers::servers_import_preview,
         servers::servers_import,
+        servers::server_login,
         tools::catalog_rows,
         tools::token_report,
         tools::tool_set_override,

@@ -66,3 +66,25 @@ pub fn servers_import(
 ) -> Result<ImportReport> {
     sieve_proxy::api::secrets::import(&state.store, host, path.as_deref(), keep_secrets)
 }
+
+/// "Sign in" on a server's row: the OAuth sign-in in the system browser
+/// (`$BROWSER` when set, else the desktop's default), waiting for it to
+/// come back; the running proxy then connects with it.
+#[tauri::command]
+pub async fn server_login(
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<sieve_proxy::api::login::SignedIn> {
+    let open = |url: &str| {
+        if !sieve_proxy::oauth::open_in_browser(url) {
+            // The desktop's own choice of browser.
+            match std::process::Command::new("xdg-open").arg(url).spawn() {
+                Ok(mut child) => {
+                    std::thread::spawn(move || child.wait());
+                }
+                Err(error) => tracing::warn!("cannot open the sign-in page: {error}"),
+            }
+        }
+    };
+    sieve_proxy::api::login::login(&state.store, &name, &open, sieve_proxy::api::login::WAIT).await
+}

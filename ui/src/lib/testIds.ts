@@ -44,6 +44,8 @@ export const TestId = {
   Snippet: (host: Host) => `snippet-${host}`,
   /** The import's "keep values out of config.json" checkbox. */
   ImportKeepSecrets: 'import-keep-secrets',
+  /** "Sign in" on the row of a server that needs a sign-in. */
+  ServerSignIn: (name: string) => `server-sign-in-${name}`,
   /** The add form's "keep values out of config.json" checkbox. */
   ServerKeepSecrets: 'server-keep-secrets',
   /** On the Quarantine button: how many tools wait for review, when any do. */

@@ -11,6 +11,8 @@
 //!   resource with labels, `visible` and `hiddenBy`; the token report per
 //!   server and per group.
 //! * [`servers`]: server rows with live state, secrets left out.
+//! * [`login`]: signing in to an HTTP server (OAuth) and keeping the
+//!   sign-in in the secret store.
 //! * [`probe`]: one HTTP server reached as the proxy reaches its
 //!   upstreams, what it offers, and what a conformance scenario asks of a
 //!   client.
@@ -29,6 +31,7 @@
 
 pub mod catalog;
 pub mod hosts;
+pub mod login;
 pub mod probe;
 pub mod profiles;
 pub mod quarantine;

@@ -20,6 +20,7 @@ pub use scenario::{Call, Report, Scenario};
 
 use super::{ApiError, ErrorCode, Result};
 use crate::hosts::Hosts;
+use crate::oauth::{Credentials, SignIn, sign_in};
 use crate::upstream::{Endpoint, Handshake, Pool, State};
 use serde::Serialize;
 use serde_json::Value;
@@ -31,6 +32,13 @@ use std::time::Duration;
 /// How long the connection and the lists may take together: the pool's
 /// own limits (30 s to connect, 30 s per list page) bound each step.
 const SETTLE: Duration = Duration::from_secs(90);
+
+/// How many times the probe signs in before it takes the server's refusal
+/// as the answer (a server that wants more scopes each time).
+const SIGN_INS: usize = 3;
+
+/// How long a sign-in may wait for the browser.
+const SIGN_IN_WAIT: Duration = Duration::from_secs(60);
 
 /// The server to probe.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,21 +150,108 @@ pub async fn probe(target: &Target, scenario: Option<&Scenario>) -> Result<Probe
     hosts.answer_locally(Arc::new(scenario::answer));
     let pool = Pool::new(hosts, Arc::new(|_: &str, _: &Value| {}));
     let server = target.url.clone();
-    pool.connect_once(
-        &server,
-        Endpoint::Configured(ServerConfig {
-            transport: Transport::Http {
-                url: target.url.clone(),
-                headers: target.headers.clone(),
-            },
-            disabled: false,
-            roots: Default::default(),
-        }),
-        target.handshake(),
-    );
-    let outcome = examine(&pool, &server, scenario).await;
+    // A sign-in lasts as long as the probe: nothing is stored.
+    let credentials = Credentials::in_memory(&server);
+    pool.set_credentials(Arc::new({
+        let credentials = credentials.clone();
+        move |_: &str| credentials.clone()
+    }));
+    let mut signed_in = 0;
+    let outcome = loop {
+        if let Err(error) = connect(&pool, target, &credentials, scenario, &mut signed_in).await {
+            break Err(error);
+        }
+        let found = examine(&pool, &server, scenario).await;
+        // A call refused for want of a scope (403) or a sign-in (401) is
+        // signed in for again and the scenario done once more (step-up).
+        let challenge = pool.statuses().remove(&server).and_then(|s| s.challenge);
+        let refused = found
+            .as_ref()
+            .ok()
+            .and_then(|f| f.scenario.as_ref())
+            .is_some_and(|report| report.failed().next().is_some());
+        match challenge {
+            Some(challenge) if refused && signed_in < SIGN_INS => {
+                signed_in += 1;
+                if let Err(error) =
+                    sign_in_for(target, &credentials, scenario, Some(challenge)).await
+                {
+                    break Err(error);
+                }
+            }
+            _ => break found,
+        }
+    };
     pool.shutdown().await;
     outcome
+}
+
+/// Signs in to the probed server: the authorization URL goes to
+/// `$BROWSER`, else to stderr for the person running the probe.
+async fn sign_in_for(
+    target: &Target,
+    credentials: &Credentials,
+    scenario: Option<&Scenario>,
+    challenge: Option<String>,
+) -> Result<()> {
+    let open = |url: &str| {
+        if !crate::oauth::open_in_browser(url) {
+            eprintln!("Open this address in your browser to sign in:\n\n  {url}\n");
+        }
+    };
+    sign_in(SignIn {
+        url: &target.url,
+        client: scenario.map(Scenario::client).unwrap_or_default(),
+        challenge,
+        credentials: credentials.clone(),
+        open: &open,
+        wait: SIGN_IN_WAIT,
+    })
+    .await
+    .map_err(|why| ApiError::new(ErrorCode::Upstream, why))
+}
+
+/// Connects (the proxy's connection and lists), signing in when the server
+/// asks for it: a 401 at the handshake or at a list, or a 403 asking for
+/// more scopes; at most [`SIGN_INS`] times.
+async fn connect(
+    pool: &Pool,
+    target: &Target,
+    credentials: &Credentials,
+    scenario: Option<&Scenario>,
+    signed_in: &mut usize,
+) -> Result<()> {
+    let server = &target.url;
+    loop {
+        pool.connect_once(
+            server,
+            Endpoint::Configured(ServerConfig {
+                transport: Transport::Http {
+                    url: target.url.clone(),
+                    headers: target.headers.clone(),
+                    oauth: None,
+                },
+                disabled: false,
+                roots: Default::default(),
+            }),
+            target.handshake(),
+        );
+        pool.settled(SETTLE).await;
+        let status = pool
+            .statuses()
+            .remove(server)
+            .expect("the probed server is in its pool");
+        let wants_sign_in = match status.state {
+            State::NeedsLogin => true,
+            State::Up => status.list_error.is_some() && status.challenge.is_some(),
+            _ => false,
+        };
+        if !wants_sign_in || *signed_in == SIGN_INS {
+            return Ok(());
+        }
+        *signed_in += 1;
+        sign_in_for(target, credentials, scenario, status.challenge).await?;
+    }
 }
 
 async fn examine(pool: &Pool, server: &str, scenario: Option<&Scenario>) -> Result<Probe> {
@@ -173,7 +268,7 @@ async fn examine(pool: &Pool, server: &str, scenario: Option<&Scenario>) -> Resu
             return Err(ApiError::new(ErrorCode::Upstream, why));
         }
         State::Up => {}
-        State::Down => {
+        State::Down | State::NeedsLogin => {
             let why = status
                 .error
                 .unwrap_or_else(|| "the connection ended".to_string());

@@ -66,7 +66,7 @@ pub fn rows(config: &Config, statuses: &BTreeMap<String, Status>) -> Vec<ServerR
                     env.keys().cloned().collect(),
                     Vec::new(),
                 ),
-                Transport::Http { url, headers } => (
+                Transport::Http { url, headers, .. } => (
                     "http",
                     url.clone(),
                     Vec::new(),
@@ -160,7 +160,14 @@ pub fn add(store: &Store, server: NewServer) -> Result<()> {
                     format!("{url:?} is not an http:// or https:// URL"),
                 ));
             }
-            (name, Transport::Http { url, headers })
+            (
+                name,
+                Transport::Http {
+                    url,
+                    headers,
+                    oauth: None,
+                },
+            )
         }
     };
     let name = name.trim().to_string();

@@ -11,6 +11,7 @@ use rmcp::RoleClient;
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use sieve_core::Transport;
 use std::collections::{BTreeMap, HashMap};
@@ -36,7 +37,7 @@ pub(super) struct Connection {
 pub(super) async fn connect(
     up: &Upstream,
     pool: &PoolInner,
-) -> Result<(Connection, mpsc::UnboundedReceiver<ListKind>), String> {
+) -> Result<(Connection, mpsc::UnboundedReceiver<ListKind>), Refusal> {
     let (refresh_tx, refresh_rx) = mpsc::unbounded_channel();
     let handler = UpstreamHandler {
         server: up.name.clone(),
@@ -60,11 +61,21 @@ pub(super) async fn connect(
                 first.describe(),
                 then.describe()
             );
-            attempt(up, pool, handler, then)
-                .await
-                .map_err(|e| format!("{}; and with {}: {}", error, then.describe(), e.message()))?
+            match attempt(up, pool, handler, then).await {
+                Err(Refusal::SignIn { why, challenge }) => {
+                    return Err(Refusal::SignIn { why, challenge });
+                }
+                other => other.map_err(|e| {
+                    Refusal::Failed(format!(
+                        "{}; and with {}: {}",
+                        error,
+                        then.describe(),
+                        e.message()
+                    ))
+                })?,
+            }
         }
-        other => other.map_err(|e| e.message().to_string())?,
+        other => other?,
     };
     Ok((connection, refresh_rx))
 }
@@ -79,18 +90,24 @@ impl Handshake {
 }
 
 /// Why a connection attempt failed.
-enum Refusal {
+pub(super) enum Refusal {
     /// The server answered the handshake with a JSON-RPC error: it is there
     /// but may want the other protocol generation.
     Answered(String),
+    /// The server wants a sign-in (HTTP 401) that we do not have.
+    SignIn {
+        why: String,
+        /// Its `WWW-Authenticate` header, if it sent one.
+        challenge: Option<String>,
+    },
     /// Anything else: it could not be started or reached, or it went away.
     Failed(String),
 }
 
 impl Refusal {
-    fn message(&self) -> &str {
+    pub(super) fn message(&self) -> &str {
         match self {
-            Refusal::Answered(m) | Refusal::Failed(m) => m,
+            Refusal::Answered(m) | Refusal::Failed(m) | Refusal::SignIn { why: m, .. } => m,
         }
     }
 }
@@ -145,17 +162,21 @@ async fn attempt(
                         raw,
                         child: Some(child),
                     }),
-                    Err(Refusal::Answered(error)) => {
-                        child.stop().await;
-                        Err(Refusal::Answered(error))
-                    }
                     Err(Refusal::Failed(error)) => {
                         let exit = child.stop().await;
                         Err(Refusal::Failed(format!("{error}; {exit}")))
                     }
+                    Err(other) => {
+                        child.stop().await;
+                        Err(other)
+                    }
                 }
             }
-            Transport::Http { url, headers } => {
+            Transport::Http {
+                url,
+                headers,
+                oauth,
+            } => {
                 let headers = with_secrets(pool, &up.name, "headers", headers).await?;
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 let mut custom = HashMap::new();
@@ -176,8 +197,20 @@ async fn attempt(
                     custom.insert(header, value);
                 }
                 let config = config.custom_headers(custom);
-                let transport = StreamableHttpClientTransport::from_config(config);
-                let service = handshake(handler, transport, kind, |e| http_failure(url, e)).await?;
+                let describe = |e: &ClientInitializeError| http_failure(url, e);
+                let service = match signed_in(up, pool, url, oauth.as_ref()).await? {
+                    // rmcp's client sends the token, refreshes it before it
+                    // expires, and once more when the server rejects it.
+                    Some(manager) => {
+                        let client = AuthClient::new(reqwest::Client::new(), manager);
+                        let transport = StreamableHttpClientTransport::with_client(client, config);
+                        handshake(handler, transport, kind, describe).await?
+                    }
+                    None => {
+                        let transport = StreamableHttpClientTransport::from_config(config);
+                        handshake(handler, transport, kind, describe).await?
+                    }
+                };
                 Ok(Connection {
                     service,
                     raw,
@@ -186,6 +219,44 @@ async fn attempt(
             }
         },
     }
+}
+
+/// The stored sign-in to `url`, as an rmcp authorization manager, if
+/// there is one that is usable.
+async fn signed_in(
+    up: &Upstream,
+    pool: &PoolInner,
+    url: &str,
+    oauth: Option<&sieve_core::OAuthClient>,
+) -> Result<Option<AuthorizationManager>, Refusal> {
+    let Some(credentials) = pool.credentials.locked().as_ref().map(|f| f(&up.name)) else {
+        return Ok(None);
+    };
+    let client = oauth_client(pool, &up.name, oauth).await?;
+    crate::oauth::authorized(url, &credentials, &client)
+        .await
+        .map_err(Refusal::Failed)
+}
+
+/// A server's configured OAuth client, its secret looked up.
+pub(super) async fn oauth_client(
+    pool: &PoolInner,
+    server: &str,
+    oauth: Option<&sieve_core::OAuthClient>,
+) -> Result<crate::oauth::Client, Refusal> {
+    let Some(oauth) = oauth else {
+        return Ok(crate::oauth::Client::default());
+    };
+    let mut values = BTreeMap::new();
+    if let Some(secret) = &oauth.client_secret {
+        values.insert("clientSecret".to_string(), secret.clone());
+    }
+    let mut resolved = with_secrets(pool, server, "oauth", &values).await?;
+    Ok(crate::oauth::Client {
+        client_id: oauth.client_id.clone(),
+        client_secret: resolved.remove("clientSecret"),
+        scopes: oauth.scopes.clone(),
+    })
 }
 
 /// `values` (a server's `env` or `headers`) with every `${secret:NAME}`
@@ -262,7 +333,19 @@ where
             "the server answered the handshake with error {}: {}",
             error.code.0, error.message
         ))),
-        Ok(Err(error)) => Err(Refusal::Failed(describe(&error))),
+        Ok(Err(error)) => {
+            let challenge = match &error {
+                ClientInitializeError::TransportError { error, .. } => {
+                    sign_in_challenge(&*error.error)
+                }
+                _ => None,
+            };
+            let why = describe(&error);
+            Err(match challenge {
+                Some(challenge) => Refusal::SignIn { why, challenge },
+                None => Refusal::Failed(why),
+            })
+        }
         Err(_) => Err(Refusal::Failed(format!(
             "no MCP handshake within {}s",
             CONNECT_TIMEOUT.as_secs()
@@ -349,7 +432,7 @@ fn transport_failure(
             sign_in_required(url)
         }
         StreamableHttpError::InsufficientScope(_) => format!(
-            "{url} refused the request (HTTP 403) because the token lacks a permission it needs; use a token with more access"
+            "{url} refused the request (HTTP 403) because the sign-in lacks a permission it needs; sign in again to grant it"
         ),
         StreamableHttpError::UnexpectedServerResponse(what) => format!(
             "{url} did not answer as an MCP server ({what}); check the URL (MCP endpoints often end in /mcp)"
@@ -363,9 +446,40 @@ fn transport_failure(
 }
 
 fn sign_in_required(url: &str) -> String {
-    format!(
-        "{url} asks for a sign-in (HTTP 401) and MCP Sieve cannot sign in to servers yet; if the server gives out tokens, add one as its \"Authorization: Bearer ...\" header"
-    )
+    format!("{url} asks for a sign-in (HTTP 401)")
+}
+
+/// When `error` is a server's 401, or a 403 asking for more scopes: `Some`
+/// with its `WWW-Authenticate` header if it sent one.
+pub(super) fn sign_in_challenge(
+    error: &(dyn std::error::Error + Send + Sync + 'static),
+) -> Option<Option<String>> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    match error.downcast_ref::<StreamableHttpError<reqwest::Error>>()? {
+        StreamableHttpError::AuthRequired(e) => Some(Some(e.www_authenticate_header.clone())),
+        StreamableHttpError::InsufficientScope(e) => Some(Some(e.www_authenticate_header.clone())),
+        StreamableHttpError::UnexpectedServerResponse(what) if what.starts_with("HTTP 401") => {
+            Some(None)
+        }
+        _ => None,
+    }
+}
+
+/// The `WWW-Authenticate` header of a 401 or 403 (`insufficient_scope`)
+/// answer to a request, to sign in (again) with.
+pub(super) fn request_challenge(error: &rmcp::ServiceError) -> Option<String> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let rmcp::ServiceError::TransportSend(error) = error else {
+        return None;
+    };
+    match error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()?
+    {
+        StreamableHttpError::AuthRequired(e) => Some(e.www_authenticate_header.clone()),
+        StreamableHttpError::InsufficientScope(e) => Some(e.www_authenticate_header.clone()),
+        _ => None,
+    }
 }
 
 /// Why a request to `url` did not get an answer: the innermost I/O error

@@ -7,7 +7,11 @@
 //! `list_changed`, and reconnects with exponential backoff when the
 //! connection ends. Servers start concurrently and never wait on each
 //! other; while one is down its last listing is kept and calls to it fail
-//! at once with an error that names it and says why.
+//! at once with an error that names it and says why. An HTTP server that
+//! wants a sign-in (401) and has none that works is `needs-login` instead,
+//! and is tried again only when a sign-in may have been stored (see
+//! `supervisor`); with a stored sign-in (`crate::oauth`) its connection
+//! goes through rmcp's `AuthClient`, which sends and refreshes the token.
 //!
 //! Layout: this file holds the [`Pool`], what it reports ([`Status`],
 //! [`State`], [`PoolEvent`]) and the requests it sends for the engine;
@@ -108,6 +112,10 @@ pub enum State {
     Stopped,
     /// In `config.json` but switched off: never started.
     Disabled,
+    /// An HTTP server that wants a sign-in (it answered 401) and has no
+    /// usable one: not retried until one is stored.
+    #[serde(rename = "needs-login")]
+    NeedsLogin,
 }
 
 impl State {
@@ -118,6 +126,7 @@ impl State {
             State::Down => "down",
             State::Stopped => "stopped",
             State::Disabled => "disabled",
+            State::NeedsLogin => "needs-login",
         }
     }
 }
@@ -143,6 +152,10 @@ pub struct Status {
     pub server_info: Option<Value>,
     /// When the state last changed, in milliseconds since the Unix epoch.
     pub since: i64,
+    /// The `WWW-Authenticate` header of the server's last 401 or 403, to
+    /// sign in with (it says where the metadata is and which scopes).
+    #[serde(skip)]
+    pub challenge: Option<String>,
     pub tools: usize,
     pub prompts: usize,
     pub resources: usize,
@@ -158,6 +171,7 @@ impl Status {
             protocol_version: None,
             server_info: None,
             since: now_ms(),
+            challenge: None,
             tools: 0,
             prompts: 0,
             resources: 0,
@@ -226,7 +240,15 @@ struct PoolInner {
     /// Looks up the `${secret:NAME}` values of `env` and `headers`; none
     /// set means there is no secret store (every reference fails).
     secrets: Mutex<Option<SecretLookup>>,
+    /// Where each server's sign-in is kept; none set means no server is
+    /// signed in to.
+    credentials: Mutex<Option<CredentialsFor>>,
+    /// Wakes the servers waiting for a sign-in.
+    signed_in: tokio::sync::Notify,
 }
+
+/// The place of a server's sign-in, by server name.
+pub type CredentialsFor = Arc<dyn Fn(&str) -> crate::oauth::Credentials + Send + Sync>;
 
 /// Looks up a secret by name: `Ok(None)` when there is no such secret, an
 /// error (a sentence) when the store cannot be read. It may block (the
@@ -257,6 +279,8 @@ impl Pool {
                 generation: std::sync::atomic::AtomicU64::new(0),
                 on_task_status,
                 secrets: Mutex::new(None),
+                credentials: Mutex::new(None),
+                signed_in: tokio::sync::Notify::new(),
             }),
         }
     }
@@ -264,6 +288,17 @@ impl Pool {
     /// Where the `${secret:NAME}` values of `env` and `headers` come from.
     pub fn set_secrets(&self, lookup: SecretLookup) {
         *self.inner.secrets.locked() = Some(lookup);
+    }
+
+    /// Where the servers' sign-ins are kept.
+    pub fn set_credentials(&self, credentials: CredentialsFor) {
+        *self.inner.credentials.locked() = Some(credentials);
+    }
+
+    /// A sign-in may have been stored: the servers waiting for one look
+    /// at once instead of at their next check.
+    pub fn retry_sign_ins(&self) {
+        self.inner.signed_in.notify_waiters();
     }
 
     /// Changes with every listing change; see [`Pool::listings`].
@@ -380,6 +415,12 @@ impl Pool {
                 let what = match state {
                     State::Connecting => "is not connected yet",
                     State::Stopped => "was stopped",
+                    State::NeedsLogin => {
+                        return Err(ErrorData::internal_error(
+                            format!("server {server:?} is signed out ({why})"),
+                            Some(json!({"server": server, "state": state})),
+                        ));
+                    }
                     _ => "is down",
                 };
                 Err(ErrorData::internal_error(
@@ -476,7 +517,29 @@ impl Pool {
             .await_response()
             .await
             .map(mark_complete)
-            .map_err(|e| call_error(server, e))
+            .map_err(|e| {
+                self.note_challenge(server, &e);
+                call_error(server, e)
+            })
+    }
+
+    /// Keeps the `WWW-Authenticate` header of a request's 401 or 403, to
+    /// sign in (again) with.
+    fn note_challenge(&self, server: &str, error: &rmcp::ServiceError) {
+        if let Some(challenge) = connect::request_challenge(error)
+            && let Some(up) = self.upstream(server)
+        {
+            up.shared().status.challenge = Some(challenge.clone());
+            let credentials = self.inner.credentials.locked().as_ref().map(|f| f(server));
+            if let Some(credentials) = credentials {
+                let server = server.to_string();
+                tokio::spawn(async move {
+                    if let Err(why) = credentials.remember_challenge(&challenge).await {
+                        tracing::warn!("server {server:?}: {why}");
+                    }
+                });
+            }
+        }
     }
 
     /// A host whose profile shows the servers `sees` says changed its

@@ -2,11 +2,14 @@
 //! lists tools, prompts, resources and templates (every page), refreshes
 //! them on `list_changed` (on a `subscriptions/listen` stream for a
 //! 2026-07-28 server), and reconnects with exponential backoff when the
-//! connection ends.
+//! connection ends. A server that wants a sign-in waits for one instead:
+//! woken by [`super::Pool::retry_sign_ins`] (a config or `secrets.json`
+//! change), else it looks every 30 s.
 
-use super::connect::{Connection, connect, service_failure};
+use super::connect::{Connection, Refusal, connect, request_challenge, service_failure};
 use super::{ListKind, PoolEvent, PoolInner, State, Status, Upstream, request_raw};
 use crate::hosts::Hosts;
+use crate::sync::Locked;
 use crate::tap::{RawLog, typed_message};
 use rmcp::RoleClient;
 use rmcp::model::{ClientRequest, ServerNotification};
@@ -23,6 +26,10 @@ const BACKOFF_MIN: Duration = Duration::from_millis(250);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 /// A connection that lived this long resets the backoff.
 const STABLE_AFTER: Duration = Duration::from_secs(30);
+/// How often a server that wants a sign-in looks for one stored by another
+/// process (`mcp-sieve servers login` while the proxy runs); a sign-in
+/// stored through this process's pool wakes it at once.
+const SIGN_IN_POLL: Duration = Duration::from_secs(30);
 
 /// Keeps one server connected for as long as it is in the pool.
 pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
@@ -45,7 +52,37 @@ pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
                     backoff = BACKOFF_MIN;
                 }
             }
-            Err(error) => set_state(&up, &pool, State::Down, Some(error)),
+            Err(Refusal::SignIn { why, challenge }) => {
+                let why = format!("{why}; sign in with `mcp-sieve servers login {}`", up.name);
+                if let (Some(challenge), Some(credentials)) = (&challenge, credentials(&up, &pool))
+                    && let Err(why) = credentials.remember_challenge(challenge).await
+                {
+                    tracing::warn!("server {:?}: {why}", up.name);
+                }
+                // Before the state is told, so whoever looks has it.
+                up.shared().status.challenge = challenge;
+                set_state(&up, &pool, State::NeedsLogin, Some(why));
+                if !up.reconnect {
+                    return;
+                }
+                // Not retried in a loop: only once there is a sign-in.
+                loop {
+                    tokio::select! {
+                        () = up.stop.cancelled() => {
+                            set_state(&up, &pool, State::Stopped, None);
+                            return;
+                        }
+                        () = tokio::time::sleep(SIGN_IN_POLL) => {}
+                        () = pool.signed_in.notified() => {}
+                    }
+                    if has_sign_in(&up, &pool).await {
+                        break;
+                    }
+                }
+                backoff = BACKOFF_MIN;
+                continue;
+            }
+            Err(error) => set_state(&up, &pool, State::Down, Some(error.message().to_string())),
         }
         if !up.reconnect {
             // Down with its reason is this connection's answer.
@@ -61,13 +98,26 @@ pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
     set_state(&up, &pool, State::Stopped, None);
 }
 
+/// Where `up`'s sign-in is kept, if sign-ins are kept.
+fn credentials(up: &Upstream, pool: &PoolInner) -> Option<crate::oauth::Credentials> {
+    pool.credentials.locked().as_ref().map(|f| f(&up.name))
+}
+
+/// Whether a sign-in to `up` is stored now.
+async fn has_sign_in(up: &Upstream, pool: &PoolInner) -> bool {
+    match credentials(up, pool) {
+        Some(credentials) => credentials.signed_in().await,
+        None => false,
+    }
+}
+
 fn set_state(up: &Upstream, pool: &PoolInner, state: State, error: Option<String>) {
     {
         let mut shared = up.shared();
         if state != State::Up {
             shared.peer = None;
         }
-        if state == State::Down {
+        if matches!(state, State::Down | State::NeedsLogin) {
             shared.settled = true;
         }
         let keep = shared.status.clone();
@@ -83,6 +133,8 @@ fn set_state(up: &Upstream, pool: &PoolInner, state: State, error: Option<String
                 None
             },
             server_info: keep.server_info,
+            // What to sign in with, until a newer refusal says otherwise.
+            challenge: keep.challenge,
             ..Status::new(state)
         };
     }
@@ -237,7 +289,7 @@ async fn refresh_list(
     for (method, key) in lists {
         match list_pages(peer, raw, method, key, &up.subject()).await {
             Ok(items) => fetched.push((*key, items)),
-            Err(error) => {
+            Err((error, challenge)) => {
                 // Keep the last good list: a failed refresh is not an empty
                 // one. The status says why it could not be read.
                 let why = format!("{method} failed: {error}");
@@ -245,6 +297,9 @@ async fn refresh_list(
                 let mut shared = up.shared();
                 shared.list_errors.insert(*method, why);
                 shared.status.list_error = shared.list_errors.values().next().cloned();
+                if challenge.is_some() {
+                    shared.status.challenge = challenge;
+                }
                 drop(shared);
                 pool.emit(PoolEvent::Status {
                     server: up.name.clone(),
@@ -283,7 +338,7 @@ async fn list_pages(
     method: &str,
     key: &str,
     subject: &str,
-) -> Result<Vec<Value>, String> {
+) -> Result<Vec<Value>, (String, Option<String>)> {
     let mut items = Vec::new();
     let mut cursor: Option<String> = None;
     // A server that keeps returning cursors must not hold us forever.
@@ -292,13 +347,13 @@ async fn list_pages(
             Some(cursor) => json!({ "cursor": cursor }),
             None => json!({}),
         };
-        let request: ClientRequest =
-            typed_message(method, params).map_err(|e| format!("cannot build {method}: {e}"))?;
+        let request: ClientRequest = typed_message(method, params)
+            .map_err(|e| (format!("cannot build {method}: {e}"), None))?;
         let mut options = PeerRequestOptions::no_options();
         options.timeout = Some(LIST_TIMEOUT);
         let result = request_raw(peer, Some(raw), request, options)
             .await
-            .map_err(|e| service_failure(subject, &e))?;
+            .map_err(|e| (service_failure(subject, &e), request_challenge(&e)))?;
         if let Some(Value::Array(page)) = result.get(key) {
             items.extend(page.iter().cloned());
         }
@@ -311,5 +366,5 @@ async fn list_pages(
             return Ok(items);
         }
     }
-    Err(format!("{subject} returned more than 1000 pages"))
+    Err((format!("{subject} returned more than 1000 pages"), None))
 }

@@ -15,6 +15,7 @@ import type {
   QuarantinedTool,
   ServerRow,
   Settings,
+  SignedIn,
   TaskDetail,
   TaskFilter,
   TaskPage,
@@ -31,6 +32,7 @@ export interface Commands {
   settings_set_close_to_tray: { args: { on: boolean }; result: Settings };
   settings_set_quarantine: { args: { on: boolean }; result: Settings };
   servers_list: { args: None; result: ServerRow[] };
+  server_login: { args: { name: string }; result: SignedIn };
   server_add: { args: { server: NewServer; keepSecrets: boolean }; result: ServerRow[] };
   server_remove: { args: { name: string }; result: ServerRow[] };
   server_set_enabled: { args: { name: string; enabled: boolean }; result: ServerRow[] };

@@ -71,6 +71,7 @@ export const settingsSetCloseToTray = (on: boolean) => call('settings_set_close_
 export const settingsSetQuarantine = (on: boolean) => call('settings_set_quarantine', { on });
 
 export const serversList = () => call('servers_list', {});
+export const serverLogin = (name: string) => call('server_login', { name });
 export const serverAdd = (server: NewServer, keepSecrets: boolean) => call('server_add', { server, keepSecrets });
 export const serverRemove = (name: string) => call('server_remove', { name });
 export const serverSetEnabled = (name: string, enabled: boolean) =>

@@ -21,7 +21,15 @@ export interface AppInfo {
 // Servers
 
 export type Transport = 'stdio' | 'http' | 'builtin';
-export type ServerState = 'connecting' | 'up' | 'down' | 'stopped' | 'disabled';
+export type ServerState = 'connecting' | 'up' | 'down' | 'needs-login' | 'stopped' | 'disabled';
+
+/** What a sign-in did. */
+export interface SignedIn {
+  server: string;
+  url: string;
+  /** Where the sign-in is kept. */
+  location: string;
+}
 
 export interface ServerRow {
   name: string;

@@ -1,5 +1,6 @@
 import {
   serverAdd,
+  serverLogin,
   serverRemove,
   serverSetEnabled,
   serversImport,
@@ -32,6 +33,14 @@ export class ServersStore {
   add(draft: ServerDraft): Promise<boolean> {
     return this.adding.run(async () => {
       this.rows.value = await serverAdd(toNewServer(draft), draft.keepSecrets);
+    });
+  }
+
+  /** Signs in to `name` in the system browser; the rows follow with the shell's events. */
+  signIn(name: string): Promise<boolean> {
+    return this.change.run(async () => {
+      await serverLogin(name);
+      await this.load();
     });
   }
 

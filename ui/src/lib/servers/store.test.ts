@@ -118,3 +118,20 @@ describe('importing a host', () => {
     expect(importer.preview.error).toBe('cannot read /tmp/nope.json: No such file or directory');
   });
 });
+
+describe('signing in', () => {
+  it('signs in to the server and reloads the rows', async () => {
+    fake
+      .on('server_login', ({ name }) => ({ server: name, url: 'https://example.test/mcp', location: 'the system keychain' }))
+      .on('servers_list', () => [aServer({ name: 'remote', state: 'up' })]);
+    expect(await stores.servers.signIn('remote')).toBe(true);
+    expect(fake.argsOf('server_login')).toEqual([{ name: 'remote' }]);
+    expect(stores.servers.rows.value.map((row) => row.state)).toEqual(['up']);
+  });
+
+  it('shows why a sign-in failed', async () => {
+    fake.fail('server_login', { code: 'upstream', message: 'the sign-in did not come back within 5 minutes' });
+    expect(await stores.servers.signIn('remote')).toBe(false);
+    expect(stores.servers.change.error).toContain('did not come back');
+  });
+});

@@ -69,6 +69,23 @@ impl Scenario {
         })
     }
 
+    /// The OAuth client the scenario gives (`client_id`, `client_secret`
+    /// of its context): a pre-registered one.
+    pub(super) fn client(&self) -> crate::oauth::Client {
+        let field = |name: &str| {
+            self.context
+                .as_ref()
+                .and_then(|c| c.get(name))
+                .and_then(Value::as_str)
+                .map(String::from)
+        };
+        crate::oauth::Client {
+            client_id: field("client_id"),
+            client_secret: field("client_secret"),
+            scopes: Vec::new(),
+        }
+    }
+
     /// Does what the scenario expects after listing. A call the server
     /// refuses is recorded as such and the others still made; only a
     /// scenario server that lacks what the scenario calls fails the run.

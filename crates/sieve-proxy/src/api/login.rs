@@ -1,0 +1,107 @@
+//! `mcp-sieve servers login NAME`: signing in to an HTTP server of
+//! `config.json` (OAuth, DESIGN §10) and keeping the sign-in in the secret
+//! store, where the proxy's connection to the server finds it (a running
+//! proxy within 30 s, see `upstream`).
+
+use super::{ApiError, ErrorCode, Result};
+use crate::oauth::{Client, Credentials, SharedSecrets, SignIn, sign_in};
+use crate::store::Store;
+use serde::Serialize;
+use sieve_core::Transport;
+use sieve_core::secret_ref::{SubstituteError, substitute};
+use std::time::Duration;
+
+/// How long the person has to finish the sign-in in the browser.
+pub const WAIT: Duration = Duration::from_secs(300);
+
+/// A finished sign-in.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignedIn {
+    pub server: String,
+    pub url: String,
+    /// Where the sign-in is kept, for a person.
+    pub location: String,
+}
+
+/// Signs in to HTTP server `name` of `config.json`: `open` is handed the
+/// authorization URL (to open with [`crate::oauth::open_in_browser`], or
+/// to print); the browser's redirect back to `127.0.0.1` is waited for up
+/// to `wait`.
+pub async fn login(
+    store: &Store,
+    name: &str,
+    open: &(dyn Fn(&str) + Send + Sync),
+    wait: Duration,
+) -> Result<SignedIn> {
+    let config = store.load_config()?;
+    let server = config.mcp_servers.get(name).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::NotFound,
+            format!("there is no server {name:?} in config.json"),
+        )
+    })?;
+    let Transport::Http { url, oauth, .. } = &server.transport else {
+        return Err(ApiError::invalid(
+            "name",
+            format!(
+                "server {name:?} is started as a program, not reached by URL; only HTTP servers are signed in to"
+            ),
+        ));
+    };
+    let secrets = SharedSecrets::new(store.home().clone());
+    let mut client = Client::default();
+    if let Some(oauth) = oauth {
+        client.client_id = oauth.client_id.clone();
+        client.scopes = oauth.scopes.clone();
+        if let Some(secret) = &oauth.client_secret {
+            let (secrets, secret, server) = (secrets.clone(), secret.clone(), name.to_string());
+            let resolved = tokio::task::spawn_blocking(move || {
+                substitute(&secret, |key| {
+                    secrets
+                        .open()?
+                        .get(key)
+                        .map_err(|e| e.0)?
+                        .ok_or_else(|| format!("secret {key:?} is not stored"))
+                })
+            })
+            .await
+            .map_err(|_| {
+                ApiError::new(ErrorCode::Io, "reading the client secret stopped half way")
+            })?;
+            client.client_secret = Some(resolved.map_err(|error| {
+                let why = match error {
+                    SubstituteError::Malformed(why) | SubstituteError::Lookup(why) => why,
+                };
+                ApiError::invalid(
+                    "oauth",
+                    format!("the \"oauth\" \"clientSecret\" of server {server:?}: {why}"),
+                )
+            })?);
+        }
+    }
+    let credentials = Credentials::stored(secrets.clone(), name);
+    // What the server last said when it refused the proxy (a 403 wanting
+    // more scopes, say), so this sign-in asks for what it needs.
+    let challenge = credentials.challenge().await;
+    sign_in(SignIn {
+        url,
+        client,
+        challenge,
+        credentials,
+        open,
+        wait,
+    })
+    .await
+    .map_err(|why| ApiError::new(ErrorCode::Upstream, why))?;
+    let location = tokio::task::spawn_blocking(move || secrets.open().map(|s| s.location()))
+        .await
+        .ok()
+        .and_then(|l| l.ok())
+        .unwrap_or_else(|| "the secret store".into());
+    Ok(SignedIn {
+        server: name.to_string(),
+        url: url.clone(),
+        location,
+    })
+}
