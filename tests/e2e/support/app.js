@@ -43,9 +43,10 @@ export class App {
    * Starts the app on `home` and waits until its window can be used.
    *
    * @param {import('./home.js').Home} home
-   * @param {{theme?: 'light' | 'dark'}} [options]
+   * @param {{theme?: 'light' | 'dark', env?: Record<string, string>}} [options]
+   *   `env`: more variables for the app (say, `BROWSER` for a sign-in).
    */
-  static async launch(home, { theme = 'light' } = {}) {
+  static async launch(home, { theme = 'light', env: more = {} } = {}) {
     launches += 1;
     const pidFile = home.file(`app-${launches}.pid`);
     const launcher = home.file(`launch-app-${launches}.sh`);
@@ -60,6 +61,7 @@ export class App {
       NO_AT_BRIDGE: '1',
       // WebKit follows GTK's theme for prefers-color-scheme.
       GTK_THEME: theme === 'dark' ? 'Adwaita:dark' : 'Adwaita',
+      ...more,
     };
     writeFileSync(
       launcher,
