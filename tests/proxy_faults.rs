@@ -315,11 +315,7 @@ async fn a_server_that_exits_at_start_is_retried_with_backoff() {
 /// on its port.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_http_server_that_drops_the_connection_mid_stream() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = sieve_tests::free_port();
     let serve_http = || {
         std::process::Command::new(BIN)
             .args(["demo-server", "--http", &format!("127.0.0.1:{port}")])

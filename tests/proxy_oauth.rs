@@ -29,14 +29,6 @@ impl Drop for OAuthServer {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// The SDK's `simpleStreamableHttp` example with `--oauth` on free ports:
 /// the MCP endpoint's URL.
 fn oauth_server() -> (OAuthServer, String) {
@@ -49,7 +41,7 @@ fn oauth_server() -> (OAuthServer, String) {
         "the MCP SDK is installed: {}",
         script.display()
     );
-    let (mcp, auth) = (free_port(), free_port());
+    let (mcp, auth) = (sieve_tests::free_port(), sieve_tests::free_port());
     let child = Command::new(&deps().node22)
         .arg(&script)
         .arg("--oauth")

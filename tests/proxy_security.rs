@@ -221,7 +221,7 @@ fn the_files_are_readable_by_their_owner_only() {
     assert!(home.run(&["profiles", "use", "work"]).ok);
     assert!(home.run(&["serve", "--print-token"]).ok);
     assert!(home.run(&["tasks"]).ok);
-    let files = walk(home.path());
+    let files = sieve_tests::files_under(home.path());
     for expected in [
         "config.json",
         "config.json.bak",
@@ -238,19 +238,6 @@ fn the_files_are_readable_by_their_owner_only() {
         let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "{} is {mode:o}", file.display());
     }
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(walk(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files
 }
 
 /// Two processes switching the active profile as fast as they can (each

@@ -32,7 +32,7 @@ fn state(list: &Value) -> &str {
 /// Every file under `dir` that holds `needle`.
 fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
     let mut found = Vec::new();
-    for entry in walk(dir) {
+    for entry in sieve_tests::files_under(dir) {
         if let Ok(bytes) = std::fs::read(&entry)
             && String::from_utf8_lossy(&bytes).contains(needle)
         {
@@ -40,19 +40,6 @@ fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
         }
     }
     found
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(walk(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files
 }
 
 #[test]

@@ -168,11 +168,7 @@ fn sends_headers_and_says_when_a_server_wants_a_sign_in() {
 fn says_what_is_wrong_with_a_url() {
     let home = Home::new(BIN);
     // A port nobody listens on: bound, then let go.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = sieve_tests::free_port();
     let url = format!("http://127.0.0.1:{port}/mcp");
     assert_eq!(
         failure(&probe(&home, &[&url], &[])),

@@ -166,13 +166,32 @@ impl Drop for Everything {
     }
 }
 
-/// server-everything over streamable HTTP on a free port.
-pub fn everything_http() -> (Everything, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+/// A port nothing listens on now (bound, then let go).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
-        .port();
+        .port()
+}
+
+/// Every file under `dir`, at any depth.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// server-everything over streamable HTTP on a free port.
+pub fn everything_http() -> (Everything, String) {
+    let port = free_port();
     let deps = deps::deps();
     let child = Command::new(&deps.node22)
         .arg(&deps.server_everything)

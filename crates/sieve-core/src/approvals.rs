@@ -100,6 +100,17 @@ pub struct Pending<'a> {
     pub pending: &'a Value,
 }
 
+/// What [`Approvals::record`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// Nothing to record.
+    Unchanged,
+    /// The definition is in quarantine, recorded as pending.
+    Held,
+    /// The server went back to the approved definition: nothing pending.
+    Cleared,
+}
+
 /// Why a tool is quarantined.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Quarantine {
@@ -178,45 +189,52 @@ impl Approvals {
 
     /// Records what a server seen before lists as `tool`: in quarantine
     /// and not on record yet, it becomes the pending definition; back to
-    /// the approved definition, a pending one is dropped. Returns whether
-    /// anything changed.
-    pub fn record(&mut self, server: &str, tool: &Value) -> bool {
-        if !self.needs_record(server, tool) {
-            return false;
-        }
-        let Some(name) = tool.get("name").and_then(Value::as_str) else {
-            return false;
+    /// the approved definition, a pending one is dropped.
+    pub fn record(&mut self, server: &str, tool: &Value) -> Recorded {
+        let Some(change) = self.change_for(server, tool) else {
+            return Recorded::Unchanged;
         };
-        let quarantined = self.judge(server, tool).is_some();
-        let Some(approvals) = self.servers.get_mut(server) else {
-            return false;
-        };
-        let entry = approvals.tools.entry(name.to_string()).or_default();
-        if quarantined {
-            entry.pending = Some(Seen {
-                hash: fingerprint(tool),
-                definition: approved_part(tool),
-            });
-        } else {
-            entry.pending = None;
-            entry.kept_hidden = None;
+        let name = tool["name"].as_str().expect("change_for found a name");
+        let entry = self
+            .servers
+            .get_mut(server)
+            .expect("change_for found the server")
+            .tools
+            .entry(name.to_string())
+            .or_default();
+        match change {
+            Some(hash) => {
+                entry.pending = Some(Seen {
+                    hash,
+                    definition: approved_part(tool),
+                });
+                Recorded::Held
+            }
+            None => {
+                entry.pending = None;
+                entry.kept_hidden = None;
+                Recorded::Cleared
+            }
         }
-        true
     }
 
     /// Whether [`Approvals::record`] would change anything for `tool`.
     pub fn needs_record(&self, server: &str, tool: &Value) -> bool {
-        let Some(name) = tool.get("name").and_then(Value::as_str) else {
-            return false;
-        };
-        let Some(approvals) = self.servers.get(server) else {
-            return false;
-        };
+        self.change_for(server, tool).is_some()
+    }
+
+    /// What [`Approvals::record`] would do: `Some(Some(hash))` to hold the
+    /// definition hashing to `hash`, `Some(None)` to drop a pending one,
+    /// `None` for nothing. The tool is hashed once.
+    fn change_for(&self, server: &str, tool: &Value) -> Option<Option<String>> {
+        let name = tool.get("name").and_then(Value::as_str)?;
+        let approvals = self.servers.get(server)?;
         let pending = approvals.tools.get(name).and_then(|e| e.pending.as_ref());
         let hash = fingerprint(tool);
         match self.judge_hashed(server, tool, &hash) {
-            Some(_) => pending.is_none_or(|p| p.hash != hash),
-            None => pending.is_some(),
+            Some(_) if pending.is_none_or(|p| p.hash != hash) => Some(Some(hash)),
+            None if pending.is_some() => Some(None),
+            _ => None,
         }
     }
 
@@ -475,8 +493,8 @@ mod tests {
         );
         // Nothing to approve until a proxy records what it saw.
         assert!(!approvals.approve("s", "search"));
-        assert!(approvals.record("s", &changed));
-        assert!(!approvals.record("s", &changed));
+        assert_eq!(approvals.record("s", &changed), Recorded::Held);
+        assert_eq!(approvals.record("s", &changed), Recorded::Unchanged);
         let pending: Vec<_> = approvals.pending().collect();
         assert_eq!(pending.len(), 1);
         assert_eq!(pending[0].quarantine.to_string(), "description changed");
@@ -487,7 +505,7 @@ mod tests {
         // A change that is undone leaves nothing pending.
         approvals.record("s", &tool("Changed again."));
         assert_eq!(approvals.pending().count(), 1);
-        assert!(approvals.record("s", &changed));
+        assert_eq!(approvals.record("s", &changed), Recorded::Cleared);
         assert_eq!(approvals.pending().count(), 0);
         assert!(!approvals.needs_record("s", &changed));
         assert_eq!(

@@ -406,7 +406,7 @@ impl Engine {
                 }
                 for tool in &listing.tools {
                     if approvals.record(&listing.server, tool)
-                        && approvals.judge(&listing.server, tool).is_some()
+                        == sieve_core::approvals::Recorded::Held
                     {
                         tracing::warn!(
                             server = %listing.server,

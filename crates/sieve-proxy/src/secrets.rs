@@ -231,21 +231,13 @@ fn read_file(path: &PathBuf) -> Result<BTreeMap<String, String>, SecretError> {
 
 fn update_file(
     path: &PathBuf,
-    lock_path: &PathBuf,
+    lock_path: &std::path::Path,
     change: impl FnOnce(&mut BTreeMap<String, String>),
 ) -> Result<(), SecretError> {
-    let io = |action: &str, error: std::io::Error| {
-        SecretError(format!("cannot {action} {}: {error}", lock_path.display()))
-    };
-    if let Some(dir) = lock_path.parent() {
-        fs::create_dir_all(dir).map_err(|e| io("create the folder of", e))?;
-    }
-    let mut options = fs::OpenOptions::new();
-    options.create(true).truncate(false).write(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let lock = options.open(lock_path).map_err(|e| io("open", e))?;
-    lock.lock().map_err(|e| io("lock", e))?;
+    let lock = crate::store::lock_file(lock_path).map_err(|error| {
+        let error = crate::api::ApiError::from(error);
+        SecretError(format!("{error}; the secret was not stored"))
+    })?;
     let mut secrets = read_file(path)?;
     change(&mut secrets);
     let mut text = serde_json::to_string_pretty(&secrets).expect("strings serialise");

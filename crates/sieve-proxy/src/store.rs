@@ -127,18 +127,7 @@ impl Store {
         change: impl FnOnce(&mut Approvals) -> R,
     ) -> Result<(Approvals, R), StoreError> {
         let path = self.home.approvals_file();
-        let lock_path = self.home.approvals_lock();
-        if let Some(dir) = lock_path.parent() {
-            fs::create_dir_all(dir).map_err(io_error("create folder", dir))?;
-        }
-        let lock = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io_error("open", &lock_path))?;
-        set_private(&lock_path)?;
-        lock.lock().map_err(io_error("lock", &lock_path))?;
+        let lock = lock_file(&self.home.approvals_lock())?;
         let mut approvals = match read_optional(&path)? {
             Some(text) => {
                 Approvals::parse(&path.display().to_string(), &text).map_err(|error| {
@@ -385,6 +374,24 @@ fn set_private(path: &Path) -> Result<(), StoreError> {
             .map_err(io_error("restrict", path))?;
     }
     Ok(())
+}
+
+/// Holds the lock file `path` (made, mode 0600, if it is not there) until
+/// the returned file is dropped: how processes take turns at a
+/// read-change-write of a shared file.
+pub fn lock_file(path: &Path) -> Result<fs::File, StoreError> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(io_error("create folder", dir))?;
+    }
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(io_error("open", path))?;
+    set_private(path)?;
+    lock.lock().map_err(io_error("lock", path))?;
+    Ok(lock)
 }
 
 /// `<file>.bak` beside `path`.

@@ -35,12 +35,10 @@ pub async fn login(
     wait: Duration,
 ) -> Result<SignedIn> {
     let config = store.load_config()?;
-    let server = config.mcp_servers.get(name).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::NotFound,
-            format!("there is no server {name:?} in config.json"),
-        )
-    })?;
+    let server = config
+        .mcp_servers
+        .get(name)
+        .ok_or_else(|| super::servers::no_server(name))?;
     let Transport::Http { url, oauth, .. } = &server.transport else {
         return Err(ApiError::invalid(
             "name",

@@ -126,12 +126,7 @@ fn decide(
     {
         return Err(ApiError {
             field: Some("server".into()),
-            ..ApiError::new(
-                ErrorCode::NotFound,
-                format!(
-                    "there is no server {server:?} in config.json; `mcp-sieve servers list` shows the servers"
-                ),
-            )
+            ..super::servers::no_server(server)
         });
     }
     let (_, decided) = store.update_approvals(|approvals| {

@@ -56,12 +56,7 @@ pub fn keep_secret(
     let Some(entry) = config.mcp_servers.get_mut(server) else {
         return Err(ApiError {
             field: Some("server".into()),
-            ..ApiError::new(
-                ErrorCode::NotFound,
-                format!(
-                    "there is no server {server:?} in config.json; `mcp-sieve servers list` shows the servers"
-                ),
-            )
+            ..super::servers::no_server(server)
         });
     };
     let (section, map) = match &mut entry.transport {
@@ -169,79 +164,38 @@ pub fn import(
 pub fn add_server(
     store: &Store,
     secrets: Option<&Secrets>,
-    server: super::servers::NewServer,
+    mut server: super::servers::NewServer,
 ) -> Result<Vec<SecretKept>> {
     use super::servers::NewServer;
-    let (name, values) = match &server {
-        NewServer::Stdio { name, env, .. } => (name.trim().to_string(), env.clone()),
-        NewServer::Http { name, headers, .. } => (name.trim().to_string(), headers.clone()),
+    let (name, section, values) = match &mut server {
+        NewServer::Stdio { name, env, .. } => (name.trim().to_string(), "env", env),
+        NewServer::Http { name, headers, .. } => (name.trim().to_string(), "headers", headers),
     };
-    let plain: Vec<(String, String)> = values
-        .into_iter()
-        .filter(|(_, value)| {
-            !value.is_empty() && references(value).is_ok_and(|refs| refs.is_empty())
-        })
-        .collect();
-    let Some(secrets) = secrets.filter(|_| !plain.is_empty()) else {
-        super::servers::add(store, server)?;
-        return Ok(Vec::new());
-    };
-    // Stored first, then the server is added with references only; a
-    // taken name must not get its secrets overwritten first.
-    if store.load_config()?.mcp_servers.contains_key(&name) {
-        return Err(ApiError {
-            field: Some("name".into()),
-            ..ApiError::new(
-                ErrorCode::Exists,
-                format!("there is a server {name:?} already; pick another name"),
-            )
-        });
-    }
-    let section = match &server {
-        NewServer::Stdio { .. } => "env",
-        NewServer::Http { .. } => "headers",
-    };
+    let is_plain =
+        |value: &String| !value.is_empty() && references(value).is_ok_and(|refs| refs.is_empty());
     let mut kept = Vec::new();
-    let mut referenced = std::collections::BTreeMap::new();
-    for (key, value) in &plain {
-        let secret = secret_name(&name, section, key);
-        secrets
-            .set(&secret, value)
-            .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
-        referenced.insert(key.clone(), reference(&secret));
-        kept.push(SecretKept {
-            server: name.clone(),
-            section,
-            key: key.clone(),
-            secret,
-            location: secrets.location(),
-            moved: true,
-        });
+    if let Some(secrets) = secrets.filter(|_| values.values().any(is_plain)) {
+        // Stored first, then the server is added with references only; a
+        // taken name must not get its secrets overwritten first.
+        if store.load_config()?.mcp_servers.contains_key(&name) {
+            return Err(super::servers::name_taken(&name));
+        }
+        for (key, value) in values.iter_mut().filter(|(_, value)| is_plain(value)) {
+            let secret = secret_name(&name, section, key);
+            secrets
+                .set(&secret, value)
+                .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
+            *value = reference(&secret);
+            kept.push(SecretKept {
+                server: name.clone(),
+                section,
+                key: key.clone(),
+                secret,
+                location: secrets.location(),
+                moved: true,
+            });
+        }
     }
-    let server = match server {
-        NewServer::Stdio {
-            name,
-            command,
-            args,
-            mut env,
-        } => {
-            env.extend(referenced);
-            NewServer::Stdio {
-                name,
-                command,
-                args,
-                env,
-            }
-        }
-        NewServer::Http {
-            name,
-            url,
-            mut headers,
-        } => {
-            headers.extend(referenced);
-            NewServer::Http { name, url, headers }
-        }
-    };
     super::servers::add(store, server)?;
     Ok(kept)
 }

@@ -176,13 +176,7 @@ pub fn add(store: &Store, server: NewServer) -> Result<()> {
     }
     edit_config(store, |config| {
         if config.mcp_servers.contains_key(&name) {
-            return Err(ApiError {
-                field: Some("name".into()),
-                ..ApiError::new(
-                    ErrorCode::Exists,
-                    format!("there is a server {name:?} already; pick another name"),
-                )
-            });
+            return Err(name_taken(&name));
         }
         let server = ServerConfig {
             transport,
@@ -218,11 +212,25 @@ pub fn set_enabled(store: &Store, name: &str, enabled: bool) -> Result<()> {
     })
 }
 
-fn no_server(name: &str) -> ApiError {
+/// The error for a server `config.json` does not have.
+pub(super) fn no_server(name: &str) -> ApiError {
     ApiError::new(
         ErrorCode::NotFound,
-        format!("there is no server {name:?} in config.json"),
+        format!(
+            "there is no server {name:?} in config.json; `mcp-sieve servers list` shows the servers"
+        ),
     )
+}
+
+/// The error for a new server whose name `config.json` has already.
+pub(super) fn name_taken(name: &str) -> ApiError {
+    ApiError {
+        field: Some("name".into()),
+        ..ApiError::new(
+            ErrorCode::Exists,
+            format!("there is a server {name:?} already; pick another name"),
+        )
+    }
 }
 
 /// Reads `config.json`, changes it, checks the result as a load would,
