@@ -352,3 +352,88 @@ fn a_2026_listener_follows_resource_updates_through_the_proxy() {
         lines[2]
     );
 }
+
+/// Node's `child_process` (so Claude Desktop, the Inspector and every
+/// Node host) gives a child a Unix socket pair for stdin and stdout, not
+/// a pipe. `mcp-sieve serve` on the built-in demo, and `mcp-sieve
+/// demo-server` itself, each serve a host on such a socket: handshake, a
+/// list and a call, then the host leaves and the process ends.
+#[test]
+fn a_host_on_a_socket_pair_is_served() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::net::UnixStream;
+    use std::time::Duration;
+
+    let home = Home::new(BIN);
+    for args in [&["serve"][..], &["demo-server"][..]] {
+        let (host, child_end) = UnixStream::pair().expect("a socket pair");
+        let stdin = child_end
+            .try_clone()
+            .expect("a second handle on the socket");
+        let mut child = home
+            .command()
+            .args(args)
+            .env("MCP_SIEVE_LOG", "warn")
+            .stdin(std::process::Stdio::from(std::os::fd::OwnedFd::from(stdin)))
+            .stdout(std::process::Stdio::from(std::os::fd::OwnedFd::from(
+                child_end,
+            )))
+            .spawn()
+            .expect("the binary starts");
+        host.set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("a read timeout");
+        let mut lines = BufReader::new(host.try_clone().expect("a reader"));
+        let mut writer = &host;
+        let mut ask = |message: Value| -> Value {
+            writeln!(writer, "{message}").expect("the request is written");
+            let mut line = String::new();
+            loop {
+                line.clear();
+                lines.read_line(&mut line).unwrap_or_else(|e| {
+                    panic!("{args:?}: no answer to {message} on the socket: {e}")
+                });
+                assert!(!line.is_empty(), "{args:?} closed the socket");
+                let answer: Value = serde_json::from_str(&line).expect("a JSON line");
+                if answer.get("id") == message.get("id") {
+                    return answer;
+                }
+            }
+        };
+        let started = ask(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "socket-host", "version": "1"}}}),
+        );
+        assert_eq!(
+            started["result"]["protocolVersion"], "2025-11-25",
+            "{args:?}"
+        );
+        writeln!(
+            &host,
+            "{}",
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        )
+        .expect("written");
+        let listed = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+        let echo = names(&listed)
+            .into_iter()
+            .find(|n| n.ends_with("echo"))
+            .unwrap_or_else(|| panic!("{args:?} lists no echo tool: {listed}"));
+        let called = ask(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": echo, "arguments": {"text": "over a socket"}}}));
+        assert_eq!(
+            called["result"]["structuredContent"]["text"], "over a socket",
+            "{args:?}: {called}"
+        );
+        host.shutdown(std::net::Shutdown::Both)
+            .expect("the host leaves");
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while child.try_wait().expect("the child's state").is_none() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{args:?} went on after the host left"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}

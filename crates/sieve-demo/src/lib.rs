@@ -34,6 +34,7 @@ mod interaction;
 mod job;
 mod prompts;
 mod resources;
+pub mod stdio;
 mod workspace;
 
 use std::{
@@ -545,7 +546,7 @@ impl ServerHandler for DemoServer {
 /// Serve `server` on this process's stdin and stdout until the client leaves.
 pub async fn serve_stdio(server: DemoServer) -> anyhow::Result<()> {
     let service = server
-        .serve(rmcp::transport::stdio())
+        .serve(stdio::pipes())
         .await
         .map_err(|e| anyhow::anyhow!("starting the demo server on stdio: {e}"))?;
     service.waiting().await?;

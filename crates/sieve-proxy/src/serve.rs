@@ -50,11 +50,10 @@ pub async fn serve_stdio(
     // would drop it): the answers join rmcp's output between its lines.
     let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
-    let output = tokio::spawn(merge_lines(theirs, refused, tokio::io::stdout()));
+    let (stdin, stdout) = sieve_demo::stdio::pipes();
+    let output = tokio::spawn(merge_lines(theirs, refused, stdout));
     let transport = (
-        LineTap::host(tokio::io::stdin(), raw)
-            .refusing(refusals)
-            .limit(limit),
+        LineTap::host(stdin, raw).refusing(refusals).limit(limit),
         ours,
     );
     let running = match server.serve(transport).await {

@@ -10,10 +10,14 @@
 //! Only the files a proxy reads count: backups (`*.bak`), our temporary
 //! files (`.sieve-*.tmp`), editor swap and lock files (`.x.json.swp`,
 //! `x.json~`, `.#x.json`, vim's `4913`) and reads are ignored. A save makes
-//! several events (create, write, rename, close) within a few milliseconds;
-//! they are gathered until the folders have been quiet for [`QUIET`] and
-//! each changed file is sent once, so one save is one change. A change
-//! waits at most [`MAX_DELAY`], even while files keep changing.
+//! several events (create, write, rename, close) within a few milliseconds.
+//! The event that says a file now holds all it will (renamed into place,
+//! as every save of ours and most editors' ends, or closed after writing)
+//! is sent at once, so a host hears of a profile edit within milliseconds.
+//! Any other event (a write still going on, a removal that may be the
+//! first half of a save) waits until the folders have been quiet for
+//! [`QUIET`], at most [`MAX_DELAY`] while files keep changing, and each
+//! such file is then sent once; one save is one change.
 //!
 //! A change says which file to read again, not what it now holds: the
 //! receiver reads the file, and keeps its last good version when the new
@@ -21,7 +25,7 @@
 
 use crate::home::Home;
 use anyhow::{Context, Result};
-use notify::event::{AccessKind, AccessMode};
+use notify::event::{AccessKind, AccessMode, ModifyKind, RenameMode};
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use sieve_core::profile::is_valid_profile_name;
 use std::path::{Path, PathBuf};
@@ -29,11 +33,32 @@ use std::sync::mpsc as std_mpsc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-/// How long the folders must be quiet before the changes are sent.
+/// How long the folders must be quiet before changes still under way are
+/// sent.
 pub const QUIET: Duration = Duration::from_millis(100);
 
 /// The longest a change is held back while files keep changing.
 pub const MAX_DELAY: Duration = Duration::from_millis(500);
+
+/// A file an event touched, and what the event says of its writing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Seen {
+    change: FileChange,
+    edge: Edge,
+}
+
+/// Where a file's writing stands after an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Edge {
+    /// Written, created or removed: more may follow.
+    Underway,
+    /// Renamed into place: the file holds all it will.
+    Whole,
+    /// Closed after writing: whole if it was written to since it was last
+    /// sent. (An atomic save closes the renamed file after the rename, and
+    /// that close must not send it twice.)
+    Closed,
+}
 
 /// Changes a slow receiver has not taken yet; beyond this the watcher
 /// waits for it rather than dropping a change.
@@ -105,31 +130,42 @@ pub fn watch(home: &Home) -> Result<(HomeWatcher, mpsc::Receiver<FileChange>)> {
     Ok((HomeWatcher { _watcher: watcher }, rx))
 }
 
-/// Sends each change once per burst, when the burst is over.
+/// Sends a file that is whole at once, and the other changes of a burst
+/// once each when the burst is over (a file sent whole is not sent again
+/// for the events of the same save).
 ///
 /// Runs until the watcher is dropped (its event handler, and with it the
 /// raw sender, goes away) or the receiver is.
-fn gather(raw: std_mpsc::Receiver<FileChange>, out: mpsc::Sender<FileChange>) {
+fn gather(raw: std_mpsc::Receiver<Seen>, out: mpsc::Sender<FileChange>) {
     while let Ok(first) = raw.recv() {
         let started = Instant::now();
-        let mut burst = vec![first];
+        let mut waiting: Vec<FileChange> = Vec::new();
+        let mut next = Some(first);
         let mut watching = true;
-        loop {
-            let until = (Instant::now() + QUIET).min(started + MAX_DELAY);
-            match raw.recv_timeout(until.saturating_duration_since(Instant::now())) {
-                Ok(change) => {
-                    if !burst.contains(&change) {
-                        burst.push(change);
+        while let Some(seen) = next.take() {
+            let written = waiting.contains(&seen.change);
+            match seen.edge {
+                Edge::Underway if !written => waiting.push(seen.change),
+                Edge::Underway => {}
+                Edge::Closed if !written => {}
+                Edge::Whole | Edge::Closed => {
+                    waiting.retain(|c| c != &seen.change);
+                    if out.blocking_send(seen.change).is_err() {
+                        return;
                     }
                 }
-                Err(std_mpsc::RecvTimeoutError::Timeout) => break,
-                Err(std_mpsc::RecvTimeoutError::Disconnected) => {
-                    watching = false;
-                    break;
-                }
+            }
+            if waiting.is_empty() {
+                break;
+            }
+            let until = (Instant::now() + QUIET).min(started + MAX_DELAY);
+            match raw.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(seen) => next = Some(seen),
+                Err(std_mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std_mpsc::RecvTimeoutError::Disconnected) => watching = false,
             }
         }
-        for change in burst {
+        for change in waiting {
             if out.blocking_send(change).is_err() {
                 return;
             }
@@ -164,26 +200,45 @@ impl Layout {
     }
 
     /// The files an event touches that a proxy reads.
-    fn changes(&self, event: notify::Result<Event>) -> Vec<FileChange> {
+    fn changes(&self, event: notify::Result<Event>) -> Vec<Seen> {
         let event = match event {
             Ok(event) => event,
             Err(error) => {
                 tracing::warn!(%error, "watching the config files failed; reading them all again");
-                return vec![FileChange::Rescan];
+                return vec![Seen {
+                    change: FileChange::Rescan,
+                    edge: Edge::Whole,
+                }];
             }
         };
         if event.need_rescan() {
-            return vec![FileChange::Rescan];
+            return vec![Seen {
+                change: FileChange::Rescan,
+                edge: Edge::Whole,
+            }];
         }
-        // Opening or reading a file changes nothing, and reacting to it
-        // would loop: every reload reads the files. Closing a file written
-        // in place is kept: it marks the end of that write.
-        if let EventKind::Access(kind) = event.kind
-            && kind != AccessKind::Close(AccessMode::Write)
-        {
-            return Vec::new();
-        }
-        event.paths.iter().filter_map(|p| self.file(p)).collect()
+        let edge = match event.kind {
+            // The end of an atomic save.
+            EventKind::Modify(ModifyKind::Name(RenameMode::To)) => Edge::Whole,
+            // The end of a write in place (or of a save's temporary file,
+            // after its rename).
+            EventKind::Access(AccessKind::Close(AccessMode::Write)) => Edge::Closed,
+            // Opening or reading a file changes nothing, and reacting to it
+            // would loop: every reload reads the files. Permissions and
+            // times are not content.
+            EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) => return Vec::new(),
+            // The same rename as its `From` and `To` halves.
+            EventKind::Modify(ModifyKind::Name(RenameMode::Both)) if event.paths.len() == 2 => {
+                return Vec::new();
+            }
+            _ => Edge::Underway,
+        };
+        event
+            .paths
+            .iter()
+            .filter_map(|p| self.file(p))
+            .map(|change| Seen { change, edge })
+            .collect()
     }
 
     /// The change `path` stands for, if any.
@@ -219,7 +274,7 @@ impl Layout {
 mod tests {
     use super::*;
     use crate::store::Store;
-    use notify::event::{CreateKind, Flag, ModifyKind, RenameMode};
+    use notify::event::{CreateKind, Flag};
     use sieve_core::{Config, Profile};
     use std::collections::BTreeSet;
     use std::fs;
@@ -382,26 +437,52 @@ mod tests {
         Ok(event)
     }
 
+    /// The files of `event`, and where the writing of each stands.
+    fn seen(layout: &Layout, event: notify::Result<Event>) -> Vec<(FileChange, Edge)> {
+        layout
+            .changes(event)
+            .into_iter()
+            .map(|s| (s.change, s.edge))
+            .collect()
+    }
+
     #[test]
     fn events_become_file_changes() {
         let layout = layout();
         let create = EventKind::Create(CreateKind::File);
         assert_eq!(
-            layout.changes(event(create, &["/h/config.json", "/h/profiles/a.json"])),
-            [FileChange::Config, FileChange::Profile("a".into())]
+            seen(
+                &layout,
+                event(create, &["/h/config.json", "/h/profiles/a.json"])
+            ),
+            [
+                (FileChange::Config, Edge::Underway),
+                (FileChange::Profile("a".into()), Edge::Underway)
+            ]
         );
-        let rename = EventKind::Modify(ModifyKind::Name(RenameMode::Both));
+        // The end of an atomic save: whole at once.
+        let renamed_to = EventKind::Modify(ModifyKind::Name(RenameMode::To));
         assert_eq!(
-            layout.changes(event(
-                rename,
-                &["/h/profiles/.sieve-x.tmp", "/h/profiles/b.json"]
-            )),
-            [FileChange::Profile("b".into())]
+            seen(&layout, event(renamed_to, &["/h/profiles/b.json"])),
+            [(FileChange::Profile("b".into()), Edge::Whole)]
         );
         // An approval made in another process reaches this one.
         assert_eq!(
-            layout.changes(event(rename, &["/h/.sieve-y.tmp", "/h/approvals.json"])),
-            [FileChange::Approvals]
+            seen(&layout, event(renamed_to, &["/h/approvals.json"])),
+            [(FileChange::Approvals, Edge::Whole)]
+        );
+        // The other halves of a rename: the old name waits for the burst to
+        // end (it may be an editor's first step of a save); `Both` repeats
+        // `From` and `To`.
+        let renamed_from = EventKind::Modify(ModifyKind::Name(RenameMode::From));
+        assert_eq!(
+            seen(&layout, event(renamed_from, &["/h/profiles/b.json"])),
+            [(FileChange::Profile("b".into()), Edge::Underway)]
+        );
+        let both = EventKind::Modify(ModifyKind::Name(RenameMode::Both));
+        assert_eq!(
+            seen(&layout, event(both, &["/h/.sieve-y.tmp", "/h/config.json"])),
+            []
         );
         for ignored in [
             "/h/approvals.json.lock",
@@ -415,14 +496,22 @@ mod tests {
             "/h/tasks.db-shm",
             "/h/profiles/tasks.db",
         ] {
-            assert_eq!(layout.changes(event(create, &[ignored])), [], "{ignored}");
+            assert_eq!(seen(&layout, event(create, &[ignored])), [], "{ignored}");
         }
-        // The ledger: every proxy process writes it, the app shows it live.
+        // The ledger: every proxy process writes it, the app shows it live;
+        // SQLite keeps it open, so its writes wait for the burst to end.
         let write = EventKind::Modify(ModifyKind::Data(notify::event::DataChange::Content));
         assert_eq!(
-            layout.changes(event(write, &["/h/tasks.db-wal", "/h/tasks.db"])),
-            [FileChange::Tasks, FileChange::Tasks]
+            seen(&layout, event(write, &["/h/tasks.db-wal", "/h/tasks.db"])),
+            [
+                (FileChange::Tasks, Edge::Underway),
+                (FileChange::Tasks, Edge::Underway)
+            ]
         );
+        let chmod = EventKind::Modify(ModifyKind::Metadata(
+            notify::event::MetadataKind::Permissions,
+        ));
+        assert_eq!(seen(&layout, event(chmod, &["/h/config.json"])), []);
     }
 
     #[test]
@@ -434,18 +523,66 @@ mod tests {
             AccessKind::Read,
             AccessKind::Close(AccessMode::Read),
         ] {
-            assert_eq!(layout.changes(event(EventKind::Access(read), &paths)), []);
+            assert_eq!(seen(&layout, event(EventKind::Access(read), &paths)), []);
         }
         let closed = EventKind::Access(AccessKind::Close(AccessMode::Write));
-        assert_eq!(layout.changes(event(closed, &paths)), [FileChange::Config]);
+        assert_eq!(
+            seen(&layout, event(closed, &paths)),
+            [(FileChange::Config, Edge::Closed)]
+        );
+    }
+
+    /// A whole file goes out at once, without waiting for the quiet time,
+    /// and once: the close after an atomic save's rename sends nothing, the
+    /// close of a file written in place sends it. Writes still under way
+    /// wait for the quiet time.
+    #[test]
+    fn a_whole_file_is_sent_at_once_and_once() {
+        let (raw, events) = std_mpsc::channel();
+        let (out, mut changes) = mpsc::channel(BUFFER);
+        let gathering = std::thread::spawn(move || gather(events, out));
+        let send = |change: FileChange, edge| raw.send(Seen { change, edge }).expect("sent");
+        let work = || FileChange::Profile("work".into());
+
+        // An atomic save: renamed into place, then its file closed.
+        let started = Instant::now();
+        send(work(), Edge::Whole);
+        send(work(), Edge::Closed);
+        assert_eq!(changes.blocking_recv(), Some(work()));
+        // In place: written, then closed.
+        send(FileChange::Config, Edge::Underway);
+        send(FileChange::Config, Edge::Closed);
+        assert_eq!(changes.blocking_recv(), Some(FileChange::Config));
+        assert!(
+            started.elapsed() < QUIET,
+            "whole files waited for the quiet time"
+        );
+        // The ledger is written and never closed: it waits for the quiet
+        // time, and nothing was sent twice before it.
+        let written = Instant::now();
+        send(FileChange::Tasks, Edge::Underway);
+        assert_eq!(changes.blocking_recv(), Some(FileChange::Tasks));
+        assert!(
+            written.elapsed() >= QUIET,
+            "a write under way was sent before the folders were quiet"
+        );
+        drop(raw);
+        assert_eq!(changes.blocking_recv(), None);
+        gathering.join().expect("the gathering thread ends");
     }
 
     #[test]
     fn lost_events_and_errors_ask_for_a_rescan() {
         let layout = layout();
         let overflow = Event::new(EventKind::Other).set_flag(Flag::Rescan);
-        assert_eq!(layout.changes(Ok(overflow)), [FileChange::Rescan]);
+        assert_eq!(
+            seen(&layout, Ok(overflow)),
+            [(FileChange::Rescan, Edge::Whole)]
+        );
         let error = notify::Error::generic("inotify went away");
-        assert_eq!(layout.changes(Err(error)), [FileChange::Rescan]);
+        assert_eq!(
+            seen(&layout, Err(error)),
+            [(FileChange::Rescan, Edge::Whole)]
+        );
     }
 }
