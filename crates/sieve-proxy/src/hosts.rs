@@ -124,7 +124,12 @@ impl Outbox {
 
 /// Where one call's progress goes, and how far it got.
 struct ProgressRoute {
-    outbox: Outbox,
+    /// The host's side of the call.
+    peer: Peer<RoleServer>,
+    /// Made with the call's first progress: most calls have none, and an
+    /// outbox (a queue and a task) for each would hold kilobytes per call
+    /// for as long as the route is kept.
+    outbox: Option<Outbox>,
     /// The host's own token.
     token: ProgressToken,
     /// The last progress passed on. rmcp handles each notification in a
@@ -262,7 +267,8 @@ impl Hosts {
             inner.progress.insert(
                 key.clone(),
                 ProgressRoute {
-                    outbox: Outbox::new(peer.clone()),
+                    peer: peer.clone(),
+                    outbox: None,
                     token: host_token,
                     last: None,
                 },
@@ -316,9 +322,13 @@ impl Hosts {
         }
         route.last = Some(params.progress);
         params.progress_token = route.token.clone();
-        route.outbox.send(ServerNotification::ProgressNotification(
-            rmcp::model::Notification::new(params),
-        ));
+        let peer = &route.peer;
+        route
+            .outbox
+            .get_or_insert_with(|| Outbox::new(peer.clone()))
+            .send(ServerNotification::ProgressNotification(
+                rmcp::model::Notification::new(params),
+            ));
     }
 
     /// Upstream log messages: to every host whose profile shows the server
