@@ -17,6 +17,13 @@ pub struct HttpProxy {
 impl HttpProxy {
     /// Starts the proxy on a free loopback port and waits until it serves.
     pub fn start(binary: &str, home: &Path) -> HttpProxy {
+        let token = HttpProxy::token(binary, home);
+        HttpProxy::start_with_token(binary, home, token)
+    }
+
+    /// The home's bearer token (`serve --print-token`, which makes one if
+    /// there is none).
+    pub fn token(binary: &str, home: &Path) -> String {
         let token = Command::new(binary)
             .arg("--home")
             .arg(home)
@@ -28,7 +35,12 @@ impl HttpProxy {
             "{}",
             String::from_utf8_lossy(&token.stderr)
         );
-        let token = String::from_utf8(token.stdout).unwrap().trim().to_string();
+        String::from_utf8(token.stdout).unwrap().trim().to_string()
+    }
+
+    /// [`HttpProxy::start`] with the token already known, so that the time
+    /// it takes is the proxy's start alone.
+    pub fn start_with_token(binary: &str, home: &Path, token: String) -> HttpProxy {
         let mut child = Command::new(binary)
             .arg("--home")
             .arg(home)
