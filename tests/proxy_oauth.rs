@@ -6,6 +6,7 @@
 
 use serde_json::{Value, json};
 use sieve_tests::deps::deps;
+use sieve_tests::keychain::Keychain;
 use sieve_tests::wire::{Wire, tool_names};
 use sieve_tests::{Home, Run};
 use std::path::PathBuf;
@@ -32,10 +33,37 @@ impl Drop for OAuthServer {
 /// The SDK's `simpleStreamableHttp` example with `--oauth` on free ports:
 /// the MCP endpoint's URL.
 fn oauth_server() -> (OAuthServer, String) {
-    let clients = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("clients");
-    let script = clients.join(
+    let (server, mcp, _) = node_server(
         "node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js",
+        &["--oauth"],
+        &[],
     );
+    (server, format!("http://localhost:{mcp}/mcp"))
+}
+
+/// `tests/clients/oauth-refresh-server.mjs` (the SDK's server parts, with
+/// tokens that live `token_seconds` and refresh tokens) on free ports: the
+/// MCP endpoint's URL and the authorization server's.
+fn refreshing_server(token_seconds: u64) -> (OAuthServer, String, String) {
+    let seconds = token_seconds.to_string();
+    let (server, mcp, auth) = node_server(
+        "oauth-refresh-server.mjs",
+        &[],
+        &[("TOKEN_SECONDS", seconds.as_str())],
+    );
+    (
+        server,
+        format!("http://127.0.0.1:{mcp}/mcp"),
+        format!("http://127.0.0.1:{auth}"),
+    )
+}
+
+/// Starts `script` (under tests/clients) with Node 22 on two free ports,
+/// `MCP_PORT` and `MCP_AUTH_PORT`, and waits until both listen.
+fn node_server(script: &str, args: &[&str], env: &[(&str, &str)]) -> (OAuthServer, u16, u16) {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("clients")
+        .join(script);
     assert!(
         script.exists(),
         "the MCP SDK is installed: {}",
@@ -44,25 +72,27 @@ fn oauth_server() -> (OAuthServer, String) {
     let (mcp, auth) = (sieve_tests::free_port(), sieve_tests::free_port());
     let child = Command::new(&deps().node22)
         .arg(&script)
-        .arg("--oauth")
+        .args(args)
         .env("MCP_PORT", mcp.to_string())
         .env("MCP_AUTH_PORT", auth.to_string())
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::inherit())
         .spawn()
-        .expect("the SDK's example server starts");
+        .expect("the OAuth-protected server starts");
     let server = OAuthServer(child);
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     for port in [mcp, auth] {
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(
                 std::time::Instant::now() < deadline,
-                "the SDK's example server did not listen on {port}"
+                "{} did not listen on {port}",
+                script.display()
             );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
-    (server, format!("http://localhost:{mcp}/mcp"))
+    (server, mcp, auth)
 }
 
 fn row<'a>(rows: &'a Value, name: &str) -> &'a Value {
@@ -161,6 +191,153 @@ async fn a_signed_out_server_waits_for_login_then_serves_through_the_proxy() {
                 );
             }
         }
+    }
+    host.close().await;
+}
+
+/// What the test's authorization server has done: tokens issued, refreshes
+/// granted, refreshes refused.
+fn counts(auth: &str) -> (u64, u64, u64) {
+    let out = Command::new("curl")
+        .args(["-sf", &format!("{auth}/test/counts")])
+        .output()
+        .expect("curl runs");
+    let counts: Value = serde_json::from_slice(&out.stdout).expect("the counts are JSON");
+    let n = |k: &str| {
+        counts[k]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{k} in {counts}"))
+    };
+    (n("issued"), n("refreshed"), n("rejected"))
+}
+
+/// Calls `sdk__greet` through the host's proxy: its text, or the error's
+/// message.
+async fn greet(host: &mut Wire) -> Result<String, String> {
+    let answer = host
+        .request(
+            "tools/call",
+            json!({"name": "sdk__greet", "arguments": {"name": "Sieve"}}),
+        )
+        .await;
+    match answer["result"]["content"][0]["text"].as_str() {
+        Some(text) if answer["result"]["isError"] != true => Ok(text.to_string()),
+        _ => Err(answer["error"]["message"]
+            .as_str()
+            .or(answer["result"]["content"][0]["text"].as_str())
+            .unwrap_or_default()
+            .to_string()),
+    }
+}
+
+/// The sign-in lives in the system keychain: a running proxy refreshes the
+/// token when it runs out and keeps the new one there (a new process starts
+/// from it); when the server revokes every token the server is signed out,
+/// says how to sign in, and a new sign-in brings it back in the same proxy.
+#[tokio::test]
+async fn in_the_keychain_a_token_is_refreshed_and_a_revoked_one_asks_for_a_new_sign_in() {
+    // rmcp refreshes a token with less than 30 s left: one of 34 s is due
+    // 4 s after it was issued.
+    const TOKEN_SECONDS: u64 = 34;
+    let (_server, url, auth) = refreshing_server(TOKEN_SECONDS);
+    let keychain = Keychain::start();
+    let home = Home::new(BIN);
+    home.write(
+        "config.json",
+        &json!({"mcpServers": {"sdk": {"type": "http", "url": url}}}).to_string(),
+    );
+    let browser = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("clients/follow-redirect.sh");
+    let login = || {
+        Run::from(
+            home.command()
+                .envs(keychain.env())
+                .args(["servers", "login", "sdk"])
+                .env("BROWSER", &browser)
+                .output()
+                .expect("servers login runs"),
+        )
+    };
+    let signed_in = login();
+    assert!(signed_in.ok, "servers login failed: {}", signed_in.stderr);
+    assert!(
+        signed_in
+            .stdout
+            .contains("the sign-in is kept in the system keychain"),
+        "{}",
+        signed_in.stdout
+    );
+    let issued_at = std::time::Instant::now();
+    assert!(
+        !home.path().join("secrets.json").exists(),
+        "nothing of the sign-in is in a file"
+    );
+    assert_eq!(counts(&auth), (1, 0, 0));
+
+    let mut host = Wire::start_with_env(BIN, home.path(), &[], &keychain.env(), json!({})).await;
+    assert_eq!(greet(&mut host).await.as_deref(), Ok("Hello, Sieve!"));
+    assert_eq!(counts(&auth), (1, 0, 0), "a fresh token is not refreshed");
+
+    // The token runs out: the next call refreshes it first.
+    tokio::time::sleep(Duration::from_secs(5).saturating_sub(issued_at.elapsed())).await;
+    assert_eq!(greet(&mut host).await.as_deref(), Ok("Hello, Sieve!"));
+    let (issued, refreshed, rejected) = counts(&auth);
+    assert!(
+        issued == 2 && refreshed == 1 && rejected == 0,
+        "one refresh: issued {issued}, refreshed {refreshed}, rejected {rejected}"
+    );
+
+    // The refreshed sign-in is what the keychain holds: a new process with
+    // the first one would present a spent refresh token, which the server
+    // refuses (refresh tokens work once here).
+    let list = Run::from(
+        home.command()
+            .envs(keychain.env())
+            .args(["servers", "list", "--json"])
+            .output()
+            .expect("servers list runs"),
+    );
+    assert_eq!(row(&list.json(), "sdk")["state"], "up", "{}", list.stdout);
+    assert_eq!(counts(&auth).2, 0, "no spent refresh token was presented");
+
+    // Every token revoked: the running proxy's server is signed out and
+    // says how to sign in again.
+    let revoked = Command::new("curl")
+        .args(["-sf", "-X", "POST", &format!("{auth}/test/revoke-all")])
+        .output()
+        .expect("curl runs");
+    assert!(revoked.status.success());
+    let deadline = std::time::Instant::now() + PICK_UP;
+    let why = loop {
+        match greet(&mut host).await {
+            Err(why) if why.contains("signed out") => break why,
+            other => assert!(
+                std::time::Instant::now() < deadline,
+                "the server is still served after its tokens were revoked: {other:?}"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert!(
+        why.contains("sign in with `mcp-sieve servers login sdk`"),
+        "{why}"
+    );
+
+    // A new sign-in elsewhere brings it back in the same proxy.
+    let again = login();
+    assert!(again.ok, "servers login failed: {}", again.stderr);
+    let deadline = std::time::Instant::now() + PICK_UP;
+    loop {
+        match greet(&mut host).await {
+            Ok(text) => {
+                assert_eq!(text, "Hello, Sieve!");
+                break;
+            }
+            Err(why) => assert!(
+                std::time::Instant::now() < deadline,
+                "the new sign-in was not picked up: {why}"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
     }
     host.close().await;
 }

@@ -6,8 +6,8 @@
 
 use serde_json::{Value, json};
 use sieve_tests::Home;
+use sieve_tests::keychain::Keychain;
 use std::path::Path;
-use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
 
@@ -111,37 +111,25 @@ fn a_moved_secret_leaves_config_json_and_still_reaches_the_server() {
 fn in_the_system_keychain_the_secret_is_in_no_file() {
     let home = Home::new(BIN);
     config_with_plain_secret(&home);
-    let desktop_home = tempfile::tempdir().unwrap();
-    // A D-Bus session of its own with gnome-keyring's Secret Service,
-    // unlocked with a throwaway password; the commands insist on it.
-    // The daemon forks and registers its bus name a moment later: wait for
-    // the name (at most 20 s) before the first command asks for it.
-    let script = format!(
-        "printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
-         for i in $(seq 200); do \
-           dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-             org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null \
-             | grep -q 'boolean true' && break; sleep 0.1; done && \
-         '{BIN}' --home '{home}' servers secret demo DEMO_TOKEN && \
-         '{BIN}' --home '{home}' servers list --json",
-        home = home.path().display()
-    );
-    let output = Command::new("dbus-run-session")
-        .args(["--", "sh", "-c", &script])
-        .env("HOME", desktop_home.path())
-        .env("MCP_SIEVE_SECRETS", "keychain")
-        .env_remove("MCP_SIEVE_HOME")
-        .output()
-        .expect("dbus-run-session runs (test-deps installs dbus-daemon and gnome-keyring)");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(stdout.contains("kept in the system keychain"), "{stdout}");
-    let list_start = stdout.find('[').expect("the server list follows");
-    let listed: Value = serde_json::from_str(&stdout[list_start..]).unwrap();
+    let keychain = Keychain::start();
+    let run = |args: &[&str]| {
+        let output = home
+            .command()
+            .envs(keychain.env())
+            .args(args)
+            .output()
+            .expect("mcp-sieve runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let stored = run(&["servers", "secret", "demo", "DEMO_TOKEN"]);
+    let list = run(&["servers", "list", "--json"]);
+    assert!(stored.contains("kept in the system keychain"), "{stored}");
+    let listed: Value = serde_json::from_str(&list).unwrap();
     assert_eq!(
         state(&listed),
         "up",

@@ -31,7 +31,19 @@ impl Wire {
     /// Starts `binary --home HOME serve ARGS` and does the 2025-11-25
     /// handshake with `initialize_params` merged in.
     pub async fn start(binary: &str, home: &Path, args: &[&str], initialize_extra: Value) -> Wire {
+        Wire::start_with_env(binary, home, args, &[], initialize_extra).await
+    }
+
+    /// [`Wire::start`] with `env` added to the proxy's environment.
+    pub async fn start_with_env(
+        binary: &str,
+        home: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        initialize_extra: Value,
+    ) -> Wire {
         let mut child = Command::new(binary)
+            .envs(env.iter().copied())
             .arg("--home")
             .arg(home)
             .arg("serve")

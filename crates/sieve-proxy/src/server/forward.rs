@@ -7,7 +7,7 @@
 use super::SieveServer;
 use crate::hosts::Flight;
 use crate::ledger::Ledger;
-use crate::upstream::{call_error, mark_complete};
+use crate::upstream::mark_complete;
 use rmcp::model::ServerResult;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -95,7 +95,7 @@ impl SieveServer {
         };
         tokio::select! {
             joined = &mut flight.upstream => match joined {
-                Ok(result) => result.map(mark_complete).map_err(|e| call_error(&server, e)),
+                Ok(result) => result.map(mark_complete).map_err(|e| self.engine.pool().request_failed(&server, e)),
                 Err(_) => Err(ErrorData::internal_error(format!("the call to server {server:?} ended abruptly"), None)),
             },
             Some(first) = flight.asked.recv() => {

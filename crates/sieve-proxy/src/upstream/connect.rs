@@ -482,6 +482,23 @@ pub(super) fn request_challenge(error: &rmcp::ServiceError) -> Option<String> {
     }
 }
 
+/// Whether a request failed with the server's 401: the sign-in the
+/// connection was made with (or the lack of one) is no longer accepted.
+pub(super) fn sign_in_refused(error: &rmcp::ServiceError) -> bool {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let rmcp::ServiceError::TransportSend(error) = error else {
+        return false;
+    };
+    match error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    {
+        Some(StreamableHttpError::AuthRequired(_)) => true,
+        Some(StreamableHttpError::UnexpectedServerResponse(what)) => what.starts_with("HTTP 401"),
+        _ => false,
+    }
+}
+
 /// Why a request to `url` did not get an answer: the innermost I/O error
 /// says it best (connection refused, no such host, timed out).
 fn request_failure(url: &str, error: &reqwest::Error) -> String {

@@ -221,6 +221,10 @@ struct Shared {
     list_errors: BTreeMap<&'static str, String>,
     /// Has been up or down at least once since it was added.
     settled: bool,
+    /// Ends the connection that is up, and why it was ended, when a
+    /// request's failure means it cannot go on (a refused sign-in).
+    connection: Option<CancellationToken>,
+    ended_because: Option<String>,
 }
 
 /// The upstream servers of this process.
@@ -370,6 +374,8 @@ impl Pool {
                 raw: None,
                 list_errors: BTreeMap::new(),
                 settled: false,
+                connection: None,
+                ended_because: None,
             }),
             supervisor: Mutex::new(None),
         });
@@ -467,7 +473,7 @@ impl Pool {
         })?;
         peer.send_request_with_option(request, PeerRequestOptions::no_options())
             .await
-            .map_err(|e| call_error(server, e))
+            .map_err(|e| self.request_failed(server, e))
     }
 
     /// Sends `method` as it is (rmcp does not model it, or would drop part
@@ -488,7 +494,7 @@ impl Pool {
             PeerRequestOptions::no_options(),
         )
         .await
-        .map_err(|e| call_error(server, e))
+        .map_err(|e| self.request_failed(server, e))
     }
 
     /// Whether `server` speaks the 2026-07-28 tasks extension (else it has
@@ -517,10 +523,34 @@ impl Pool {
             .await_response()
             .await
             .map(mark_complete)
-            .map_err(|e| {
-                self.note_challenge(server, &e);
-                call_error(server, e)
-            })
+            .map_err(|e| self.request_failed(server, e))
+    }
+
+    /// The error a host gets when a request to `server` failed, once what
+    /// the failure tells is taken in: a challenge to sign in with, and for
+    /// a 401 the end of the connection, so that the server shows as signed
+    /// out (and comes back when a sign-in works) instead of looking up
+    /// while it refuses every request.
+    pub fn request_failed(&self, server: &str, error: rmcp::ServiceError) -> ErrorData {
+        self.note_challenge(server, &error);
+        if connect::sign_in_refused(&error)
+            && let Some(up) = self.upstream(server)
+        {
+            let why = connect::service_failure(&up.subject(), &error);
+            let mut shared = up.shared();
+            if let Some(connection) = shared.connection.take() {
+                tracing::warn!("server {server:?} refused its sign-in; connecting again");
+                shared.ended_because = Some(why.clone());
+                connection.cancel();
+            }
+            return ErrorData::internal_error(
+                format!(
+                    "server {server:?} is signed out ({why}; sign in with `mcp-sieve servers login {server}`)"
+                ),
+                Some(json!({"server": server, "state": State::NeedsLogin})),
+            );
+        }
+        call_error(server, error)
     }
 
     /// Keeps the `WWW-Authenticate` header of a request's 401 or 403, to
@@ -606,7 +636,7 @@ impl Pool {
 }
 
 /// The error a host gets when a request to `server` fails.
-pub fn call_error(server: &str, error: rmcp::ServiceError) -> ErrorData {
+fn call_error(server: &str, error: rmcp::ServiceError) -> ErrorData {
     match error {
         // The upstream's own answer goes to the host unchanged.
         rmcp::ServiceError::McpError(error) => error,

@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 /// How long one list request may take.
 const LIST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -194,6 +195,8 @@ async fn run_connection(
         server: up.name.clone(),
     });
     let cancel = service.cancellation_token();
+    let refused = CancellationToken::new();
+    up.shared().connection = Some(refused.clone());
     let mut ended = tokio::spawn(service.waiting());
     let reason = loop {
         tokio::select! {
@@ -201,6 +204,12 @@ async fn run_connection(
                 cancel.cancel();
                 let _ = (&mut ended).await;
                 break "stopped".to_string();
+            }
+            () = refused.cancelled() => {
+                cancel.cancel();
+                let _ = (&mut ended).await;
+                let why = up.shared().ended_because.take();
+                break why.unwrap_or_else(|| "the server refused its sign-in".into());
             }
             result = &mut ended => {
                 break match result {
@@ -213,6 +222,11 @@ async fn run_connection(
             }
         }
     };
+    {
+        let mut shared = up.shared();
+        shared.connection = None;
+        shared.ended_because = None;
+    }
     match child.take() {
         Some(child) => {
             let exit = child.stop().await;
