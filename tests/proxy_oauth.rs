@@ -17,7 +17,8 @@ use tokio::time::timeout;
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
 
 /// How long the proxy may take to notice a sign-in stored by another
-/// process: at once through the watched `secrets.json`, else its 30 s poll.
+/// process: at once through the watched `secrets.json` or the keychain's
+/// stamp, else its 30 s poll.
 const PICK_UP: Duration = Duration::from_secs(45);
 
 /// The SDK's example server, killed when dropped.
@@ -270,6 +271,13 @@ async fn in_the_keychain_a_token_is_refreshed_and_a_revoked_one_asks_for_a_new_s
     assert!(
         !home.path().join("secrets.json").exists(),
         "nothing of the sign-in is in a file"
+    );
+    // What tells running proxies the keychain changed holds only the time.
+    let stamp = std::fs::read_to_string(home.path().join("secrets.changed"))
+        .expect("a keychain change is stamped in the data folder");
+    assert!(
+        !stamp.trim().is_empty() && stamp.trim().chars().all(|c| c.is_ascii_digit()),
+        "{stamp:?}"
     );
     assert_eq!(counts(&auth), (1, 0, 0));
 

@@ -40,6 +40,10 @@ enum Backend {
     Keychain {
         store: Arc<zbus_secret_service_keyring_store::Store>,
         service: String,
+        /// Rewritten after every change, so that running proxies, which
+        /// watch the data folder, hear of a sign-in stored in the keychain
+        /// by another process at once. It holds only the time.
+        stamp: PathBuf,
     },
     File {
         path: PathBuf,
@@ -75,7 +79,11 @@ impl Secrets {
         };
         match keychain(&service) {
             Ok(store) => Ok(Secrets {
-                backend: Backend::Keychain { store, service },
+                backend: Backend::Keychain {
+                    store,
+                    service,
+                    stamp: home.data_dir().join(KEYCHAIN_STAMP),
+                },
             }),
             Err(why) if choice == "keychain" => Err(SecretError(format!(
                 "{SECRETS_ENV}=keychain, but the system keychain cannot be used: {why}"
@@ -118,7 +126,7 @@ impl Secrets {
     /// The secret `key`, if there is one.
     pub fn get(&self, key: &str) -> Result<Option<String>, SecretError> {
         match &self.backend {
-            Backend::Keychain { store, service } => {
+            Backend::Keychain { store, service, .. } => {
                 match entry(store, service, key)?.get_password() {
                     Ok(value) => Ok(Some(value)),
                     Err(keyring_core::Error::NoEntry) => Ok(None),
@@ -132,9 +140,17 @@ impl Secrets {
     /// Stores `value` as secret `key`, replacing any earlier one.
     pub fn set(&self, key: &str, value: &str) -> Result<(), SecretError> {
         match &self.backend {
-            Backend::Keychain { store, service } => entry(store, service, key)?
-                .set_password(value)
-                .map_err(|error| keychain_error("store", key, &error)),
+            Backend::Keychain {
+                store,
+                service,
+                stamp,
+            } => {
+                entry(store, service, key)?
+                    .set_password(value)
+                    .map_err(|error| keychain_error("store", key, &error))?;
+                touch(stamp);
+                Ok(())
+            }
             Backend::File { path, lock } => update_file(path, lock, |secrets| {
                 secrets.insert(key.to_string(), value.to_string());
             }),
@@ -144,19 +160,43 @@ impl Secrets {
     /// Removes secret `key`; whether there was one.
     pub fn delete(&self, key: &str) -> Result<bool, SecretError> {
         match &self.backend {
-            Backend::Keychain { store, service } => {
-                match entry(store, service, key)?.delete_credential() {
-                    Ok(()) => Ok(true),
-                    Err(keyring_core::Error::NoEntry) => Ok(false),
-                    Err(error) => Err(keychain_error("delete", key, &error)),
+            Backend::Keychain {
+                store,
+                service,
+                stamp,
+            } => match entry(store, service, key)?.delete_credential() {
+                Ok(()) => {
+                    touch(stamp);
+                    Ok(true)
                 }
-            }
+                Err(keyring_core::Error::NoEntry) => Ok(false),
+                Err(error) => Err(keychain_error("delete", key, &error)),
+            },
             Backend::File { path, lock } => {
                 let mut had = false;
                 update_file(path, lock, |secrets| had = secrets.remove(key).is_some())?;
                 Ok(had)
             }
         }
+    }
+}
+
+/// The file in the data folder that says the keychain's secrets changed.
+pub const KEYCHAIN_STAMP: &str = "secrets.changed";
+
+/// Rewrites the keychain's stamp; a proxy that misses it still looks at
+/// the keychain every 30 s, so a failure is only logged.
+fn touch(stamp: &std::path::Path) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
+    let written = stamp
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(stamp, format!("{now}\n")));
+    if let Err(error) = written {
+        tracing::debug!("cannot write {}: {error}", stamp.display());
     }
 }
 

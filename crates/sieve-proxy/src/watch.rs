@@ -77,7 +77,8 @@ pub enum FileChange {
     /// `approvals.json` was written (a tool approved, a server first seen).
     Approvals,
     /// `secrets.json` (the secret store when there is no keychain) was
-    /// written: a sign-in may have been stored.
+    /// written, or the keychain's stamp (`secrets.changed`): a sign-in may
+    /// have been stored.
     Secrets,
     /// Changes may have been missed (the system's event queue overflowed,
     /// or watching failed): read `config.json` and every profile again.
@@ -256,7 +257,9 @@ impl Layout {
         if matches!(name, "tasks.db" | "tasks.db-wal") && self.data_dirs.iter().any(|d| d == dir) {
             return Some(FileChange::Tasks);
         }
-        if name == "secrets.json" && self.data_dirs.iter().any(|d| d == dir) {
+        if matches!(name, "secrets.json" | crate::secrets::KEYCHAIN_STAMP)
+            && self.data_dirs.iter().any(|d| d == dir)
+        {
             return Some(FileChange::Secrets);
         }
         if !self.config_dirs.iter().any(|d| d == dir) {
@@ -508,6 +511,15 @@ mod tests {
                 (FileChange::Tasks, Edge::Underway)
             ]
         );
+        // A sign-in stored by another process: in the secrets file, or in
+        // the keychain, whose stamp says it changed.
+        for stored in ["/h/secrets.json", "/h/secrets.changed"] {
+            assert_eq!(
+                seen(&layout, event(write, &[stored])),
+                [(FileChange::Secrets, Edge::Underway)],
+                "{stored}"
+            );
+        }
         let chmod = EventKind::Modify(ModifyKind::Metadata(
             notify::event::MetadataKind::Permissions,
         ));
