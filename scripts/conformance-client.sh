@@ -88,6 +88,10 @@ fi
 # it that way whatever it grows to read.
 home="$outdir/home"
 mkdir -p "$home"
+# The address the suite expects a client under test to publish its Client ID
+# Metadata Document at (the suite's authorization servers know it without
+# fetching it); offered only where an authorization server takes those.
+cimd="https://conformance-test.local/client-metadata.json"
 status=0
 for label in "${runs[@]}"; do
   mkdir -p "$outdir/$label"
@@ -98,7 +102,7 @@ for label in "${runs[@]}"; do
   else
     args=(--suite all --spec-version "$label")
   fi
-  MCP_SIEVE_HOME="$home" BROWSER="$clients/follow-redirect.sh" "$node" "$suite" client --command "$bin servers probe" \
+  MCP_SIEVE_HOME="$home" BROWSER="$clients/follow-redirect.sh" "$node" "$suite" client --command "$bin servers probe --client-metadata-url $cimd" \
     --output-dir "$outdir/$label" "${args[@]}" >"$outdir/$label/conformance.log" 2>&1 || status=$?
 done
 

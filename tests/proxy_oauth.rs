@@ -349,3 +349,133 @@ async fn in_the_keychain_a_token_is_refreshed_and_a_revoked_one_asks_for_a_new_s
     }
     host.close().await;
 }
+
+/// A service account (`"grant": "clientCredentials"`): the proxy gets its
+/// tokens with the client's own id and secret, with no person and no
+/// browser, and gets a new one by itself when the server stops taking the
+/// old; a wrong secret leaves the server needs-login, saying what to fix.
+#[tokio::test]
+async fn a_service_account_gets_its_tokens_with_no_person() {
+    let seconds = "3600".to_string();
+    let (_server, mcp, auth) = node_server(
+        "oauth-refresh-server.mjs",
+        &[],
+        &[
+            ("TOKEN_SECONDS", seconds.as_str()),
+            ("SERVICE_CLIENT_ID", "robot"),
+            ("SERVICE_CLIENT_SECRET", "s3cret-value"),
+        ],
+    );
+    let (url, auth) = (
+        format!("http://127.0.0.1:{mcp}/mcp"),
+        format!("http://127.0.0.1:{auth}"),
+    );
+    let home = Home::new(BIN);
+    home.write(
+        "config.json",
+        &json!({"mcpServers": {"sdk": {"type": "http", "url": url, "oauth": {
+            "grant": "clientCredentials", "clientId": "robot", "clientSecret": "s3cret-value"}}}})
+        .to_string(),
+    );
+    // The secret leaves config.json for the secret store.
+    let moved = home.run(&["servers", "secret", "sdk", "oauth.clientSecret"]);
+    assert!(moved.ok, "{}", moved.stderr);
+    let config = std::fs::read_to_string(home.path().join("config.json")).unwrap();
+    assert!(
+        !config.contains("s3cret-value") && config.contains("${secret:sdk/oauth/clientSecret}"),
+        "{config}"
+    );
+
+    // No browser: one that fails the test if it is ever opened.
+    let mut host = Wire::start_with_env(
+        BIN,
+        home.path(),
+        &[],
+        &[("BROWSER", "/bin/false")],
+        json!({}),
+    )
+    .await;
+    let listed = host.request("tools/list", json!({})).await;
+    assert!(
+        tool_names(&listed).iter().any(|n| n == "sdk__greet"),
+        "the service account's server is listed at once: {listed}"
+    );
+    assert_eq!(greet(&mut host).await.as_deref(), Ok("Hello, Sieve!"));
+    let machine = |auth: &str| {
+        let out = Command::new("curl")
+            .args(["-sf", &format!("{auth}/test/counts")])
+            .output()
+            .expect("curl runs");
+        let counts: Value = serde_json::from_slice(&out.stdout).expect("the counts are JSON");
+        (
+            counts["machine"].as_u64().unwrap(),
+            counts["issued"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(
+        machine(&auth),
+        (1, 0),
+        "one token, by the client credentials grant"
+    );
+
+    // Every token revoked: the proxy asks for a new one by itself.
+    let revoked = Command::new("curl")
+        .args(["-sf", "-X", "POST", &format!("{auth}/test/revoke-all")])
+        .output()
+        .expect("curl runs");
+    assert!(revoked.status.success());
+    let again = timeout(Duration::from_secs(60), async {
+        loop {
+            match greet(&mut host).await {
+                Ok(text) => break text,
+                Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+            }
+        }
+    })
+    .await
+    .expect("the proxy gets a new token with no person");
+    assert_eq!(again, "Hello, Sieve!");
+    assert_eq!(machine(&auth).1, 0, "no person's sign-in was ever made");
+    assert!(
+        machine(&auth).0 >= 2,
+        "a second token: {:?}",
+        machine(&auth)
+    );
+    host.close().await;
+
+    // A wrong secret: signed out, with what to fix, and nothing opened.
+    let mut wrong = Run::from(
+        home.command()
+            .args(["servers", "secret", "sdk", "oauth.clientSecret", "--stdin"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                child.stdin.take().unwrap().write_all(b"not-the-secret")?;
+                child.wait_with_output()
+            })
+            .expect("servers secret runs"),
+    );
+    assert!(wrong.ok, "{}", wrong.stderr);
+    Command::new("curl")
+        .args(["-sf", "-X", "POST", &format!("{auth}/test/revoke-all")])
+        .output()
+        .expect("curl runs");
+    wrong = Run::from(
+        home.command()
+            .args(["servers", "list", "--json"])
+            .env("BROWSER", "/bin/false")
+            .output()
+            .expect("servers list runs"),
+    );
+    let sdk = row(&wrong.json(), "sdk").clone();
+    assert_eq!(sdk["state"], "needs-login", "{sdk}");
+    let why = sdk["error"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("client's own credentials") && why.contains("\"clientSecret\""),
+        "{why}"
+    );
+    assert!(!why.contains("not-the-secret"), "{why}");
+}

@@ -7,9 +7,16 @@
 //
 //   MCP_PORT, MCP_AUTH_PORT  the two ports (MCP server, authorization server)
 //   TOKEN_SECONDS            an access token's lifetime (default 3600)
+//   SERVICE_CLIENT_ID, SERVICE_CLIENT_SECRET
+//                            a service account: this client gets tokens with
+//                            the client credentials grant (its id and secret
+//                            in an HTTP Basic header or in the form), no
+//                            person and no refresh token
 //
 // Test-only routes on the authorization server:
-//   GET  /test/counts      {"issued": n, "refreshed": n, "rejected": n}
+//   GET  /test/counts      {"issued": n, "refreshed": n, "rejected": n,
+//                           "machine": n (tokens for the service account),
+//                           "refused": n (its requests with a wrong secret)}
 //   POST /test/revoke-all  every access and refresh token stops working
 
 import { randomUUID } from 'node:crypto';
@@ -33,7 +40,10 @@ const tokenSeconds = Number(process.env.TOKEN_SECONDS ?? 3600);
 const mcpUrl = new URL(`http://127.0.0.1:${mcpPort}/mcp`);
 const issuerUrl = new URL(`http://127.0.0.1:${authPort}`);
 
-const counts = { issued: 0, refreshed: 0, rejected: 0 };
+const counts = { issued: 0, refreshed: 0, rejected: 0, machine: 0, refused: 0 };
+const service = process.env.SERVICE_CLIENT_ID
+  ? { id: process.env.SERVICE_CLIENT_ID, secret: process.env.SERVICE_CLIENT_SECRET ?? '' }
+  : null;
 
 class Provider {
   clients = new Map();
@@ -103,6 +113,15 @@ class Provider {
     this.refresh.delete(request.token);
   }
 
+  // A token for the service account: no refresh token, as the grant has
+  // none (the client asks again with its credentials).
+  issueMachine(clientId, scopes) {
+    const accessToken = randomUUID();
+    this.access.set(accessToken, { clientId, scopes, expiresAt: Date.now() + tokenSeconds * 1000 });
+    counts.machine += 1;
+    return { access_token: accessToken, token_type: 'bearer', expires_in: tokenSeconds, scope: scopes.join(' ') };
+  }
+
   issue(clientId, scopes) {
     const accessToken = randomUUID();
     const refreshToken = randomUUID();
@@ -122,6 +141,26 @@ class Provider {
 const provider = new Provider();
 
 const auth = express();
+// The client credentials grant, which the SDK's token handler does not
+// take: answered here, everything else goes on to it.
+auth.post('/token', express.urlencoded({ extended: false }), (req, res, next) => {
+  if (req.body?.grant_type !== 'client_credentials') return next();
+  let id = req.body.client_id;
+  let secret = req.body.client_secret;
+  const basic = req.headers.authorization ?? '';
+  if (basic.startsWith('Basic ')) {
+    const decoded = Buffer.from(basic.slice(6), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    id = decodeURIComponent(decoded.slice(0, colon));
+    secret = decodeURIComponent(decoded.slice(colon + 1));
+  }
+  if (!service || id !== service.id || secret !== service.secret) {
+    counts.refused += 1;
+    return res.status(401).json({ error: 'invalid_client', error_description: 'unknown client or wrong secret' });
+  }
+  const scopes = req.body.scope ? req.body.scope.split(' ') : [];
+  res.json(provider.issueMachine(id, scopes));
+});
 auth.use(mcpAuthRouter({ provider, issuerUrl, scopesSupported: ['mcp:tools'] }));
 auth.get('/test/counts', (_req, res) => res.json(counts));
 auth.post('/test/revoke-all', (_req, res) => {

@@ -259,7 +259,8 @@ pub enum ServersCommand {
     Secret {
         /// The server's name in config.json.
         name: String,
-        /// The env variable (stdio server) or header (HTTP server).
+        /// The env variable (stdio server) or header (HTTP server), or
+        /// oauth.clientSecret / oauth.privateKey (an HTTP server's client).
         key: String,
         /// Read the value from stdin (a new value, or one to replace the
         /// kept one) instead of moving the one in config.json.
@@ -297,6 +298,11 @@ pub enum ServersCommand {
             env = "MCP_CONFORMANCE_PROTOCOL_VERSION"
         )]
         protocol: Option<String>,
+        /// Sign in with the Client ID Metadata Document published at this
+        /// https:// address where the authorization server takes those (a
+        /// server's oauth.clientMetadataUrl in config.json).
+        #[arg(long, value_name = "URL")]
+        client_metadata_url: Option<String>,
         /// Print JSON (documented in the README).
         #[arg(long)]
         json: bool,
@@ -475,6 +481,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
             url,
             headers,
             protocol,
+            client_metadata_url,
             json,
             scenario,
             scenario_context,
@@ -484,7 +491,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
             if std::env::var_os("MCP_SIEVE_LOG").is_some() {
                 init_logging();
             }
-            let target = api::probe::Target::new(&url, &headers, protocol.as_deref())?;
+            let target = api::probe::Target::new(&url, &headers, protocol.as_deref())?
+                .with_client_metadata_url(client_metadata_url.as_deref())?;
             let scenario = scenario
                 .map(|name| api::probe::Scenario::new(&name, scenario_context.as_deref()))
                 .transpose()?;

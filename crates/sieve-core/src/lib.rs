@@ -41,8 +41,8 @@ pub mod tokens;
 pub use approvals::{Approvals, Pending, Quarantine};
 pub use catalog::{Catalog, Kind, Overrides, Primitive, ServerListing, parse_tool_list};
 pub use config::{
-    ConcernDef, Config, OAuthClient, Overlay, Overlays, Root, Roots, ServerConfig, Settings,
-    Transport,
+    ConcernDef, Config, Grant, OAuthClient, Overlay, Overlays, Root, Roots, SIGNING_ALGORITHMS,
+    ServerConfig, Settings, Transport, check_client_metadata_url,
 };
 pub use labels::Labels;
 pub use parse::ParseError;

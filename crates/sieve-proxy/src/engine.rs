@@ -173,7 +173,7 @@ pub(crate) fn endpoints(config: &Config) -> BTreeMap<String, Endpoint> {
     }
     config
         .enabled_servers()
-        .map(|(name, server)| (name.clone(), Endpoint::Configured(server.clone())))
+        .map(|(name, server)| (name.clone(), Endpoint::Configured(Box::new(server.clone()))))
         .collect()
 }
 

@@ -9,7 +9,8 @@
 //!   client's secret), so a refresh works after a restart.
 //! * [`sign_in`]: the authorization-code flow with a redirect to
 //!   `http://127.0.0.1:<port>/callback`, served here until the browser
-//!   comes back.
+//!   comes back; or, for a client with credentials of its own (a service
+//!   account), the client credentials grant, with no person.
 //! * [`authorized`]: an rmcp authorization manager over stored credentials,
 //!   for the upstream connection (`AuthClient` sends the token and
 //!   refreshes it before it expires).
@@ -18,9 +19,11 @@ use crate::home::Home;
 use crate::secrets::Secrets;
 use rmcp::transport::auth::{
     AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
-    AuthorizationSession, CredentialStore, OAuthClientConfig, StoredCredentials,
+    AuthorizationSession, ClientCredentialsConfig, CredentialStore, JwtSigningAlgorithm,
+    OAuthClientConfig, StoredCredentials,
 };
 use serde::{Deserialize, Serialize};
+use sieve_core::Grant;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -272,6 +275,86 @@ pub struct Client {
     pub client_id: Option<String>,
     pub client_secret: Option<String>,
     pub scopes: Vec<String>,
+    /// Where MCP Sieve's Client ID Metadata Document is published: the
+    /// client id for authorization servers that accept those.
+    pub metadata_url: Option<String>,
+    /// How tokens are got; see [`Client::needs_no_person`].
+    pub grant: Grant,
+    /// A PEM private key that signs the client's assertion, for the client
+    /// credentials grant (`private_key_jwt`), and its algorithm.
+    pub private_key: Option<String>,
+    pub signing_algorithm: Option<String>,
+}
+
+impl Client {
+    /// Whether the tokens come from the client's own credentials, with no
+    /// person: when configured so, or when the authorization server
+    /// (`metadata`) offers only the client credentials grant and the client
+    /// has a secret or key to use it with.
+    fn needs_no_person(&self, metadata: &rmcp::transport::auth::AuthorizationMetadata) -> bool {
+        if self.grant == Grant::ClientCredentials {
+            return true;
+        }
+        let grants: Vec<&str> = metadata
+            .additional_fields
+            .get("grant_types_supported")
+            .and_then(serde_json::Value::as_array)
+            .map(|grants| {
+                grants
+                    .iter()
+                    .filter_map(serde_json::Value::as_str)
+                    .collect()
+            })
+            .unwrap_or_default();
+        grants.contains(&"client_credentials")
+            && !grants.contains(&"authorization_code")
+            && self.client_id.is_some()
+            && (self.client_secret.is_some() || self.private_key.is_some())
+    }
+
+    /// The client credentials grant's configuration for this client.
+    fn credentials_grant(
+        &self,
+        resource: &str,
+        scopes: Vec<String>,
+    ) -> Result<ClientCredentialsConfig, String> {
+        let client_id = self.client_id.clone().ok_or_else(|| {
+            "the client credentials grant needs the client's id; add \"clientId\" to the server's \"oauth\"".to_string()
+        })?;
+        let resource = Some(resource.to_string());
+        if let Some(key) = &self.private_key {
+            let algorithm = match self.signing_algorithm.as_deref().unwrap_or("ES256") {
+                "RS256" => JwtSigningAlgorithm::RS256,
+                "RS384" => JwtSigningAlgorithm::RS384,
+                "RS512" => JwtSigningAlgorithm::RS512,
+                "ES256" => JwtSigningAlgorithm::ES256,
+                "ES384" => JwtSigningAlgorithm::ES384,
+                other => {
+                    return Err(format!(
+                        "signing algorithm {other:?} is not one of {}",
+                        sieve_core::SIGNING_ALGORITHMS.join(", ")
+                    ));
+                }
+            };
+            return Ok(ClientCredentialsConfig::PrivateKeyJwt {
+                client_id,
+                signing_key: key.clone().into_bytes(),
+                signing_algorithm: algorithm,
+                token_endpoint_audience: None,
+                scopes,
+                resource,
+            });
+        }
+        let client_secret = self.client_secret.clone().ok_or_else(|| {
+            "the client credentials grant needs the client's secret or private key; add \"clientSecret\" or \"privateKey\" to the server's \"oauth\"".to_string()
+        })?;
+        Ok(ClientCredentialsConfig::ClientSecret {
+            client_id,
+            client_secret,
+            scopes,
+            resource,
+        })
+    }
 }
 
 /// An authorization manager for `url` over the stored sign-in, or `None`
@@ -339,14 +422,6 @@ pub struct SignIn<'a> {
 /// credentials and registration stored.
 pub async fn sign_in(request: SignIn<'_>) -> Result<(), String> {
     let url = request.url;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| format!("cannot open a local port for the sign-in's redirect: {e}"))?;
-    let port = listener
-        .local_addr()
-        .map_err(|e| format!("cannot open a local port for the sign-in's redirect: {e}"))?
-        .port();
-    let redirect = format!("http://127.0.0.1:{port}{CALLBACK_PATH}");
     let fail = |e: AuthError| plain(url, &e);
     let mut manager = AuthorizationManager::new(url).await.map_err(fail)?;
     manager.set_credential_store(request.credentials.clone());
@@ -359,6 +434,13 @@ pub async fn sign_in(request: SignIn<'_>) -> Result<(), String> {
     if !resolution.source.is_discovered() {
         return Err(no_sign_in(url));
     }
+    let no_person = request.client.needs_no_person(&resolution.metadata);
+    let takes_metadata_documents = resolution
+        .metadata
+        .additional_fields
+        .get("client_id_metadata_document_supported")
+        .and_then(serde_json::Value::as_bool)
+        == Some(true);
     manager.set_metadata(resolution.metadata);
     let mut scopes = if request.client.scopes.is_empty() {
         manager.select_initial_scopes(&[]).await
@@ -373,11 +455,46 @@ pub async fn sign_in(request: SignIn<'_>) -> Result<(), String> {
             }
         }
     }
-    // Registration is ours to call so that a dynamic client's secret can
-    // be kept for refreshes after a restart.
-    let (client_id, client_secret) = match &request.client.client_id {
-        Some(id) => (id.clone(), request.client.client_secret.clone()),
-        None => {
+    if no_person {
+        let grant = request
+            .client
+            .credentials_grant(url, scopes)
+            .map_err(|why| format!("the sign-in to {url} cannot be made: {why}"))?;
+        manager
+            .validate_client_credentials_metadata(&grant)
+            .map_err(fail)?;
+        manager.configure_client_credentials(&grant).map_err(fail)?;
+        // rmcp keeps the tokens in the store (`Credentials`). Its exchange
+        // with a signed assertion cannot move between threads as it runs
+        // (rmcp 3.9), so it runs on a thread of its own, and this function
+        // stays one that can.
+        let exchanged = tokio::task::spawn_blocking(move || {
+            tokio::runtime::Handle::current().block_on(async move {
+                manager.exchange_client_credentials(&grant).await.map(drop)
+            })
+        })
+        .await
+        .map_err(|_| format!("the sign-in to {url} stopped half way"))?;
+        exchanged.map_err(fail)?;
+        return Ok(());
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| format!("cannot open a local port for the sign-in's redirect: {e}"))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| format!("cannot open a local port for the sign-in's redirect: {e}"))?
+        .port();
+    let redirect = format!("http://127.0.0.1:{port}{CALLBACK_PATH}");
+    // The client, in the order the spec gives: pre-registered, a Client ID
+    // Metadata Document where the authorization server takes them, else
+    // registered dynamically. Registration is ours to call so that a
+    // dynamic client's secret can be kept for refreshes after a restart.
+    let (client_id, client_secret) = match (&request.client.client_id, &request.client.metadata_url)
+    {
+        (Some(id), _) => (id.clone(), request.client.client_secret.clone()),
+        (None, Some(document)) if takes_metadata_documents => (document.clone(), None),
+        (None, _) => {
             let scope_refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
             let registered = manager
                 .register_client(CLIENT_NAME, &redirect, &scope_refs)
@@ -504,6 +621,9 @@ fn words(url: &str, error: &AuthError) -> String {
         | AuthError::AuthorizationServerMissingIssuer { .. } => format!(
             "the sign-in to {url} was stopped because the authorization server did not identify itself as expected ({error})"
         ),
+        AuthError::ClientCredentialsError(why) | AuthError::JwtSigningError(why) => format!(
+            "the sign-in to {url} with the client's own credentials failed ({why}); check \"clientId\" and \"clientSecret\" or \"privateKey\" in the server's \"oauth\""
+        ),
         AuthError::CredentialStoreError(why) => {
             format!("cannot keep the sign-in to {url}: {why}")
         }
@@ -523,6 +643,67 @@ mod tests {
             "expires_in": 3600
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn a_client_with_credentials_needs_no_person_where_only_that_grant_is_offered() {
+        let metadata = |grants: serde_json::Value| {
+            serde_json::from_value::<rmcp::transport::auth::AuthorizationMetadata>(
+                serde_json::json!({
+                    "authorization_endpoint": "https://as.test/authorize",
+                    "token_endpoint": "https://as.test/token",
+                    "grant_types_supported": grants,
+                }),
+            )
+            .unwrap()
+        };
+        let machine_only = metadata(serde_json::json!(["client_credentials"]));
+        let both = metadata(serde_json::json!([
+            "authorization_code",
+            "client_credentials"
+        ]));
+        let with_secret = Client {
+            client_id: Some("robot".into()),
+            client_secret: Some("s".into()),
+            ..Client::default()
+        };
+        assert!(with_secret.needs_no_person(&machine_only));
+        assert!(
+            !with_secret.needs_no_person(&both),
+            "a person's sign-in first"
+        );
+        assert!(
+            !Client::default().needs_no_person(&machine_only),
+            "no credentials to use it with"
+        );
+        let configured = Client {
+            grant: Grant::ClientCredentials,
+            ..with_secret.clone()
+        };
+        assert!(configured.needs_no_person(&both));
+
+        // The grant's configuration: a key signs, else the secret.
+        let keyed = Client {
+            private_key: Some("-----BEGIN PRIVATE KEY-----".into()),
+            signing_algorithm: Some("RS256".into()),
+            ..configured.clone()
+        };
+        assert!(matches!(
+            keyed.credentials_grant("https://mcp.test/mcp", vec![]),
+            Ok(ClientCredentialsConfig::PrivateKeyJwt { .. })
+        ));
+        assert!(matches!(
+            configured.credentials_grant("https://mcp.test/mcp", vec![]),
+            Ok(ClientCredentialsConfig::ClientSecret { .. })
+        ));
+        let error = Client {
+            client_id: None,
+            ..configured
+        }
+        .credentials_grant("https://mcp.test/mcp", vec![])
+        .err()
+        .unwrap();
+        assert!(error.contains("\"clientId\""), "{error}");
     }
 
     #[tokio::test]

@@ -52,31 +52,12 @@ pub async fn login(
     if let Some(oauth) = oauth {
         client.client_id = oauth.client_id.clone();
         client.scopes = oauth.scopes.clone();
-        if let Some(secret) = &oauth.client_secret {
-            let (secrets, secret, server) = (secrets.clone(), secret.clone(), name.to_string());
-            let resolved = tokio::task::spawn_blocking(move || {
-                substitute(&secret, |key| {
-                    secrets
-                        .open()?
-                        .get(key)
-                        .map_err(|e| e.0)?
-                        .ok_or_else(|| format!("secret {key:?} is not stored"))
-                })
-            })
-            .await
-            .map_err(|_| {
-                ApiError::new(ErrorCode::Io, "reading the client secret stopped half way")
-            })?;
-            client.client_secret = Some(resolved.map_err(|error| {
-                let why = match error {
-                    SubstituteError::Malformed(why) | SubstituteError::Lookup(why) => why,
-                };
-                ApiError::invalid(
-                    "oauth",
-                    format!("the \"oauth\" \"clientSecret\" of server {server:?}: {why}"),
-                )
-            })?);
-        }
+        client.metadata_url = oauth.client_metadata_url.clone();
+        client.grant = oauth.grant;
+        client.signing_algorithm = oauth.signing_algorithm.clone();
+        client.client_secret =
+            resolve(&secrets, name, "clientSecret", &oauth.client_secret).await?;
+        client.private_key = resolve(&secrets, name, "privateKey", &oauth.private_key).await?;
     }
     let credentials = Credentials::stored(secrets.clone(), name);
     // What the server last said when it refused the proxy (a 403 wanting
@@ -101,5 +82,44 @@ pub async fn login(
         server: name.to_string(),
         url: url.clone(),
         location,
+    })
+}
+
+/// `value` (an `"oauth"` `field` of `server`) with its `${secret:NAME}`
+/// references replaced by the stored secrets, looked up off the runtime.
+async fn resolve(
+    secrets: &SharedSecrets,
+    server: &str,
+    field: &'static str,
+    value: &Option<String>,
+) -> Result<Option<String>> {
+    let Some(value) = value.clone() else {
+        return Ok(None);
+    };
+    let secrets = secrets.clone();
+    let resolved = tokio::task::spawn_blocking(move || {
+        substitute(&value, |key| {
+            secrets
+                .open()?
+                .get(key)
+                .map_err(|e| e.0)?
+                .ok_or_else(|| format!("secret {key:?} is not stored"))
+        })
+    })
+    .await
+    .map_err(|_| {
+        ApiError::new(
+            ErrorCode::Io,
+            format!("reading the client's {field} stopped half way"),
+        )
+    })?;
+    resolved.map(Some).map_err(|error| {
+        let why = match error {
+            SubstituteError::Malformed(why) | SubstituteError::Lookup(why) => why,
+        };
+        ApiError::invalid(
+            "oauth",
+            format!("the \"oauth\" {field:?} of server {server:?}: {why}"),
+        )
     })
 }

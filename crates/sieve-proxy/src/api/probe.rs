@@ -51,6 +51,10 @@ pub struct Target {
     /// `initialize` for any before 2026-07-28, 2026-07-28 discovery from
     /// then on. The other generation is the fallback either way.
     pub protocol: Option<String>,
+    /// Where MCP Sieve's Client ID Metadata Document is published, for a
+    /// sign-in to an authorization server that takes those (as a server's
+    /// `oauth.clientMetadataUrl` in `config.json`).
+    pub client_metadata_url: Option<String>,
 }
 
 impl Target {
@@ -105,7 +109,23 @@ impl Target {
             url: url.to_string(),
             headers: parsed,
             protocol: protocol.map(String::from),
+            client_metadata_url: None,
         })
+    }
+
+    /// The target signing in with the Client ID Metadata Document at `url`
+    /// where it can; an address that cannot be a client id is refused.
+    pub fn with_client_metadata_url(mut self, url: Option<&str>) -> Result<Target> {
+        if let Some(url) = url {
+            sieve_core::check_client_metadata_url(url).map_err(|why| {
+                ApiError::invalid(
+                    "client-metadata-url",
+                    format!("--client-metadata-url {why}"),
+                )
+            })?;
+        }
+        self.client_metadata_url = url.map(String::from);
+        Ok(self)
     }
 
     /// The handshake to try first.
@@ -199,9 +219,11 @@ async fn sign_in_for(
             eprintln!("Open this address in your browser to sign in:\n\n  {url}\n");
         }
     };
+    let mut client = scenario.map(Scenario::client).unwrap_or_default();
+    client.metadata_url = target.client_metadata_url.clone();
     sign_in(SignIn {
         url: &target.url,
-        client: scenario.map(Scenario::client).unwrap_or_default(),
+        client,
         challenge,
         credentials: credentials.clone(),
         open: &open,
@@ -225,7 +247,7 @@ async fn connect(
     loop {
         pool.connect_once(
             server,
-            Endpoint::Configured(ServerConfig {
+            Endpoint::Configured(Box::new(ServerConfig {
                 transport: Transport::Http {
                     url: target.url.clone(),
                     headers: target.headers.clone(),
@@ -233,7 +255,7 @@ async fn connect(
                 },
                 disabled: false,
                 roots: Default::default(),
-            }),
+            })),
             target.handshake(),
         );
         pool.settled(SETTLE).await;
@@ -394,6 +416,23 @@ mod tests {
         assert_eq!(target.handshake(), Handshake::Initialize);
         let modern = Target::new("http://h/mcp", &[], Some("2026-07-28")).unwrap();
         assert_eq!(modern.handshake(), Handshake::Discover);
+        let document = modern
+            .clone()
+            .with_client_metadata_url(Some("https://sieve.test/client.json"))
+            .unwrap();
+        assert_eq!(
+            document.client_metadata_url.as_deref(),
+            Some("https://sieve.test/client.json")
+        );
+        let error = modern
+            .with_client_metadata_url(Some("https://sieve.test"))
+            .unwrap_err();
+        assert_eq!(
+            error.field.as_deref(),
+            Some("client-metadata-url"),
+            "{}",
+            error.message
+        );
         for (url, header, protocol, field) in [
             ("localhost:3000/mcp", None, None, "url"),
             ("http://h/mcp", Some(": value"), None, "header"),

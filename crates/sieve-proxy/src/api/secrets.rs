@@ -14,7 +14,7 @@ use sieve_core::secret_ref::{reference, references};
 #[serde(rename_all = "camelCase")]
 pub struct SecretKept {
     pub server: String,
-    /// `env` or `headers`.
+    /// `env`, `headers` or `oauth`.
     pub section: &'static str,
     pub key: String,
     /// The secret's name, as `${secret:NAME}` in `config.json` now says.
@@ -40,8 +40,10 @@ pub fn secret_name(server: &str, section: &str, key: &str) -> String {
     format!("{server}/{section}/{clean}")
 }
 
-/// Keeps the value of `server`'s env variable or header `key` in
-/// `secrets` and writes `${secret:NAME}` in its place in `config.json`.
+/// Keeps the value of `server`'s env variable or header `key` (or, as
+/// `oauth.clientSecret` and `oauth.privateKey`, its OAuth client's secret
+/// or key) in `secrets` and writes `${secret:NAME}` in its place in
+/// `config.json`.
 /// With `value`, that value is kept (and the entry added if it was not
 /// there); without, the one in `config.json` is moved. Nothing is written
 /// when anything fails, and no error quotes a value.
@@ -53,12 +55,19 @@ pub fn keep_secret(
     value: Option<&str>,
 ) -> Result<SecretKept> {
     let mut config = store.load_config()?;
-    let Some(entry) = config.mcp_servers.get_mut(server) else {
+    if !config.mcp_servers.contains_key(server) {
         return Err(ApiError {
             field: Some("server".into()),
             ..super::servers::no_server(server)
         });
-    };
+    }
+    if let Some(field) = key.strip_prefix("oauth.") {
+        return keep_oauth_secret(store, secrets, &mut config, server, field, value);
+    }
+    let entry = config
+        .mcp_servers
+        .get_mut(server)
+        .expect("the server was found above");
     let (section, map) = match &mut entry.transport {
         Transport::Stdio { env, .. } => ("env", env),
         Transport::Http { headers, .. } => ("headers", headers),
@@ -75,20 +84,90 @@ pub fn keep_secret(
         })
         .cloned();
     let name = secret_name(server, section, existing.as_deref().unwrap_or(key));
-    let (secret, moved) = match (value, &existing) {
+    let current = existing.as_ref().map(|k| map[k].as_str());
+    let shown = existing.as_deref().unwrap_or(key);
+    let (secret, moved) = secret_to_keep(server, section, shown, value, current)?;
+    secrets
+        .set(&name, &secret)
+        .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
+    let key = existing.unwrap_or_else(|| key.to_string());
+    map.insert(key.clone(), reference(&name));
+    saved(store, secrets, &config, server, section, key, name, moved)
+}
+
+/// [`keep_secret`] for the `"oauth"` of an HTTP server: `field` is
+/// `clientSecret` or `privateKey`.
+fn keep_oauth_secret(
+    store: &Store,
+    secrets: &Secrets,
+    config: &mut sieve_core::Config,
+    server: &str,
+    field: &str,
+    value: Option<&str>,
+) -> Result<SecretKept> {
+    let entry = config
+        .mcp_servers
+        .get_mut(server)
+        .expect("the server was found by the caller");
+    let Transport::Http { oauth, .. } = &mut entry.transport else {
+        return Err(ApiError::invalid(
+            "key",
+            format!("server {server:?} is started as a program; only HTTP servers have \"oauth\""),
+        ));
+    };
+    let oauth = oauth.get_or_insert_with(Default::default);
+    let slot = match field {
+        "clientSecret" => &mut oauth.client_secret,
+        "privateKey" => &mut oauth.private_key,
+        other => {
+            return Err(ApiError::invalid(
+                "key",
+                format!(
+                    "\"oauth\" has no secret {other:?}; give oauth.clientSecret or oauth.privateKey"
+                ),
+            ));
+        }
+    };
+    let name = secret_name(server, "oauth", field);
+    let (secret, moved) = secret_to_keep(server, "oauth", field, value, slot.as_deref())?;
+    secrets
+        .set(&name, &secret)
+        .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
+    *slot = Some(reference(&name));
+    saved(
+        store,
+        secrets,
+        config,
+        server,
+        "oauth",
+        field.to_string(),
+        name,
+        moved,
+    )
+}
+
+/// The value to keep for `server`'s `section` `key` and whether it is
+/// moved out of `config.json`: `value` when given, else the `current` one
+/// there, which must be a plain value, not empty.
+fn secret_to_keep(
+    server: &str,
+    section: &str,
+    key: &str,
+    value: Option<&str>,
+    current: Option<&str>,
+) -> Result<(String, bool)> {
+    let (secret, moved) = match (value, current) {
         (Some(value), _) => (value.to_string(), false),
-        (None, Some(existing)) => {
-            let current = &map[existing];
-            let refs = references(current).unwrap_or_default();
-            if !refs.is_empty() {
-                return Err(ApiError::new(
-                    ErrorCode::Invalid,
-                    format!(
-                        "{section} {existing:?} of server {server:?} is kept as a secret already; give a new value to replace it"
-                    ),
-                ));
-            }
-            (current.clone(), true)
+        (None, Some(current)) if references(current).unwrap_or_default().is_empty() => {
+            (current.to_string(), true)
+        }
+        (None, Some(_)) => {
+            return Err(ApiError::new(
+                ErrorCode::Invalid,
+                format!(
+                    "{section} {key:?} of server {server:?} is kept as a secret already; give a new value to replace it"
+                ),
+            ));
         }
         (None, None) => {
             return Err(ApiError {
@@ -108,12 +187,23 @@ pub fn keep_secret(
             "the secret is empty; give its value",
         ));
     }
-    secrets
-        .set(&name, &secret)
-        .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
-    let key = existing.unwrap_or_else(|| key.to_string());
-    map.insert(key.clone(), reference(&name));
-    store.save_config(&config)?;
+    Ok((secret, moved))
+}
+
+/// Writes `config` with the secret's reference in it and says what was
+/// kept; a value moved out of the file is also taken out of its backup.
+#[allow(clippy::too_many_arguments)]
+fn saved(
+    store: &Store,
+    secrets: &Secrets,
+    config: &sieve_core::Config,
+    server: &str,
+    section: &'static str,
+    key: String,
+    name: String,
+    moved: bool,
+) -> Result<SecretKept> {
+    store.save_config(config)?;
     if moved {
         // The backup is the old file, value and all: it gets the new one.
         let path = store.home().config_file();

@@ -238,6 +238,48 @@ async fn signed_in(
         .map_err(Refusal::Failed)
 }
 
+/// Signs in to `up` with no person, when its tokens come from its
+/// client's own credentials (`"grant": "clientCredentials"`, a service
+/// account): `Ok(false)` when its sign-in is a person's, the reason when
+/// the authorization server refused.
+pub(super) async fn sign_in_unattended(
+    up: &Upstream,
+    pool: &PoolInner,
+    challenge: Option<String>,
+) -> Result<bool, String> {
+    let Endpoint::Configured(server) = &up.endpoint else {
+        return Ok(false);
+    };
+    let Transport::Http {
+        url,
+        oauth: Some(oauth),
+        ..
+    } = &server.transport
+    else {
+        return Ok(false);
+    };
+    if oauth.grant != sieve_core::Grant::ClientCredentials {
+        return Ok(false);
+    }
+    let Some(credentials) = pool.credentials.locked().as_ref().map(|f| f(&up.name)) else {
+        return Ok(false);
+    };
+    let client = oauth_client(pool, &up.name, Some(oauth))
+        .await
+        .map_err(|refusal| refusal.message().to_string())?;
+    crate::oauth::sign_in(crate::oauth::SignIn {
+        url,
+        client,
+        challenge,
+        credentials,
+        // This grant opens no page and waits for no browser.
+        open: &|_| {},
+        wait: Duration::ZERO,
+    })
+    .await?;
+    Ok(true)
+}
+
 /// A server's configured OAuth client, its secret looked up.
 pub(super) async fn oauth_client(
     pool: &PoolInner,
@@ -251,11 +293,18 @@ pub(super) async fn oauth_client(
     if let Some(secret) = &oauth.client_secret {
         values.insert("clientSecret".to_string(), secret.clone());
     }
+    if let Some(key) = &oauth.private_key {
+        values.insert("privateKey".to_string(), key.clone());
+    }
     let mut resolved = with_secrets(pool, server, "oauth", &values).await?;
     Ok(crate::oauth::Client {
         client_id: oauth.client_id.clone(),
         client_secret: resolved.remove("clientSecret"),
         scopes: oauth.scopes.clone(),
+        metadata_url: oauth.client_metadata_url.clone(),
+        grant: oauth.grant,
+        private_key: resolved.remove("privateKey"),
+        signing_algorithm: oauth.signing_algorithm.clone(),
     })
 }
 
@@ -288,7 +337,8 @@ async fn with_secrets(
                     Some(lookup) => match lookup(name)? {
                         Some(secret) => Ok(secret),
                         None => Err(format!(
-                            "secret {name:?} is not stored; run `mcp-sieve servers secret {server} {key}` to store it"
+                            "secret {name:?} is not stored; run `mcp-sieve servers secret {server} {}` to store it",
+                            if section == "oauth" { format!("oauth.{key}") } else { key.clone() }
                         )),
                     },
                 })

@@ -41,7 +41,7 @@ use rmcp::service::{Peer, PeerRequestOptions};
 use rmcp::{ErrorData, RoleClient};
 use serde::Serialize;
 use serde_json::{Value, json};
-use sieve_core::{ServerConfig, ServerListing};
+use sieve_core::{ServerConfig, ServerListing, Transport};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -52,7 +52,7 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Clone)]
 pub enum Endpoint {
     /// An entry of `config.json`.
-    Configured(ServerConfig),
+    Configured(Box<ServerConfig>),
     /// A server run in this process (the built-in demo): the function
     /// serves one connection on the stream it is handed.
     InProcess(fn(tokio::io::DuplexStream)),
@@ -198,15 +198,28 @@ impl Upstream {
         self.shared.locked()
     }
 
+    /// Whether its tokens come from its client's own credentials, with no
+    /// person (`"grant": "clientCredentials"`).
+    fn signs_in_unattended(&self) -> bool {
+        match &self.endpoint {
+            Endpoint::Configured(server) => matches!(
+                &server.transport,
+                Transport::Http { oauth: Some(oauth), .. }
+                    if oauth.grant == sieve_core::Grant::ClientCredentials
+            ),
+            Endpoint::InProcess(_) => false,
+        }
+    }
+
     /// How messages name the server: an HTTP server by its URL, which says
     /// most, any other by its name.
     fn subject(&self) -> String {
         match &self.endpoint {
-            Endpoint::Configured(ServerConfig {
-                transport: sieve_core::Transport::Http { url, .. },
-                ..
-            }) => url.clone(),
-            _ => format!("server {:?}", self.name),
+            Endpoint::Configured(server) => match &server.transport {
+                Transport::Http { url, .. } => url.clone(),
+                Transport::Stdio { .. } => format!("server {:?}", self.name),
+            },
+            Endpoint::InProcess(_) => format!("server {:?}", self.name),
         }
     }
 }

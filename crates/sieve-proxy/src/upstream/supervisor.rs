@@ -6,7 +6,9 @@
 //! woken by [`super::Pool::retry_sign_ins`] (a config or `secrets.json`
 //! change), else it looks every 30 s.
 
-use super::connect::{Connection, Refusal, connect, request_challenge, service_failure};
+use super::connect::{
+    Connection, Refusal, connect, request_challenge, service_failure, sign_in_unattended,
+};
 use super::{ListKind, PoolEvent, PoolInner, State, Status, Upstream, request_raw};
 use crate::hosts::Hosts;
 use crate::sync::Locked;
@@ -35,6 +37,10 @@ const SIGN_IN_POLL: Duration = Duration::from_secs(30);
 /// Keeps one server connected for as long as it is in the pool.
 pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
     let mut backoff = BACKOFF_MIN;
+    // Whether the last sign-in was made here, with no person (a service
+    // account's): if the server refuses its tokens too, it waits as
+    // needs-login rather than getting new ones in a loop.
+    let mut signed_in_here = false;
     loop {
         set_state(&up, &pool, State::Connecting, None);
         let attempt = tokio::select! {
@@ -43,6 +49,7 @@ pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
         };
         match attempt {
             Ok((connection, refresh)) => {
+                signed_in_here = false;
                 let started = Instant::now();
                 let ended = run_connection(&up, &pool, connection, refresh).await;
                 if up.stop.is_cancelled() {
@@ -54,6 +61,22 @@ pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
                 }
             }
             Err(Refusal::SignIn { why, challenge }) => {
+                let mut why = why;
+                if !signed_in_here {
+                    match sign_in_unattended(&up, &pool, challenge.clone()).await {
+                        Ok(true) => {
+                            signed_in_here = true;
+                            continue;
+                        }
+                        Ok(false) => {}
+                        Err(refused) => why = refused,
+                    }
+                } else {
+                    why = format!(
+                        "{} refused the token its client's own credentials got ({why})",
+                        up.name
+                    );
+                }
                 let why = format!("{why}; sign in with `mcp-sieve servers login {}`", up.name);
                 if let (Some(challenge), Some(credentials)) = (&challenge, credentials(&up, &pool))
                     && let Err(why) = credentials.remember_challenge(challenge).await
@@ -66,20 +89,22 @@ pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
                 if !up.reconnect {
                     return;
                 }
-                // Not retried in a loop: only once there is a sign-in.
+                // Not retried in a loop: only once there is a sign-in, or,
+                // for a service account, on every look.
                 loop {
-                    tokio::select! {
+                    let looked = tokio::select! {
                         () = up.stop.cancelled() => {
                             set_state(&up, &pool, State::Stopped, None);
                             return;
                         }
-                        () = tokio::time::sleep(SIGN_IN_POLL) => {}
-                        () = pool.signed_in.notified() => {}
-                    }
-                    if has_sign_in(&up, &pool).await {
+                        () = tokio::time::sleep(SIGN_IN_POLL) => true,
+                        () = pool.signed_in.notified() => false,
+                    };
+                    if (looked && up.signs_in_unattended()) || has_sign_in(&up, &pool).await {
                         break;
                     }
                 }
+                signed_in_here = false;
                 backoff = BACKOFF_MIN;
                 continue;
             }

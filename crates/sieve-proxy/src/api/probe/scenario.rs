@@ -69,8 +69,10 @@ impl Scenario {
         })
     }
 
-    /// The OAuth client the scenario gives (`client_id`, `client_secret`
-    /// of its context): a pre-registered one.
+    /// The OAuth client the scenario gives (`client_id`, `client_secret`,
+    /// `private_key_pem` and `signing_algorithm` of its context): a
+    /// pre-registered one, or a service account where the authorization
+    /// server offers only the client credentials grant.
     pub(super) fn client(&self) -> crate::oauth::Client {
         let field = |name: &str| {
             self.context
@@ -83,6 +85,10 @@ impl Scenario {
             client_id: field("client_id"),
             client_secret: field("client_secret"),
             scopes: Vec::new(),
+            metadata_url: None,
+            grant: sieve_core::Grant::default(),
+            private_key: field("private_key_pem"),
+            signing_algorithm: field("signing_algorithm"),
         }
     }
 
