@@ -163,6 +163,20 @@ impl Credentials {
         matches!(self.read().await, Ok(Some(record)) if record.credentials.token_response.is_some())
     }
 
+    /// How long the kept token has left, when the server said how long it
+    /// lives.
+    pub async fn token_left(&self) -> Option<Duration> {
+        let record = self.read().await.ok()??;
+        let token = serde_json::to_value(record.credentials.token_response.as_ref()?).ok()?;
+        let lifetime = Duration::from_secs(token["expires_in"].as_u64()?);
+        let received = record.credentials.token_received_at?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_secs();
+        Some(lifetime.saturating_sub(Duration::from_secs(now.saturating_sub(received))))
+    }
+
     /// Forgets the sign-in; whether there was one.
     pub async fn forget(&self) -> Result<bool, String> {
         let had = self.read().await?.is_some();

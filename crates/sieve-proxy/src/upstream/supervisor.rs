@@ -173,6 +173,46 @@ fn set_state(up: &Upstream, pool: &PoolInner, state: State, error: Option<String
     });
 }
 
+/// How long before a service account's token runs out a new one is got:
+/// more than rmcp's 30 s, after which it would stop sending the token.
+const RENEW_BEFORE: Duration = Duration::from_secs(60);
+
+/// The least time between two renewals, for tokens that live less than
+/// [`RENEW_BEFORE`].
+const RENEW_AT_MOST_EVERY: Duration = Duration::from_secs(5);
+
+/// For a service account (`"grant": "clientCredentials"`), gets a new token
+/// before the kept one runs out, for as long as the connection lasts: rmcp
+/// reads the token from the store for every request, so the connection
+/// goes on with the new one and no call meets an expired token. (A
+/// person's sign-in is refreshed by rmcp with its refresh token.) Never
+/// ends; a failed renewal is tried again after [`SIGN_IN_POLL`].
+async fn renew_tokens(up: &Upstream, pool: &PoolInner) {
+    let Some(credentials) = credentials(up, pool).filter(|_| up.signs_in_unattended()) else {
+        return std::future::pending().await;
+    };
+    loop {
+        let Some(left) = credentials.token_left().await else {
+            // The server did not say how long its tokens live.
+            return std::future::pending().await;
+        };
+        tokio::time::sleep(left.saturating_sub(RENEW_BEFORE).max(RENEW_AT_MOST_EVERY)).await;
+        match sign_in_unattended(up, pool, None).await {
+            Ok(_) => tracing::info!(
+                "server {:?}: got a new token for its service account",
+                up.name
+            ),
+            Err(why) => {
+                tracing::warn!(
+                    "server {:?}: a new token could not be got ({why}); trying again",
+                    up.name
+                );
+                tokio::time::sleep(SIGN_IN_POLL).await;
+            }
+        }
+    }
+}
+
 /// Serves one connection until it ends or the server is stopped; returns
 /// why it ended.
 async fn run_connection(
@@ -223,8 +263,11 @@ async fn run_connection(
     let refused = CancellationToken::new();
     up.shared().connection = Some(refused.clone());
     let mut ended = tokio::spawn(service.waiting());
+    let renewals = renew_tokens(up, pool);
+    tokio::pin!(renewals);
     let reason = loop {
         tokio::select! {
+            () = &mut renewals => {}
             () = up.stop.cancelled() => {
                 cancel.cancel();
                 let _ = (&mut ended).await;
