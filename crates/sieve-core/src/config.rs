@@ -236,7 +236,7 @@ pub const SIGNING_ALGORITHMS: [&str; 5] = ["RS256", "RS384", "RS512", "ES256", "
 
 impl OAuthClient {
     /// The combinations that cannot work, each said with what to do.
-    fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), String> {
         for (field, value) in [
             ("clientSecret", &self.client_secret),
             ("privateKey", &self.private_key),

@@ -26,6 +26,41 @@ export class ServersPage {
     );
   }
 
+  /** The add form: its section is named by its heading. */
+  async #addForm() {
+    return this.app.locate(By.css('section[aria-labelledby="add-title"] form'), undefined, 'the add form');
+  }
+
+  /**
+   * Adds an HTTP server through the form: `name`, `url`, and the fields of
+   * its sign-in section by their labels (`{ 'Client ID': 'x', ... }`),
+   * `serviceAccount` ticking that box. Returns once the form is emptied
+   * (the server added) or fails with the form's error.
+   */
+  async addHttp(name, url, oauth = {}, { serviceAccount = false } = {}) {
+    const form = await this.#addForm();
+    const field = (label) => form.findElement(By.xpath(`.//label[span[normalize-space()="${label}"]]//input`));
+    await typeInto(await field('Name'), name);
+    await form.findElement(By.xpath('.//label[contains(normalize-space(), "URL (HTTP)")]/input')).click();
+    await typeInto(await field('URL'), url);
+    await form.findElement(By.xpath('.//summary[starts-with(normalize-space(), "Sign-in (OAuth)")]')).click();
+    for (const [label, value] of Object.entries(oauth)) await typeInto(await field(label), value);
+    if (serviceAccount) {
+      await form.findElement(By.xpath('.//label[starts-with(normalize-space(), "Service account")]/input')).click();
+    }
+    await form.findElement(By.xpath('.//button[normalize-space()="Add server"]')).click();
+    await until(
+      async () => {
+        const error = await form.findElements(By.css('[role="alert"]'));
+        if (error.length > 0 && (await error[0].getText()) !== '') {
+          throw new Error(`the add form says: ${await error[0].getText()}`);
+        }
+        return (await (await field('Name')).getAttribute('value')) === '' ? true : null;
+      },
+      { what: `server ${name} to be added` },
+    );
+  }
+
   /** The import form: its section is named by its heading. */
   async #importForm() {
     return this.app.locate(

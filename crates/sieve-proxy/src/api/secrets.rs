@@ -249,22 +249,49 @@ pub fn import(
 }
 
 /// Adds a server (see [`super::servers::add`]) and, given `secrets`, keeps
-/// its env or header values there: `config.json` never holds them, not
-/// even for a moment in a backup.
+/// its env or header values, and its OAuth client's secret or key, there:
+/// `config.json` never holds them, not even for a moment in a backup.
 pub fn add_server(
     store: &Store,
     secrets: Option<&Secrets>,
     mut server: super::servers::NewServer,
 ) -> Result<Vec<SecretKept>> {
     use super::servers::NewServer;
-    let (name, section, values) = match &mut server {
-        NewServer::Stdio { name, env, .. } => (name.trim().to_string(), "env", env),
-        NewServer::Http { name, headers, .. } => (name.trim().to_string(), "headers", headers),
+    // Checked before anything is stored, so a refusal leaves nothing behind.
+    if let NewServer::Http {
+        oauth: Some(oauth), ..
+    } = &server
+    {
+        oauth
+            .check()
+            .map_err(|why| ApiError::invalid("oauth", why))?;
+    }
+    let (name, section, values, oauth) = match &mut server {
+        NewServer::Stdio { name, env, .. } => (name.trim().to_string(), "env", env, None),
+        NewServer::Http {
+            name,
+            headers,
+            oauth,
+            ..
+        } => (name.trim().to_string(), "headers", headers, oauth.as_mut()),
     };
     let is_plain =
         |value: &String| !value.is_empty() && references(value).is_ok_and(|refs| refs.is_empty());
+    // The OAuth client's secret and key, as `oauth.clientSecret` and
+    // `oauth.privateKey` are named everywhere else.
+    let mut client: Vec<(&'static str, &mut String)> = match oauth {
+        Some(oauth) => [
+            ("clientSecret", oauth.client_secret.as_mut()),
+            ("privateKey", oauth.private_key.as_mut()),
+        ]
+        .into_iter()
+        .filter_map(|(field, value)| value.map(|v| (field, v)))
+        .filter(|(_, value)| is_plain(value))
+        .collect(),
+        None => Vec::new(),
+    };
     let mut kept = Vec::new();
-    if let Some(secrets) = secrets.filter(|_| values.values().any(is_plain)) {
+    if let Some(secrets) = secrets.filter(|_| values.values().any(is_plain) || !client.is_empty()) {
         // Stored first, then the server is added with references only; a
         // taken name must not get its secrets overwritten first.
         if store.load_config()?.mcp_servers.contains_key(&name) {
@@ -285,7 +312,92 @@ pub fn add_server(
                 moved: true,
             });
         }
+        for (field, value) in client.iter_mut() {
+            let secret = secret_name(&name, "oauth", field);
+            secrets
+                .set(&secret, value)
+                .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
+            **value = reference(&secret);
+            kept.push(SecretKept {
+                server: name.clone(),
+                section: "oauth",
+                key: field.to_string(),
+                secret,
+                location: secrets.location(),
+                moved: true,
+            });
+        }
     }
     super::servers::add(store, server)?;
     Ok(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::home::Home;
+    use serde_json::json;
+
+    fn http(oauth: serde_json::Value) -> super::super::servers::NewServer {
+        serde_json::from_value(json!({
+            "transport": "http", "name": "corp", "url": "https://corp.test/mcp",
+            "headers": {"X-Team": "blue"}, "oauth": oauth,
+        }))
+        .expect("the page's shape")
+    }
+
+    #[test]
+    fn an_added_server_s_client_secret_is_kept_out_of_config_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path());
+        let store = Store::new(home.clone());
+        let secrets = Secrets::file(&home);
+
+        // A combination that cannot work is refused before anything is kept.
+        let error = add_server(
+            &store,
+            Some(&secrets),
+            http(json!({"grant": "clientCredentials", "clientSecret": "s3cret"})),
+        )
+        .unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("oauth"), "{}", error.message);
+        assert!(error.message.contains("\"clientId\""), "{}", error.message);
+        assert_eq!(secrets.get("corp/oauth/clientSecret").unwrap(), None);
+
+        let kept = add_server(
+            &store,
+            Some(&secrets),
+            http(json!({"grant": "clientCredentials", "clientId": "robot", "clientSecret": "s3cret"})),
+        )
+        .unwrap();
+        let names: Vec<_> = kept.iter().map(|k| (k.section, k.key.as_str())).collect();
+        assert_eq!(names, [("headers", "X-Team"), ("oauth", "clientSecret")]);
+        let text = std::fs::read_to_string(home.config_file()).unwrap();
+        assert!(!text.contains("s3cret"), "{text}");
+        assert!(text.contains("${secret:corp/oauth/clientSecret}"), "{text}");
+        assert_eq!(
+            secrets.get("corp/oauth/clientSecret").unwrap().as_deref(),
+            Some("s3cret")
+        );
+        let config = store.load_config().unwrap();
+        let Transport::Http { oauth, .. } = &config.mcp_servers["corp"].transport else {
+            panic!("an HTTP server");
+        };
+        assert_eq!(
+            oauth.as_ref().map(|o| o.grant),
+            Some(sieve_core::Grant::ClientCredentials)
+        );
+
+        // An empty "oauth" (the form's fields left blank) is left out.
+        let mut blank = http(json!({}));
+        if let super::super::servers::NewServer::Http { name, .. } = &mut blank {
+            *name = "plain".into();
+        }
+        add_server(&store, None, blank).unwrap();
+        let config = store.load_config().unwrap();
+        assert!(matches!(
+            &config.mcp_servers["plain"].transport,
+            Transport::Http { oauth: None, .. }
+        ));
+    }
 }

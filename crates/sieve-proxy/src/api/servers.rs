@@ -127,6 +127,9 @@ pub enum NewServer {
         url: String,
         #[serde(default)]
         headers: BTreeMap<String, String>,
+        /// How to sign in to it, as `"oauth"` in `config.json`.
+        #[serde(default)]
+        oauth: Option<sieve_core::OAuthClient>,
     },
 }
 
@@ -153,19 +156,31 @@ pub fn add(store: &Store, server: NewServer) -> Result<()> {
             };
             (name, transport)
         }
-        NewServer::Http { name, url, headers } => {
+        NewServer::Http {
+            name,
+            url,
+            headers,
+            oauth,
+        } => {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(ApiError::invalid(
                     "url",
                     format!("{url:?} is not an http:// or https:// URL"),
                 ));
             }
+            // An empty section says nothing: left out.
+            let oauth = oauth.filter(|o| *o != sieve_core::OAuthClient::default());
+            if let Some(oauth) = &oauth {
+                oauth
+                    .check()
+                    .map_err(|why| ApiError::invalid("oauth", why))?;
+            }
             (
                 name,
                 Transport::Http {
                     url,
                     headers,
-                    oauth: None,
+                    oauth,
                 },
             )
         }

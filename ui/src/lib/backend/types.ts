@@ -64,7 +64,19 @@ export type NewServer =
       transport: 'http';
       url: string;
       headers: Record<string, string>;
+      oauth?: OAuthClient;
     };
+
+/** How MCP Sieve signs in to an HTTP server: `"oauth"` in config.json. */
+export interface OAuthClient {
+  /** A service account: the client's own credentials, no person. */
+  grant?: 'clientCredentials';
+  clientId?: string;
+  clientSecret?: string;
+  scopes?: string[];
+  /** Where a Client ID Metadata Document for MCP Sieve is published. */
+  clientMetadataUrl?: string;
+}
 
 export type Host = 'claude-desktop' | 'cursor' | 'vscode';
 

@@ -42,6 +42,37 @@ it('makes an HTTP server with its headers', () => {
   });
 });
 
+it('gives an HTTP server the sign-in filled in, and none when it is left blank', () => {
+  const base = { name: 'corp', transport: 'http' as const, url: 'https://corp.test/mcp' };
+  const oauth = (fields: Partial<ServerDraft['oauth']>) => ({ ...emptyDraft().oauth, ...fields });
+  expect(toNewServer(draft({ ...base, oauth: oauth({ scopes: '  ' }) }))).not.toHaveProperty('oauth');
+  expect(
+    toNewServer(
+      draft({
+        ...base,
+        oauth: oauth({ clientId: ' sieve ', clientSecret: 's3cret', scopes: 'read  write', clientMetadataUrl: '' }),
+      }),
+    ),
+  ).toEqual({
+    ...base,
+    headers: {},
+    oauth: { clientId: 'sieve', clientSecret: 's3cret', scopes: ['read', 'write'] },
+  });
+  expect(
+    toNewServer(draft({ ...base, oauth: oauth({ clientMetadataUrl: 'https://me.test/sieve.json' }) })),
+  ).toEqual({ ...base, headers: {}, oauth: { clientMetadataUrl: 'https://me.test/sieve.json' } });
+  expect(
+    toNewServer(draft({ ...base, oauth: oauth({ serviceAccount: true, clientId: 'robot', clientSecret: 'x' }) })),
+  ).toEqual({
+    ...base,
+    headers: {},
+    oauth: { grant: 'clientCredentials', clientId: 'robot', clientSecret: 'x' },
+  });
+  expect(() => toNewServer(draft({ ...base, oauth: oauth({ serviceAccount: true, clientId: 'robot' }) }))).toThrow(
+    'A service account needs its client ID and client secret.',
+  );
+});
+
 it('says what to fill in', () => {
   expect(() => toNewServer(draft({ command: 'npx' }))).toThrow('Give the server a name.');
   expect(() => toNewServer(draft({ name: 'x' }))).toThrow('Give the command that starts the server.');

@@ -1,6 +1,6 @@
 // The add-server form's values, and the server they describe.
 
-import type { NewServer } from '../backend';
+import type { NewServer, OAuthClient } from '../backend';
 
 /** One KEY=VALUE line of environment variables or headers. */
 export interface Pair {
@@ -17,12 +17,53 @@ export interface ServerDraft {
   env: Pair[];
   url: string;
   headers: Pair[];
-  /** Keep the env or header values in the system keychain, not in config.json. */
+  /** How to sign in to an HTTP server; all optional. */
+  oauth: OAuthDraft;
+  /** Keep the env or header values (and a client secret) in the system keychain, not in config.json. */
   keepSecrets: boolean;
 }
 
+export interface OAuthDraft {
+  clientId: string;
+  clientSecret: string;
+  /** Separated by spaces, as OAuth writes them. */
+  scopes: string;
+  clientMetadataUrl: string;
+  /** The client's own credentials get the tokens; no one signs in. */
+  serviceAccount: boolean;
+}
+
 export function emptyDraft(): ServerDraft {
-  return { name: '', transport: 'stdio', command: '', args: '', env: [], url: '', headers: [], keepSecrets: true };
+  return {
+    name: '',
+    transport: 'stdio',
+    command: '',
+    args: '',
+    env: [],
+    url: '',
+    headers: [],
+    oauth: { clientId: '', clientSecret: '', scopes: '', clientMetadataUrl: '', serviceAccount: false },
+    keepSecrets: true,
+  };
+}
+
+/** The `"oauth"` the draft gives, or undefined when it gives none. */
+function toOAuth(draft: OAuthDraft): OAuthClient | undefined {
+  const oauth: OAuthClient = {};
+  const clientId = draft.clientId.trim();
+  const scopes = draft.scopes.split(/\s+/).filter((scope) => scope !== '');
+  const clientMetadataUrl = draft.clientMetadataUrl.trim();
+  if (draft.serviceAccount) {
+    if (clientId === '' || draft.clientSecret === '') {
+      throw new Error('A service account needs its client ID and client secret.');
+    }
+    oauth.grant = 'clientCredentials';
+  }
+  if (clientId !== '') oauth.clientId = clientId;
+  if (draft.clientSecret !== '') oauth.clientSecret = draft.clientSecret;
+  if (scopes.length > 0) oauth.scopes = scopes;
+  if (clientMetadataUrl !== '') oauth.clientMetadataUrl = clientMetadataUrl;
+  return Object.keys(oauth).length > 0 ? oauth : undefined;
 }
 
 function record(pairs: Pair[], what: string): Record<string, string> {
@@ -55,5 +96,7 @@ export function toNewServer(draft: ServerDraft): NewServer {
   }
   const url = draft.url.trim();
   if (url === '') throw new Error('Give the URL of the server.');
-  return { name, transport: 'http', url, headers: record(draft.headers, 'header') };
+  const server: NewServer = { name, transport: 'http', url, headers: record(draft.headers, 'header') };
+  const oauth = toOAuth(draft.oauth);
+  return oauth === undefined ? server : { ...server, oauth };
 }
