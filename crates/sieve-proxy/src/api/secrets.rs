@@ -115,10 +115,10 @@ fn keep_oauth_secret(
             format!("server {server:?} is started as a program; only HTTP servers have \"oauth\""),
         ));
     };
-    let oauth = oauth.get_or_insert_with(Default::default);
+    let mut updated = oauth.clone().unwrap_or_default();
     let slot = match field {
-        "clientSecret" => &mut oauth.client_secret,
-        "privateKey" => &mut oauth.private_key,
+        "clientSecret" => &mut updated.client_secret,
+        "privateKey" => &mut updated.private_key,
         other => {
             return Err(ApiError::invalid(
                 "key",
@@ -130,10 +130,19 @@ fn keep_oauth_secret(
     };
     let name = secret_name(server, "oauth", field);
     let (secret, moved) = secret_to_keep(server, "oauth", field, value, slot.as_deref())?;
+    *slot = Some(reference(&name));
+    // config.json must still read afterwards: a key alone, say, is no
+    // sign-in (it needs the client credentials grant and the client's id).
+    updated.check().map_err(|why| {
+        ApiError::invalid(
+            "key",
+            format!("server {server:?} cannot take its oauth {field:?} as it is: {why}"),
+        )
+    })?;
     secrets
         .set(&name, &secret)
         .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
-    *slot = Some(reference(&name));
+    *oauth = Some(updated);
     saved(
         store,
         secrets,
@@ -387,6 +396,28 @@ mod tests {
             oauth.as_ref().map(|o| o.grant),
             Some(sieve_core::Grant::ClientCredentials)
         );
+
+        // A key for a server whose sign-in is a person's would leave
+        // config.json unreadable: refused, nothing kept or written.
+        let error =
+            keep_secret(&store, &secrets, "corp", "oauth.privateKey", Some("PEM")).unwrap_err();
+        assert!(error.message.contains("needs either"), "{}", error.message);
+        let mut person = store.load_config().unwrap();
+        if let Transport::Http { oauth, .. } =
+            &mut person.mcp_servers.get_mut("corp").unwrap().transport
+        {
+            *oauth = None;
+        }
+        store.save_config(&person).unwrap();
+        let error =
+            keep_secret(&store, &secrets, "corp", "oauth.privateKey", Some("PEM")).unwrap_err();
+        assert!(
+            error.message.contains("are for \"grant\""),
+            "{}",
+            error.message
+        );
+        assert_eq!(secrets.get("corp/oauth/privateKey").unwrap(), None);
+        assert!(store.load_config().is_ok());
 
         // An empty "oauth" (the form's fields left blank) is left out.
         let mut blank = http(json!({}));
