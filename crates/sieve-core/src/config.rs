@@ -235,12 +235,26 @@ impl Grant {
 pub const SIGNING_ALGORITHMS: [&str; 5] = ["RS256", "RS384", "RS512", "ES256", "ES384"];
 
 impl OAuthClient {
+    /// The fields that hold secrets, by their names in `config.json`
+    /// (`servers secret NAME oauth.<name>` names them so too).
+    pub fn secret_fields(&self) -> [(&'static str, Option<&String>); 2] {
+        [
+            ("clientSecret", self.client_secret.as_ref()),
+            ("privateKey", self.private_key.as_ref()),
+        ]
+    }
+
+    /// [`OAuthClient::secret_fields`], to change.
+    pub fn secret_fields_mut(&mut self) -> [(&'static str, &mut Option<String>); 2] {
+        [
+            ("clientSecret", &mut self.client_secret),
+            ("privateKey", &mut self.private_key),
+        ]
+    }
+
     /// The combinations that cannot work, each said with what to do.
     pub fn check(&self) -> Result<(), String> {
-        for (field, value) in [
-            ("clientSecret", &self.client_secret),
-            ("privateKey", &self.private_key),
-        ] {
+        for (field, value) in self.secret_fields() {
             if let Some(value) = value {
                 crate::secret_ref::references(value)
                     .map_err(|error| format!("oauth \"{field}\": {error}"))?;

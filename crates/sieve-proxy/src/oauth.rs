@@ -301,6 +301,23 @@ pub struct Client {
 }
 
 impl Client {
+    /// The client a server's `"oauth"` describes, its secrets given as
+    /// `resolved` (by field name, `${secret:NAME}` replaced).
+    pub fn configured(
+        oauth: &sieve_core::OAuthClient,
+        mut resolved: std::collections::BTreeMap<String, String>,
+    ) -> Client {
+        Client {
+            client_id: oauth.client_id.clone(),
+            client_secret: resolved.remove("clientSecret"),
+            scopes: oauth.scopes.clone(),
+            metadata_url: oauth.client_metadata_url.clone(),
+            grant: oauth.grant,
+            private_key: resolved.remove("privateKey"),
+            signing_algorithm: oauth.signing_algorithm.clone(),
+        }
+    }
+
     /// Whether the tokens come from the client's own credentials, with no
     /// person: when configured so, or when the authorization server
     /// (`metadata`) offers only the client credentials grant and the client

@@ -9,6 +9,7 @@ use crate::store::Store;
 use serde::Serialize;
 use sieve_core::Transport;
 use sieve_core::secret_ref::{SubstituteError, substitute};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// How long the person has to finish the sign-in in the browser.
@@ -48,17 +49,21 @@ pub async fn login(
         ));
     };
     let secrets = SharedSecrets::new(store.home().clone());
-    let mut client = Client::default();
-    if let Some(oauth) = oauth {
-        client.client_id = oauth.client_id.clone();
-        client.scopes = oauth.scopes.clone();
-        client.metadata_url = oauth.client_metadata_url.clone();
-        client.grant = oauth.grant;
-        client.signing_algorithm = oauth.signing_algorithm.clone();
-        client.client_secret =
-            resolve(&secrets, name, "clientSecret", &oauth.client_secret).await?;
-        client.private_key = resolve(&secrets, name, "privateKey", &oauth.private_key).await?;
-    }
+    let client = match oauth {
+        Some(oauth) => {
+            let mut resolved = BTreeMap::new();
+            for (field, value) in oauth.secret_fields() {
+                if let Some(value) = value {
+                    resolved.insert(
+                        field.to_string(),
+                        resolve(&secrets, name, field, value).await?,
+                    );
+                }
+            }
+            Client::configured(oauth, resolved)
+        }
+        None => Client::default(),
+    };
     let credentials = Credentials::stored(secrets.clone(), name);
     // What the server last said when it refused the proxy (a 403 wanting
     // more scopes, say), so this sign-in asks for what it needs.
@@ -91,12 +96,9 @@ async fn resolve(
     secrets: &SharedSecrets,
     server: &str,
     field: &'static str,
-    value: &Option<String>,
-) -> Result<Option<String>> {
-    let Some(value) = value.clone() else {
-        return Ok(None);
-    };
-    let secrets = secrets.clone();
+    value: &str,
+) -> Result<String> {
+    let (secrets, value) = (secrets.clone(), value.to_string());
     let resolved = tokio::task::spawn_blocking(move || {
         substitute(&value, |key| {
             secrets
@@ -113,7 +115,7 @@ async fn resolve(
             format!("reading the client's {field} stopped half way"),
         )
     })?;
-    resolved.map(Some).map_err(|error| {
+    resolved.map_err(|error| {
         let why = match error {
             SubstituteError::Malformed(why) | SubstituteError::Lookup(why) => why,
         };

@@ -116,17 +116,17 @@ fn keep_oauth_secret(
         ));
     };
     let mut updated = oauth.clone().unwrap_or_default();
-    let slot = match field {
-        "clientSecret" => &mut updated.client_secret,
-        "privateKey" => &mut updated.private_key,
-        other => {
-            return Err(ApiError::invalid(
-                "key",
-                format!(
-                    "\"oauth\" has no secret {other:?}; give oauth.clientSecret or oauth.privateKey"
-                ),
-            ));
-        }
+    let Some((_, slot)) = updated
+        .secret_fields_mut()
+        .into_iter()
+        .find(|(name, _)| *name == field)
+    else {
+        return Err(ApiError::invalid(
+            "key",
+            format!(
+                "\"oauth\" has no secret {field:?}; give oauth.clientSecret or oauth.privateKey"
+            ),
+        ));
     };
     let name = secret_name(server, "oauth", field);
     let (secret, moved) = secret_to_keep(server, "oauth", field, value, slot.as_deref())?;
@@ -286,51 +286,37 @@ pub fn add_server(
     };
     let is_plain =
         |value: &String| !value.is_empty() && references(value).is_ok_and(|refs| refs.is_empty());
-    // The OAuth client's secret and key, as `oauth.clientSecret` and
-    // `oauth.privateKey` are named everywhere else.
-    let mut client: Vec<(&'static str, &mut String)> = match oauth {
-        Some(oauth) => [
-            ("clientSecret", oauth.client_secret.as_mut()),
-            ("privateKey", oauth.private_key.as_mut()),
-        ]
-        .into_iter()
-        .filter_map(|(field, value)| value.map(|v| (field, v)))
-        .filter(|(_, value)| is_plain(value))
-        .collect(),
-        None => Vec::new(),
-    };
+    // Every plain value to keep: the env or header values, and the OAuth
+    // client's secret and key (`oauth.clientSecret`, `oauth.privateKey`).
+    let client = oauth.into_iter().flat_map(|oauth| {
+        oauth
+            .secret_fields_mut()
+            .into_iter()
+            .filter_map(|(field, value)| Some(("oauth", field.to_string(), value.as_mut()?)))
+    });
+    let mut plain: Vec<(&'static str, String, &mut String)> = values
+        .iter_mut()
+        .map(|(key, value)| (section, key.clone(), value))
+        .chain(client)
+        .filter(|(_, _, value)| is_plain(value))
+        .collect();
     let mut kept = Vec::new();
-    if let Some(secrets) = secrets.filter(|_| values.values().any(is_plain) || !client.is_empty()) {
+    if let Some(secrets) = secrets.filter(|_| !plain.is_empty()) {
         // Stored first, then the server is added with references only; a
         // taken name must not get its secrets overwritten first.
         if store.load_config()?.mcp_servers.contains_key(&name) {
             return Err(super::servers::name_taken(&name));
         }
-        for (key, value) in values.iter_mut().filter(|(_, value)| is_plain(value)) {
+        for (section, key, value) in plain.iter_mut() {
             let secret = secret_name(&name, section, key);
-            secrets
-                .set(&secret, value)
-                .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
-            *value = reference(&secret);
-            kept.push(SecretKept {
-                server: name.clone(),
-                section,
-                key: key.clone(),
-                secret,
-                location: secrets.location(),
-                moved: true,
-            });
-        }
-        for (field, value) in client.iter_mut() {
-            let secret = secret_name(&name, "oauth", field);
             secrets
                 .set(&secret, value)
                 .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
             **value = reference(&secret);
             kept.push(SecretKept {
                 server: name.clone(),
-                section: "oauth",
-                key: field.to_string(),
+                section,
+                key: key.clone(),
                 secret,
                 location: secrets.location(),
                 moved: true,

@@ -247,20 +247,9 @@ pub(super) async fn sign_in_unattended(
     pool: &PoolInner,
     challenge: Option<String>,
 ) -> Result<bool, String> {
-    let Endpoint::Configured(server) = &up.endpoint else {
+    let Some((url, oauth)) = up.service_account() else {
         return Ok(false);
     };
-    let Transport::Http {
-        url,
-        oauth: Some(oauth),
-        ..
-    } = &server.transport
-    else {
-        return Ok(false);
-    };
-    if oauth.grant != sieve_core::Grant::ClientCredentials {
-        return Ok(false);
-    }
     let Some(credentials) = pool.credentials.locked().as_ref().map(|f| f(&up.name)) else {
         return Ok(false);
     };
@@ -289,23 +278,13 @@ pub(super) async fn oauth_client(
     let Some(oauth) = oauth else {
         return Ok(crate::oauth::Client::default());
     };
-    let mut values = BTreeMap::new();
-    if let Some(secret) = &oauth.client_secret {
-        values.insert("clientSecret".to_string(), secret.clone());
-    }
-    if let Some(key) = &oauth.private_key {
-        values.insert("privateKey".to_string(), key.clone());
-    }
-    let mut resolved = with_secrets(pool, server, "oauth", &values).await?;
-    Ok(crate::oauth::Client {
-        client_id: oauth.client_id.clone(),
-        client_secret: resolved.remove("clientSecret"),
-        scopes: oauth.scopes.clone(),
-        metadata_url: oauth.client_metadata_url.clone(),
-        grant: oauth.grant,
-        private_key: resolved.remove("privateKey"),
-        signing_algorithm: oauth.signing_algorithm.clone(),
-    })
+    let values: BTreeMap<String, String> = oauth
+        .secret_fields()
+        .into_iter()
+        .filter_map(|(field, value)| Some((field.to_string(), value?.clone())))
+        .collect();
+    let resolved = with_secrets(pool, server, "oauth", &values).await?;
+    Ok(crate::oauth::Client::configured(oauth, resolved))
 }
 
 /// `values` (a server's `env` or `headers`) with every `${secret:NAME}`

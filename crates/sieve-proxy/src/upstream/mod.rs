@@ -198,17 +198,25 @@ impl Upstream {
         self.shared.locked()
     }
 
-    /// Whether its tokens come from its client's own credentials, with no
-    /// person (`"grant": "clientCredentials"`).
-    fn signs_in_unattended(&self) -> bool {
-        match &self.endpoint {
-            Endpoint::Configured(server) => matches!(
-                &server.transport,
-                Transport::Http { oauth: Some(oauth), .. }
-                    if oauth.grant == sieve_core::Grant::ClientCredentials
-            ),
-            Endpoint::InProcess(_) => false,
+    /// Its URL and client when its tokens come from that client's own
+    /// credentials, with no person (`"grant": "clientCredentials"`).
+    fn service_account(&self) -> Option<(&str, &sieve_core::OAuthClient)> {
+        let Endpoint::Configured(server) = &self.endpoint else {
+            return None;
+        };
+        match &server.transport {
+            Transport::Http {
+                url,
+                oauth: Some(oauth),
+                ..
+            } if oauth.grant == sieve_core::Grant::ClientCredentials => Some((url, oauth)),
+            _ => None,
         }
+    }
+
+    /// Whether it is a [service account](Upstream::service_account).
+    fn signs_in_unattended(&self) -> bool {
+        self.service_account().is_some()
     }
 
     /// How messages name the server: an HTTP server by its URL, which says
