@@ -68,12 +68,6 @@ impl Home {
         self.config_dir.join("approvals.json")
     }
 
-    /// `approvals.json.lock`: held while `approvals.json` is read, changed
-    /// and written, so two processes never lose each other's approvals.
-    pub fn approvals_lock(&self) -> PathBuf {
-        self.config_dir.join("approvals.json.lock")
-    }
-
     /// The folder of profile files.
     pub fn profiles_dir(&self) -> PathBuf {
         self.config_dir.join("profiles")

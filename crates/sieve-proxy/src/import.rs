@@ -368,7 +368,9 @@ fn not_found_message(kind: HostKind, tried: &[PathBuf], explicit: bool) -> Strin
 impl From<StoreError> for ImportError {
     fn from(error: StoreError) -> Self {
         match error {
-            StoreError::Parse(error) => ImportError::UserConfig { error },
+            StoreError::Parse(error) | StoreError::Unparseable { error, .. } => {
+                ImportError::UserConfig { error }
+            }
             other => ImportError::Store(other),
         }
     }
@@ -631,11 +633,14 @@ pub fn import(
     kind: HostKind,
     path: Option<&Path>,
 ) -> Result<ImportReport, ImportError> {
-    let (config, report) = plan(store, kind, path)?;
-    if report.changed() {
-        store.save_config(&config)?;
-    }
-    Ok(report)
+    let (file, entries) = read_host(kind, path)?;
+    // Merged under config.json's lock, into the file as it is then, so
+    // servers another process adds meanwhile are kept.
+    store.update_config(|config| {
+        let mut report = merge(config, entries, kind);
+        report.file = Some(file);
+        Ok(report)
+    })
 }
 
 /// What [`import`] would do, without writing: the config as it would be,
@@ -645,16 +650,25 @@ pub fn plan(
     kind: HostKind,
     path: Option<&Path>,
 ) -> Result<(Config, ImportReport), ImportError> {
+    let (file, entries) = read_host(kind, path)?;
+    let mut config = store.load_config()?;
+    let mut report = merge(&mut config, entries, kind);
+    report.file = Some(file);
+    Ok((config, report))
+}
+
+/// The host's file and the servers it holds.
+fn read_host(
+    kind: HostKind,
+    path: Option<&Path>,
+) -> Result<(PathBuf, Vec<HostEntry>), ImportError> {
     let file = locate(kind, path)?;
     let text = fs::read_to_string(&file).map_err(|source| ImportError::Read {
         path: file.clone(),
         source,
     })?;
     let entries = parse_host_config(kind, &file.display().to_string(), &text)?;
-    let mut config = store.load_config()?;
-    let mut report = merge(&mut config, entries, kind);
-    report.file = Some(file);
-    Ok((config, report))
+    Ok((file, entries))
 }
 
 fn locate(kind: HostKind, path: Option<&Path>) -> Result<PathBuf, ImportError> {

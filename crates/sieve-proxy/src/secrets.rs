@@ -47,7 +47,6 @@ enum Backend {
     },
     File {
         path: PathBuf,
-        lock: PathBuf,
     },
 }
 
@@ -104,7 +103,6 @@ impl Secrets {
         Secrets {
             backend: Backend::File {
                 path: home.data_dir().join("secrets.json"),
-                lock: home.data_dir().join("secrets.json.lock"),
             },
         }
     }
@@ -151,7 +149,7 @@ impl Secrets {
                 touch(stamp);
                 Ok(())
             }
-            Backend::File { path, lock } => update_file(path, lock, |secrets| {
+            Backend::File { path } => update_file(path, |secrets| {
                 secrets.insert(key.to_string(), value.to_string());
             }),
         }
@@ -172,9 +170,9 @@ impl Secrets {
                 Err(keyring_core::Error::NoEntry) => Ok(false),
                 Err(error) => Err(keychain_error("delete", key, &error)),
             },
-            Backend::File { path, lock } => {
+            Backend::File { path } => {
                 let mut had = false;
-                update_file(path, lock, |secrets| had = secrets.remove(key).is_some())?;
+                update_file(path, |secrets| had = secrets.remove(key).is_some())?;
                 Ok(had)
             }
         }
@@ -269,15 +267,15 @@ fn read_file(path: &PathBuf) -> Result<BTreeMap<String, String>, SecretError> {
     }
 }
 
+/// Changes `secrets.json` under its lock (the same `<file>.lock` as every
+/// user file, see [`crate::store::update_locked`]; this file keeps no
+/// backup, so it has its own read and write).
 fn update_file(
     path: &PathBuf,
-    lock_path: &std::path::Path,
     change: impl FnOnce(&mut BTreeMap<String, String>),
 ) -> Result<(), SecretError> {
-    let lock = crate::store::lock_file(lock_path).map_err(|error| {
-        let error = crate::api::ApiError::from(error);
-        SecretError(format!("{error}; the secret was not stored"))
-    })?;
+    let lock = crate::store::lock_file(&crate::store::lock_path(path))
+        .map_err(|error| SecretError(format!("{error}; the secret was not stored")))?;
     let mut secrets = read_file(path)?;
     change(&mut secrets);
     let mut text = serde_json::to_string_pretty(&secrets).expect("strings serialise");
@@ -299,7 +297,6 @@ mod tests {
         Secrets {
             backend: Backend::File {
                 path: dir.join("secrets.json"),
-                lock: dir.join("secrets.json.lock"),
             },
         }
     }

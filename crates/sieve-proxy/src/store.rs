@@ -1,10 +1,18 @@
 //! The files of one user: `config.json`, `profiles/<name>.json` and
 //! `approvals.json`.
 //!
-//! Every write is atomic (temp file, fsync, rename, fsync of the folder)
-//! and keeps the previous version as `<file>.bak`. A file that does not
-//! parse is never overwritten: writes to it are refused with the parse
-//! error, so a hand edit with a typo is not lost to the app or a command.
+//! Every change is one read-modify-write under an exclusive OS lock on
+//! that file ([`Store::update_config`], [`Store::update_profile`],
+//! [`Store::update_approvals`], and [`update_locked`] under them): the
+//! file is read again under the lock, changed, checked as a load would
+//! check it, written atomically (temp file, fsync, rename, fsync of the
+//! folder) keeping the previous version as `<file>.bak`, and the lock
+//! released. So the app, any number of command lines and every proxy
+//! process may change one file at once and no change is lost. Readers
+//! take no lock and never wait: a rename shows them the old or the new
+//! file, whole. A file that does not parse is never overwritten: changes
+//! to it are refused with the parse error, so a hand edit with a typo is
+//! not lost to the app or a command.
 
 use crate::home::Home;
 use sieve_core::profile::{DEFAULT_PROFILE, is_valid_profile_name};
@@ -17,11 +25,14 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
-    #[error("cannot {action} {path}")]
+    /// The io error's own words ("Permission denied") end the sentence.
+    /// (`cause` is not the error's `source`: the sentence holds it
+    /// already, and a chain printed whole would say it twice.)
+    #[error("cannot {action} {path}: {cause}")]
     Io {
         action: &'static str,
         path: PathBuf,
-        source: io::Error,
+        cause: io::Error,
     },
     #[error(transparent)]
     Parse(#[from] ParseError),
@@ -29,6 +40,10 @@ pub enum StoreError {
         "{path} does not parse, so it was left as it is ({error}); fix or delete it, then try again"
     )]
     Unparseable { path: PathBuf, error: ParseError },
+    /// A change that would leave a file that does not load (checked before
+    /// anything is written).
+    #[error("{error}")]
+    Invalid { error: ParseError },
     /// A file that parses but whose glob patterns are too large to
     /// compile (globset's size limits): `subject` names it for a person.
     #[error(
@@ -58,10 +73,10 @@ pub enum StoreError {
 }
 
 fn io_error<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> StoreError + 'a {
-    move |source| StoreError::Io {
+    move |cause| StoreError::Io {
         action,
         path: path.to_path_buf(),
-        source,
+        cause,
     }
 }
 
@@ -98,15 +113,58 @@ impl Store {
         }
     }
 
-    /// Writes `config.json`, refusing to replace a file that does not parse.
-    pub fn save_config(&self, config: &Config) -> Result<(), StoreError> {
+    /// Changes `config.json` under its lock: reads it again, lets `change`
+    /// edit it, checks the result as a load would and writes it when it
+    /// changed. Nothing is written when `change` or the check fails, or
+    /// when the file on disk does not parse.
+    pub fn update_config<R, E: From<StoreError>>(
+        &self,
+        change: impl FnOnce(&mut Config) -> Result<R, E>,
+    ) -> Result<R, E> {
+        self.change_config(WriteWhen::Changed, change)
+    }
+
+    fn change_config<R, E: From<StoreError>>(
+        &self,
+        write: WriteWhen,
+        change: impl FnOnce(&mut Config) -> Result<R, E>,
+    ) -> Result<R, E> {
         let path = self.home.config_file();
-        if let Some(text) = read_optional(&path)?
-            && let Err(error) = Config::parse(&path.display().to_string(), &text)
-        {
-            return Err(StoreError::Unparseable { path, error });
-        }
-        write_json(&path, config)
+        let file = path.display().to_string();
+        update_locked(
+            &path,
+            (Absent::Empty, write),
+            |text| Config::parse(&file, text),
+            |config| {
+                let text = pretty(config);
+                // What is written must load: the same parse a reader does.
+                Config::parse(&file, &text).map_err(|error| StoreError::Invalid { error })?;
+                Ok(text)
+            },
+            change,
+        )
+    }
+
+    /// Replaces `config.json` with `config` (under its lock, checked, never
+    /// over a file that does not parse). Prefer [`Store::update_config`]:
+    /// a whole replacement loses what another process changed since
+    /// `config` was read.
+    pub fn save_config(&self, config: &Config) -> Result<(), StoreError> {
+        self.change_config(WriteWhen::Always, |current| {
+            *current = config.clone();
+            Ok::<_, StoreError>(())
+        })
+    }
+
+    /// Makes `config.json.bak` a copy of `config.json` as it is now, under
+    /// the file's lock: after a secret was moved out of the file, the
+    /// backup must not keep it.
+    pub fn refresh_config_backup(&self) -> Result<(), StoreError> {
+        let path = self.home.config_file();
+        let _lock = lock_file(&lock_path(&path))?;
+        let backup = backup_path(&path);
+        fs::copy(&path, &backup).map_err(io_error("back up", &path))?;
+        set_private(&backup)
     }
 
     /// `approvals.json`, or none yet when there is no file.
@@ -119,34 +177,25 @@ impl Store {
     }
 
     /// Reads `approvals.json`, lets `change` edit it and writes it back if
-    /// it changed, all under a lock file, so approvals two processes make
-    /// at once both stay. Returns what the file holds afterwards. A file
-    /// that does not parse is left as it is and the change refused.
+    /// it changed, all under the file's lock, so approvals two processes
+    /// make at once both stay. Returns what the file holds afterwards. A
+    /// file that does not parse is left as it is and the change refused.
     pub fn update_approvals<R>(
         &self,
         change: impl FnOnce(&mut Approvals) -> R,
     ) -> Result<(Approvals, R), StoreError> {
         let path = self.home.approvals_file();
-        let lock = lock_file(&self.home.approvals_lock())?;
-        let mut approvals = match read_optional(&path)? {
-            Some(text) => {
-                Approvals::parse(&path.display().to_string(), &text).map_err(|error| {
-                    StoreError::Unparseable {
-                        path: path.clone(),
-                        error,
-                    }
-                })?
-            }
-            None => Approvals::default(),
-        };
-        let before = approvals.clone();
-        let result = change(&mut approvals);
-        if approvals != before {
-            atomic_write(&path, approvals.to_json().as_bytes())?;
-        }
-        // Dropping the file releases the lock.
-        drop(lock);
-        Ok((approvals, result))
+        let file = path.display().to_string();
+        update_locked(
+            &path,
+            (Absent::Empty, WriteWhen::Changed),
+            |text| Approvals::parse(&file, text),
+            |approvals| Ok(approvals.to_json()),
+            |approvals| {
+                let result = change(approvals);
+                Ok::<_, StoreError>((approvals.clone(), result))
+            },
+        )
     }
 
     /// Loads profile `name`; the `default` profile is created on first use.
@@ -184,11 +233,16 @@ impl Store {
         if path.exists() {
             return Ok(());
         }
+        let _lock = lock_file(&lock_path(&path))?;
+        // Another process may have made it while this one waited.
+        if path.exists() {
+            return Ok(());
+        }
         let profile = Profile {
             description: "Everything every server offers".into(),
             ..Profile::default()
         };
-        write_json(&path, &profile)
+        atomic_write(&path, pretty(&profile).as_bytes())
     }
 
     /// Profile names in order, `default` included.
@@ -209,31 +263,75 @@ impl Store {
         Ok(names)
     }
 
-    /// Writes profile `name`, refusing to replace a file that does not parse.
+    /// Changes profile `name` under its file's lock: reads it again, lets
+    /// `change` edit it, checks the result as a load would and writes it
+    /// when it changed. The profile must exist (the `default` one is made
+    /// on first use); nothing is written when `change` or the check fails.
+    pub fn update_profile<R, E: From<StoreError>>(
+        &self,
+        name: &str,
+        change: impl FnOnce(&mut Profile) -> Result<R, E>,
+    ) -> Result<R, E> {
+        check_name(name)?;
+        if name == DEFAULT_PROFILE {
+            self.ensure_default()?;
+        }
+        let path = self.home.profile_file(name);
+        let file = path.display().to_string();
+        update_locked(
+            &path,
+            (
+                Absent::Refuse(StoreError::NoProfile {
+                    name: name.to_string(),
+                }),
+                WriteWhen::Changed,
+            ),
+            |text| Profile::parse(&file, text),
+            |profile| profile_text(&file, profile),
+            change,
+        )
+    }
+
+    /// Writes profile `name` whole (made if it is not there), under its
+    /// lock, never over a file that does not parse. Prefer
+    /// [`Store::update_profile`] for a change to an existing profile: a
+    /// whole replacement loses what another process changed meanwhile.
     pub fn save_profile(&self, name: &str, profile: &Profile) -> Result<(), StoreError> {
         check_name(name)?;
         let path = self.home.profile_file(name);
-        if let Some(text) = read_optional(&path)?
-            && let Err(error) = Profile::parse(&path.display().to_string(), &text)
-        {
-            return Err(StoreError::Unparseable { path, error });
-        }
-        write_json(&path, profile)
+        let file = path.display().to_string();
+        update_locked(
+            &path,
+            (Absent::Empty, WriteWhen::Always),
+            |text| Profile::parse(&file, text),
+            |profile| profile_text(&file, profile),
+            |current| {
+                *current = profile.clone();
+                Ok::<_, StoreError>(())
+            },
+        )
     }
 
-    /// Creates profile `name`, empty or as a copy of `from`.
+    /// Creates profile `name`, empty or as a copy of `from`; a name taken
+    /// meanwhile by another process is refused, never replaced.
     pub fn new_profile(&self, name: &str, from: Option<&str>) -> Result<Profile, StoreError> {
         check_name(name)?;
-        if self.home.profile_file(name).exists() {
-            return Err(StoreError::ProfileExists {
-                name: name.to_string(),
-            });
+        let path = self.home.profile_file(name);
+        let exists = || StoreError::ProfileExists {
+            name: name.to_string(),
+        };
+        if path.exists() {
+            return Err(exists());
         }
         let profile = match from {
             Some(source) => self.load_profile(source, None)?.profile,
             None => Profile::default(),
         };
-        write_json(&self.home.profile_file(name), &profile)?;
+        let _lock = lock_file(&lock_path(&path))?;
+        if path.exists() {
+            return Err(exists());
+        }
+        atomic_write(&path, pretty(&profile).as_bytes())?;
         Ok(profile)
     }
 
@@ -252,7 +350,7 @@ impl Store {
         getrandom::fill(&mut bytes).map_err(|e| StoreError::Io {
             action: "make a random token for",
             path: path.clone(),
-            source: io::Error::other(e.to_string()),
+            cause: io::Error::other(e.to_string()),
         })?;
         let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         atomic_write(&path, format!("{token}\n").as_bytes())?;
@@ -277,6 +375,16 @@ impl Store {
             });
         }
         let target = self.home.profile_file(to);
+        // Both files' locks, in one order so two renames cannot wait for
+        // each other: no edit of `from` lands in the file being removed.
+        let mut locks = [lock_path(&source), lock_path(&target)];
+        locks.sort();
+        let _held = [lock_file(&locks[0])?, lock_file(&locks[1])?];
+        if !source.exists() {
+            return Err(StoreError::NoProfile {
+                name: from.to_string(),
+            });
+        }
         // A hard link is created only if `to` does not exist, so a profile
         // made meanwhile by another process is never replaced.
         fs::hard_link(&source, &target).map_err(|error| {
@@ -288,18 +396,18 @@ impl Store {
                 StoreError::Io {
                     action: "rename",
                     path: source.clone(),
-                    source: error,
+                    cause: error,
                 }
             }
         })?;
         fs::remove_file(&source).map_err(io_error("rename", &source))?;
         // The active profile stays active under its new name.
-        let mut config = self.load_config()?;
-        if config.settings.active_profile == from {
-            config.settings.active_profile = to.to_string();
-            self.save_config(&config)?;
-        }
-        Ok(())
+        self.update_config(|config| {
+            if config.settings.active_profile == from {
+                config.settings.active_profile = to.to_string();
+            }
+            Ok::<_, StoreError>(())
+        })
     }
 
     /// The profile of hosts that name none (`settings.activeProfile`).
@@ -310,13 +418,11 @@ impl Store {
     /// Makes profile `name` the active one: it must exist and load, so
     /// hosts that name no profile are never pointed at nothing.
     pub fn set_active_profile(&self, name: &str) -> Result<(), StoreError> {
-        let mut config = self.load_config()?;
-        self.load_profile(name, Some(&config))?;
-        if config.settings.active_profile != name {
+        self.update_config(|config| {
+            self.load_profile(name, Some(config))?;
             config.settings.active_profile = name.to_string();
-            self.save_config(&config)?;
-        }
-        Ok(())
+            Ok::<_, StoreError>(())
+        })
     }
 
     /// Deletes profile `name`; its last version stays as `<name>.json.bak`.
@@ -331,6 +437,7 @@ impl Store {
             });
         }
         let path = self.home.profile_file(name);
+        let _lock = lock_file(&lock_path(&path))?;
         if !path.exists() {
             return Err(StoreError::NoProfile {
                 name: name.to_string(),
@@ -359,10 +466,83 @@ fn read_optional(path: &Path) -> Result<Option<String>, StoreError> {
     }
 }
 
-fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), StoreError> {
+/// `value` as the files hold it: pretty JSON and a final newline.
+fn pretty(value: &impl serde::Serialize) -> String {
     let mut text = serde_json::to_string_pretty(value).expect("our types serialise");
     text.push('\n');
-    atomic_write(path, text.as_bytes())
+    text
+}
+
+/// A profile's text, checked to load as it will be read.
+fn profile_text(file: &str, profile: &Profile) -> Result<String, StoreError> {
+    let text = pretty(profile);
+    Profile::parse(file, &text).map_err(|error| StoreError::Invalid { error })?;
+    Ok(text)
+}
+
+/// What [`update_locked`] starts from when the file is not there.
+pub enum Absent {
+    /// The empty value (what a missing file means).
+    Empty,
+    /// Nothing: the change is refused with this error.
+    Refuse(StoreError),
+}
+
+/// When [`update_locked`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteWhen {
+    /// Only when the change made a difference.
+    Changed,
+    /// Every time (a save of a whole value: it also makes the file).
+    Always,
+}
+
+/// The one way a user's file is changed: under the exclusive lock of
+/// `<file>.lock`, read `path` again (`parse`), let `change` edit the
+/// value, then `render` it (which also checks it loads) and write it
+/// atomically with a `.bak`; then release the lock.
+///
+/// The lock is on a file of its own because a write replaces `path` by a
+/// rename: a lock on `path` itself would stay with the old file, and a
+/// process opening the new one would not wait for it. A file that does
+/// not parse is never overwritten: the change is refused with
+/// [`StoreError::Unparseable`]. Readers take no lock.
+pub fn update_locked<T, R, E>(
+    path: &Path,
+    (absent, write): (Absent, WriteWhen),
+    parse: impl FnOnce(&str) -> Result<T, ParseError>,
+    render: impl FnOnce(&T) -> Result<String, StoreError>,
+    change: impl FnOnce(&mut T) -> Result<R, E>,
+) -> Result<R, E>
+where
+    T: Default + Clone + PartialEq,
+    E: From<StoreError>,
+{
+    let _lock = lock_file(&lock_path(path))?;
+    let before = match read_optional(path)? {
+        Some(text) => parse(&text).map_err(|error| StoreError::Unparseable {
+            path: path.to_path_buf(),
+            error,
+        })?,
+        None => match absent {
+            Absent::Refuse(error) => return Err(error.into()),
+            Absent::Empty => T::default(),
+        },
+    };
+    let mut value = before.clone();
+    let result = change(&mut value)?;
+    if write == WriteWhen::Always || value != before {
+        let text = render(&value)?;
+        atomic_write(path, text.as_bytes())?;
+    }
+    Ok(result)
+}
+
+/// `<file>.lock` beside `path`: the lock file [`update_locked`] holds.
+pub fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
 }
 
 /// Makes `path` readable and writable by its owner only.

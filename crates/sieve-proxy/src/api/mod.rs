@@ -110,12 +110,7 @@ impl From<StoreError> for ApiError {
             StoreError::Io { .. } => ErrorCode::Io,
             _ => ErrorCode::Invalid,
         };
-        // The io error's own words ("Permission denied") end the sentence.
-        let message = match &error {
-            StoreError::Io { source, .. } => format!("{error}: {source}"),
-            _ => error.to_string(),
-        };
-        ApiError::new(code, message)
+        ApiError::new(code, error.to_string())
     }
 }
 

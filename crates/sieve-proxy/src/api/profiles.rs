@@ -224,11 +224,14 @@ pub enum ProfileEdit {
 /// written. Nothing is written when the edit or the file is not valid.
 pub fn edit(store: &Store, name: &str, edit: &ProfileEdit) -> Result<Profile> {
     let config = store.load_config()?;
-    let mut profile = store.load_profile(name, Some(&config))?.profile;
-    apply(&mut profile, edit, &config)?;
-    rules_of(name, &profile)?;
-    store.save_profile(name, &profile)?;
-    Ok(profile)
+    // A profile that does not load under the config is not edited: the
+    // load says where it goes wrong.
+    store.load_profile(name, Some(&config))?;
+    store.update_profile(name, |profile| {
+        apply(profile, edit, &config)?;
+        rules_of(name, profile)?;
+        Ok(profile.clone())
+    })
 }
 
 /// The pure part of [`edit`].

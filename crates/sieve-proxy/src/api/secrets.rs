@@ -54,51 +54,66 @@ pub fn keep_secret(
     key: &str,
     value: Option<&str>,
 ) -> Result<SecretKept> {
-    let mut config = store.load_config()?;
-    if !config.mcp_servers.contains_key(server) {
-        return Err(ApiError {
-            field: Some("server".into()),
-            ..super::servers::no_server(server)
-        });
+    // The secret is stored and the reference written under config.json's
+    // lock, so a change another process makes meanwhile is not lost.
+    let kept = store.update_config(|config| {
+        if !config.mcp_servers.contains_key(server) {
+            return Err(ApiError {
+                field: Some("server".into()),
+                ..super::servers::no_server(server)
+            });
+        }
+        if let Some(field) = key.strip_prefix("oauth.") {
+            return keep_oauth_secret(secrets, config, server, field, value);
+        }
+        let entry = config
+            .mcp_servers
+            .get_mut(server)
+            .expect("the server was found above");
+        let (section, map) = match &mut entry.transport {
+            Transport::Stdio { env, .. } => ("env", env),
+            Transport::Http { headers, .. } => ("headers", headers),
+        };
+        // Header names are case-insensitive: an existing entry keeps its case.
+        let existing = map
+            .keys()
+            .find(|k| {
+                if section == "headers" {
+                    k.eq_ignore_ascii_case(key)
+                } else {
+                    *k == key
+                }
+            })
+            .cloned();
+        let name = secret_name(server, section, existing.as_deref().unwrap_or(key));
+        let current = existing.as_ref().map(|k| map[k].as_str());
+        let shown = existing.as_deref().unwrap_or(key);
+        let (secret, moved) = secret_to_keep(server, section, shown, value, current)?;
+        secrets
+            .set(&name, &secret)
+            .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
+        let key = existing.unwrap_or_else(|| key.to_string());
+        map.insert(key.clone(), reference(&name));
+        Ok(kept(secrets, server, section, key, name, moved))
+    })?;
+    if kept.moved {
+        // The backup is the old file, value and all: it gets the new one.
+        store.refresh_config_backup().map_err(|error| {
+            ApiError::new(
+                ErrorCode::Io,
+                format!(
+                    "the secret was moved, but {} still holds it ({error}); delete that file",
+                    crate::store::backup_path(&store.home().config_file()).display()
+                ),
+            )
+        })?;
     }
-    if let Some(field) = key.strip_prefix("oauth.") {
-        return keep_oauth_secret(store, secrets, &mut config, server, field, value);
-    }
-    let entry = config
-        .mcp_servers
-        .get_mut(server)
-        .expect("the server was found above");
-    let (section, map) = match &mut entry.transport {
-        Transport::Stdio { env, .. } => ("env", env),
-        Transport::Http { headers, .. } => ("headers", headers),
-    };
-    // Header names are case-insensitive: an existing entry keeps its case.
-    let existing = map
-        .keys()
-        .find(|k| {
-            if section == "headers" {
-                k.eq_ignore_ascii_case(key)
-            } else {
-                *k == key
-            }
-        })
-        .cloned();
-    let name = secret_name(server, section, existing.as_deref().unwrap_or(key));
-    let current = existing.as_ref().map(|k| map[k].as_str());
-    let shown = existing.as_deref().unwrap_or(key);
-    let (secret, moved) = secret_to_keep(server, section, shown, value, current)?;
-    secrets
-        .set(&name, &secret)
-        .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
-    let key = existing.unwrap_or_else(|| key.to_string());
-    map.insert(key.clone(), reference(&name));
-    saved(store, secrets, &config, server, section, key, name, moved)
+    Ok(kept)
 }
 
 /// [`keep_secret`] for the `"oauth"` of an HTTP server: `field` is
 /// `clientSecret` or `privateKey`.
 fn keep_oauth_secret(
-    store: &Store,
     secrets: &Secrets,
     config: &mut sieve_core::Config,
     server: &str,
@@ -143,16 +158,14 @@ fn keep_oauth_secret(
         .set(&name, &secret)
         .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
     *oauth = Some(updated);
-    saved(
-        store,
+    Ok(kept(
         secrets,
-        config,
         server,
         "oauth",
         field.to_string(),
         name,
         moved,
-    )
+    ))
 }
 
 /// The value to keep for `server`'s `section` `key` and whether it is
@@ -199,41 +212,23 @@ fn secret_to_keep(
     Ok((secret, moved))
 }
 
-/// Writes `config` with the secret's reference in it and says what was
-/// kept; a value moved out of the file is also taken out of its backup.
-#[allow(clippy::too_many_arguments)]
-fn saved(
-    store: &Store,
+/// What was kept, for [`keep_secret`]'s answer.
+fn kept(
     secrets: &Secrets,
-    config: &sieve_core::Config,
     server: &str,
     section: &'static str,
     key: String,
     name: String,
     moved: bool,
-) -> Result<SecretKept> {
-    store.save_config(config)?;
-    if moved {
-        // The backup is the old file, value and all: it gets the new one.
-        let path = store.home().config_file();
-        std::fs::copy(&path, crate::store::backup_path(&path)).map_err(|error| {
-            ApiError::new(
-                ErrorCode::Io,
-                format!(
-                    "the secret was moved, but {} still holds it: {error}; delete that file",
-                    crate::store::backup_path(&path).display()
-                ),
-            )
-        })?;
-    }
-    Ok(SecretKept {
+) -> SecretKept {
+    SecretKept {
         server: server.to_string(),
         section,
         key,
         secret: name,
         location: secrets.location(),
         moved,
-    })
+    }
 }
 
 /// Imports the servers of a host's config (see [`crate::import::import`])

@@ -248,19 +248,14 @@ pub(super) fn name_taken(name: &str) -> ApiError {
     }
 }
 
-/// Reads `config.json`, changes it, checks the result as a load would,
-/// and writes it atomically; a file that does not parse is left alone.
+/// Changes `config.json` under its lock (see [`Store::update_config`]):
+/// read again, changed, checked as a load would, written atomically; a
+/// file that does not parse is left alone.
 pub(super) fn edit_config(
     store: &Store,
     change: impl FnOnce(&mut Config) -> Result<()>,
 ) -> Result<()> {
-    let mut config = store.load_config()?;
-    change(&mut config)?;
-    let text = serde_json::to_string(&config).expect("configs serialise");
-    Config::parse("config.json", &text)
-        .map_err(|error| ApiError::new(ErrorCode::Invalid, error.to_string()))?;
-    store.save_config(&config)?;
-    Ok(())
+    store.update_config(change)
 }
 
 /// What importing `host`'s servers would add, rename and skip; nothing is

@@ -42,22 +42,18 @@ pub fn show(store: &Store) -> Result<SettingsView> {
 /// Whether closing the app's window keeps it serving from the tray;
 /// written atomically, and only when it changes.
 pub fn set_close_to_tray(store: &Store, on: bool) -> Result<SettingsView> {
-    let mut config = store.load_config()?;
-    if config.settings.close_to_tray != on {
+    store.update_config(|config| {
         config.settings.close_to_tray = on;
-        store.save_config(&config)?;
-    }
-    Ok(config.settings.into())
+        Ok(config.settings.clone().into())
+    })
 }
 
 /// Whether new and changed tools are held in quarantine until approved;
 /// written atomically, and only when it changes. Every running proxy
 /// applies it live.
 pub fn set_quarantine(store: &Store, on: bool) -> Result<SettingsView> {
-    let mut config = store.load_config()?;
-    if config.settings.quarantine != on {
+    store.update_config(|config| {
         config.settings.quarantine = on;
-        store.save_config(&config)?;
-    }
-    Ok(config.settings.into())
+        Ok(config.settings.clone().into())
+    })
 }
