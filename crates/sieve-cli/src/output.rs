@@ -1,0 +1,12 @@
+//! Printing a command's answer as JSON (`--json`): the stable JSON
+//! documented in the README.
+
+use anyhow::Result;
+use serde::Serialize;
+use std::io::Write;
+
+pub(crate) fn print_json(out: &mut dyn Write, value: &impl Serialize) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)?;
+    Ok(())
+}

@@ -1,0 +1,113 @@
+//! `mcp-sieve serve`, the proxy a host connects to (stdio or streamable
+//! HTTP), and `mcp-sieve demo-server`, the built-in demo MCP server.
+
+use crate::logging::init_logging;
+use crate::runtime::{runtime, shutdown_signal};
+use anyhow::Result;
+use clap::Args;
+use sieve_proxy::engine::Engine;
+use sieve_proxy::serve::{ProfileChoice, serve_http, serve_stdio};
+use sieve_proxy::store::Store;
+use std::io::Write;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Profile to serve over stdio (default: the active one, followed
+    /// live). HTTP endpoints name theirs: /mcp is the active profile,
+    /// /mcp/p/NAME is NAME.
+    #[arg(long, short, value_name = "NAME", conflicts_with = "http")]
+    pub profile: Option<String>,
+    /// Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// Print the HTTP bearer token (made on first use) and exit.
+    #[arg(long)]
+    pub print_token: bool,
+}
+
+/// The built-in demo MCP server and which of its tool lists it serves.
+#[derive(Debug, Args)]
+pub struct DemoServerArgs {
+    /// Serve streamable HTTP at ADDR (endpoint /mcp) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// Speak only protocol 2026-07-28 (refuse `initialize`), on stdio.
+    #[arg(long, conflicts_with = "http")]
+    pub modern_only: bool,
+    /// Serve release N of the tool list: 1 (the default), or 2, an
+    /// update in which `search` says something new (to try quarantine).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub release: u8,
+}
+
+pub(crate) fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
+    if args.print_token {
+        writeln!(out, "{}", store.http_token()?)?;
+        return Ok(());
+    }
+    init_logging();
+    // Without --profile, the active profile, followed live.
+    let choice = match &args.profile {
+        Some(name) => ProfileChoice::Named(name.clone()),
+        None => ProfileChoice::Active,
+    };
+    runtime()?.block_on(async {
+        let engine = Engine::start(store.clone())?;
+        // A missing or broken profile is an error now, not at the first request.
+        let profile = choice.resolve(&engine);
+        engine.profile(&profile)?;
+        engine.watch_files()?;
+        match args.http {
+            None => serve_stdio(engine.clone(), choice, shutdown_signal()).await?,
+            Some(addr) => {
+                if !addr.ip().is_loopback() {
+                    tracing::warn!("listening on {addr}, which other machines can reach; the bearer token is all that protects it");
+                }
+                let token = store.http_token()?;
+                let stop = CancellationToken::new();
+                let bound = serve_http(engine.clone(), addr, token, stop.clone().cancelled_owned()).await?;
+                eprintln!(
+                    "MCP Sieve is serving http://{bound}/mcp (the active profile, now {profile:?}) and http://{bound}/mcp/p/NAME (profile NAME)"
+                );
+                eprintln!(
+                    "hosts must send \"Authorization: Bearer <token>\"; the token is in {} (`mcp-sieve serve --print-token`)",
+                    store.home().token_file().display()
+                );
+                shutdown_signal().await;
+                stop.cancel();
+            }
+        }
+        engine.shutdown().await;
+        anyhow::Ok(())
+    })
+}
+
+pub(crate) fn demo_server(args: &DemoServerArgs, out: &mut dyn Write) -> Result<()> {
+    let demo = if args.modern_only {
+        sieve_demo::DemoServer::modern_only()
+    } else {
+        sieve_demo::DemoServer::new()
+    };
+    let demo = demo.release(args.release);
+    runtime()?.block_on(async {
+        match args.http {
+            None => sieve_demo::serve_stdio(demo).await,
+            Some(addr) => {
+                let stop = CancellationToken::new();
+                // Clones share one world: every session sees the same tasks.
+                let bound = sieve_proxy::serve::serve_handler_http(
+                    addr,
+                    move || demo.clone(),
+                    stop.clone().cancelled_owned(),
+                )
+                .await?;
+                writeln!(out, "demo server at http://{bound}/mcp")?;
+                out.flush()?;
+                shutdown_signal().await;
+                stop.cancel();
+                Ok(())
+            }
+        }
+    })
+}

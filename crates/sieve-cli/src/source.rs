@@ -1,0 +1,48 @@
+//! Where `tools` and `tokens` take the tools from (the servers, or catalog
+//! files) and which profile filters them.
+
+use crate::runtime::runtime;
+use anyhow::Result;
+use clap::Args;
+use sieve_proxy::api::profiles::CompiledProfile;
+use sieve_proxy::api::{self, Listed};
+use sieve_proxy::store::Store;
+use std::path::PathBuf;
+
+/// Where the tools come from and which profile filters them.
+#[derive(Debug, Args)]
+pub struct SourceArgs {
+    /// Profile to apply (default: the active one).
+    #[arg(long, short, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Read tools from FILE (a JSON array of MCP tools, or a tools/list
+    /// result) instead of the servers; repeat for several servers.
+    #[arg(long = "catalog", value_name = "FILE")]
+    pub catalogs: Vec<PathBuf>,
+    /// Server name for a single --catalog (default: the file's stem).
+    #[arg(long, value_name = "NAME", requires = "catalogs")]
+    pub server: Option<String>,
+}
+
+/// What the servers (or catalog files) list, with the profile compiled;
+/// warnings go to stderr.
+pub(crate) fn listed(store: &Store, source: &SourceArgs) -> Result<(Listed, CompiledProfile)> {
+    let config = store.load_config()?;
+    let name = source
+        .profile
+        .clone()
+        .unwrap_or_else(|| config.settings.active_profile.clone());
+    let profile = api::profiles::compile(store, &name, &config)?;
+    for warning in &profile.warnings {
+        eprintln!("warning: profile {}: {warning}", profile.name);
+    }
+    let listed = if source.catalogs.is_empty() {
+        runtime()?.block_on(Listed::live(store))?
+    } else {
+        Listed::from_files(store, &source.catalogs, source.server.as_deref())?
+    };
+    for warning in &listed.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok((listed, profile))
+}
