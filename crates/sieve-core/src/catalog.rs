@@ -13,6 +13,7 @@ use crate::config::Overlays;
 use crate::labels::{Labels, META_PREFIX};
 use crate::naming::{HASH_LEN, exposed_name_with_hash, prompt_uri, tool_uri};
 use crate::parse::{ParseError, decode};
+use crate::tokenizer::definition_tokens;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -220,14 +221,15 @@ impl Primitive {
         definition
     }
 
-    /// The tokens of its model definition ([`crate::tokens::tool_tokens`]),
-    /// counted on the first call and kept: a catalog is shared by every
-    /// view of it, and counting is the costly part of a token report.
+    /// The tokens of its model definition (what the model receives, see
+    /// [`definition_tokens`]), counted on the first call and kept: a catalog
+    /// is shared by every view of it, and counting is the costly part of a
+    /// token report.
     pub fn tokens(&self) -> usize {
         *self
             .tokens
             .0
-            .get_or_init(|| crate::tokens::tool_tokens(self))
+            .get_or_init(|| definition_tokens(&self.model_definition()))
     }
 }
 

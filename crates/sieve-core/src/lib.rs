@@ -7,7 +7,10 @@
 //!
 //! * [`config`]: `config.json` (servers, concerns, overlays, settings).
 //! * [`profile`]: the profile files, `profiles/NAME.json`.
-//! * [`naming`]: exposed names `<server>__<name>` and `mcp://` URIs.
+//! * [`naming`]: exposed names `<server>__<name>`, `mcp://` URIs and
+//!   profile names.
+//! * [`glob`]: the globs of overlays and profiles, with errors that name
+//!   them.
 //! * [`labels`]: groups, tags and concern values from upstream fields,
 //!   annotations, the server and overlays.
 //! * [`catalog`]: [`Primitive`]s of all servers, indexed by exposed name and
@@ -16,6 +19,7 @@
 //!   [`Narrowing`], and the [`Reason`] a primitive is hidden.
 //! * [`approvals`]: `approvals.json`, trust on first use and the
 //!   [`Quarantine`] of new and changed tools.
+//! * [`tokenizer`]: what one definition costs the model, in tokens.
 //! * [`tokens`]: token estimates before and after filtering.
 //! * [`tasks`]: task ledger entries and `tasks/list` queries.
 //! * [`parse`]: JSON decoding with file, line, column and field path.
@@ -23,10 +27,18 @@
 //! The flow: parse a [`Config`] and a [`Profile`], build a [`Catalog`] from
 //! what the servers listed (overlays applied), compile [`Rules`], then ask
 //! `rules.is_visible(primitive, narrowing)` or `rules.explain(..)`.
+//!
+//! The modules depend on each other one way, bottom up (a cycle fails
+//! `scripts/check-layers.py`): `parse`, `naming`, `glob`, `tagexpr`,
+//! `secret_ref` and `tokenizer` use no other module; `config`, `approvals`
+//! and `tasks` build on those; `labels` and `profile` on `config`;
+//! `catalog` on those; `rules` and `search` on the catalog; `tokens` on the
+//! rules.
 
 pub mod approvals;
 pub mod catalog;
 pub mod config;
+pub mod glob;
 pub mod labels;
 pub mod naming;
 pub mod parse;
@@ -36,6 +48,7 @@ pub mod search;
 pub mod secret_ref;
 pub mod tagexpr;
 pub mod tasks;
+pub mod tokenizer;
 pub mod tokens;
 
 pub use approvals::{Approvals, Pending, Quarantine};

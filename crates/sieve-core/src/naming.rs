@@ -1,4 +1,6 @@
-//! Exposed names and URIs: how an upstream primitive is addressed by the host.
+//! Exposed names and URIs: how an upstream primitive is addressed by the
+//! host; and profile names, which address a profile (its file and its HTTP
+//! endpoint).
 //!
 //! The exposed name is `<server><separator><name>`, restricted to
 //! `[A-Za-z0-9_.-]` and at most [`MAX_NAME_LEN`] characters, because Claude
@@ -79,6 +81,19 @@ fn short_hash(server: &str, name: &str, hash_len: usize) -> String {
     hex
 }
 
+/// The profile every user has; it cannot be deleted.
+pub const DEFAULT_PROFILE: &str = "default";
+
+/// Whether `name` can name a profile file and an HTTP endpoint.
+pub fn is_valid_profile_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !name.starts_with('-')
+}
+
 /// Characters kept verbatim in a URI path segment (RFC 3986 unreserved).
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
@@ -107,6 +122,16 @@ fn primitive_uri(kind: &str, server: &str, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn profile_names() {
+        assert!(is_valid_profile_name("work"));
+        assert!(is_valid_profile_name("read_only-2"));
+        assert!(!is_valid_profile_name(""));
+        assert!(!is_valid_profile_name("../x"));
+        assert!(!is_valid_profile_name("a b"));
+        assert!(!is_valid_profile_name("-x"));
+    }
 
     #[test]
     fn plain_names_are_joined_unchanged() {

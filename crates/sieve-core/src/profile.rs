@@ -4,10 +4,15 @@
 //! is checked when parsed (every glob must compile) and, when the config is
 //! at hand, against it (a declared concern only takes its declared values).
 
-use crate::config::{Config, compile_glob};
+use crate::config::Config;
+use crate::glob::compile_glob;
 use crate::parse::{ParseError, decode, error_at};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+// What a profile may be called is needed below profiles too (config.json
+// names the active one), so it lives with the other names.
+pub use crate::naming::{DEFAULT_PROFILE, is_valid_profile_name};
 
 /// One profile file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -214,19 +219,6 @@ impl TagRule {
     }
 }
 
-/// The profile every user has; it cannot be deleted.
-pub const DEFAULT_PROFILE: &str = "default";
-
-/// Whether `name` can name a profile file and an HTTP endpoint.
-pub fn is_valid_profile_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        && !name.starts_with('-')
-}
-
 impl Profile {
     /// Parses profile text read from `file`; every glob must compile.
     pub fn parse(file: &str, text: &str) -> Result<Profile, ParseError> {
@@ -408,16 +400,6 @@ mod tests {
         let warnings = p.warnings(&config);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains("\"mood\""));
-    }
-
-    #[test]
-    fn profile_names() {
-        assert!(is_valid_profile_name("work"));
-        assert!(is_valid_profile_name("read_only-2"));
-        assert!(!is_valid_profile_name(""));
-        assert!(!is_valid_profile_name("../x"));
-        assert!(!is_valid_profile_name("a b"));
-        assert!(!is_valid_profile_name("-x"));
     }
 
     #[test]

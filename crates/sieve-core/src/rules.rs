@@ -18,7 +18,7 @@
 
 use crate::approvals::Quarantine;
 use crate::catalog::{Kind, Primitive};
-use crate::config::compile_glob;
+use crate::glob::compile_glob;
 use crate::parse::string_list;
 use crate::profile::{Profile, Visibility};
 use crate::tagexpr::TagExpr;

@@ -2,30 +2,22 @@
 //! filter, per server.
 //!
 //! Each tool is counted as the model sees it: the host definition without
-//! `_meta` (name, title, description, schemas, annotations), serialised as
-//! compact JSON and encoded with `o200k_base`, the tokenizer of current
-//! OpenAI models. Other vendors' tokenizers differ by some percent; the
-//! ratio before/after is what matters and it is stable across them.
+//! `_meta` (name, title, description, schemas, annotations), by the
+//! [`tokenizer`](crate::tokenizer), once per primitive
+//! ([`Primitive::tokens`]). This module adds the counts up.
 
 use crate::catalog::{Kind, Primitive};
 use crate::rules::{Narrowing, Rules};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Tokens of one tool as the model receives it.
-pub fn tool_tokens(tool: &Primitive) -> usize {
-    let text = tool.model_definition().to_string();
-    tiktoken_rs::o200k_base_singleton()
-        .encode_ordinary(&text)
-        .len()
-}
+// Callers count definitions that are no primitive (the proxy's own search
+// tools) by this name.
+pub use crate::tokenizer::definition_tokens;
 
-/// The tokens of a tool definition as a host puts it into the model's
-/// context (the proxy's own search tools, which are no primitive).
-pub fn definition_tokens(definition: &serde_json::Value) -> usize {
-    tiktoken_rs::o200k_base_singleton()
-        .encode_ordinary(&definition.to_string())
-        .len()
+/// Tokens of one tool as the model receives it ([`Primitive::tokens`]).
+pub fn tool_tokens(tool: &Primitive) -> usize {
+    tool.tokens()
 }
 
 /// Tokens and counts for one server, or for all.
