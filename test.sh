@@ -17,6 +17,12 @@ export MCP_SIEVE_PEER_GATEWAY
 (cd ui && npm run check && npm test && npm run build)
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# The code's layers: no circle of imports between modules in any crate, no
+# file over 700 lines of code outside tests, and the crates' dependency
+# rules (store and ledger without rmcp, the API without clap, the command
+# line and the app over the API alone). The checker tests itself first.
+python3 scripts/check-layers.py --self-test
+python3 scripts/check-layers.py
 # The Python driver the integration tests use has tests of its own, some of
 # them against the demo server of this clone's mcp-sieve, built first and
 # named explicitly. unittest counts a skipped test as a pass, and a run that

@@ -47,18 +47,23 @@ MAX_CODE_LINES = 700
 # tokio or rmcp; store and ledger nothing of rmcp; the API nothing of the
 # command line.
 LAYER_RULES: dict[str, tuple[str, ...]] = {
-    "sieve-core": ("tokio", "rmcp"),
-    "sieve-store": ("rmcp",),
-    "sieve-ledger": ("rmcp",),
-    "sieve-api": ("clap",),
+    "sieve-core": ("tokio", "rmcp", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api"),
+    "sieve-store": ("rmcp", "sieve-ledger", "sieve-gateway", "sieve-api"),
+    "sieve-ledger": ("rmcp", "sieve-store", "sieve-gateway", "sieve-api"),
+    "sieve-gateway": ("sieve-api", "clap", "tauri"),
+    "sieve-api": ("clap", "tauri"),
 }
 
-# The split of sieve-proxy into sieve-store, sieve-ledger, sieve-gateway and
-# sieve-api is under way, so a crate named above that is not in the
-# workspace yet is skipped with a note. TODO(issue 21): set this to True once
-# the split has landed, so that a renamed or removed crate fails the check
-# instead of silently escaping its rule.
-REQUIRE_ALL_CRATES = False
+# crate -> the only workspace crates it may name in its own [dependencies]:
+# the command line and the app's shell go through the API alone.
+DIRECT_RULES: dict[str, tuple[str, ...]] = {
+    "sieve-cli": ("sieve-api",),
+    "sieve-app": ("sieve-api",),
+}
+
+# A crate named above that is not in the workspace fails the check, so a
+# renamed or removed crate cannot silently escape its rule.
+REQUIRE_ALL_CRATES = True
 
 CRATE_GLOBS = ("crates/*/src", "src-tauri/src")
 
@@ -645,6 +650,24 @@ def check_layering(run: Runner, notes: list[str]) -> tuple[list[Problem], list[s
                         f"crate layering: {crate} depends on {name}, which it must not know (see: cargo tree -p {crate} -e normal -i {name})",
                     )
                 )
+    for crate, allowed in DIRECT_RULES.items():
+        if crate not in packages:
+            problems.append(Problem(("missing", crate), f"crate layering: {crate} is not in the workspace, so its rule cannot be checked"))
+            continue
+        code, out, err = cargo(run, ["tree", "-p", crate, "-e", "normal", "--depth", "1", "--prefix", "none"])
+        if code != 0:
+            problems.append(Problem(("tree", crate), f"crate layering: cargo tree -p {crate} failed: {' '.join(err.split())}"))
+            continue
+        checked.append(crate)
+        direct = [line.split()[0] for line in out.splitlines()[1:] if line.strip()]
+        for name in direct:
+            if name in packages and name not in allowed:
+                problems.append(
+                    Problem(
+                        ("direct", crate, name),
+                        f"crate layering: {crate} depends on {name} directly; it may use only {', '.join(allowed)}",
+                    )
+                )
     return problems, checked
 
 
@@ -891,6 +914,10 @@ def self_test_layering() -> list[str]:
     trees = {
         "sieve-core": "sieve-core v0.1.0 (/x)\nserde v1.0.0\ntokio v1.0.0\n",
         "sieve-store": "sieve-store v0.1.0 (/x)\nrusqlite v0.1.0\nsieve-core v0.1.0 (/x) (*)\n",
+        "sieve-ledger": "sieve-ledger v0.1.0 (/x)\nrusqlite v0.1.0\n",
+        "sieve-gateway": "sieve-gateway v0.1.0 (/x)\nrmcp v3.9.0\nsieve-store v0.1.0 (/x)\n",
+        "sieve-api": "sieve-api v0.1.0 (/x)\nsieve-gateway v0.1.0 (/x)\n",
+        "sieve-cli": "sieve-cli v0.1.0 (/x)\nsieve-api v0.1.0 (/x)\nsieve-store v0.1.0 (/x)\nclap v4.0.0\n",
     }
 
     def fake(args: list[str]) -> tuple[int, str, str]:
@@ -903,9 +930,14 @@ def self_test_layering() -> list[str]:
     problems, checked = check_layering(fake, notes)
     failures = []
     keys = {p.key for p in problems}
-    if keys != {("layer", "sieve-core", "tokio")}:
-        failures.append(f"layering found {keys}")
-    if checked != ["sieve-core", "sieve-store"] or not any("sieve-api is not in the workspace yet" in n for n in notes):
+    want = {
+        ("layer", "sieve-core", "tokio"),
+        ("direct", "sieve-cli", "sieve-store"),
+        ("missing", "sieve-app"),
+    }
+    if keys != want:
+        failures.append(f"layering found {keys}, want {want}")
+    if checked != ["sieve-core", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api", "sieve-cli"]:
         failures.append(f"layering checked {checked}, notes {notes}")
     return failures
 

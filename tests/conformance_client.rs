@@ -6,7 +6,7 @@
 //!
 //! Every scenario passes but those that need what MCP Sieve does not do:
 //! the authorization scenarios are signed in to with the proxy's own
-//! sign-in (`sieve_proxy::oauth`, rmcp's OAuth; the Client ID Metadata
+//! sign-in (`sieve_gateway::oauth`, rmcp's OAuth; the Client ID Metadata
 //! Document address the suite expects, given as `--client-metadata-url`,
 //! is what a server's `oauth.clientMetadataUrl` is), the suite's authorization
 //! server followed headlessly by `tests/clients/follow-redirect.sh` as

@@ -2,7 +2,7 @@
 //! name?}`, so every screen reloads what changed and nothing polls.
 
 use serde::Serialize;
-use sieve_proxy::engine::Change;
+use sieve_api::Change;
 use tauri::{AppHandle, Emitter, Runtime};
 use tokio::sync::broadcast;
 

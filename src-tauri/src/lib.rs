@@ -1,4 +1,4 @@
-//! The MCP Sieve desktop app: a thin Tauri 2 shell over `sieve_proxy::api`.
+//! The MCP Sieve desktop app: a thin Tauri 2 shell over `sieve_api`.
 //!
 //! * [`commands`]: one Tauri command per library function, one file per
 //!   domain (servers, tools, profiles, tasks, hosts, the app itself); each
@@ -19,9 +19,9 @@ pub mod commands;
 pub mod events;
 pub mod tray;
 
-use sieve_proxy::engine::Engine;
-use sieve_proxy::home::Home;
-use sieve_proxy::store::Store;
+use sieve_api::Engine;
+use sieve_api::Home;
+use sieve_api::Store;
 use std::ffi::OsString;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -94,7 +94,7 @@ async fn serve(
     stop: &CancellationToken,
 ) -> Result<SocketAddr, String> {
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    sieve_proxy::serve::serve_http(
+    sieve_api::serve::serve_http(
         engine.clone(),
         addr,
         token.to_string(),
@@ -183,7 +183,7 @@ pub fn run() -> std::process::ExitCode {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("MCP_SIEVE_LOG")
         .unwrap_or_else(|_| {
-            tracing_subscriber::EnvFilter::new("warn,rmcp=error,sieve_proxy=info,sieve_app=info")
+            tracing_subscriber::EnvFilter::new("warn,rmcp=error,sieve_gateway=info,sieve_store=info,sieve_ledger=info,sieve_api=info,sieve_app=info")
         })
         // rmcp's sign-in narrates codes and token responses at debug: never
         // below info there, whatever was asked for.

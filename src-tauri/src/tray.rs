@@ -4,8 +4,8 @@
 //! whenever a profile or `config.json` changes, in this process or another.
 
 use crate::AppState;
-use sieve_proxy::api::{profiles, settings};
-use sieve_proxy::engine::Change;
+use sieve_api::Change;
+use sieve_api::{profiles, settings};
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem, Submenu};
 use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Manager, Runtime, Window, WindowEvent};

@@ -4,8 +4,8 @@
 //! command called as the page calls it, and errors as `{code, message}`.
 
 use serde_json::{Value, json};
+use sieve_api::Home;
 use sieve_app::{AppState, build, start};
-use sieve_proxy::home::Home;
 use std::time::Duration;
 use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};

@@ -13,11 +13,11 @@
 //! Each change is its own call, as a person's clicks are; any refusal ends
 //! the process with the error.
 
-use sieve_proxy::api::profiles::{self, PatternList, ProfileEdit, TagState};
-use sieve_proxy::api::{secrets, servers};
-use sieve_proxy::home::Home;
-use sieve_proxy::secrets::Secrets;
-use sieve_proxy::store::Store;
+use sieve_api::profiles::{self, PatternList, ProfileEdit, TagState};
+use sieve_api::{secrets, servers};
+use sieve_store::home::Home;
+use sieve_store::secrets::Secrets;
+use sieve_store::store::Store;
 use std::path::Path;
 use std::process::ExitCode;
 

@@ -5,9 +5,9 @@ use crate::hosts::host_kind_parser;
 use crate::output::print_json;
 use anyhow::{Context, Result};
 use clap::Args;
-use sieve_proxy::api::{self, Connection};
-use sieve_proxy::import::HostKind;
-use sieve_proxy::store::Store;
+use sieve_api::HostKind;
+use sieve_api::Store;
+use sieve_api::{self as api, Connection};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

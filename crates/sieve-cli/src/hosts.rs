@@ -1,6 +1,6 @@
 //! The AI hosts as the command line names them.
 
-use sieve_proxy::import::HostKind;
+use sieve_api::HostKind;
 
 /// Host names as clap offers and checks them.
 pub(crate) fn host_kind_parser() -> impl clap::builder::TypedValueParser<Value = HostKind> {

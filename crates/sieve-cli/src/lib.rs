@@ -1,7 +1,7 @@
 //! The `mcp-sieve` command line (DESIGN §7).
 //!
 //! Parsing and printing only: each subcommand turns its flags into a call
-//! of `sieve_proxy::api` (the functions the desktop app calls too) and
+//! of `sieve_api` (the functions the desktop app calls too) and
 //! prints what comes back as a table or, with `--json`, the stable JSON
 //! documented in the README. Errors propagate as `anyhow` chains that
 //! `main` prints as one line.
@@ -49,8 +49,8 @@ use connect::ConnectArgs;
 use profiles::ProfilesCommand;
 use serve::{DemoServerArgs, ServeArgs};
 use servers::ServersCommand;
-use sieve_proxy::home::Home;
-use sieve_proxy::store::Store;
+use sieve_api::Home;
+use sieve_api::Store;
 use std::io::Write;
 use std::path::PathBuf;
 use tasks::TasksArgs;

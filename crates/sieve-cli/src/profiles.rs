@@ -4,8 +4,8 @@
 use crate::output::print_json;
 use anyhow::Result;
 use clap::Subcommand;
-use sieve_proxy::api;
-use sieve_proxy::store::Store;
+use sieve_api as api;
+use sieve_api::Store;
 use std::io::Write;
 
 #[derive(Debug, Subcommand)]
@@ -98,7 +98,7 @@ pub(crate) fn run(store: &Store, command: ProfilesCommand, out: &mut dyn Write) 
             writeln!(
                 out,
                 "deleted profile {name:?} (its last version is {})",
-                sieve_proxy::store::backup_path(&path).display()
+                sieve_api::backup_path(&path).display()
             )?;
         }
     }

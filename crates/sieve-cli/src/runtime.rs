@@ -3,9 +3,9 @@
 //! that run until stopped.
 
 use anyhow::{Context, Result};
-use sieve_proxy::api;
-use sieve_proxy::engine::Engine;
-use sieve_proxy::store::Store;
+use sieve_api as api;
+use sieve_api::Engine;
+use sieve_api::Store;
 
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Runtime::new().context("cannot start the async runtime")

@@ -5,9 +5,9 @@ use crate::logging::init_logging;
 use crate::runtime::{runtime, shutdown_signal};
 use anyhow::Result;
 use clap::Args;
-use sieve_proxy::engine::Engine;
-use sieve_proxy::serve::{ProfileChoice, serve_http, serve_stdio};
-use sieve_proxy::store::Store;
+use sieve_api::Engine;
+use sieve_api::Store;
+use sieve_api::serve::{ProfileChoice, serve_http, serve_stdio};
 use std::io::Write;
 use tokio_util::sync::CancellationToken;
 
@@ -85,18 +85,18 @@ pub(crate) fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Resu
 
 pub(crate) fn demo_server(args: &DemoServerArgs, out: &mut dyn Write) -> Result<()> {
     let demo = if args.modern_only {
-        sieve_demo::DemoServer::modern_only()
+        sieve_api::demo::DemoServer::modern_only()
     } else {
-        sieve_demo::DemoServer::new()
+        sieve_api::demo::DemoServer::new()
     };
     let demo = demo.release(args.release);
     runtime()?.block_on(async {
         match args.http {
-            None => sieve_demo::serve_stdio(demo).await,
+            None => sieve_api::demo::serve_stdio(demo).await,
             Some(addr) => {
                 let stop = CancellationToken::new();
                 // Clones share one world: every session sees the same tasks.
-                let bound = sieve_proxy::serve::serve_handler_http(
+                let bound = sieve_api::serve::serve_handler_http(
                     addr,
                     move || demo.clone(),
                     stop.clone().cancelled_owned(),

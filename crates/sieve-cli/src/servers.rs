@@ -7,9 +7,9 @@ use crate::output::print_json;
 use crate::runtime::runtime;
 use anyhow::{Context, Result};
 use clap::Subcommand;
-use sieve_proxy::api::{self, ServerRow};
-use sieve_proxy::import::HostKind;
-use sieve_proxy::store::Store;
+use sieve_api::HostKind;
+use sieve_api::Store;
+use sieve_api::{self as api, ServerRow};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -130,8 +130,7 @@ pub(crate) fn run(store: &Store, command: ServersCommand, out: &mut dyn Write) -
             } else {
                 None
             };
-            let secrets = sieve_proxy::secrets::Secrets::open(store.home())
-                .map_err(|error| anyhow::anyhow!("{error}"))?;
+            let secrets = api::secrets::open(store)?;
             let kept = api::secrets::keep_secret(store, &secrets, &name, &key, value.as_deref())?;
             if json {
                 return print_json(out, &kept);
@@ -150,7 +149,7 @@ pub(crate) fn run(store: &Store, command: ServersCommand, out: &mut dyn Write) -
         }
         ServersCommand::Login { name, json } => {
             let open = |url: &str| {
-                if !sieve_proxy::oauth::open_in_browser(url) {
+                if !api::login::open_sign_in_page(url) {
                     eprintln!("Open this address in your browser to sign in:\n\n  {url}\n");
                 }
             };

@@ -4,9 +4,9 @@
 use crate::runtime::runtime;
 use anyhow::Result;
 use clap::Args;
-use sieve_proxy::api::profiles::CompiledProfile;
-use sieve_proxy::api::{self, Listed};
-use sieve_proxy::store::Store;
+use sieve_api::Store;
+use sieve_api::profiles::CompiledProfile;
+use sieve_api::{self as api, Listed};
 use std::path::PathBuf;
 
 /// Where the tools come from and which profile filters them.

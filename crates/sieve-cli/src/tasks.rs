@@ -5,9 +5,9 @@ use crate::output::print_json;
 use crate::runtime::with_engine;
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use sieve_proxy::api::{self, TaskFilter};
-use sieve_proxy::engine::now_ms;
-use sieve_proxy::store::Store;
+use sieve_api::Store;
+use sieve_api::now_ms;
+use sieve_api::{self as api, TaskFilter};
 use std::io::Write;
 
 #[derive(Debug, Args)]

@@ -5,8 +5,8 @@ use crate::output::print_json;
 use crate::source::{SourceArgs, listed};
 use anyhow::Result;
 use clap::Args;
-use sieve_core::TokenCount;
-use sieve_proxy::store::Store;
+use sieve_api::Store;
+use sieve_api::TokenCount;
 use std::io::Write;
 
 #[derive(Debug, Args)]

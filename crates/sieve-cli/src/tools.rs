@@ -6,9 +6,9 @@ use crate::output::print_json;
 use crate::source::{SourceArgs, listed};
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use sieve_core::Kind;
-use sieve_proxy::api::{self, PrimitiveRow};
-use sieve_proxy::store::Store;
+use sieve_api::Kind;
+use sieve_api::Store;
+use sieve_api::{self as api, PrimitiveRow};
 use std::io::Write;
 
 #[derive(Debug, Args)]

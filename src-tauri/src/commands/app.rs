@@ -3,7 +3,7 @@
 use super::Result;
 use crate::AppState;
 use serde::Serialize;
-use sieve_proxy::api::settings::{self, SettingsView};
+use sieve_api::settings::{self, SettingsView};
 use std::path::PathBuf;
 use tauri::State;
 

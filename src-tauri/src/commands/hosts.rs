@@ -4,7 +4,7 @@ use super::Result;
 use crate::AppState;
 use serde::Deserialize;
 use serde_json::Value;
-use sieve_proxy::api::hosts::{self, Connection, HostKind, HostWrite};
+use sieve_api::hosts::{self, Connection, HostKind, HostWrite};
 use std::path::PathBuf;
 use tauri::State;
 

@@ -1,5 +1,5 @@
 //! The Tauri commands: each takes the [`AppState`](crate::AppState), calls
-//! one function of `sieve_proxy::api` and returns its result; an error
+//! one function of `sieve_api` and returns its result; an error
 //! reaches the page as `{code, message, field?}`. One file per domain.
 
 pub mod app;
@@ -10,7 +10,7 @@ pub mod servers;
 pub mod tasks;
 pub mod tools;
 
-use sieve_proxy::api::ApiError;
+use sieve_api::ApiError;
 
 /// What every command returns.
 pub type Result<T> = std::result::Result<T, ApiError>;

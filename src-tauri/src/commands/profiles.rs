@@ -3,8 +3,8 @@
 
 use super::Result;
 use crate::AppState;
-use sieve_core::Profile;
-use sieve_proxy::api::profiles::{self, ProfileEdit, ProfileSummary};
+use sieve_api::Profile;
+use sieve_api::profiles::{self, ProfileEdit, ProfileSummary};
 use tauri::State;
 
 #[tauri::command]

@@ -3,7 +3,7 @@
 
 use super::Result;
 use crate::AppState;
-use sieve_proxy::api::quarantine::{self, Decision, QuarantinedTool, Selection};
+use sieve_api::quarantine::{self, Decision, QuarantinedTool, Selection};
 use tauri::State;
 
 #[tauri::command]

@@ -2,9 +2,9 @@
 
 use super::Result;
 use crate::AppState;
-use sieve_proxy::api::servers::{self, NewServer};
-use sieve_proxy::api::{ServerRow, hosts::HostKind};
-use sieve_proxy::import::ImportReport;
+use sieve_api::ImportReport;
+use sieve_api::servers::{self, NewServer};
+use sieve_api::{ServerRow, hosts::HostKind};
 use std::path::PathBuf;
 use tauri::State;
 
@@ -20,15 +20,11 @@ pub fn server_add(
     keep_secrets: bool,
 ) -> Result<Vec<ServerRow>> {
     let secrets = if keep_secrets {
-        Some(
-            sieve_proxy::secrets::Secrets::open(state.store.home()).map_err(|e| {
-                sieve_proxy::api::ApiError::new(sieve_proxy::api::ErrorCode::Io, e.0)
-            })?,
-        )
+        Some(sieve_api::secrets::open(&state.store)?)
     } else {
         None
     };
-    sieve_proxy::api::secrets::add_server(&state.store, secrets.as_ref(), server)?;
+    sieve_api::secrets::add_server(&state.store, secrets.as_ref(), server)?;
     Ok(servers::of_engine(&state.engine))
 }
 
@@ -64,7 +60,7 @@ pub fn servers_import(
     path: Option<PathBuf>,
     keep_secrets: bool,
 ) -> Result<ImportReport> {
-    sieve_proxy::api::secrets::import(&state.store, host, path.as_deref(), keep_secrets)
+    sieve_api::secrets::import(&state.store, host, path.as_deref(), keep_secrets)
 }
 
 /// "Sign in" on a server's row: the OAuth sign-in in the system browser
@@ -74,17 +70,9 @@ pub fn servers_import(
 pub async fn server_login(
     state: State<'_, AppState>,
     name: String,
-) -> Result<sieve_proxy::api::login::SignedIn> {
+) -> Result<sieve_api::login::SignedIn> {
     let open = |url: &str| {
-        if !sieve_proxy::oauth::open_in_browser(url) {
-            // The desktop's own choice of browser.
-            match std::process::Command::new("xdg-open").arg(url).spawn() {
-                Ok(mut child) => {
-                    std::thread::spawn(move || child.wait());
-                }
-                Err(error) => tracing::warn!("cannot open the sign-in page: {error}"),
-            }
-        }
+        sieve_api::login::open_sign_in_page(url);
     };
-    sieve_proxy::api::login::login(&state.store, &name, &open, sieve_proxy::api::login::WAIT).await
+    sieve_api::login::login(&state.store, &name, &open, sieve_api::login::WAIT).await
 }

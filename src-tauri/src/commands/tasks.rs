@@ -4,10 +4,10 @@ use super::Result;
 use crate::AppState;
 use serde::Serialize;
 use serde_json::Value;
-use sieve_core::tasks::TaskRecord;
-use sieve_proxy::api::ApiError;
-use sieve_proxy::api::tasks::{self, TaskFilter, TaskPage};
-use sieve_proxy::engine::now_ms;
+use sieve_api::ApiError;
+use sieve_api::TaskRecord;
+use sieve_api::now_ms;
+use sieve_api::tasks::{self, TaskFilter, TaskPage};
 use tauri::State;
 
 #[tauri::command]

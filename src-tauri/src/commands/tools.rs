@@ -2,8 +2,8 @@
 
 use super::Result;
 use crate::AppState;
-use sieve_core::ConcernDef;
-use sieve_proxy::api::{Listed, PrimitiveRow, TokenReport, profiles};
+use sieve_api::ConcernDef;
+use sieve_api::{Listed, PrimitiveRow, TokenReport, profiles};
 use tauri::State;
 
 #[tauri::command]
@@ -28,7 +28,7 @@ pub fn tool_set_override(
     title: Option<String>,
     description: Option<String>,
 ) -> Result<()> {
-    sieve_proxy::api::catalog::set_override(
+    sieve_api::catalog::set_override(
         &state.store,
         &exposed_name,
         title.as_deref(),

@@ -11,7 +11,7 @@
 
 use serde_json::json;
 use sieve_core::tasks::{Cursor, EntryKind, OrderBy, TaskQuery, TaskRecord, TaskStatus};
-use sieve_proxy::ledger::Ledger;
+use sieve_ledger::Ledger;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

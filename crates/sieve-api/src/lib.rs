@@ -1,0 +1,154 @@
+//! The library API under the command line and the desktop app: every view
+//! and every edit a person makes, as plain functions over a [`Store`](sieve_store::store::Store) (and,
+//! for what needs live servers, an [`Engine`](sieve_gateway::engine::Engine)).
+//!
+//! `mcp-sieve` parses flags and prints what these return; the app's Tauri
+//! commands call the same functions and hand the results to the page. So
+//! neither computes anything itself, and both always agree.
+//!
+//! * [`catalog`]: what the servers list ([`Listed`]), from live servers,
+//!   catalog files or the built-in demo; the rows of every tool, prompt and
+//!   resource with labels, `visible` and `hiddenBy`; the token report per
+//!   server and per group.
+//! * [`servers`]: server rows with live state, secrets left out.
+//! * [`login`]: signing in to an HTTP server (OAuth) and keeping the
+//!   sign-in in the secret store.
+//! * [`probe`]: one HTTP server reached as the proxy reaches its
+//!   upstreams, what it offers, and what a conformance scenario asks of a
+//!   client.
+//! * [`profiles`]: profile summaries (valid, or the parse error) and
+//!   profile edits ([`ProfileEdit`]) that validate, then write atomically.
+//! * [`quarantine`]: the tools held because they are new or changed since
+//!   approved, with both definitions; approve and keep hidden.
+//! * [`settings`]: `config.json`'s settings, and the app's own switch.
+//! * [`tasks`]: task queries from filter values, one entry with its retry
+//!   chain, retry and cancel.
+//! * [`hosts`]: the config snippet for Claude Desktop, Cursor and VS Code,
+//!   and a writer that adds the `sieve` entry to a host's file.
+//!
+//! Every function fails with one [`ApiError`]: a sentence a person can act
+//! on, and a [`ErrorCode`] only where a caller branches on it.
+
+pub mod catalog;
+pub mod hosts;
+pub mod login;
+pub mod probe;
+pub mod profiles;
+pub mod quarantine;
+pub mod secrets;
+pub mod servers;
+pub mod settings;
+pub mod tasks;
+
+pub use catalog::{HiddenReason, Listed, PrimitiveRow, TokenReport};
+
+// What the command line and the app name of the layers below. They link
+// this crate alone (the app also the gateway, to start its engine), so
+// these are the only doors: the user's files, a running engine and its
+// changes, the proxy's transports, the built-in demo server.
+pub use sieve_core::tasks::TaskRecord;
+pub use sieve_core::{ConcernDef, Kind, Profile, TokenCount};
+pub use sieve_gateway::engine::{Change, Engine, now_ms};
+pub use sieve_gateway::serve;
+pub use sieve_store::home::Home;
+pub use sieve_store::import::{HostKind, ImportReport};
+pub use sieve_store::store::{Store, backup_path};
+
+/// The built-in demo server, for `mcp-sieve demo-server`.
+pub mod demo {
+    pub use sieve_demo::{DemoServer, serve_stdio};
+}
+pub use hosts::{Connection, HostWrite};
+pub use profiles::{PatternList, ProfileEdit, ProfileSummary, TagState};
+pub use servers::ServerRow;
+pub use tasks::{TaskDetail, TaskFilter, TaskPage};
+
+use serde::Serialize;
+use sieve_store::store::StoreError;
+
+/// What kind of failure an [`ApiError`] is, for callers that act on it
+/// (the app marks a field red for `invalid`, offers "create it" for
+/// `not_found`, "fix the file" for `broken_file`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// A value the caller gave is not valid (a glob, a concern value, a
+    /// name, a filter): nothing was written.
+    Invalid,
+    /// The profile, task or server named does not exist.
+    NotFound,
+    /// The name is taken.
+    Exists,
+    /// A file on disk does not parse; it was left as it is.
+    BrokenFile,
+    /// A server did not answer or refused the request.
+    Upstream,
+    /// Reading or writing a file failed.
+    Io,
+}
+
+/// One error at the API's edge: `{code, message}` when serialised, the
+/// message a whole sentence that says what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+    /// The parameter or field the error is about, where there is one (the
+    /// command line names its flag, the app marks the field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code,
+            message: message.into(),
+            field: None,
+        }
+    }
+
+    pub fn invalid(field: &str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            field: Some(field.to_string()),
+            ..ApiError::new(ErrorCode::Invalid, message)
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> ApiError {
+        let code = match &error {
+            StoreError::NoProfile { .. } => ErrorCode::NotFound,
+            StoreError::ProfileExists { .. } => ErrorCode::Exists,
+            StoreError::Unparseable { .. } | StoreError::Parse(_) => ErrorCode::BrokenFile,
+            StoreError::Io { .. } => ErrorCode::Io,
+            _ => ErrorCode::Invalid,
+        };
+        ApiError::new(code, error.to_string())
+    }
+}
+
+impl From<sieve_ledger::LedgerError> for ApiError {
+    fn from(error: sieve_ledger::LedgerError) -> ApiError {
+        ApiError::new(ErrorCode::Io, error.to_string())
+    }
+}
+
+impl From<rmcp::ErrorData> for ApiError {
+    /// Errors of the proxy's MCP side: -32602 is the caller's (a hidden
+    /// tool, an unknown task), anything else the server's.
+    fn from(error: rmcp::ErrorData) -> ApiError {
+        let code = if error.code == rmcp::model::ErrorCode::INVALID_PARAMS {
+            ErrorCode::Invalid
+        } else {
+            ErrorCode::Upstream
+        };
+        ApiError::new(code, error.message.to_string())
+    }
+}
+
+/// Results of the API.
+pub type Result<T, E = ApiError> = std::result::Result<T, E>;

@@ -1,0 +1,368 @@
+//! Profiles: summaries, the compiled profile a view filters with, and the
+//! edits a person makes, each validated before it is written.
+//!
+//! An edit reads the profile as it is on disk (a file that does not parse
+//! is refused and left alone), changes one thing, checks the result (globs
+//! compile, concern values are declared ones) and writes it atomically; a
+//! running proxy picks the new file up live.
+
+use super::{ApiError, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+use sieve_core::config::compile_glob;
+use sieve_core::{Config, Profile, Rules, Visibility};
+use sieve_store::store::Store;
+use std::path::PathBuf;
+
+/// A profile read from disk and compiled, ready to filter.
+#[derive(Debug)]
+pub struct CompiledProfile {
+    pub name: String,
+    pub path: PathBuf,
+    pub profile: Profile,
+    pub rules: Rules,
+    /// Servers and concerns it names that the config does not know.
+    pub warnings: Vec<String>,
+}
+
+/// Loads profile `name` (the default one is made on first use), checked
+/// against `config`, and compiles it.
+pub fn compile(store: &Store, name: &str, config: &Config) -> Result<CompiledProfile> {
+    let loaded = store.load_profile(name, Some(config))?;
+    let rules = rules_of(&loaded.name, &loaded.profile)?;
+    Ok(CompiledProfile {
+        warnings: loaded.profile.warnings(config),
+        name: loaded.name,
+        path: loaded.path,
+        profile: loaded.profile,
+        rules,
+    })
+}
+
+fn rules_of(name: &str, profile: &Profile) -> Result<Rules> {
+    Rules::new(profile).map_err(|error| {
+        ApiError::new(
+            ErrorCode::Invalid,
+            format!("profile {name:?} cannot be used: {error}; simplify its patterns"),
+        )
+    })
+}
+
+/// One profile in a list: valid with its description, or why it is not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileSummary {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub valid: bool,
+    /// Whether it is the profile of hosts that name none.
+    pub active: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Every profile, in name order, `default` included.
+pub fn summaries(store: &Store) -> Result<Vec<ProfileSummary>> {
+    let config = store.load_config()?;
+    let summaries = store
+        .profile_names()?
+        .into_iter()
+        .map(|name| {
+            let active = name == config.settings.active_profile;
+            match store.load_profile(&name, Some(&config)) {
+                Ok(loaded) => ProfileSummary {
+                    name,
+                    description: Some(loaded.profile.description),
+                    valid: true,
+                    active,
+                    error: None,
+                },
+                Err(error) => ProfileSummary {
+                    name,
+                    description: None,
+                    valid: false,
+                    active,
+                    error: Some(error.to_string()),
+                },
+            }
+        })
+        .collect();
+    Ok(summaries)
+}
+
+/// Profile `name` as it is on disk (the default one is made on first use).
+pub fn show(store: &Store, name: &str) -> Result<Profile> {
+    let config = store.load_config()?;
+    Ok(store.load_profile(name, Some(&config))?.profile)
+}
+
+/// The concerns `config.json` declares, for the app's dropdowns.
+pub fn concern_definitions(store: &Store) -> Result<Vec<sieve_core::ConcernDef>> {
+    Ok(store.load_config()?.concerns)
+}
+
+/// Creates profile `name`, empty or as a copy of `from` (clone).
+pub fn create(store: &Store, name: &str, from: Option<&str>) -> Result<Profile> {
+    Ok(store.new_profile(name, from)?)
+}
+
+/// Deletes profile `name` (its last version stays beside it as `.bak`).
+pub fn delete(store: &Store, name: &str) -> Result<()> {
+    Ok(store.delete_profile(name)?)
+}
+
+/// Makes profile `name` the one hosts that name no profile get (the
+/// `/mcp` endpoint, `mcp-sieve serve` without `--profile`); connected
+/// hosts see the switch live.
+pub fn set_active(store: &Store, name: &str) -> Result<()> {
+    Ok(store.set_active_profile(name)?)
+}
+
+/// The profile hosts that name none get.
+pub fn active(store: &Store) -> Result<String> {
+    Ok(store.active_profile()?)
+}
+
+/// Renames profile `from` to `to`; a taken name is refused.
+pub fn rename(store: &Store, from: &str, to: &str) -> Result<()> {
+    Ok(store.rename_profile(from, to)?)
+}
+
+/// Which list of a section a pattern goes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PatternList {
+    Allow,
+    Deny,
+}
+
+impl PatternList {
+    fn as_str(self) -> &'static str {
+        match self {
+            PatternList::Allow => "allow",
+            PatternList::Deny => "deny",
+        }
+    }
+}
+
+/// What a profile asks of one tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TagState {
+    /// `tags.all`: only what has it shows.
+    Require,
+    /// `tags.none`: what has it is hidden.
+    Exclude,
+    /// Neither.
+    Ignore,
+}
+
+/// One change to a profile, as the app's switches and the command line
+/// make them. In JSON: `{"op": "setGroup", "group": "billing", "on": false}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum ProfileEdit {
+    /// Sets a concern's value; `None` clears it (the app's `any`).
+    SetConcern {
+        concern: String,
+        value: Option<String>,
+    },
+    /// Switches a group off (into `groups.none`, out of `groups.any`) or
+    /// on (out of `groups.none`).
+    SetGroup {
+        group: String,
+        on: bool,
+    },
+    /// Switches a tool off (its exposed name into `tools.deny`) or on
+    /// (that entry out again).
+    SetTool {
+        exposed_name: String,
+        on: bool,
+    },
+    /// Adds a glob to `<section>.allow` or `.deny` (section: tools,
+    /// resources or prompts).
+    AddPattern {
+        section: String,
+        list: PatternList,
+        pattern: String,
+    },
+    /// Removes a glob from `<section>.allow` or `.deny`.
+    RemovePattern {
+        section: String,
+        list: PatternList,
+        pattern: String,
+    },
+    /// Requires, excludes or ignores a tag.
+    SetTag {
+        tag: String,
+        state: TagState,
+    },
+    /// Sets `tags.expr` (a tag expression such as `read-only and not
+    /// experimental`); `None` or blank clears it. One that does not parse
+    /// is refused, saying at which column.
+    SetTagExpr {
+        expr: Option<String>,
+    },
+    /// Lists every tool the profile allows (`list`) or only the pinned
+    /// ones plus the search tools (`search`).
+    SetDisclosure {
+        disclosure: sieve_core::Disclosure,
+    },
+    /// Replaces the pinned globs (search mode); each must compile.
+    SetPinned {
+        patterns: Vec<String>,
+    },
+    SetDescription {
+        description: String,
+    },
+    SetEnforce {
+        enforce: bool,
+    },
+}
+
+/// Applies `edit` to profile `name` and writes it; returns the profile as
+/// written. Nothing is written when the edit or the file is not valid.
+pub fn edit(store: &Store, name: &str, edit: &ProfileEdit) -> Result<Profile> {
+    let config = store.load_config()?;
+    // A profile that does not load under the config is not edited: the
+    // load says where it goes wrong.
+    store.load_profile(name, Some(&config))?;
+    store.update_profile(name, |profile| {
+        apply(profile, edit, &config)?;
+        rules_of(name, profile)?;
+        Ok(profile.clone())
+    })
+}
+
+/// The pure part of [`edit`].
+pub fn apply(profile: &mut Profile, edit: &ProfileEdit, config: &Config) -> Result<()> {
+    match edit {
+        ProfileEdit::SetConcern { concern, value } => {
+            let field = format!("concerns.{concern}");
+            match value {
+                None => {
+                    profile.concerns.remove(concern);
+                }
+                Some(value) => {
+                    config
+                        .check_concern_value(concern, value)
+                        .map_err(|message| ApiError::invalid(&field, message))?;
+                    profile.concerns.insert(concern.clone(), value.clone());
+                }
+            }
+        }
+        ProfileEdit::SetGroup { group, on } => {
+            let groups = &mut profile.groups;
+            groups.none.retain(|g| g != group);
+            if !on {
+                groups.any.retain(|g| g != group);
+                groups.none.push(group.clone());
+            }
+        }
+        ProfileEdit::SetTool { exposed_name, on } => {
+            let deny = &mut profile.tools.deny;
+            deny.retain(|pattern| pattern != exposed_name);
+            if !on {
+                deny.push(exposed_name.clone());
+            }
+        }
+        ProfileEdit::AddPattern {
+            section,
+            list,
+            pattern,
+        } => {
+            let field = format!("{section}.{}", list.as_str());
+            compile_glob(pattern).map_err(|message| ApiError::invalid(&field, message))?;
+            let patterns = patterns(profile, section, *list)?;
+            if !patterns.contains(pattern) {
+                patterns.push(pattern.clone());
+            }
+        }
+        ProfileEdit::RemovePattern {
+            section,
+            list,
+            pattern,
+        } => {
+            let patterns = patterns(profile, section, *list)?;
+            let before = patterns.len();
+            patterns.retain(|p| p != pattern);
+            if patterns.len() == before {
+                return Err(ApiError {
+                    field: Some(format!("{section}.{}", list.as_str())),
+                    ..ApiError::new(
+                        ErrorCode::NotFound,
+                        format!("{section}.{} has no pattern {pattern:?}", list.as_str()),
+                    )
+                });
+            }
+        }
+        ProfileEdit::SetTag { tag, state } => {
+            let tags = &mut profile.tags;
+            tags.all.retain(|t| t != tag);
+            tags.none.retain(|t| t != tag);
+            match state {
+                TagState::Require => tags.all.push(tag.clone()),
+                TagState::Exclude => tags.none.push(tag.clone()),
+                TagState::Ignore => {}
+            }
+        }
+        ProfileEdit::SetTagExpr { expr } => {
+            let expr = expr.as_deref().map(str::trim).filter(|e| !e.is_empty());
+            if let Some(text) = expr {
+                sieve_core::TagExpr::parse(text).map_err(|error| {
+                    ApiError::invalid(
+                        "tags.expr",
+                        format!("the tag expression {text:?} does not read at {error}"),
+                    )
+                })?;
+            }
+            profile.tags.expr = expr.map(String::from);
+        }
+        ProfileEdit::SetDisclosure { disclosure } => profile.disclosure = *disclosure,
+        ProfileEdit::SetPinned { patterns } => {
+            let mut pinned = Vec::new();
+            for pattern in patterns.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
+                compile_glob(pattern).map_err(|message| ApiError::invalid("pinned", message))?;
+                if !pinned.iter().any(|p| p == pattern) {
+                    pinned.push(pattern.to_string());
+                }
+            }
+            profile.pinned = pinned;
+        }
+        ProfileEdit::SetDescription { description } => {
+            profile.description = description.trim().to_string();
+        }
+        ProfileEdit::SetEnforce { enforce } => profile.enforce = *enforce,
+    }
+    Ok(())
+}
+
+fn patterns<'a>(
+    profile: &'a mut Profile,
+    section: &str,
+    list: PatternList,
+) -> Result<&'a mut Vec<String>> {
+    let visibility: &mut Visibility = match section {
+        "tools" => &mut profile.tools,
+        "resources" => &mut profile.resources,
+        "prompts" => &mut profile.prompts,
+        other => {
+            return Err(ApiError::invalid(
+                "section",
+                format!("{other:?} is not a section of a profile; use tools, resources or prompts"),
+            ));
+        }
+    };
+    Ok(match list {
+        PatternList::Allow => &mut visibility.allow,
+        PatternList::Deny => &mut visibility.deny,
+    })
+}
+
+/// Checks a glob as the app's pattern field types it, without writing:
+/// `Ok` or the reason it does not compile.
+pub fn check_pattern(pattern: &str) -> Result<()> {
+    compile_glob(pattern)
+        .map(|_| ())
+        .map_err(|message| ApiError::invalid("pattern", message))
+}

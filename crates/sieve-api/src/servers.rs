@@ -1,0 +1,279 @@
+//! Server rows: what each upstream is, how it is doing, never its secrets.
+
+use super::catalog::SETTLE;
+use super::{ApiError, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+use sieve_core::{Config, ServerConfig, Transport};
+use sieve_gateway::engine::{BUILTIN_SERVER, Engine, State, Status};
+use sieve_store::import::{HostKind, ImportError, ImportReport};
+use sieve_store::store::Store;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One server as the command line and the app show it: what it is, and
+/// its [`Status`] (state, error, protocol, counts). Environment and header
+/// values are secrets: only their names are here.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerRow {
+    pub name: String,
+    /// `stdio`, `http`, or `builtin` (the demo server standing in for an
+    /// empty config).
+    pub transport: &'static str,
+    /// The command line, or the URL.
+    pub target: String,
+    pub enabled: bool,
+    #[serde(flatten)]
+    pub status: Status,
+    /// Names of the environment variables set for a stdio server.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    /// Names of the headers sent to an HTTP server.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<String>,
+}
+
+/// The rows of every server of `config` (the built-in demo when it lists
+/// none), with the live state of those in `statuses`.
+pub fn rows(config: &Config, statuses: &BTreeMap<String, Status>) -> Vec<ServerRow> {
+    if config.mcp_servers.is_empty() {
+        return vec![ServerRow {
+            name: BUILTIN_SERVER.into(),
+            transport: "builtin",
+            target: "the built-in demo server".into(),
+            enabled: true,
+            status: statuses
+                .get(BUILTIN_SERVER)
+                .cloned()
+                .unwrap_or_else(|| Status::new(State::Stopped)),
+            env: Vec::new(),
+            headers: Vec::new(),
+        }];
+    }
+    config
+        .mcp_servers
+        .iter()
+        .map(|(name, server)| {
+            let (transport, target, env, headers) = match &server.transport {
+                Transport::Stdio {
+                    command, args, env, ..
+                } => (
+                    "stdio",
+                    std::iter::once(command.as_str())
+                        .chain(args.iter().map(String::as_str))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    env.keys().cloned().collect(),
+                    Vec::new(),
+                ),
+                Transport::Http { url, headers, .. } => (
+                    "http",
+                    url.clone(),
+                    Vec::new(),
+                    headers.keys().cloned().collect(),
+                ),
+            };
+            let status = match statuses.get(name) {
+                _ if server.disabled => Status::new(State::Disabled),
+                Some(status) => status.clone(),
+                None => Status::new(State::Stopped),
+            };
+            ServerRow {
+                name: name.clone(),
+                transport,
+                target,
+                enabled: !server.disabled,
+                status,
+                env,
+                headers,
+            }
+        })
+        .collect()
+}
+
+/// Connects to every server once, reads their rows, and stops them.
+pub async fn probe(store: &Store) -> Result<Vec<ServerRow>> {
+    let config = store.load_config()?;
+    let engine = Engine::start(store.clone())?;
+    engine.settled(SETTLE).await;
+    let statuses = engine.statuses();
+    engine.shutdown().await;
+    Ok(rows(&config, &statuses))
+}
+
+/// The rows of a running engine's servers (the app's view, live).
+pub fn of_engine(engine: &Engine) -> Vec<ServerRow> {
+    rows(&engine.config(), &engine.statuses())
+}
+
+/// A server a person adds: a command to start, or a URL to reach.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(
+    tag = "transport",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum NewServer {
+    Stdio {
+        name: String,
+        command: String,
+        #[serde(default)]
+        args: Vec<String>,
+        #[serde(default)]
+        env: BTreeMap<String, String>,
+    },
+    Http {
+        name: String,
+        url: String,
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
+        /// How to sign in to it, as `"oauth"` in `config.json`.
+        #[serde(default)]
+        oauth: Option<sieve_core::OAuthClient>,
+    },
+}
+
+/// Adds a server to `config.json`; a running proxy starts it live.
+pub fn add(store: &Store, server: NewServer) -> Result<()> {
+    let (name, transport) = match server {
+        NewServer::Stdio {
+            name,
+            command,
+            args,
+            env,
+        } => {
+            if command.trim().is_empty() {
+                return Err(ApiError::invalid(
+                    "command",
+                    "give the command that starts the server",
+                ));
+            }
+            let transport = Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd: None,
+            };
+            (name, transport)
+        }
+        NewServer::Http {
+            name,
+            url,
+            headers,
+            oauth,
+        } => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(ApiError::invalid(
+                    "url",
+                    format!("{url:?} is not an http:// or https:// URL"),
+                ));
+            }
+            // An empty section says nothing: left out.
+            let oauth = oauth.filter(|o| *o != sieve_core::OAuthClient::default());
+            if let Some(oauth) = &oauth {
+                oauth
+                    .check()
+                    .map_err(|why| ApiError::invalid("oauth", why))?;
+            }
+            (
+                name,
+                Transport::Http {
+                    url,
+                    headers,
+                    oauth,
+                },
+            )
+        }
+    };
+    let name = name.trim().to_string();
+    if name.is_empty() {
+        return Err(ApiError::invalid("name", "give the server a name"));
+    }
+    store.update_config(|config| {
+        if config.mcp_servers.contains_key(&name) {
+            return Err(name_taken(&name));
+        }
+        let server = ServerConfig {
+            transport,
+            disabled: false,
+            roots: Default::default(),
+        };
+        config.mcp_servers.insert(name.clone(), server);
+        Ok(())
+    })
+}
+
+/// Removes server `name` from `config.json`.
+pub fn remove(store: &Store, name: &str) -> Result<()> {
+    store.update_config(|config| {
+        config
+            .mcp_servers
+            .remove(name)
+            .map(|_| ())
+            .ok_or_else(|| no_server(name))
+    })
+}
+
+/// Enables or disables server `name`; a disabled one stays in the file
+/// but is not started.
+pub fn set_enabled(store: &Store, name: &str, enabled: bool) -> Result<()> {
+    store.update_config(|config| {
+        let server = config
+            .mcp_servers
+            .get_mut(name)
+            .ok_or_else(|| no_server(name))?;
+        server.disabled = !enabled;
+        Ok(())
+    })
+}
+
+/// The error for a server `config.json` does not have.
+pub(super) fn no_server(name: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::NotFound,
+        format!(
+            "there is no server {name:?} in config.json; `mcp-sieve servers list` shows the servers"
+        ),
+    )
+}
+
+/// The error for a new server whose name `config.json` has already.
+pub(super) fn name_taken(name: &str) -> ApiError {
+    ApiError {
+        field: Some("name".into()),
+        ..ApiError::new(
+            ErrorCode::Exists,
+            format!("there is a server {name:?} already; pick another name"),
+        )
+    }
+}
+
+/// What importing `host`'s servers would add, rename and skip; nothing is
+/// written.
+pub fn import_preview(store: &Store, host: HostKind, path: Option<&Path>) -> Result<ImportReport> {
+    Ok(sieve_store::import::plan(store, host, path)?.1)
+}
+
+/// Adds `host`'s servers to `config.json` (entries there are never
+/// changed).
+pub fn import(store: &Store, host: HostKind, path: Option<&Path>) -> Result<ImportReport> {
+    Ok(sieve_store::import::import(store, host, path)?)
+}
+
+impl From<ImportError> for ApiError {
+    fn from(error: ImportError) -> ApiError {
+        let code = match error {
+            ImportError::Store(error) => return ApiError::from(error),
+            ImportError::NotFound { .. } => ErrorCode::NotFound,
+            ImportError::Syntax { .. }
+            | ImportError::Shape { .. }
+            | ImportError::UserConfig { .. } => ErrorCode::BrokenFile,
+            _ => ErrorCode::Io,
+        };
+        let message = match &error {
+            ImportError::Read { source, .. } => format!("{error}: {source}"),
+            _ => error.to_string(),
+        };
+        ApiError::new(code, message)
+    }
+}

@@ -1,0 +1,47 @@
+//! The engine of one MCP Sieve proxy process: the upstream pool, the
+//! filtering MCP server hosts connect to, tasks, and live reload of the
+//! user's files. The files themselves are `sieve-store`'s, the task ledger
+//! `sieve-ledger`'s, and every view and edit a person makes is
+//! `sieve-api`'s, which calls into this crate.
+//!
+//! * [`engine`]: one proxy process: config, profiles, upstream pool,
+//!   catalog, tasks, and the changes hosts are told about.
+//! * [`upstream`]: one rmcp client per server (stdio, HTTP, built-in),
+//!   reconnecting with backoff; [`hosts`]: where upstream traffic goes
+//!   (progress, logs, server-to-client requests).
+//! * `tasks` (internal): everything about tasks and failed calls, the only
+//!   writer of task state to the ledger: recording, following upstream
+//!   tasks, relaying them to hosts of both generations, retry, cancel.
+//! * `server` (internal): the filtered MCP server a host talks to;
+//!   [`serve`]: stdio and streamable HTTP (token, Origin, one endpoint per
+//!   profile); [`tap`]: the raw JSON rmcp's typed model drops.
+//! * [`oauth`]: signing in to HTTP servers with rmcp's OAuth, the sign-ins
+//!   kept in the secret store.
+//! * `clock` (internal): the one clock; `sync` (internal): locks that
+//!   survive a panicking holder.
+//!
+//! Which module uses which (no circles, checked by
+//! `scripts/check-layers.py` in `./test.sh`):
+//!
+//! ```text
+//! serve    -> server, engine, tap
+//! server   -> engine, tasks, upstream, hosts, tap
+//! engine   -> tasks, upstream, hosts, clock, oauth
+//! tasks    -> upstream, hosts, clock, tap
+//! upstream -> hosts, tap, clock, oauth
+//! hosts, tap, clock, oauth, sync: none of this crate's
+//! ```
+//!
+//! The built-in demo server (crate `sieve-demo`) is the upstream when
+//! `config.json` lists none: the engine runs it in memory.
+
+mod clock;
+pub mod engine;
+pub mod hosts;
+pub mod oauth;
+pub mod serve;
+mod server;
+mod sync;
+pub mod tap;
+mod tasks;
+pub mod upstream;

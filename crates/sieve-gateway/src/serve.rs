@@ -1,0 +1,496 @@
+//! Serving hosts: over stdio (one host, one profile) or streamable HTTP
+//! (`/mcp` for the active profile, `/mcp/p/<profile>` for any profile by name).
+//!
+//! The HTTP front binds where it is told (loopback by default), refuses
+//! requests without the user's bearer token (401) and requests from a web
+//! page of another origin (403, DNS-rebinding protection as the spec asks),
+//! and keeps each request's raw JSON body for the server, since rmcp's
+//! typed params drop the filters hosts send.
+//!
+//! Before rmcp sees a request, its endpoint's profile is put in force:
+//! from then on an edit of that profile is announced to the endpoint's
+//! listeners (the engine reloads only profiles in use, and a listener is
+//! acknowledged before it reads its profile). An endpoint whose profile
+//! does not exist answers 404, one whose profile cannot be used 500, each
+//! with a sentence saying why, rather than accepting a connection on which
+//! every request would fail.
+
+use crate::engine::Engine;
+pub use crate::server::ProfileChoice;
+use crate::server::{EndpointProfile, RawBody, SieveServer, unusable_profile};
+use crate::tap::{Keep, LineTap, RawLog, rename_legacy_task_request};
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ServerHandler, ServiceExt};
+use serde_json::Value;
+use sieve_core::profile::is_valid_profile_name;
+use sieve_store::store::StoreError;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Serves one host on this process's stdin/stdout under `profile` until the
+/// host leaves or `shutdown` resolves.
+pub async fn serve_stdio(
+    engine: Arc<Engine>,
+    profile: ProfileChoice,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
+    let raw = RawLog::new(Keep::RequestParams);
+    let limit = usize::try_from(engine.config().settings.max_message_bytes).unwrap_or(usize::MAX);
+    let server = SieveServer::stdio(engine, profile, raw.clone());
+    // A line that is no message gets its JSON-RPC error from us (rmcp
+    // would drop it): the answers join rmcp's output between its lines.
+    let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let (stdin, stdout) = sieve_demo::stdio::pipes();
+    let output = tokio::spawn(merge_lines(theirs, refused, stdout));
+    let transport = (
+        LineTap::host(stdin, raw).refusing(refusals).limit(limit),
+        ours,
+    );
+    let running = match server.serve(transport).await {
+        Ok(running) => running,
+        Err(error) => {
+            // Answers to lines before the failed handshake still go out.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), output).await;
+            return Err(anyhow::anyhow!("the host's MCP handshake failed: {error}"));
+        }
+    };
+    let cancel = running.cancellation_token();
+    tokio::select! {
+        result = running.waiting() => { result?; }
+        () = shutdown => cancel.cancel(),
+    }
+    // rmcp's side is closed now; what it wrote last still goes out.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), output).await;
+    Ok(())
+}
+
+/// Copies rmcp's output lines to `to`, with the lines from `extra` (our
+/// answers to lines rmcp never saw) written between them. rmcp answers a
+/// JSON object it cannot read as a message with an error that has no `id`
+/// at all; JSON-RPC wants `"id": null` there, so such a line gets one.
+async fn merge_lines(
+    from: impl tokio::io::AsyncRead + Unpin,
+    mut extra: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+    mut to: impl tokio::io::AsyncWrite + Unpin,
+) -> std::io::Result<()> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut from = tokio::io::BufReader::with_capacity(64 * 1024, from);
+    let mut line = Vec::new();
+    let mut extra_open = true;
+    loop {
+        tokio::select! {
+            read = from.read_until(b'\n', &mut line) => {
+                if read? == 0 {
+                    break;
+                }
+                if line.starts_with(br#"{"jsonrpc":"2.0","error":"#)
+                    && !crate::tap::contains(&line, b"\"id\"")
+                    && let Ok(mut answer) = serde_json::from_slice::<Value>(&line)
+                {
+                    answer["id"] = Value::Null;
+                    line = answer.to_string().into_bytes();
+                    line.push(b'\n');
+                }
+                to.write_all(&line).await?;
+                line.clear();
+                to.flush().await?;
+            }
+            answer = extra.recv(), if extra_open => match answer {
+                // A line being read is not written yet: this goes between
+                // two whole lines.
+                Some(answer) => {
+                    to.write_all(&answer).await?;
+                    to.write_all(b"\n").await?;
+                    to.flush().await?;
+                }
+                None => extra_open = false,
+            },
+        }
+    }
+    to.write_all(&line).await?;
+    to.flush().await
+}
+
+/// Serves streamable HTTP at `addr` until `shutdown` resolves; returns the
+/// bound address (bind port 0 for a free one). Every request needs
+/// `Authorization: Bearer <token>`.
+pub async fn serve_http(
+    engine: Arc<Engine>,
+    addr: SocketAddr,
+    token: String,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<SocketAddr> {
+    let sessions = CancellationToken::new();
+    let make_engine = engine.clone();
+    let service = mcp_service(move || SieveServer::http(make_engine.clone()), &sessions);
+    let token: Arc<str> = token.into();
+    let router = axum::Router::new()
+        .route_service("/mcp", service.clone())
+        .route_service("/mcp/p/{profile}", service)
+        .layer(axum::middleware::from_fn(
+            move |request: Request, next: Next| {
+                let token = token.clone();
+                let engine = engine.clone();
+                async move { guard(request, next, &engine, &token).await }
+            },
+        ));
+    run_router(addr, router, sessions, shutdown).await
+}
+
+/// Serves `make()`'s MCP server as it is at `http://ADDR/mcp`, without
+/// token or profiles: how `mcp-sieve demo-server --http` serves the demo.
+pub async fn serve_handler_http<S: ServerHandler + Send + 'static>(
+    addr: SocketAddr,
+    make: impl Fn() -> S + Send + Sync + 'static,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<SocketAddr> {
+    let sessions = CancellationToken::new();
+    let router = axum::Router::new().route_service("/mcp", mcp_service(make, &sessions));
+    run_router(addr, router, sessions, shutdown).await
+}
+
+/// rmcp's streamable HTTP service for servers made by `make`; cancelling
+/// `sessions` ends their open SSE streams.
+fn mcp_service<S: ServerHandler + Send + 'static>(
+    make: impl Fn() -> S + Send + Sync + 'static,
+    sessions: &CancellationToken,
+) -> StreamableHttpService<S, LocalSessionManager> {
+    let config =
+        StreamableHttpServerConfig::default().with_cancellation_token(sessions.child_token());
+    StreamableHttpService::new(
+        move || Ok(make()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    )
+}
+
+/// Binds `addr` and serves `router` in the background until `shutdown`
+/// resolves; then `sessions` is cancelled, since graceful shutdown would
+/// otherwise wait on open SSE streams forever.
+async fn run_router(
+    addr: SocketAddr,
+    router: axum::Router,
+    sessions: CancellationToken,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<SocketAddr> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    let bound = listener.local_addr()?;
+    // Every answer goes out at once: without TCP_NODELAY a response written
+    // in pieces (headers, then an SSE event) waits for the client's delayed
+    // ACK of the first piece, some 40 ms on a kept-alive connection.
+    let listener = listener.tap_io(|stream| {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY could not be set on a connection: {error}");
+        }
+    });
+    tokio::spawn(async move {
+        let stop = async move {
+            shutdown.await;
+            sessions.cancel();
+        };
+        if let Err(error) = axum::serve(listener, router)
+            .with_graceful_shutdown(stop)
+            .await
+        {
+            tracing::error!("the HTTP server at {bound} stopped: {error}");
+        }
+    });
+    Ok(bound)
+}
+
+fn refuse(status: StatusCode, message: &str) -> Response {
+    let mut response = (status, format!("{message}\n")).into_response();
+    if status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer"),
+        );
+    }
+    response
+}
+
+/// Why a POST body is no JSON-RPC message (the code and a sentence), or
+/// `None`: the MCP library would answer these with a 415 and a bare line
+/// of text, where JSON-RPC wants an error object with `"id": null`.
+fn not_a_message(body: Result<&Value, &serde_json::Error>) -> Option<(i64, String)> {
+    let value = match body {
+        Ok(value) => value,
+        Err(error) => {
+            return Some((
+                -32700,
+                format!("parse error: the body is not JSON ({error})"),
+            ));
+        }
+    };
+    let one = |message: &Value| -> Option<String> {
+        let Some(object) = message.as_object() else {
+            return Some("a JSON-RPC message is a JSON object".into());
+        };
+        if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Some("a JSON-RPC message has \"jsonrpc\": \"2.0\"".into());
+        }
+        let id_ok = |id: &Value| id.is_string() || id.is_i64() || id.is_u64();
+        match (object.get("method"), object.get("id")) {
+            (Some(Value::String(_)), None) => None,
+            (Some(Value::String(_)), Some(id)) if id_ok(id) => None,
+            (Some(Value::String(_)), Some(_)) => {
+                Some("a request's \"id\" is a string or an integer".into())
+            }
+            (Some(_), _) => Some("\"method\" is a string".into()),
+            (None, Some(id))
+                if id_ok(id) && (object.contains_key("result") || object.contains_key("error")) =>
+            {
+                None
+            }
+            (None, _) => Some(
+                "a JSON-RPC message is a request (\"method\"), a notification, or an answer \
+                 (\"id\" with \"result\" or \"error\")"
+                    .into(),
+            ),
+        }
+    };
+    let why = match value {
+        Value::Array(batch) if !batch.is_empty() => batch.iter().find_map(one),
+        other => one(other),
+    }?;
+    Some((-32600, format!("invalid request: {why}")))
+}
+
+/// A JSON-RPC error for a body that is no message: 400, `"id": null`.
+fn json_rpc_refusal(code: i64, message: &str) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": code, "message": message},
+    });
+    (
+        StatusCode::BAD_REQUEST,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// Origin, token and endpoint checks, the endpoint's profile put in force,
+/// then the raw body for the server.
+async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Response {
+    let headers = request.headers();
+    if let Some(origin) = headers.get(header::ORIGIN)
+        && !is_local_origin(origin.to_str().unwrap_or(""))
+    {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "requests from web pages of other origins are refused (DNS-rebinding protection)",
+        );
+    }
+    if !has_token(headers, token) {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong bearer token; `mcp-sieve serve --print-token` prints it",
+        );
+    }
+    let choice = match request.uri().path().strip_prefix("/mcp/p/") {
+        None => ProfileChoice::Active,
+        Some(name) if is_valid_profile_name(name) => ProfileChoice::Named(name.to_string()),
+        Some(name) => {
+            return refuse(
+                StatusCode::NOT_FOUND,
+                &format!("{name:?} cannot name a profile"),
+            );
+        }
+    };
+    let profile = choice.resolve(engine);
+    if let Some(refusal) = put_in_force(engine, &profile) {
+        return refusal;
+    }
+    let (mut parts, body) = request.into_parts();
+    parts.extensions.insert(EndpointProfile(choice));
+    let limit = engine.config().settings.max_message_bytes;
+    let bytes = match axum::body::to_bytes(body, usize::try_from(limit).unwrap_or(usize::MAX)).await
+    {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            return refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!(
+                    "the request body is over {limit} bytes (settings.maxMessageBytes in config.json)"
+                ),
+            );
+        }
+    };
+    let endpoint = parts.uri.path() == "/mcp" || parts.uri.path().starts_with("/mcp/p/");
+    if endpoint && parts.method == axum::http::Method::POST {
+        let parsed = serde_json::from_slice::<Value>(&bytes);
+        if let Some((code, message)) = not_a_message(parsed.as_ref()) {
+            return json_rpc_refusal(code, &message);
+        }
+    }
+    let mut body = bytes.to_vec();
+    if let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) {
+        // 2025-11-25 task requests go to the proxy's own handlers (the
+        // session's revision is in the header hosts send after initialize).
+        let legacy = parts
+            .headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v < "2026-07-28");
+        let renamed = match &mut value {
+            Value::Array(batch) => {
+                // Every message of the batch, not just up to the first.
+                let mut renamed = false;
+                for message in batch {
+                    renamed |= rename_legacy_task_request(message, legacy);
+                }
+                renamed
+            }
+            message => rename_legacy_task_request(message, legacy),
+        };
+        if renamed {
+            body = value.to_string().into_bytes();
+        }
+        parts.extensions.insert(RawBody(Arc::new(value)));
+    }
+    next.run(Request::from_parts(parts, Body::from(body))).await
+}
+
+/// Puts profile `name` in force for its endpoint, or says why the request
+/// is refused: 404 when there is no such profile (a client stops there,
+/// and no session can be open on it, since opening one puts the profile in
+/// force), 500 when its file cannot be used (a person must fix it; 503
+/// would invite clients to retry on their own while nothing changes).
+fn put_in_force(engine: &Engine, name: &str) -> Option<Response> {
+    let refusal = match engine.profile(name).err()? {
+        StoreError::NoProfile { .. } => refuse(
+            StatusCode::NOT_FOUND,
+            &format!(
+                "there is no profile {name:?}; create it with `mcp-sieve profiles new {name}`"
+            ),
+        ),
+        error => refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &unusable_profile(name, &error),
+        ),
+    };
+    Some(refusal)
+}
+
+/// Constant-time comparison of the bearer token.
+fn has_token(headers: &HeaderMap, token: &str) -> bool {
+    let Some(given) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    // `subtle` compares every byte whatever the first difference (a
+    // length difference shows, which says nothing of the token).
+    use subtle::ConstantTimeEq;
+    bool::from(given.trim().as_bytes().ct_eq(token.as_bytes()))
+}
+
+/// Origins of this machine: a local tool or the desktop app, not a web page.
+fn is_local_origin(origin: &str) -> bool {
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return false;
+    };
+    if scheme == "tauri" {
+        return rest == "localhost";
+    }
+    if scheme != "http" && scheme != "https" {
+        return false;
+    }
+    let host = match rest.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => rest.split(':').next().unwrap_or(""),
+    };
+    matches!(host, "localhost" | "127.0.0.1" | "::1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn serves_a_handler_over_streamable_http_on_a_free_port() {
+        use rmcp::model::CallToolRequestParams;
+        let wait = std::time::Duration::from_secs(10);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let addr = serve_handler_http(
+            "127.0.0.1:0".parse().expect("address"),
+            sieve_demo::DemoServer::new,
+            async {
+                let _ = stopped.await;
+            },
+        )
+        .await
+        .expect("the server binds");
+        let transport =
+            rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+        let client = tokio::time::timeout(wait, ().serve(transport))
+            .await
+            .expect("connects in time")
+            .expect("initialize over HTTP succeeds");
+        let tools = client.list_all_tools().await.expect("tools/list over HTTP");
+        assert_eq!(tools.len(), 40, "the demo's catalog over HTTP");
+        let arguments = serde_json::json!({"text": "hi"});
+        let echoed = client
+            .call_tool(
+                CallToolRequestParams::new("echo")
+                    .with_arguments(arguments.as_object().cloned().expect("object")),
+            )
+            .await
+            .expect("tools/call over HTTP");
+        assert_eq!(echoed.structured_content.expect("structured")["text"], "hi");
+        client.cancel().await.expect("client closes");
+        let _ = stop.send(());
+    }
+
+    #[test]
+    fn local_origins() {
+        for ok in [
+            "http://localhost",
+            "http://localhost:5173",
+            "http://127.0.0.1:8080",
+            "http://[::1]:3000",
+            "tauri://localhost",
+            "https://localhost",
+        ] {
+            assert!(is_local_origin(ok), "{ok}");
+        }
+        for bad in [
+            "http://evil.test",
+            "http://localhost.evil.test",
+            "http://127.0.0.1.nip.io",
+            "null",
+            "file://",
+            "http://10.0.0.1",
+        ] {
+            assert!(!is_local_origin(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn tokens_compare_exactly() {
+        let mut headers = HeaderMap::new();
+        assert!(!has_token(&headers, "abc"));
+        headers.insert(header::AUTHORIZATION, "Bearer abc".parse().unwrap());
+        assert!(has_token(&headers, "abc"));
+        assert!(!has_token(&headers, "abd"));
+        assert!(!has_token(&headers, "abcd"));
+        headers.insert(header::AUTHORIZATION, "Basic abc".parse().unwrap());
+        assert!(!has_token(&headers, "abc"));
+    }
+}

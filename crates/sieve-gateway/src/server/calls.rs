@@ -1,0 +1,393 @@
+//! Requests about one primitive, forwarded to the server that offers it
+//! once the profile allows it: `tools/call`, `prompts/get`,
+//! `resources/read`, resource subscriptions, completion; and the log level,
+//! which goes to every server that logs.
+
+use super::{SieveServer, View, convert, to_params};
+use crate::engine::HostForm;
+use crate::tasks::{Call, Started};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, CompleteRequestParams,
+    CompleteResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerResult,
+    SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::Value;
+use serde_json::json;
+use sieve_core::Kind;
+use sieve_core::search::{
+    CALL_TOOL, DEFAULT_LIMIT, FIND_TOOLS, MAX_LIMIT, ToolIndex, search_tool_name,
+};
+
+impl SieveServer {
+    /// `tools/call`. A call the proxy parked for a 2026-07-28 host's
+    /// answers resumes with them; a call that fails or is cut off is
+    /// recorded for retry; a call that becomes a task is recorded and
+    /// answered with the task or its result, as the host can take it.
+    pub(super) async fn handle_call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        if view.profile.rules.search_mode() {
+            let separator = view.config.settings.separator.clone();
+            if request.name == search_tool_name(FIND_TOOLS, &separator) {
+                return self.find_tools(&view, &request);
+            }
+            if request.name == search_tool_name(CALL_TOOL, &separator) {
+                // The tool named inside, called like any other: enforced,
+                // routed, recorded, cancellable.
+                let inner = call_through(request, &separator)?;
+                return Box::pin(self.handle_call_tool(inner, context)).await;
+            }
+        }
+        let tool = self.callable_tool(&view, &request.name)?;
+        if let Some(mut flight) = request
+            .request_state
+            .as_deref()
+            .and_then(|token| self.engine.hosts().resume(token))
+        {
+            // The host answers the questions of a call the proxy parked.
+            for (key, value) in request.input_responses.clone().unwrap_or_default() {
+                if let Some(answer) = flight.answers.remove(&key) {
+                    let _ =
+                        answer.send(serde_json::from_value::<ClientResult>(value).map_err(|e| {
+                            ErrorData::invalid_params(format!("inputResponses.{key}: {e}"), None)
+                        }));
+                }
+            }
+            return match self.drive(flight, "tools/call", &context).await? {
+                ServerResult::InputRequiredResult(input) => {
+                    Ok(CallToolResponse::InputRequired(input))
+                }
+                other => Ok(CallToolResponse::Complete(convert(
+                    other,
+                    "tools/call result",
+                )?)),
+            };
+        }
+        let mut params = to_params(&request);
+        params["name"] = Value::String(tool.name.clone());
+        if let Value::Object(object) = &mut params {
+            object.remove("_meta");
+        }
+        let call = Call {
+            server: &tool.server,
+            tool: &tool.exposed_name,
+            params: &params,
+            profile: &view.profile.name,
+        };
+        let tasks = self.engine.tasks();
+        if tasks.runs_as_legacy_task(call.server, &tool.definition, false) {
+            // A 2025-11-25 server runs this tool only as a task: the proxy
+            // asks for one and relays it or waits for it.
+            return match tasks.start_legacy(&call, None).await? {
+                Started::Task(record) => tasks.answer(&record, &context).await,
+                Started::Done(result) => {
+                    let mut result: CallToolResult = convert(result, "tools/call result")?;
+                    result
+                        .result_type
+                        .get_or_insert(rmcp::model::ResultType::COMPLETE);
+                    Ok(CallToolResponse::Complete(result))
+                }
+            };
+        }
+        let outcome = self
+            .forward(call.server, "tools/call", params.clone(), &context)
+            .await;
+        // A call that failed or was cut off goes to the ledger, for retry.
+        tasks.record_failed(&call, &outcome, context.ct.is_cancelled());
+        match outcome? {
+            ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+            ServerResult::CreateTaskResult(created) => {
+                let record = tasks.record_task(&call, &created.task)?;
+                tasks.answer(&record, &context).await
+            }
+            ServerResult::InputRequiredResult(input) => Ok(CallToolResponse::InputRequired(input)),
+            other => Ok(CallToolResponse::Complete(convert::<CallToolResult>(
+                other,
+                "tools/call result",
+            )?)),
+        }
+    }
+
+    /// `sieve__find_tools {query, limit?}`: the tools this view may call
+    /// that best match `query`, each with its full definition, best first.
+    /// A tool the profile hides is never among them.
+    fn find_tools(
+        &self,
+        view: &View,
+        request: &CallToolRequestParams,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let query = arguments
+            .get("query")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|q| !q.is_empty())
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    "arguments.query: say in plain words what the tool should do",
+                    None,
+                )
+            })?;
+        let limit = match arguments.get("limit") {
+            None | Some(Value::Null) => DEFAULT_LIMIT,
+            Some(value) => value
+                .as_u64()
+                .filter(|n| (1..=MAX_LIMIT as u64).contains(n))
+                .map(|n| n as usize)
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!("arguments.limit: a whole number from 1 to {MAX_LIMIT}"),
+                        None,
+                    )
+                })?,
+        };
+        let rules = &view.profile.rules;
+        let build = || {
+            ToolIndex::build(
+                view.catalog
+                    .primitives()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| {
+                        p.kind == Kind::Tool && rules.is_visible(p, Some(&view.narrowing))
+                    }),
+            )
+        };
+        // The connection's concerns narrow what it may call: such an index
+        // is its own; the profile's alone is shared.
+        let index = if view.narrowing.is_empty() {
+            self.engine
+                .search_index(&view.catalog, &view.profile, build)
+        } else {
+            std::sync::Arc::new(build())
+        };
+        let found: Vec<Value> = index
+            .search(query, limit)
+            .into_iter()
+            .filter_map(|i| match view.forms.items.get(i) {
+                Some(Some(HostForm::Tool(tool))) => serde_json::to_value(tool).ok(),
+                _ => None,
+            })
+            .collect();
+        let structured = json!({"tools": found});
+        let mut result = CallToolResult::structured(structured.clone());
+        result.content = vec![rmcp::model::ContentBlock::text(structured.to_string())];
+        Ok(CallToolResponse::Complete(result))
+    }
+
+    pub(super) async fn handle_get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let prompt = view.catalog.find_prompt(&request.name).ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!(
+                    "unknown prompt {:?}; prompts/list shows the prompts of profile {:?}",
+                    request.name, view.profile.name
+                ),
+                None,
+            )
+        })?;
+        self.check_visible(&view, prompt)?;
+        let mut params = to_params(&request);
+        params["name"] = Value::String(prompt.name.clone());
+        let server = prompt.server.clone();
+        match self
+            .forward(&server, "prompts/get", params, &context)
+            .await?
+        {
+            ServerResult::GetPromptResult(result) => Ok(result.into()),
+            ServerResult::InputRequiredResult(input) => Ok(input.into()),
+            other => Ok(convert::<GetPromptResult>(other, "prompts/get result")?.into()),
+        }
+    }
+
+    pub(super) async fn handle_read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let resource = self.resource_for(&view.catalog, &view.config, &request.uri, false)?;
+        self.check_visible(&view, &resource)?;
+        let server = resource.server.clone();
+        match self
+            .forward(&server, "resources/read", to_params(&request), &context)
+            .await?
+        {
+            ServerResult::ReadResourceResult(result) => Ok(result.into()),
+            ServerResult::InputRequiredResult(input) => Ok(input.into()),
+            other => Ok(convert::<ReadResourceResult>(other, "resources/read result")?.into()),
+        }
+    }
+
+    pub(super) async fn handle_subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let resource = self.resource_for(&view.catalog, &view.config, &request.uri, true)?;
+        self.check_visible(&view, &resource)?;
+        let server = resource.server.clone();
+        self.forward(
+            &server,
+            "resources/subscribe",
+            to_params(&request),
+            &context,
+        )
+        .await?;
+        if let Some(host) = self.state().host {
+            self.engine.hosts().subscribe(host, &request.uri);
+        }
+        Ok(())
+    }
+
+    pub(super) async fn handle_unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(host) = self.state().host {
+            self.engine.hosts().unsubscribe(host, &request.uri);
+        }
+        self.ready().await;
+        let published = self.engine.published();
+        let resource =
+            self.resource_for(&published.catalog, &published.config, &request.uri, true)?;
+        // One upstream subscription serves every host of this process: it
+        // is dropped only when no host is subscribed any more.
+        if !self.engine.hosts().subscribed(&request.uri) {
+            self.forward(
+                &resource.server,
+                "resources/unsubscribe",
+                to_params(&request),
+                &context,
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn handle_complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.ready().await;
+        let view = self.view(&context, false)?;
+        let mut params = to_params(&request);
+        let reference = params.get("ref").cloned().unwrap_or_default();
+        let target = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                let name = reference
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let prompt = view.catalog.find_prompt(name).ok_or_else(|| {
+                    ErrorData::invalid_params(format!("unknown prompt {name:?}"), None)
+                })?;
+                params["ref"]["name"] = Value::String(prompt.name.clone());
+                prompt
+            }
+            _ => {
+                let uri = reference
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                view.catalog
+                    .of_kind(Kind::ResourceTemplate)
+                    .find(|t| t.uri == uri)
+                    .ok_or_else(|| {
+                        ErrorData::invalid_params(
+                            format!("unknown resource template {uri:?}"),
+                            None,
+                        )
+                    })?
+            }
+        };
+        self.check_visible(&view, target)?;
+        let server = target.server.clone();
+        match self
+            .forward(&server, "completion/complete", params, &context)
+            .await?
+        {
+            ServerResult::CompleteResult(result) => Ok(result),
+            other => convert(other, "completion result"),
+        }
+    }
+
+    pub(super) async fn handle_set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(host) = self.state().host {
+            self.engine.hosts().set_level(host, request.level);
+        }
+        // Upstreams log at the level last asked for; each host then gets
+        // only what its own level lets through.
+        let servers: Vec<String> = self.engine.pool().statuses().into_keys().collect();
+        for server in servers {
+            if let Ok(peer) = self.engine.pool().peer(&server)
+                && peer
+                    .peer_info()
+                    .is_some_and(|i| i.capabilities.logging.is_some())
+            {
+                let _ = self
+                    .forward(&server, "logging/setLevel", to_params(&request), &context)
+                    .await;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The call `sieve__call_tool {name, arguments}` stands for.
+fn call_through(
+    request: CallToolRequestParams,
+    separator: &str,
+) -> Result<CallToolRequestParams, ErrorData> {
+    let mut arguments = request.arguments.clone().unwrap_or_default();
+    let name = match arguments.remove("name") {
+        Some(Value::String(name)) if !name.trim().is_empty() => name,
+        _ => {
+            return Err(ErrorData::invalid_params(
+                "arguments.name: the name of a tool sieve__find_tools returned",
+                None,
+            ));
+        }
+    };
+    if name.starts_with(&format!("{}{separator}", sieve_core::search::SEARCH_SERVER)) {
+        return Err(ErrorData::invalid_params(
+            format!("{name:?} is one of the proxy's own tools; call it directly"),
+            None,
+        ));
+    }
+    let inner = match arguments.remove("arguments") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(object)) => Some(object),
+        Some(_) => {
+            return Err(ErrorData::invalid_params(
+                "arguments.arguments: the tool's arguments, as an object",
+                None,
+            ));
+        }
+    };
+    let mut call = request;
+    call.name = name.into();
+    call.arguments = inner;
+    Ok(call)
+}

@@ -1,0 +1,140 @@
+//! A request on its way to an upstream and back: the host's `_meta` for
+//! the request (not its connection's), cancellation upstream when the host
+//! cancels or the call timeout passes, progress routed back, and for a
+//! 2026-07-28 host, questions the upstream asks turned into an
+//! `input_required` result whose retry resumes the parked call.
+
+use super::SieveServer;
+use crate::hosts::Flight;
+use crate::upstream::mark_complete;
+use rmcp::model::ServerResult;
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::{Map, Value, json};
+use sieve_ledger::Ledger;
+use std::time::Duration;
+
+/// Keys of a host's `_meta` that belong to its own connection, not to the
+/// request it makes: never forwarded upstream.
+fn is_connection_meta(key: &str) -> bool {
+    key == "progressToken" || key.starts_with("io.modelcontextprotocol/")
+}
+
+impl SieveServer {
+    /// Forwards a request to `server` on behalf of this host, cancelling it
+    /// upstream if the host cancels, and routing its progress back.
+    pub(super) async fn forward(
+        &self,
+        server: &str,
+        method: &str,
+        mut params: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        let meta: Map<String, Value> = context
+            .meta
+            .iter()
+            .filter(|(k, _)| !is_connection_meta(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if let Value::Object(object) = &mut params {
+            object.remove("_meta");
+            if !meta.is_empty() {
+                object.insert("_meta".into(), Value::Object(meta));
+            }
+        }
+        let handle = self.engine.pool().send(server, method, params).await?;
+        // A 2026-07-28 host takes questions only as `input_required`
+        // results, so the questions of its calls come to this handler.
+        let modern_host = context
+            .protocol_version()
+            .is_some_and(|v| !v.has_initialize());
+        let (bridge, asked) = tokio::sync::mpsc::unbounded_channel();
+        let tracked = self.engine.hosts().track_call(
+            &context.peer,
+            server,
+            &handle.progress_token,
+            context.meta.get_progress_token(),
+            modern_host.then_some(bridge),
+        );
+        let flight = Flight {
+            server: server.to_string(),
+            id: handle.id.clone(),
+            peer: handle.peer.clone(),
+            upstream: tokio::spawn(handle.await_response()),
+            asked,
+            answers: Default::default(),
+            tracked,
+        };
+        self.drive(flight, method, context).await
+    }
+
+    /// Waits for a call's answer. A question the upstream asks meanwhile
+    /// (for a 2026-07-28 host) parks the call and answers the host with
+    /// `input_required`; the host's retry resumes it (see `handle_call_tool`).
+    pub(super) async fn drive(
+        &self,
+        mut flight: Flight,
+        method: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        let limit = Duration::from_secs(self.engine.config().settings.call_timeout_seconds);
+        let server = flight.server.clone();
+        let cancel = |flight: &Flight, reason: &'static str| {
+            let (peer, id) = (flight.peer.clone(), flight.id.clone());
+            flight.upstream.abort();
+            async move {
+                let cancel: Result<rmcp::model::ClientNotification, _> =
+                    serde_json::from_value(json!({
+                        "method": "notifications/cancelled",
+                        "params": {"requestId": id, "reason": reason}
+                    }));
+                if let Ok(cancel) = cancel {
+                    let _ = peer.send_notification(cancel).await;
+                }
+            }
+        };
+        tokio::select! {
+            joined = &mut flight.upstream => match joined {
+                Ok(result) => result.map(mark_complete).map_err(|e| self.engine.pool().request_failed(&server, e)),
+                Err(_) => Err(ErrorData::internal_error(format!("the call to server {server:?} ended abruptly"), None)),
+            },
+            Some(first) = flight.asked.recv() => {
+                let mut requests = rmcp::model::InputRequests::new();
+                let mut next = Some(first);
+                while let Some(asked) = next {
+                    let key = format!("sieve-{}", flight.answers.len() + 1);
+                    match serde_json::from_value::<rmcp::model::InputRequest>(asked.request.clone()) {
+                        Ok(request) => {
+                            requests.insert(key.clone(), request);
+                            flight.answers.insert(key, asked.answer);
+                        }
+                        Err(error) => {
+                            let _ = asked.answer.send(Err(ErrorData::internal_error(
+                                format!("the host cannot be asked this: {error}"),
+                                None,
+                            )));
+                        }
+                    }
+                    next = flight.asked.try_recv().ok();
+                }
+                let token = Ledger::new_id().replacen("st-", "rs-", 1);
+                self.engine.hosts().park(token.clone(), flight);
+                Ok(ServerResult::InputRequiredResult(rmcp::model::InputRequiredResult::new(
+                    Some(requests),
+                    Some(token),
+                )))
+            }
+            () = tokio::time::sleep(limit) => {
+                cancel(&flight, "the proxy's call timeout passed").await;
+                Err(ErrorData::internal_error(
+                    format!("server {server:?} did not answer {method} within {}s (settings.callTimeoutSeconds); the call was cancelled", limit.as_secs()),
+                    Some(json!({"server": server})),
+                ))
+            }
+            () = context.ct.cancelled() => {
+                cancel(&flight, "cancelled by the host").await;
+                Err(ErrorData::internal_error("cancelled by the host", None))
+            }
+        }
+    }
+}

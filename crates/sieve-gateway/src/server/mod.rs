@@ -1,0 +1,649 @@
+//! The MCP server a host connects to: every upstream's tools, resources,
+//! templates and prompts under exposed names, filtered by the profile, with
+//! calls to hidden ones refused.
+//!
+//! One [`SieveServer`] value serves one host connection (a stdio process,
+//! or a 2025-11-25 HTTP session; a 2026-07-28 HTTP request gets a fresh
+//! one). Its connection state is what the host narrowed with
+//! `concerns/update` (or concerns in `initialize`/`initialized`), and the
+//! fingerprints of what it last saw, so `list_changed` goes out for exactly
+//! the kinds whose visible set changed.
+//!
+//! rmcp's typed params drop `filter`, `filters` and `concerns`, so the raw
+//! params come from a [`RawLog`] (stdio) or the raw body the HTTP layer
+//! keeps ([`RawBody`]); `_meta` survives in the request context.
+//!
+//! Layout: this file holds the connection, what a request is served with
+//! (its [`View`]) and the `ServerHandler` entry points, which hand each
+//! request to the file of its kind:
+//!
+//! * `lists`: the four list methods, one generic handler;
+//! * `calls`: `tools/call`, `prompts/get`, `resources/read`, subscriptions,
+//!   completion, log level;
+//! * `forward`: a request on its way upstream and back (cancellation,
+//!   progress, questions a 2026-07-28 host answers later, timeout);
+//! * `methods`: the added methods (`groups/list`, `tags/list`,
+//!   `concerns/*`) and the dispatch of custom requests;
+//! * `task_requests`: hosts' task requests of both generations, answered
+//!   by [`crate::tasks`];
+//! * `notifications`: the connection's lifecycle and `list_changed`.
+
+#![allow(deprecated)] // logging and subscriptions: deprecated in 2026-07-28, live in 2025-11-25
+
+mod calls;
+mod forward;
+mod lists;
+mod methods;
+mod notifications;
+mod task_requests;
+
+use crate::engine::{ActiveProfile, Change, Engine, HostForms};
+use crate::hosts::HostId;
+use crate::sync::Locked;
+use crate::tap::{RawLog, id_key};
+use notifications::{Fingerprints, Following};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
+    GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
+    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, Resource, ResourceTemplate, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams, UpdateTaskParams,
+};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use sieve_core::rules::concern_map;
+use sieve_core::{Catalog, Kind, Narrowing, Primitive};
+use sieve_store::store::StoreError;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// How long a request waits for servers that are still connecting.
+const READY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The raw JSON body of an HTTP request, kept by the HTTP layer.
+#[derive(Debug, Clone)]
+pub struct RawBody(pub Arc<Value>);
+
+/// Why profile `name` cannot serve a host, for a person.
+pub fn unusable_profile(name: &str, error: &StoreError) -> String {
+    format!("profile {name:?} cannot be used: {error}")
+}
+
+/// Which profile an endpoint or a stdio proxy serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProfileChoice {
+    /// This one, by name (`/mcp/p/<name>`, `serve --profile <name>`).
+    Named(String),
+    /// Whichever is active (`settings.activeProfile`) at each request:
+    /// `/mcp` and `serve` without `--profile`. A switch reaches the host as
+    /// `list_changed`.
+    Active,
+}
+
+impl ProfileChoice {
+    /// The profile's name as things are now.
+    pub fn resolve(&self, engine: &Engine) -> String {
+        match self {
+            ProfileChoice::Named(name) => name.clone(),
+            ProfileChoice::Active => engine.active_profile(),
+        }
+    }
+}
+
+/// The profile of the HTTP endpoint a request came in on.
+#[derive(Debug, Clone)]
+pub struct EndpointProfile(pub ProfileChoice);
+
+/// Serves one host connection.
+#[derive(Clone)]
+pub struct SieveServer {
+    engine: Arc<Engine>,
+    conn: Arc<Connection>,
+}
+
+struct Connection {
+    /// The profile of a stdio proxy; HTTP requests carry theirs.
+    fixed_profile: Option<ProfileChoice>,
+    /// Raw request params seen on stdio.
+    raw: Option<RawLog>,
+    state: Mutex<ConnState>,
+    /// Held while a view is computed and recorded as seen, so two tasks
+    /// (the change forwarder, a `concerns/update`) cannot interleave and
+    /// leave a stale view recorded.
+    seen_lock: Mutex<()>,
+}
+
+/// A `subscriptions/listen` being set up: its baseline and change stream,
+/// taken before the acknowledgement so nothing in between is missed.
+type PendingListen = (
+    Option<Fingerprints>,
+    tokio::sync::broadcast::Receiver<Change>,
+);
+
+#[derive(Default)]
+struct ConnState {
+    pending_listen: Option<PendingListen>,
+    pending_follow: Option<Following>,
+    profile: Option<ProfileChoice>,
+    concerns: BTreeMap<String, String>,
+    host: Option<HostId>,
+    seen: Option<Fingerprints>,
+}
+
+/// What a request is served with.
+struct View {
+    /// The config the request was made under: its separator, timeouts and
+    /// concern definitions, the same for the whole request.
+    config: Arc<sieve_core::Config>,
+    catalog: Arc<Catalog>,
+    forms: Arc<HostForms>,
+    profile: Arc<ActiveProfile>,
+    narrowing: Narrowing,
+}
+
+impl View {
+    /// Who sees tasks here: a task is as visible as its tool.
+    fn viewer(&self) -> crate::tasks::Viewer<'_> {
+        crate::tasks::Viewer {
+            catalog: &self.catalog,
+            rules: &self.profile.rules,
+            narrowing: Some(&self.narrowing),
+        }
+    }
+}
+
+impl SieveServer {
+    /// A server for one stdio host, on `profile`, with raw params from `raw`.
+    pub fn stdio(engine: Arc<Engine>, profile: ProfileChoice, raw: RawLog) -> SieveServer {
+        SieveServer::new(engine, Some(profile), Some(raw))
+    }
+
+    /// A server for HTTP, whose requests name their profile.
+    pub fn http(engine: Arc<Engine>) -> SieveServer {
+        SieveServer::new(engine, None, None)
+    }
+
+    fn new(
+        engine: Arc<Engine>,
+        fixed_profile: Option<ProfileChoice>,
+        raw: Option<RawLog>,
+    ) -> SieveServer {
+        SieveServer {
+            engine,
+            conn: Arc::new(Connection {
+                fixed_profile,
+                raw,
+                state: Mutex::new(ConnState::default()),
+                seen_lock: Mutex::new(()),
+            }),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, ConnState> {
+        self.conn.state.locked()
+    }
+
+    /// The profile this request is served under. An HTTP request names its
+    /// endpoint's choice, which the connection keeps for its change
+    /// forwarder.
+    fn profile_name(&self, extensions: &rmcp::model::Extensions) -> String {
+        if self.conn.fixed_profile.is_none()
+            && let Some(endpoint) = extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<EndpointProfile>())
+        {
+            self.state().profile = Some(endpoint.0.clone());
+        }
+        self.current_profile()
+    }
+
+    /// The connection's profile now: its fixed one (stdio), else the last
+    /// endpoint it was reached on (HTTP), else the active one.
+    fn current_profile(&self) -> String {
+        let choice = match &self.conn.fixed_profile {
+            Some(fixed) => fixed.clone(),
+            None => self
+                .state()
+                .profile
+                .clone()
+                .unwrap_or(ProfileChoice::Active),
+        };
+        choice.resolve(&self.engine)
+    }
+
+    fn active_profile(&self, name: &str) -> Result<Arc<ActiveProfile>, ErrorData> {
+        self.engine
+            .profile(name)
+            .map_err(|e| ErrorData::internal_error(unusable_profile(name, &e), None))
+    }
+
+    /// The raw params of the request in `context`.
+    fn raw_params(&self, context: &RequestContext<RoleServer>) -> Value {
+        let id = id_key(&serde_json::to_value(&context.id).unwrap_or_default());
+        if let Some(raw) = &self.conn.raw {
+            return raw.take(&id).unwrap_or(Value::Null);
+        }
+        let body = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<RawBody>());
+        let Some(RawBody(body)) = body else {
+            return Value::Null;
+        };
+        let messages: Vec<&Value> = match body.as_ref() {
+            Value::Array(batch) => batch.iter().collect(),
+            single => vec![single],
+        };
+        messages
+            .into_iter()
+            .find(|m| m.get("id").map(id_key).as_deref() == Some(id.as_str()))
+            .and_then(|m| m.get("params").cloned())
+            .unwrap_or(Value::Null)
+    }
+
+    /// What narrows this request: the connection's concerns, plus for list
+    /// requests the host's filters, plus per-request `_meta` concerns.
+    fn narrowing(
+        &self,
+        context: &RequestContext<RoleServer>,
+        list: bool,
+    ) -> Result<Narrowing, ErrorData> {
+        let mut params = if list {
+            self.raw_params(context)
+        } else {
+            Value::Null
+        };
+        if !params.is_object() {
+            params = json!({});
+        }
+        params["_meta"] = serde_json::to_value(&context.meta).unwrap_or_default();
+        if !list {
+            // Filters shape lists; a call is judged by profile and concerns
+            // (its raw params were not read, so only `_meta` can hold one).
+            if let Some(meta) = params["_meta"].as_object_mut() {
+                meta.remove(sieve_core::rules::META_FILTER);
+            }
+        }
+        let narrowing =
+            Narrowing::from_params(&params).map_err(|e| ErrorData::invalid_params(e, None))?;
+        Ok(narrowing.concerns(&self.state().concerns))
+    }
+
+    /// The catalog, profile and narrowing a request is served with.
+    fn view(&self, context: &RequestContext<RoleServer>, list: bool) -> Result<View, ErrorData> {
+        let name = self.profile_name(&context.extensions);
+        let published = self.engine.published();
+        Ok(View {
+            config: published.config,
+            catalog: published.catalog,
+            forms: published.forms,
+            profile: self.active_profile(&name)?,
+            narrowing: self.narrowing(context, list)?,
+        })
+    }
+
+    /// Waits (a bounded time) until every server has answered once, so a
+    /// host that lists right after connecting does not get a half-empty
+    /// catalog; later changes reach it as `list_changed`.
+    async fn ready(&self) {
+        self.engine.settled(READY_WAIT).await;
+    }
+
+    /// Refuses `p` when the profile hides it and enforces, or it is in
+    /// quarantine.
+    fn check_visible(&self, view: &View, p: &Primitive) -> Result<(), ErrorData> {
+        match crate::engine::refused(&view.profile, p, Some(&view.narrowing)) {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+
+    /// Tool `name` (exposed name or URI), if the profile lets it be
+    /// called.
+    fn callable_tool<'v>(&self, view: &'v View, name: &str) -> Result<&'v Primitive, ErrorData> {
+        let tool = view.catalog.find_tool(name).ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!(
+                    "unknown tool {name:?}; tools/list shows the tools of profile {:?}",
+                    view.profile.name
+                ),
+                None,
+            )
+        })?;
+        self.check_visible(view, tool)?;
+        Ok(tool)
+    }
+
+    /// The resource (or template) that serves `uri`. A URI no server lists
+    /// goes to the one server that could serve it (for subscriptions, the
+    /// one that supports them), judged by the profile like any resource.
+    fn resource_for(
+        &self,
+        catalog: &Catalog,
+        config: &sieve_core::Config,
+        uri: &str,
+        subscribe: bool,
+    ) -> Result<Primitive, ErrorData> {
+        let listed = catalog
+            .find_uri(uri)
+            .filter(|p| p.kind == Kind::Resource)
+            .or_else(|| {
+                catalog
+                    .of_kind(Kind::ResourceTemplate)
+                    .find(|t| template_matches(&t.uri, uri))
+            });
+        if let Some(listed) = listed {
+            return Ok(listed.clone());
+        }
+        let servers = self.engine.pool().capable(|caps| {
+            caps.resources
+                .as_ref()
+                .is_some_and(|r| !subscribe || r.subscribe == Some(true))
+        });
+        match servers.as_slice() {
+            [server] => Ok(Primitive::unlisted_resource(
+                server,
+                uri,
+                &config.settings.separator,
+            )),
+            [] => Err(ErrorData::resource_not_found(
+                format!("no server offers resource {uri:?}"),
+                Some(json!({"uri": uri})),
+            )),
+            several => Err(ErrorData::resource_not_found(
+                format!(
+                    "no server lists resource {uri:?}, and {} could serve it ({}); the proxy cannot tell which",
+                    several.len(),
+                    several.join(", ")
+                ),
+                Some(json!({"uri": uri})),
+            )),
+        }
+    }
+
+    fn experimental(&self) -> BTreeMap<String, JsonObject> {
+        let config = self.engine.config();
+        let object = |value: Value| match value {
+            Value::Object(object) => object,
+            _ => JsonObject::new(),
+        };
+        BTreeMap::from([
+            (
+                "filtering".to_string(),
+                object(json!({
+                    "groups": {"listChanged": true},
+                    "tags": {"listChanged": true},
+                    // `filter.tagExpr`: and, or, not and parentheses.
+                    "tagExpr": true,
+                })),
+            ),
+            (
+                "concerns".to_string(),
+                object(json!({"definitions": config.concerns, "update": true})),
+            ),
+            (
+                "tasksListFilter".to_string(),
+                object(sieve_core::tasks::supported_filters()),
+            ),
+        ])
+    }
+
+    /// Applies concerns a host sent (`concerns/update`, `initialize`,
+    /// `initialized`). Values must be among a declared concern's values.
+    fn set_concerns(&self, value: &Value, field: &str) -> Result<(), ErrorData> {
+        let concerns = concern_map(value, field).map_err(|e| ErrorData::invalid_params(e, None))?;
+        let config = self.engine.config();
+        for (name, value) in &concerns {
+            config
+                .check_concern_value(name, value)
+                .map_err(|e| ErrorData::invalid_params(format!("{field}.{name}: {e}"), None))?;
+        }
+        self.state().concerns = concerns;
+        Ok(())
+    }
+}
+
+fn convert<T: DeserializeOwned>(value: impl serde::Serialize, what: &str) -> Result<T, ErrorData> {
+    serde_json::to_value(value)
+        .and_then(serde_json::from_value)
+        .map_err(|e| {
+            ErrorData::internal_error(format!("the upstream's {what} is not valid MCP: {e}"), None)
+        })
+}
+
+fn to_params(value: impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or_else(|_| json!({}))
+}
+
+/// Whether `uri` is an expansion of the RFC 6570 `template` (variables match
+/// any non-empty text; enough to route a read to the server that offers it).
+fn template_matches(template: &str, uri: &str) -> bool {
+    let mut literals = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        literals.push(&rest[..open]);
+        match rest[open..].find('}') {
+            Some(close) => rest = &rest[open + close + 1..],
+            None => return false,
+        }
+    }
+    literals.push(rest);
+    if literals.len() == 1 {
+        return template == uri;
+    }
+    let (first, last) = (literals[0], literals[literals.len() - 1]);
+    if !uri.starts_with(first) || !uri.ends_with(last) || uri.len() < first.len() + last.len() {
+        return false;
+    }
+    let mut middle = &uri[first.len()..uri.len() - last.len()];
+    for literal in &literals[1..literals.len() - 1] {
+        // Each variable takes at least one character before the next literal.
+        match middle.get(1..).and_then(|m| m.find(literal)) {
+            Some(at) => middle = &middle[1 + at + literal.len()..],
+            None => return false,
+        }
+    }
+    !middle.is_empty()
+}
+
+/// The entry points rmcp calls; each hands the request to the file of its
+/// kind (see the module's layout).
+impl ServerHandler for SieveServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_experimental_with(self.experimental())
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_resources_subscribe()
+            .enable_completions()
+            .enable_logging()
+            .enable_tasks()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("mcp-sieve", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "MCP Sieve: the tools, resources and prompts of several MCP servers, \
+                 named <server>__<name>, filtered by the user's profile.",
+            )
+    }
+
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.handle_initialize(request, context).await
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.handle_initialized(context);
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        self.handle_roots_list_changed();
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(self.accept_listen(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.handle_listen(context).await
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.list::<Tool>(&context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.list::<Prompt>(&context).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.list::<Resource>(&context).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.list::<ResourceTemplate>(&context).await
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.handle_call_tool(request, context).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.handle_get_prompt(request, context).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.handle_read_resource(request, context).await
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.handle_subscribe(request, context).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.handle_unsubscribe(request, context).await
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.handle_complete(request, context).await
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.handle_set_level(request, context).await
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        self.handle_custom_request(request, context).await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.handle_get_task(request, context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.handle_cancel_task(request, context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.handle_update_task(request, context).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_match_their_expansions() {
+        assert!(template_matches(
+            "demo://files/{path}",
+            "demo://files/docs/readme.md"
+        ));
+        assert!(template_matches("demo://issues/{id}", "demo://issues/7"));
+        assert!(!template_matches("demo://issues/{id}", "demo://issues/"));
+        assert!(!template_matches("demo://issues/{id}", "demo://users/7"));
+        assert!(template_matches("x://{a}/b/{c}.json", "x://1/b/2.json"));
+        assert!(!template_matches("x://{a}/b/{c}.json", "x://1/c/2.json"));
+        assert!(template_matches("file:///plain", "file:///plain"));
+        assert!(!template_matches("x://{broken", "x://anything"));
+    }
+}

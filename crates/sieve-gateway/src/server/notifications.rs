@@ -1,0 +1,372 @@
+//! The connection's lifecycle and what it is told: the baseline taken at
+//! `initialize` (2025-11-25) or before a `subscriptions/listen`
+//! acknowledgement (2026-07-28), and `list_changed` for exactly the kinds
+//! whose visible set changed since (by fingerprints of what it saw).
+
+use super::{RawBody, SieveServer};
+use crate::engine::Change;
+use crate::sync::Locked;
+use crate::tap::INITIALIZED;
+use rmcp::model::{InitializeRequestParams, InitializeResult, SubscriptionFilter};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::json;
+use sieve_core::{Kind, Narrowing};
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// Hashes of what a connection sees, per kind of list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct Fingerprints {
+    tools: u64,
+    prompts: u64,
+    resources: u64,
+}
+
+/// A listener's resource updates, set up before its acknowledgement.
+pub(super) type Following = (
+    crate::hosts::Listening,
+    tokio::sync::mpsc::UnboundedReceiver<String>,
+);
+
+impl SieveServer {
+    /// What this connection sees now (profile and connection concerns).
+    fn fingerprints(&self) -> Option<Fingerprints> {
+        let name = self.current_profile();
+        let concerns = self.state().concerns.clone();
+        let profile = self.engine.profile(&name).ok()?;
+        let narrowing = Narrowing::default().concerns(&concerns);
+        let catalog = self.engine.catalog();
+        let hash = |kinds: &[Kind]| {
+            let mut hasher = DefaultHasher::new();
+            // The search tools come and go with search mode.
+            if kinds.contains(&Kind::Tool) {
+                profile.rules.search_mode().hash(&mut hasher);
+            }
+            for p in catalog.primitives() {
+                if kinds.contains(&p.kind) && profile.rules.listed(p, Some(&narrowing)) {
+                    p.host_definition().to_string().hash(&mut hasher);
+                }
+            }
+            hasher.finish()
+        };
+        Some(Fingerprints {
+            tools: hash(&[Kind::Tool]),
+            prompts: hash(&[Kind::Prompt]),
+            resources: hash(&[Kind::Resource, Kind::ResourceTemplate]),
+        })
+    }
+
+    /// The kinds whose visible set changed since the last call.
+    fn changed_kinds(&self) -> Vec<Kind> {
+        let _seen = self.conn.seen_lock.locked();
+        let Some(now) = self.fingerprints() else {
+            return Vec::new();
+        };
+        let before = self.state().seen.replace(now);
+        let Some(before) = before else {
+            return Vec::new();
+        };
+        let mut kinds = Vec::new();
+        if before.tools != now.tools {
+            kinds.push(Kind::Tool);
+        }
+        if before.prompts != now.prompts {
+            kinds.push(Kind::Prompt);
+        }
+        if before.resources != now.resources {
+            kinds.push(Kind::Resource);
+        }
+        kinds
+    }
+
+    /// The change stream and baseline taken at `initialize` or before a
+    /// listen acknowledgement (or taken now, if there are none); the
+    /// baseline becomes what this connection has seen.
+    fn take_pending_changes(&self) -> tokio::sync::broadcast::Receiver<Change> {
+        let pending = self.state().pending_listen.take();
+        match pending {
+            Some((baseline, changes)) => {
+                if self.state().seen.is_none() {
+                    self.state().seen = baseline;
+                }
+                changes
+            }
+            None => {
+                let changes = self.engine.subscribe();
+                self.mark_seen();
+                changes
+            }
+        }
+    }
+
+    /// Records the current view as seen, so later changes are diffed
+    /// against it.
+    fn mark_seen(&self) {
+        let _seen = self.conn.seen_lock.locked();
+        if let Some(now) = self.fingerprints() {
+            self.state().seen = Some(now);
+        }
+    }
+
+    /// Subscribes upstream to the resources a 2026-07-28 listener asks to
+    /// follow and routes their updates to it. Done before rmcp sends the
+    /// listen acknowledgement (see `accepted_subscription_filter`): once the
+    /// host has it, an update must not be missed. Which of them the host may
+    /// see is decided in `listen`, under the request's profile.
+    async fn follow_resources(&self, uris: Vec<String>) -> Following {
+        self.ready().await;
+        let published = self.engine.published();
+        let mut followed = std::collections::HashSet::new();
+        for uri in uris {
+            let Ok(resource) = self.resource_for(&published.catalog, &published.config, &uri, true)
+            else {
+                continue;
+            };
+            let subscribed = self
+                .engine
+                .pool()
+                .call(
+                    &resource.server,
+                    "resources/subscribe",
+                    json!({ "uri": uri }),
+                )
+                .await;
+            if subscribed.is_ok() {
+                followed.insert(uri);
+            }
+        }
+        self.engine.hosts().listen(followed)
+    }
+
+    /// 2025-11-25 `initialize`: the profile and concerns of the
+    /// connection, and the baseline later changes are diffed against.
+    pub(super) async fn handle_initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.profile_name(&context.extensions);
+        let raw = self.raw_params(&context);
+        if let Some(concerns) = raw.get("concerns") {
+            self.set_concerns(concerns, "params.concerns")?;
+        }
+        context.peer.set_peer_info(request.clone());
+        self.ready().await;
+        // The baseline and the change stream are taken now: rmcp runs
+        // handlers concurrently, so the host's first requests may be
+        // handled before `initialized` is.
+        {
+            let _seen = self.conn.seen_lock.locked();
+            let changes = self.engine.subscribe();
+            let baseline = self.fingerprints();
+            let mut state = self.state();
+            state.seen = baseline;
+            state.pending_listen = Some((baseline, changes));
+        }
+        self.negotiate_initialize(&request)
+    }
+
+    /// `notifications/initialized`: the connection becomes a host that
+    /// upstream traffic can reach and that is told about changes.
+    pub(super) fn handle_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Concerns in `initialized` (the concern proposal's option A).
+        let raw = match &self.conn.raw {
+            Some(raw) => raw.take(INITIALIZED),
+            None => context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<RawBody>())
+                .and_then(|body| body.0.get("params").cloned()),
+        };
+        if let Some(concerns) = raw.as_ref().and_then(|p| p.get("concerns"))
+            && let Err(error) = self.set_concerns(concerns, "params.concerns")
+        {
+            tracing::warn!("ignoring the host's concerns: {}", error.message);
+        }
+        let host = self
+            .engine
+            .hosts()
+            .register(context.peer.clone(), self.sees());
+        self.state().host = Some(host);
+        self.forward_changes(context.peer);
+    }
+
+    /// Whether this connection's profile, as it is when asked, shows a
+    /// server. Holds the connection weakly: the registry must not keep a
+    /// closed connection alive.
+    pub(super) fn sees(&self) -> crate::hosts::Sees {
+        let engine = Arc::downgrade(&self.engine);
+        let conn = Arc::downgrade(&self.conn);
+        Arc::new(move |server: &str| {
+            let (Some(engine), Some(conn)) = (engine.upgrade(), conn.upgrade()) else {
+                return false;
+            };
+            let me = SieveServer { engine, conn };
+            let name = me.current_profile();
+            me.engine
+                .profile(&name)
+                .is_ok_and(|profile| profile.rules.allows_server(server))
+        })
+    }
+
+    /// The host's roots changed: the servers that take roots from hosts
+    /// and that this host's profile shows ask again.
+    pub(super) fn handle_roots_list_changed(&self) {
+        self.engine.pool().host_roots_changed(self.sees().as_ref());
+    }
+
+    /// The filter a listen is acknowledged with (all it asked for), after
+    /// its baseline is taken and its resources are followed.
+    pub(super) fn accept_listen(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
+        let changes = self.engine.subscribe();
+        let baseline = self.fingerprints();
+        self.state().pending_listen = Some((baseline, changes));
+        let uris = requested.resource_subscriptions.clone().unwrap_or_default();
+        // This hook is synchronous, and the acknowledgement follows it: the
+        // upstream subscriptions are made here, on a runtime that can wait.
+        let can_wait = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if !uris.is_empty() && can_wait {
+            let following = tokio::task::block_in_place(|| {
+                tokio::runtime::Handle::current().block_on(self.follow_resources(uris))
+            });
+            self.state().pending_follow = Some(following);
+        }
+        requested.clone()
+    }
+
+    /// 2026-07-28 `subscriptions/listen`: list changes and resource
+    /// updates this host's profile shows, until the host ends the stream.
+    pub(super) async fn handle_listen(
+        &self,
+        context: SubscriptionContext,
+    ) -> Result<(), ErrorData> {
+        let mut changes = self.take_pending_changes();
+        let sink = context.sink().clone();
+        let pending = self.state().pending_follow.take();
+        let uris = context
+            .accepted()
+            .resource_subscriptions
+            .clone()
+            .unwrap_or_default();
+        let (_following, mut updates) = match pending {
+            Some(following) => following,
+            None => self.follow_resources(uris.clone()).await,
+        };
+        // The resources this host's profile shows.
+        let visible: std::collections::HashSet<String> =
+            match self.view(context.request_context(), false) {
+                Ok(view) => uris
+                    .into_iter()
+                    .filter(|uri| {
+                        self.resource_for(&view.catalog, &view.config, uri, true)
+                            .is_ok_and(|r| self.check_visible(&view, &r).is_ok())
+                    })
+                    .collect(),
+                Err(_) => Default::default(),
+            };
+        if self.conn.fixed_profile.is_none() {
+            // Over HTTP the profile comes with the request, which the
+            // acknowledgement step did not see: the baseline is taken
+            // again under the right profile, and anything that changed
+            // meanwhile is announced rather than missed.
+            self.profile_name(&context.request_context().extensions);
+            self.mark_seen();
+            let mut listed_changed = false;
+            loop {
+                match changes.try_recv() {
+                    Ok(change) => listed_changed |= change.may_change_lists(),
+                    Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => {
+                        listed_changed = true;
+                    }
+                    Err(_) => break,
+                }
+            }
+            if listed_changed {
+                let _ = sink.notify_tool_list_changed().await;
+                let _ = sink.notify_prompt_list_changed().await;
+                let _ = sink.notify_resource_list_changed().await;
+            }
+        }
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                Some(uri) = updates.recv() => {
+                    if visible.contains(&uri) {
+                        let _ = sink.notify_resource_updated(uri).await;
+                    }
+                    continue;
+                }
+                change = changes.recv() => match change {
+                    Ok(change) if !change.may_change_lists() => continue,
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
+                },
+            }
+            for kind in self.changed_kinds() {
+                // A refusal only means the host did not ask for this kind.
+                let _ = match kind {
+                    Kind::Tool => sink.notify_tool_list_changed().await,
+                    Kind::Prompt => sink.notify_prompt_list_changed().await,
+                    _ => sink.notify_resource_list_changed().await,
+                };
+            }
+        }
+    }
+
+    /// Sends `list_changed` for each changed kind through `notify`.
+    pub(super) async fn announce<F, Fut>(&self, notify: F) -> bool
+    where
+        F: Fn(Kind) -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
+        for kind in self.changed_kinds() {
+            if !notify(kind).await {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Keeps a 2025-11-25 connection told about changes until it closes.
+    fn forward_changes(&self, peer: rmcp::service::Peer<RoleServer>) {
+        let server = self.clone();
+        let mut changes = self.take_pending_changes();
+        tokio::spawn(async move {
+            loop {
+                match changes.recv().await {
+                    Ok(change) if !change.may_change_lists() => continue,
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                }
+                if peer.is_transport_closed() {
+                    break;
+                }
+                let alive = server
+                    .announce(|kind| {
+                        let peer = peer.clone();
+                        async move { notify_peer(&peer, kind).await }
+                    })
+                    .await;
+                if !alive {
+                    break;
+                }
+            }
+            let host = server.state().host.take();
+            if let Some(host) = host {
+                server.engine.hosts().unregister(host);
+            }
+        });
+    }
+}
+
+pub(super) async fn notify_peer(peer: &rmcp::service::Peer<RoleServer>, kind: Kind) -> bool {
+    let sent = match kind {
+        Kind::Tool => peer.notify_tool_list_changed().await,
+        Kind::Prompt => peer.notify_prompt_list_changed().await,
+        _ => peer.notify_resource_list_changed().await,
+    };
+    sent.is_ok()
+}

@@ -1,0 +1,470 @@
+//! Tasks and failed calls: everything the proxy keeps in the task ledger.
+//! This module is the only one that writes task state there.
+//!
+//! * Here: [`Tasks`], the ledger of this process with the upstream pool
+//!   and the hosts its tasks live between; recording the calls that failed
+//!   or were cut off (for retry) and the tasks upstreams create; which
+//!   entries a profile shows; `tasks/list`, retry and cancel.
+//! * [`wire`]: an entry in the shapes of both protocol generations.
+//! * [`follow`]: keeping a live task's status current (polling at the
+//!   server's interval, resumed after a restart), telling the host that
+//!   holds it, and answering a host's call that became a task.
+//! * [`legacy`]: 2025-11-25 tasks: task-augmented calls to servers of that
+//!   revision, and that revision's `tasks/*` requests from hosts.
+//!
+//! Upstreams' status notifications come in through the pool's callback
+//! ([`on_upstream_status`]): the pool knows nothing of the ledger.
+
+mod follow;
+mod legacy;
+pub(crate) mod wire;
+
+pub(crate) use legacy::Started;
+
+use crate::clock::now_ms;
+use crate::hosts::Hosts;
+use crate::upstream::{Pool, TaskStatusSink};
+use rmcp::ErrorData;
+use rmcp::model::{ServerResult, Task};
+use serde_json::{Value, json};
+use sieve_core::tasks::{EntryKind, TaskQuery, TaskRecord, TaskStatus, parse_timestamp};
+use sieve_core::{Catalog, Kind, Narrowing, Primitive, Rules};
+use sieve_ledger::Ledger;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+use wire::Created;
+
+/// The task ledger of this process, and the servers and hosts its tasks
+/// run between.
+pub(crate) struct Tasks {
+    /// `None` when the ledger could not be opened: the proxy works on,
+    /// without recording.
+    ledger: Option<Ledger>,
+    /// Where the ledger is, to say so when it could not be opened.
+    db: PathBuf,
+    pool: Pool,
+    hosts: Arc<Hosts>,
+    /// Ends the background following of tasks when the engine stops.
+    stopping: CancellationToken,
+}
+
+/// Opens the ledger at `db` and drops entries older than `retention_days`.
+/// The proxy works without a ledger (tasks are then not recorded), so a
+/// failure is logged.
+pub(crate) fn open_ledger(db: &Path, retention_days: u32) -> Option<Ledger> {
+    match Ledger::open(db) {
+        Ok(ledger) => {
+            let keep = i64::from(retention_days) * 86_400_000;
+            if let Err(error) = ledger.purge(now_ms() - keep) {
+                tracing::warn!("{error}");
+            }
+            Some(ledger)
+        }
+        Err(error) => {
+            tracing::error!("{error}; tasks and failed calls will not be recorded");
+            None
+        }
+    }
+}
+
+/// The pool's callback for task states upstreams announce (both
+/// generations' notifications). Only progress is taken from them; a
+/// task's end is recorded by polling, which also fetches its result.
+pub(crate) fn on_upstream_status(ledger: Option<Ledger>) -> TaskStatusSink {
+    Arc::new(move |server: &str, task: &Value| {
+        let (Some(ledger), Some(id)) = (&ledger, task.get("taskId").and_then(Value::as_str)) else {
+            return;
+        };
+        let status = task
+            .get("status")
+            .and_then(Value::as_str)
+            .and_then(TaskStatus::parse);
+        let Some(status) = status.filter(|s| !s.is_terminal()) else {
+            return;
+        };
+        let message = task.get("statusMessage").and_then(Value::as_str);
+        if let Ok(Some(record)) = ledger.find_upstream(server, id) {
+            let _ = ledger.update(&record.id, status, message, None, now_ms());
+        }
+    })
+}
+
+/// A host's `tools/call` as the ledger records it.
+pub(crate) struct Call<'a> {
+    pub server: &'a str,
+    /// The tool's exposed name: an entry is as visible as its tool.
+    pub tool: &'a str,
+    /// The params sent upstream, to send them again on retry.
+    pub params: &'a Value,
+    /// The profile the call was made under.
+    pub profile: &'a str,
+}
+
+impl Call<'_> {
+    /// A new entry for this call, created `now`.
+    fn entry(
+        &self,
+        kind: EntryKind,
+        status: TaskStatus,
+        message: Option<String>,
+        now: i64,
+    ) -> TaskRecord {
+        TaskRecord {
+            id: Ledger::new_id(),
+            kind,
+            server: self.server.to_string(),
+            upstream_id: None,
+            method: "tools/call".into(),
+            tool: Some(self.tool.to_string()),
+            params: self.params.clone(),
+            status,
+            status_message: message,
+            created_at: now,
+            last_updated_at: now,
+            ttl_ms: None,
+            poll_interval_ms: None,
+            profile: Some(self.profile.to_string()),
+            retry_of: None,
+            result: None,
+        }
+    }
+}
+
+/// What a caller sees: a task is as visible as the tool that started it.
+pub(crate) struct Viewer<'a> {
+    pub catalog: &'a Catalog,
+    pub rules: &'a Rules,
+    /// What the request narrows, beyond the profile.
+    pub narrowing: Option<&'a Narrowing>,
+}
+
+impl Viewer<'_> {
+    pub(crate) fn sees(&self, record: &TaskRecord) -> bool {
+        self.rules.is_visible(&self.task(record), self.narrowing)
+    }
+
+    /// Why a call of `record`'s tool is refused (hidden under a profile
+    /// that enforces, or in quarantine); empty when it is not.
+    pub(crate) fn refusal(&self, record: &TaskRecord) -> Vec<String> {
+        let task = self.task(record);
+        self.rules
+            .refusal(&task, self.narrowing)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn task(&self, record: &TaskRecord) -> Primitive {
+        let name = record.tool.as_deref().unwrap_or_default();
+        let tool = self
+            .catalog
+            .find(Kind::Tool, name)
+            .cloned()
+            .unwrap_or_else(|| Primitive::unlisted_tool(&record.server, name));
+        Primitive::task(
+            &tool,
+            record.upstream_id.as_deref().unwrap_or_default(),
+            &record.id,
+        )
+    }
+}
+
+/// How a finished call ends up in the ledger: `None` for a success, which
+/// needs no retry.
+fn call_outcome(
+    outcome: &Result<ServerResult, ErrorData>,
+    cancelled: bool,
+) -> Option<(TaskStatus, String, Value)> {
+    match outcome {
+        Ok(ServerResult::CallToolResult(result)) if result.is_error == Some(true) => {
+            let value = serde_json::to_value(result).unwrap_or_default();
+            let message = first_text(&value).unwrap_or_else(|| "the tool reported an error".into());
+            Some((TaskStatus::Failed, message, value))
+        }
+        Ok(_) => None,
+        Err(error) if cancelled => Some((
+            TaskStatus::Cancelled,
+            "cancelled by the host".into(),
+            serde_json::to_value(error).unwrap_or_default(),
+        )),
+        Err(error) => Some((
+            TaskStatus::Failed,
+            error.message.to_string(),
+            serde_json::to_value(error).unwrap_or_default(),
+        )),
+    }
+}
+
+/// The first text of a tool result, to say why it failed.
+fn first_text(result: &Value) -> Option<String> {
+    result["content"]
+        .as_array()?
+        .iter()
+        .find_map(|c| c["text"].as_str())
+        .map(|t| t.chars().take(500).collect())
+}
+
+fn ledger_error(error: impl ToString) -> ErrorData {
+    ErrorData::internal_error(error.to_string(), None)
+}
+
+/// The params of a host's request about task `record` for the upstream
+/// that runs it: the upstream's task id in place of ours.
+pub(crate) fn for_upstream(record: &TaskRecord, mut params: Value) -> Result<Value, ErrorData> {
+    params["taskId"] = Value::String(upstream_id(record)?.to_string());
+    Ok(params)
+}
+
+/// The upstream's id of a task; a plain call has none.
+fn upstream_id(record: &TaskRecord) -> Result<&str, ErrorData> {
+    record.upstream_id.as_deref().ok_or_else(|| {
+        ErrorData::invalid_params(
+            format!("{:?} is a call, not a task a server runs", record.id),
+            None,
+        )
+    })
+}
+
+impl Tasks {
+    pub(crate) fn new(
+        ledger: Option<Ledger>,
+        db: PathBuf,
+        pool: Pool,
+        hosts: Arc<Hosts>,
+        stopping: CancellationToken,
+    ) -> Arc<Tasks> {
+        Arc::new(Tasks {
+            ledger,
+            db,
+            pool,
+            hosts,
+            stopping,
+        })
+    }
+
+    /// The task ledger, or why there is none.
+    pub(crate) fn ledger(&self) -> Result<&Ledger, ErrorData> {
+        self.ledger.as_ref().ok_or_else(|| {
+            ErrorData::internal_error(
+                format!(
+                    "the task ledger {} could not be opened (the proxy's log says why)",
+                    self.db.display()
+                ),
+                None,
+            )
+        })
+    }
+
+    /// Records a call that failed or was cut off (`cancelled` by the
+    /// host), so it can be retried; a success is not recorded.
+    pub(crate) fn record_failed(
+        &self,
+        call: &Call<'_>,
+        outcome: &Result<ServerResult, ErrorData>,
+        cancelled: bool,
+    ) {
+        let (Some(ledger), Some((status, message, result))) =
+            (&self.ledger, call_outcome(outcome, cancelled))
+        else {
+            return;
+        };
+        let record = TaskRecord {
+            result: Some(result),
+            ..call.entry(EntryKind::Call, status, Some(message), now_ms())
+        };
+        if let Err(error) = ledger.insert(&record) {
+            tracing::warn!("{error}");
+        }
+    }
+
+    /// Records the task a 2026-07-28 upstream created for `call`.
+    pub(crate) fn record_task(
+        &self,
+        call: &Call<'_>,
+        task: &Task,
+    ) -> Result<TaskRecord, ErrorData> {
+        self.record(call, Created::from_modern(task))
+    }
+
+    /// Records the task an upstream created for `call`, under a Sieve task
+    /// id (so ids never collide across servers).
+    fn record(&self, call: &Call<'_>, created: Created) -> Result<TaskRecord, ErrorData> {
+        let now = now_ms();
+        let record = TaskRecord {
+            upstream_id: Some(created.upstream_id),
+            created_at: created
+                .created_at
+                .and_then(|t| parse_timestamp(&t).ok())
+                .unwrap_or(now),
+            ttl_ms: created.ttl_ms,
+            poll_interval_ms: created.poll_interval_ms,
+            ..call.entry(EntryKind::Task, created.status, created.message, now)
+        };
+        self.ledger()?.insert(&record).map_err(ledger_error)?;
+        Ok(record)
+    }
+
+    /// Entry `id`, if `viewer` sees it.
+    pub(crate) fn find(&self, id: &str, viewer: &Viewer<'_>) -> Result<TaskRecord, ErrorData> {
+        match self.ledger()?.get(id).map_err(ledger_error)? {
+            Some(record) if viewer.sees(&record) => Ok(record),
+            // Hidden and unknown look the same: a hidden task is not there.
+            _ => Err(ErrorData::invalid_params(
+                format!("there is no task {id:?}; tasks/list shows them"),
+                None,
+            )),
+        }
+    }
+
+    /// `tasks/list`: one page of the entries `viewer` sees.
+    pub(crate) fn list(&self, query: &TaskQuery, viewer: &Viewer<'_>) -> Result<Value, ErrorData> {
+        let page = self
+            .ledger()?
+            .list(query, &|record: &TaskRecord| viewer.sees(record))
+            .map_err(ledger_error)?;
+        let tasks: Vec<Value> = page.tasks.iter().map(TaskRecord::to_wire).collect();
+        let mut result = json!({ "tasks": tasks });
+        if let Some(cursor) = page.next_cursor {
+            result["nextCursor"] = json!(cursor);
+        }
+        Ok(result)
+    }
+
+    /// Runs entry `id` again: the recorded request to the same server, as
+    /// a new entry of `profile` that points to the old one. A completed
+    /// entry (or one still running) is only run again with `force`; a
+    /// profile that enforces must show the tool, and it must not be in
+    /// quarantine.
+    pub(crate) async fn retry(
+        &self,
+        id: &str,
+        force: bool,
+        profile: &str,
+        viewer: &Viewer<'_>,
+    ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
+        let ledger = self.ledger()?;
+        let old = ledger.get(id).map_err(ledger_error)?.ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!("there is no task {id:?}; tasks/list shows them"),
+                None,
+            )
+        })?;
+        if !force && old.status == TaskStatus::Completed {
+            return Err(ErrorData::invalid_params(
+                format!("task {id:?} completed; retry with force to run it again"),
+                None,
+            ));
+        }
+        if !force && !old.status.is_terminal() {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "task {id:?} is still {}; cancel it first, or retry with force",
+                    old.status
+                ),
+                None,
+            ));
+        }
+        let refusal = viewer.refusal(&old);
+        if !refusal.is_empty() {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "task {id:?} calls a tool that is refused under profile {profile:?} ({}), so it is not run again",
+                    refusal.join("; ")
+                ),
+                None,
+            ));
+        }
+        let now = now_ms();
+        let record = TaskRecord {
+            id: Ledger::new_id(),
+            kind: EntryKind::Call,
+            upstream_id: None,
+            status: TaskStatus::Working,
+            status_message: Some(format!("retry of {id}")),
+            created_at: now,
+            last_updated_at: now,
+            retry_of: Some(id.to_string()),
+            profile: Some(profile.to_string()),
+            result: None,
+            ..old.clone()
+        };
+        self.run_recorded(record, &old.server, &old.method, old.params.clone())
+            .await
+    }
+
+    /// Records `record` as working, makes its call, and records how it
+    /// ended, success included: the entry and the call's answer.
+    async fn run_recorded(
+        &self,
+        mut record: TaskRecord,
+        server: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
+        let ledger = self.ledger()?;
+        ledger.insert(&record).map_err(ledger_error)?;
+        let outcome = self.pool.call(server, method, params).await;
+        let (status, message, result) = call_outcome(&outcome, false).unwrap_or_else(|| {
+            let value = outcome
+                .as_ref()
+                .map(|r| serde_json::to_value(r).unwrap_or_default())
+                .unwrap_or_default();
+            (TaskStatus::Completed, "completed".to_string(), value)
+        });
+        let _ = ledger.update(&record.id, status, Some(&message), Some(&result), now_ms());
+        record.status = status;
+        record.status_message = Some(message);
+        record.result = Some(result.clone());
+        record.last_updated_at = now_ms();
+        Ok((record, outcome.map(|_| result)))
+    }
+
+    /// Makes `call` (the app's "Try" on a tool's row) and records it in the
+    /// ledger whatever its outcome, like a retry: working first, then how
+    /// it ended. The caller has checked that the profile lets it through.
+    pub(crate) async fn try_call(
+        &self,
+        call: &Call<'_>,
+    ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
+        let record = call.entry(
+            EntryKind::Call,
+            TaskStatus::Working,
+            Some("tried from the app".into()),
+            now_ms(),
+        );
+        self.run_recorded(record, call.server, "tools/call", call.params.clone())
+            .await
+    }
+
+    /// Cancels a task upstream and records it.
+    pub(crate) async fn cancel(&self, record: &TaskRecord) -> Result<(), ErrorData> {
+        if record.status.is_terminal() {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "task {:?} is already {}; nothing to cancel",
+                    record.id, record.status
+                ),
+                None,
+            ));
+        }
+        let upstream_id = upstream_id(record)?;
+        self.pool
+            .call(
+                &record.server,
+                "tasks/cancel",
+                json!({ "taskId": upstream_id }),
+            )
+            .await?;
+        self.ledger()?
+            .update(
+                &record.id,
+                TaskStatus::Cancelled,
+                Some("cancelled"),
+                None,
+                now_ms(),
+            )
+            .map_err(ledger_error)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,1194 @@
+//! `mcp-sieve servers import claude-desktop|cursor|vscode [PATH]`: copies
+//! the MCP servers a host is configured with into `config.json`.
+//!
+//! Three steps, the first two pure:
+//!
+//! * [`parse_host_config`] reads a host's file (Claude Desktop and Cursor:
+//!   `{"mcpServers": {..}}`; VS Code: `{"servers": {..}, "inputs": [..]}`,
+//!   JSON with comments and trailing commas) into [`HostEntry`]s. Each entry
+//!   goes through `sieve-core`'s own `config.json` parser, so an imported
+//!   server is validated exactly like one written by hand, and one that
+//!   cannot be used (`"type": "sse"`, a `${input:..}` variable) is kept with
+//!   the reason instead of failing the whole file.
+//! * [`merge`] adds the entries to a [`Config`] and says what it did in an
+//!   [`ImportReport`]. It never drops or changes an entry the user has.
+//! * [`import`] does the I/O: finds the host's file, reads it, loads
+//!   `config.json` through the [`Store`] (which refuses to replace a file
+//!   that does not parse) and saves it when something was added.
+//!
+//! Running an import twice adds nothing the second time: every server is
+//! then already present.
+
+use crate::store::{Store, StoreError};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use sieve_core::{Config, ParseError, ServerConfig, Transport};
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// A host whose MCP configuration can be imported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostKind {
+    /// Claude Desktop's `claude_desktop_config.json`.
+    ClaudeDesktop,
+    /// Cursor's `~/.cursor/mcp.json` (or a project's `.cursor/mcp.json`).
+    Cursor,
+    /// VS Code's user `mcp.json` (or a workspace's `.vscode/mcp.json`).
+    #[serde(rename = "vscode")]
+    VsCode,
+}
+
+impl HostKind {
+    /// Every host, in the order a person is offered them.
+    pub const ALL: [HostKind; 3] = [HostKind::ClaudeDesktop, HostKind::Cursor, HostKind::VsCode];
+
+    /// The name on the command line and in renamed servers.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HostKind::ClaudeDesktop => "claude-desktop",
+            HostKind::Cursor => "cursor",
+            HostKind::VsCode => "vscode",
+        }
+    }
+
+    /// The name a person knows the host by.
+    pub fn title(self) -> &'static str {
+        match self {
+            HostKind::ClaudeDesktop => "Claude Desktop",
+            HostKind::Cursor => "Cursor",
+            HostKind::VsCode => "VS Code",
+        }
+    }
+
+    /// Where the host keeps its configuration, most likely first.
+    ///
+    /// `dirs.config_dir` is the platform's configuration folder
+    /// (`~/.config`, `~/Library/Application Support`, `%APPDATA%`), which is
+    /// where Claude Desktop and VS Code keep theirs on every platform.
+    /// VS Code's workspace file in `cwd` comes after the user file.
+    pub fn default_paths(self, dirs: &HostDirs) -> Vec<PathBuf> {
+        match self {
+            HostKind::ClaudeDesktop => {
+                vec![dirs.config_dir.join("Claude/claude_desktop_config.json")]
+            }
+            HostKind::Cursor => vec![dirs.home_dir.join(".cursor/mcp.json")],
+            HostKind::VsCode => {
+                let mut paths = vec![dirs.config_dir.join("Code/User/mcp.json")];
+                paths.extend(dirs.cwd.as_ref().map(|cwd| cwd.join(".vscode/mcp.json")));
+                paths
+            }
+        }
+    }
+
+    /// The files to look for when the user names a folder: the host's own
+    /// folder (`~/.cursor`) or a project using it.
+    fn paths_in_folder(self, dir: &Path) -> Vec<PathBuf> {
+        match self {
+            HostKind::ClaudeDesktop => vec![dir.join("claude_desktop_config.json")],
+            HostKind::Cursor => vec![dir.join("mcp.json"), dir.join(".cursor/mcp.json")],
+            HostKind::VsCode => vec![dir.join("mcp.json"), dir.join(".vscode/mcp.json")],
+        }
+    }
+
+    /// Cursor and VS Code replace `${..}` variables (`${env:TOKEN}`,
+    /// `${input:key}`, `${workspaceFolder}`) when they start a server;
+    /// Claude Desktop passes every string as written.
+    fn expands_variables(self) -> bool {
+        !matches!(self, HostKind::ClaudeDesktop)
+    }
+}
+
+impl fmt::Display for HostKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for HostKind {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<HostKind, String> {
+        HostKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+            .ok_or_else(|| {
+                format!("there is no host {name:?}; name one of claude-desktop, cursor, vscode")
+            })
+    }
+}
+
+/// The folders the default host paths are relative to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostDirs {
+    pub config_dir: PathBuf,
+    pub home_dir: PathBuf,
+    pub cwd: Option<PathBuf>,
+}
+
+impl HostDirs {
+    /// This user's folders and the current directory.
+    pub fn current() -> Result<HostDirs, ImportError> {
+        let dirs = directories::BaseDirs::new().ok_or(ImportError::NoHome)?;
+        Ok(HostDirs {
+            config_dir: dirs.config_dir().to_path_buf(),
+            home_dir: dirs.home_dir().to_path_buf(),
+            cwd: std::env::current_dir().ok(),
+        })
+    }
+}
+
+/// One server as the host file lists it, converted or not.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostEntry {
+    /// The server's name in the host file.
+    pub name: String,
+    /// The server, or why it cannot be imported.
+    pub server: Result<ServerConfig, String>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportReport {
+    /// The host the servers came from.
+    pub source: HostKind,
+    /// The file they were read from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+    /// Servers added under their own name.
+    pub added: Vec<String>,
+    /// Servers added under a new name, because a different server has
+    /// their name already.
+    pub renamed: Vec<Renamed>,
+    /// Servers not added, each with the reason.
+    pub skipped: Vec<Skipped>,
+    /// The env and header values of the servers added that are written out
+    /// in the file (names only): what the import offers to keep in the
+    /// system keychain instead of `config.json`.
+    pub secrets: Vec<PlainValue>,
+    /// The names of the secrets kept, when the import was asked to.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept_secrets: Vec<String>,
+}
+
+/// An env or header value written out in `config.json` (its name only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlainValue {
+    /// The server's name in `config.json`.
+    pub server: String,
+    /// `env` or `headers`.
+    pub section: &'static str,
+    pub key: String,
+}
+
+/// A server added under a new name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Renamed {
+    /// Its name in the host file (and of the different server in config.json).
+    pub from: String,
+    /// Its name in config.json.
+    pub to: String,
+}
+
+/// A server not added.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// Its name in the host file.
+    pub name: String,
+    #[serde(flatten)]
+    pub reason: SkipReason,
+    /// The reason as a sentence.
+    pub message: String,
+}
+
+impl Skipped {
+    fn new(name: String, reason: SkipReason) -> Skipped {
+        let message = reason.to_string();
+        Skipped {
+            name,
+            reason,
+            message,
+        }
+    }
+}
+
+/// Why a server was not added. In JSON, `reason` is the variant's name and
+/// the fields sit beside it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "reason",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// config.json already has a server that starts the same way, under
+    /// `existing`; a second copy would only duplicate every tool.
+    AlreadyPresent { existing: String },
+    /// It starts mcp-sieve itself: the proxy would start itself, forever.
+    SelfReference,
+    /// mcp-sieve cannot use it as written.
+    Unsupported { detail: String },
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::AlreadyPresent { existing } => {
+                write!(f, "already in config.json as {existing:?}")
+            }
+            SkipReason::SelfReference => f.write_str(
+                "it runs mcp-sieve itself, and the proxy cannot be one of its own servers",
+            ),
+            SkipReason::Unsupported { detail } => f.write_str(detail),
+        }
+    }
+}
+
+impl ImportReport {
+    fn new(source: HostKind) -> ImportReport {
+        ImportReport {
+            source,
+            file: None,
+            added: Vec::new(),
+            renamed: Vec::new(),
+            skipped: Vec::new(),
+            secrets: Vec::new(),
+            kept_secrets: Vec::new(),
+        }
+    }
+
+    /// Whether config.json gained a server.
+    pub fn changed(&self) -> bool {
+        !self.added.is_empty() || !self.renamed.is_empty()
+    }
+}
+
+/// One line per server, for people.
+impl fmt::Display for ImportReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let from = match &self.file {
+            Some(file) => file.display().to_string(),
+            None => format!("the {} config", self.source.title()),
+        };
+        if !self.changed() && self.skipped.is_empty() {
+            return writeln!(f, "no servers in {from}");
+        }
+        for name in &self.added {
+            writeln!(f, "added {name:?}")?;
+        }
+        for Renamed { from, to } in &self.renamed {
+            writeln!(
+                f,
+                "added {from:?} as {to:?}: config.json has a different {from:?}"
+            )?;
+        }
+        for skipped in &self.skipped {
+            writeln!(f, "skipped {:?}: {}", skipped.name, skipped.message)?;
+        }
+        if !self.kept_secrets.is_empty() {
+            writeln!(
+                f,
+                "kept {} env/header value(s) out of config.json: {}",
+                self.kept_secrets.len(),
+                self.kept_secrets.join(", ")
+            )?;
+        } else if !self.secrets.is_empty() {
+            writeln!(
+                f,
+                "config.json now holds {} env/header value(s) of these servers; --keep-secrets (or `mcp-sieve servers secret NAME KEY`) keeps them in the system keychain instead",
+                self.secrets.len()
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// What can stop an import. Nothing is written when one happens.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ImportError {
+    #[error("{}", not_found_message(*.kind, .tried, *.explicit))]
+    NotFound {
+        kind: HostKind,
+        tried: Vec<PathBuf>,
+        /// The user named the file or folder.
+        explicit: bool,
+    },
+    #[error("cannot read {path}")]
+    Read { path: PathBuf, source: io::Error },
+    #[error(
+        "{file}:{line}:{column}: {message}; the {} config must be JSON (comments allowed), fix it and import again",
+        .kind.title()
+    )]
+    Syntax {
+        kind: HostKind,
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: {message}; is this a {} config?", .kind.title())]
+    Shape {
+        kind: HostKind,
+        file: String,
+        message: String,
+    },
+    #[error("{error}; fix config.json and import again (nothing was imported)")]
+    UserConfig { error: ParseError },
+    #[error(transparent)]
+    Store(StoreError),
+    #[error("cannot find your home folder; pass the path of the host's config file")]
+    NoHome,
+}
+
+fn not_found_message(kind: HostKind, tried: &[PathBuf], explicit: bool) -> String {
+    let list = tried
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" or ");
+    if explicit {
+        format!(
+            "there is no {} config at {list}; check the path",
+            kind.title()
+        )
+    } else {
+        format!(
+            "found no {} config at {list}; if it is elsewhere, pass its path: \
+             `mcp-sieve servers import {kind} PATH`",
+            kind.title()
+        )
+    }
+}
+
+impl From<StoreError> for ImportError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Parse(error) | StoreError::Unparseable { error, .. } => {
+                ImportError::UserConfig { error }
+            }
+            other => ImportError::Store(other),
+        }
+    }
+}
+
+/// The keys a host file keeps its servers under, in the order looked for:
+/// Claude Desktop and Cursor write `mcpServers`, VS Code's `mcp.json`
+/// `servers`, and older VS Code `settings.json` files `mcp.servers`. Every
+/// kind accepts every shape, so a file handed to the "wrong" kind still
+/// imports; the kind decides which comes first.
+fn server_keys(kind: HostKind) -> [&'static [&'static str]; 3] {
+    const MCP_SERVERS: &[&str] = &["mcpServers"];
+    const SERVERS: &[&str] = &["servers"];
+    const SETTINGS: &[&str] = &["mcp", "servers"];
+    match kind {
+        HostKind::VsCode => [SERVERS, SETTINGS, MCP_SERVERS],
+        HostKind::ClaudeDesktop | HostKind::Cursor => [MCP_SERVERS, SERVERS, SETTINGS],
+    }
+}
+
+/// JSONC as VS Code reads it: comments and trailing commas, nothing more.
+pub fn jsonc_options() -> jsonc_parser::ParseOptions {
+    jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    }
+}
+
+/// Reads the servers of a host config file. `file` names it in messages.
+///
+/// Fails only when the file as a whole cannot be read as JSON with
+/// comments; a server that cannot be imported becomes an entry with the
+/// reason. A file without servers (a fresh Claude Desktop config) yields
+/// no entries.
+pub fn parse_host_config(
+    kind: HostKind,
+    file: &str,
+    text: &str,
+) -> Result<Vec<HostEntry>, ImportError> {
+    let options = jsonc_options();
+    let document: Option<Value> =
+        jsonc_parser::parse_to_serde_value(text, &options).map_err(|e| ImportError::Syntax {
+            kind,
+            file: file.to_string(),
+            line: e.line_display(),
+            column: e.column_display(),
+            message: e.kind().to_string(),
+        })?;
+    let shape = |message: String| ImportError::Shape {
+        kind,
+        file: file.to_string(),
+        message,
+    };
+    let root = match document {
+        None => return Ok(Vec::new()),
+        Some(Value::Object(root)) => root,
+        Some(_) => return Err(shape("the file is not a JSON object".into())),
+    };
+    let Some((key, servers)) = server_keys(kind)
+        .into_iter()
+        .find_map(|path| lookup(&root, path).map(|v| (path.join("."), v)))
+    else {
+        return Ok(Vec::new());
+    };
+    let Value::Object(servers) = servers else {
+        return Err(shape(format!("{key:?} is not an object of servers")));
+    };
+    Ok(servers
+        .iter()
+        .map(|(name, entry)| HostEntry {
+            name: name.clone(),
+            server: convert(kind, file, name, entry),
+        })
+        .collect())
+}
+
+fn lookup<'a>(root: &'a Map<String, Value>, path: &[&str]) -> Option<&'a Value> {
+    let (first, rest) = path.split_first()?;
+    rest.iter()
+        .try_fold(root.get(*first)?, |value, key| value.get(key))
+}
+
+/// One host entry as a [`ServerConfig`], or why it cannot be one.
+fn convert(kind: HostKind, file: &str, name: &str, entry: &Value) -> Result<ServerConfig, String> {
+    if !entry.is_object() {
+        return Err("the entry is not an object".into());
+    }
+    if kind.expands_variables()
+        && let Some(variable) = find_variable(entry)
+    {
+        return Err(format!(
+            "it uses {variable}, which {} fills in when it starts the server and \
+             mcp-sieve does not; add it to config.json with the value written out",
+            kind.title()
+        ));
+    }
+    if let Some(env_file) = entry.get("envFile") {
+        return Err(format!(
+            "it reads its environment from \"envFile\" {env_file}, which mcp-sieve does \
+             not; add it to config.json with the variables under \"env\""
+        ));
+    }
+    // The entry goes through the parser of config.json itself, so whatever
+    // config.json accepts is importable and every rule lives in one place.
+    let mut servers = Map::new();
+    servers.insert(name.to_string(), entry.clone());
+    let text = json!({ "mcpServers": servers }).to_string();
+    let mut config = Config::parse(file, &text).map_err(|e| e.expected)?;
+    let (_, server) = config
+        .mcp_servers
+        .pop_first()
+        .expect("a config parsed from one server has that server");
+    Ok(server)
+}
+
+/// The first `${..}` in any string of `value`.
+fn find_variable(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => {
+            let start = s.find("${")?;
+            let end = s[start..].find('}').map_or(s.len(), |i| start + i + 1);
+            Some(s[start..end].to_string())
+        }
+        Value::Array(items) => items.iter().find_map(find_variable),
+        Value::Object(map) => map.values().find_map(find_variable),
+        _ => None,
+    }
+}
+
+/// Adds `imported` to `config` and reports what happened to each entry.
+///
+/// The user's entries are never dropped or changed. For each imported
+/// server, in order:
+///
+/// * one that could not be converted is skipped with its reason;
+/// * one that starts mcp-sieve (the host already goes through the proxy)
+///   is skipped, since the proxy would start itself;
+/// * one that starts the same way as a server config.json has, under any
+///   name, is skipped as already present: importing twice changes nothing,
+///   and a server the user renamed or disabled is not added a second time;
+/// * otherwise it is added under its own name, or, when config.json has a
+///   different server by that name, under `<name>-<host>` (then
+///   `<name>-<host>-2`, ...). Adding under a new name, rather than
+///   refusing, imports everything in one go; the report lists each rename
+///   so the user can tidy up, and both servers' tools stay apart because
+///   exposed names carry the server name.
+pub fn merge(config: &mut Config, imported: Vec<HostEntry>, source: HostKind) -> ImportReport {
+    let mut report = ImportReport::new(source);
+    for HostEntry { name, server } in imported {
+        let server = match server {
+            Ok(server) => server,
+            Err(detail) => {
+                let reason = SkipReason::Unsupported { detail };
+                report.skipped.push(Skipped::new(name, reason));
+                continue;
+            }
+        };
+        if runs_mcp_sieve(&server.transport) {
+            report
+                .skipped
+                .push(Skipped::new(name, SkipReason::SelfReference));
+            continue;
+        }
+        if let Some(existing) = same_server(config, &name, &server) {
+            let reason = SkipReason::AlreadyPresent { existing };
+            report.skipped.push(Skipped::new(name, reason));
+            continue;
+        }
+        let target = free_name(config, &name, source);
+        let (section, values) = match &server.transport {
+            Transport::Stdio { env, .. } => ("env", env),
+            Transport::Http { headers, .. } => ("headers", headers),
+        };
+        for (key, value) in values {
+            let referenced =
+                sieve_core::secret_ref::references(value).is_ok_and(|refs| !refs.is_empty());
+            if !referenced && !value.is_empty() {
+                report.secrets.push(PlainValue {
+                    server: target.clone(),
+                    section,
+                    key: key.clone(),
+                });
+            }
+        }
+        config.mcp_servers.insert(target.clone(), server);
+        if target == name {
+            report.added.push(name);
+        } else {
+            report.renamed.push(Renamed {
+                from: name,
+                to: target,
+            });
+        }
+    }
+    report
+}
+
+/// The name of a server in `config` that starts like `server`, preferring
+/// `name` itself. `disabled` is the user's choice, not part of the server.
+fn same_server(config: &Config, name: &str, server: &ServerConfig) -> Option<String> {
+    if config
+        .mcp_servers
+        .get(name)
+        .is_some_and(|s| s.transport == server.transport)
+    {
+        return Some(name.to_string());
+    }
+    config
+        .mcp_servers
+        .iter()
+        .find(|(_, s)| s.transport == server.transport)
+        .map(|(n, _)| n.clone())
+}
+
+fn free_name(config: &Config, name: &str, source: HostKind) -> String {
+    if !config.mcp_servers.contains_key(name) {
+        return name.to_string();
+    }
+    let base = format!("{name}-{source}");
+    std::iter::once(base.clone())
+        .chain((2..).map(|n| format!("{base}-{n}")))
+        .find(|candidate| !config.mcp_servers.contains_key(candidate))
+        .expect("an unbounded sequence of names has a free one")
+}
+
+/// Whether the server is mcp-sieve: its program, or a program's argument
+/// (`npx -y mcp-sieve`, `cargo run --bin mcp-sieve`), is named `mcp-sieve`.
+fn runs_mcp_sieve(transport: &Transport) -> bool {
+    let Transport::Stdio { command, args, .. } = transport else {
+        return false;
+    };
+    std::iter::once(command).chain(args).any(|word| {
+        // By hand, not with Path: a Windows path must be recognised on Unix
+        // too, since a host file may come from another machine.
+        let file = word.rsplit(['/', '\\']).next().unwrap_or(word);
+        let file = file.to_ascii_lowercase();
+        let file = file.strip_suffix(".exe").unwrap_or(&file);
+        // `mcp-sieve@1.2.0`, as npx takes it.
+        let package = file.split('@').next().unwrap_or(file);
+        package == "mcp-sieve"
+    })
+}
+
+/// Imports the servers of host `kind` into the config.json of `store`.
+///
+/// `path` is the host's file, or a folder holding it (`~/.cursor`, a
+/// project with `.vscode/mcp.json`); without it, the host's usual places
+/// are tried ([`HostKind::default_paths`]). config.json is written only
+/// when a server was added, and never when it does not parse.
+pub fn import(
+    store: &Store,
+    kind: HostKind,
+    path: Option<&Path>,
+) -> Result<ImportReport, ImportError> {
+    let (file, entries) = read_host(kind, path)?;
+    // Merged under config.json's lock, into the file as it is then, so
+    // servers another process adds meanwhile are kept.
+    store.update_config(|config| {
+        let mut report = merge(config, entries, kind);
+        report.file = Some(file);
+        Ok(report)
+    })
+}
+
+/// What [`import`] would do, without writing: the config as it would be,
+/// and the report. The app shows the report before the person agrees.
+pub fn plan(
+    store: &Store,
+    kind: HostKind,
+    path: Option<&Path>,
+) -> Result<(Config, ImportReport), ImportError> {
+    let (file, entries) = read_host(kind, path)?;
+    let mut config = store.load_config()?;
+    let mut report = merge(&mut config, entries, kind);
+    report.file = Some(file);
+    Ok((config, report))
+}
+
+/// The host's file and the servers it holds.
+fn read_host(
+    kind: HostKind,
+    path: Option<&Path>,
+) -> Result<(PathBuf, Vec<HostEntry>), ImportError> {
+    let file = locate(kind, path)?;
+    let text = fs::read_to_string(&file).map_err(|source| ImportError::Read {
+        path: file.clone(),
+        source,
+    })?;
+    let entries = parse_host_config(kind, &file.display().to_string(), &text)?;
+    Ok((file, entries))
+}
+
+fn locate(kind: HostKind, path: Option<&Path>) -> Result<PathBuf, ImportError> {
+    let (tried, explicit) = match path {
+        Some(dir) if dir.is_dir() => (kind.paths_in_folder(dir), true),
+        Some(file) => (vec![file.to_path_buf()], true),
+        None => (kind.default_paths(&HostDirs::current()?), false),
+    };
+    match tried.iter().find(|p| p.is_file()) {
+        Some(found) => Ok(found.clone()),
+        None => Err(ImportError::NotFound {
+            kind,
+            tried,
+            explicit,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::home::Home;
+
+    fn entries(kind: HostKind, text: &str) -> Vec<HostEntry> {
+        parse_host_config(kind, "host.json", text).expect("the host file parses")
+    }
+
+    fn names(entries: &[HostEntry]) -> Vec<&str> {
+        entries.iter().map(|e| e.name.as_str()).collect()
+    }
+
+    fn stdio(command: &str, args: &[&str]) -> ServerConfig {
+        ServerConfig {
+            transport: Transport::Stdio {
+                command: command.into(),
+                args: args.iter().map(|a| a.to_string()).collect(),
+                env: Default::default(),
+                cwd: None,
+            },
+            disabled: false,
+            roots: Default::default(),
+        }
+    }
+
+    fn entry(name: &str, server: ServerConfig) -> HostEntry {
+        HostEntry {
+            name: name.into(),
+            server: Ok(server),
+        }
+    }
+
+    const CLAUDE: &str = r#"{
+      "mcpServers": {
+        "github": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+                    "env": {"GITHUB_TOKEN": "t"} },
+        "files":  { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/u"] },
+        "remote": { "type": "http", "url": "https://example.test/mcp", "headers": {"Authorization": "Bearer x"} }
+      },
+      "globalShortcut": "Ctrl+Space"
+    }"#;
+
+    #[test]
+    fn claude_desktop_servers_are_read_in_file_order() {
+        let found = entries(HostKind::ClaudeDesktop, CLAUDE);
+        assert_eq!(names(&found), ["github", "files", "remote"]);
+        let github = found[0].server.as_ref().expect("github converts");
+        assert!(
+            matches!(&github.transport, Transport::Stdio { command, env, .. }
+                if command == "npx" && env["GITHUB_TOKEN"] == "t"),
+            "{github:?}"
+        );
+        assert!(
+            matches!(&found[2].server, Ok(ServerConfig { transport: Transport::Http { url, .. }, .. })
+                if url == "https://example.test/mcp"),
+            "{:?}",
+            found[2]
+        );
+    }
+
+    #[test]
+    fn cursor_servers_and_foreign_keys() {
+        let text = r#"{"mcpServers": {
+            "linear": {"url": "https://mcp.linear.app/mcp"},
+            "db": {"command": "uvx", "args": ["mcp-server-sqlite"], "autoApprove": ["query"]}
+        }}"#;
+        let found = entries(HostKind::Cursor, text);
+        assert_eq!(names(&found), ["linear", "db"]);
+        assert!(
+            found.iter().all(|e| e.server.is_ok()),
+            "foreign keys such as autoApprove are ignored: {found:?}"
+        );
+    }
+
+    #[test]
+    fn vscode_jsonc_with_comments_trailing_commas_and_inputs() {
+        let text = r#"{
+          // Servers for this workspace.
+          "inputs": [
+            { "type": "promptString", "id": "token", "description": "API token", "password": true },
+          ],
+          "servers": {
+            /* a local one */
+            "fetch": { "type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"], },
+            "remote": { "type": "http", "url": "https://example.test/mcp" },
+            "legacy": { "type": "sse", "url": "https://example.test/sse" },
+            "secret": { "type": "stdio", "command": "npx", "args": ["server"],
+                        "env": { "TOKEN": "${input:token}" } },
+            "dotenv": { "command": "node", "args": ["s.js"], "envFile": "${workspaceFolder}/.env" },
+          },
+        }"#;
+        let found = entries(HostKind::VsCode, text);
+        assert_eq!(
+            names(&found),
+            ["fetch", "remote", "legacy", "secret", "dotenv"]
+        );
+        assert!(found[0].server.is_ok(), "{:?}", found[0]);
+        assert!(found[1].server.is_ok(), "{:?}", found[1]);
+        let legacy = found[2].server.as_ref().expect_err("sse is refused");
+        assert!(legacy.contains("\"sse\""), "the core's reason: {legacy}");
+        let secret = found[3].server.as_ref().expect_err("variables are refused");
+        assert!(secret.contains("${input:token}"), "{secret}");
+        assert!(secret.contains("VS Code"), "{secret}");
+        let dotenv = found[4].server.as_ref().expect_err("envFile is refused");
+        assert!(dotenv.contains("${workspaceFolder}"), "{dotenv}");
+    }
+
+    #[test]
+    fn vscode_settings_json_shape_is_read() {
+        let text = r#"{ "editor.fontSize": 14, "mcp": { "servers": { "git": { "command": "uvx", "args": ["mcp-server-git"] } } } }"#;
+        assert_eq!(names(&entries(HostKind::VsCode, text)), ["git"]);
+    }
+
+    #[test]
+    fn claude_desktop_keeps_dollar_strings_as_written() {
+        let text = r#"{"mcpServers": {"a": {"command": "run", "args": ["${HOME}"]}}}"#;
+        let found = entries(HostKind::ClaudeDesktop, text);
+        assert!(
+            found[0].server.is_ok(),
+            "Claude Desktop does not expand variables, so neither do we: {found:?}"
+        );
+        let found = entries(HostKind::Cursor, text);
+        assert!(found[0].server.is_err(), "Cursor does: {found:?}");
+    }
+
+    #[test]
+    fn a_host_file_without_servers_yields_nothing() {
+        assert!(entries(HostKind::ClaudeDesktop, "").is_empty());
+        assert!(entries(HostKind::ClaudeDesktop, r#"{"globalShortcut": ""}"#).is_empty());
+        assert!(entries(HostKind::VsCode, r#"{"inputs": []}"#).is_empty());
+    }
+
+    #[test]
+    fn bad_entries_are_kept_with_their_reason() {
+        let text = r#"{"mcpServers": {
+            "": {"command": "x"},
+            "nothing": {},
+            "both": {"command": "x", "url": "https://y"},
+            "number": 3,
+            "ok": {"command": "x"}
+        }}"#;
+        let found = entries(HostKind::ClaudeDesktop, text);
+        let reasons: Vec<_> = found
+            .iter()
+            .map(|e| e.server.as_ref().err().map(String::as_str))
+            .collect();
+        assert_eq!(reasons[0], Some("a server name is empty"));
+        assert!(
+            reasons[1].unwrap().contains("needs \"command\""),
+            "{reasons:?}"
+        );
+        assert!(reasons[2].unwrap().contains("both"), "{reasons:?}");
+        assert_eq!(reasons[3], Some("the entry is not an object"));
+        assert_eq!(reasons[4], None);
+    }
+
+    #[test]
+    fn syntax_errors_name_file_line_and_column() {
+        let err = parse_host_config(HostKind::Cursor, "mcp.json", "{\n  \"mcpServers\": {,}\n}")
+            .expect_err("a stray comma is not JSONC");
+        assert!(
+            matches!(err, ImportError::Syntax { line: 2, .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().starts_with("mcp.json:2:"), "{err}");
+        let err = parse_host_config(HostKind::Cursor, "mcp.json", "{'a': 1}")
+            .expect_err("JSON5 is more than hosts accept");
+        assert!(matches!(err, ImportError::Syntax { .. }), "{err:?}");
+        let err = parse_host_config(HostKind::Cursor, "mcp.json", "[]").unwrap_err();
+        assert!(err.to_string().contains("not a JSON object"), "{err}");
+        let err =
+            parse_host_config(HostKind::Cursor, "mcp.json", r#"{"mcpServers": []}"#).unwrap_err();
+        assert!(
+            err.to_string().contains("\"mcpServers\" is not an object"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn merge_adds_new_servers() {
+        let mut config = Config::default();
+        let report = merge(
+            &mut config,
+            entries(HostKind::ClaudeDesktop, CLAUDE),
+            HostKind::ClaudeDesktop,
+        );
+        assert_eq!(report.added, ["github", "files", "remote"]);
+        assert!(
+            report.renamed.is_empty() && report.skipped.is_empty(),
+            "{report:?}"
+        );
+        assert!(report.changed());
+        assert_eq!(config.mcp_servers.len(), 3);
+    }
+
+    #[test]
+    fn merging_twice_adds_nothing() {
+        let mut config = Config::default();
+        let imported = entries(HostKind::ClaudeDesktop, CLAUDE);
+        merge(&mut config, imported.clone(), HostKind::ClaudeDesktop);
+        let before = config.clone();
+        let report = merge(&mut config, imported, HostKind::ClaudeDesktop);
+        assert!(!report.changed(), "{report:?}");
+        assert_eq!(config, before);
+        assert_eq!(report.skipped.len(), 3);
+        assert_eq!(
+            report.skipped[0].reason,
+            SkipReason::AlreadyPresent {
+                existing: "github".into()
+            }
+        );
+    }
+
+    #[test]
+    fn the_same_server_under_another_name_or_disabled_is_present() {
+        let mut config = Config::default();
+        let mut mine = stdio("uvx", &["mcp-server-git"]);
+        mine.disabled = true;
+        config.mcp_servers.insert("my-git".into(), mine.clone());
+        let report = merge(
+            &mut config,
+            vec![entry("git", stdio("uvx", &["mcp-server-git"]))],
+            HostKind::Cursor,
+        );
+        assert_eq!(
+            report.skipped[0].reason,
+            SkipReason::AlreadyPresent {
+                existing: "my-git".into()
+            }
+        );
+        assert_eq!(config.mcp_servers.len(), 1, "nothing added");
+        assert_eq!(
+            config.mcp_servers["my-git"], mine,
+            "the user's entry is untouched"
+        );
+    }
+
+    #[test]
+    fn a_different_server_with_a_taken_name_is_added_renamed() {
+        let mut config = Config::default();
+        let mine = stdio("my-files", &[]);
+        config.mcp_servers.insert("files".into(), mine.clone());
+        config
+            .mcp_servers
+            .insert("files-cursor".into(), stdio("other", &[]));
+        let theirs = stdio("npx", &["-y", "@modelcontextprotocol/server-filesystem"]);
+        let report = merge(
+            &mut config,
+            vec![entry("files", theirs.clone())],
+            HostKind::Cursor,
+        );
+        assert_eq!(
+            report.renamed,
+            [Renamed {
+                from: "files".into(),
+                to: "files-cursor-2".into()
+            }]
+        );
+        assert_eq!(config.mcp_servers["files"], mine, "never overwritten");
+        assert_eq!(config.mcp_servers["files-cursor-2"], theirs);
+
+        let again = merge(&mut config, vec![entry("files", theirs)], HostKind::Cursor);
+        assert_eq!(
+            again.skipped[0].reason,
+            SkipReason::AlreadyPresent {
+                existing: "files-cursor-2".into()
+            },
+            "a renamed import is recognised the next time"
+        );
+    }
+
+    #[test]
+    fn servers_that_run_mcp_sieve_are_skipped() {
+        let sieves = [
+            stdio("mcp-sieve", &["serve", "--profile", "work"]),
+            stdio("/home/u/.cargo/bin/mcp-sieve", &["serve"]),
+            stdio(r"C:\Program Files\MCP Sieve\MCP-Sieve.exe", &["serve"]),
+            stdio("npx", &["-y", "mcp-sieve@0.1.0", "serve"]),
+        ];
+        let imported = sieves
+            .iter()
+            .enumerate()
+            .map(|(i, s)| entry(&format!("sieve{i}"), s.clone()))
+            .chain([entry("neighbour", stdio("mcp-sieve-helper", &[]))])
+            .collect();
+        let mut config = Config::default();
+        let report = merge(&mut config, imported, HostKind::ClaudeDesktop);
+        assert_eq!(report.skipped.len(), 4, "{report:?}");
+        assert!(
+            report
+                .skipped
+                .iter()
+                .all(|s| s.reason == SkipReason::SelfReference),
+            "{report:?}"
+        );
+        assert_eq!(report.added, ["neighbour"], "only the exact name counts");
+    }
+
+    #[test]
+    fn unconvertible_entries_are_reported_and_the_rest_imported() {
+        let mut config = Config::default();
+        let report = merge(
+            &mut config,
+            vec![
+                HostEntry {
+                    name: "legacy".into(),
+                    server: Err("\"type\": \"sse\" is not supported".into()),
+                },
+                entry("ok", stdio("x", &[])),
+            ],
+            HostKind::VsCode,
+        );
+        assert_eq!(report.added, ["ok"]);
+        assert_eq!(report.skipped[0].name, "legacy");
+        assert_eq!(
+            report.skipped[0].message,
+            "\"type\": \"sse\" is not supported"
+        );
+    }
+
+    #[test]
+    fn report_json_is_stable() {
+        let mut config = Config::default();
+        config.mcp_servers.insert("a".into(), stdio("mine", &[]));
+        let mut report = merge(
+            &mut config,
+            vec![
+                entry("a", stdio("theirs", &[])),
+                entry("b", stdio("mine", &[])),
+                entry("c", stdio("mcp-sieve", &[])),
+                HostEntry {
+                    name: "d".into(),
+                    server: Err("bad".into()),
+                },
+                entry("e", stdio("new", &[])),
+            ],
+            HostKind::ClaudeDesktop,
+        );
+        report.file = Some("/h/claude.json".into());
+        assert_eq!(
+            serde_json::to_value(&report).unwrap(),
+            json!({
+                "source": "claude-desktop",
+                "file": "/h/claude.json",
+                "added": ["e"],
+                "renamed": [{"from": "a", "to": "a-claude-desktop"}],
+                "skipped": [
+                    {"name": "b", "reason": "alreadyPresent", "existing": "a",
+                     "message": "already in config.json as \"a\""},
+                    {"name": "c", "reason": "selfReference",
+                     "message": "it runs mcp-sieve itself, and the proxy cannot be one of its own servers"},
+                    {"name": "d", "reason": "unsupported", "detail": "bad", "message": "bad"}
+                ],
+                "secrets": []
+            })
+        );
+        let text = report.to_string();
+        assert!(text.contains("added \"e\"\n"), "{text}");
+        assert!(
+            text.contains("added \"a\" as \"a-claude-desktop\""),
+            "{text}"
+        );
+        assert!(text.contains("skipped \"d\": bad\n"), "{text}");
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for kind in HostKind::ALL {
+            assert_eq!(kind.as_str().parse::<HostKind>(), Ok(kind));
+            assert_eq!(
+                serde_json::to_value(kind).unwrap(),
+                json!(kind.as_str()),
+                "JSON uses the command line's names"
+            );
+        }
+    }
+
+    #[test]
+    fn default_paths_follow_each_host() {
+        let dirs = HostDirs {
+            config_dir: "/cfg".into(),
+            home_dir: "/home/u".into(),
+            cwd: Some("/proj".into()),
+        };
+        assert_eq!(
+            HostKind::ClaudeDesktop.default_paths(&dirs),
+            [Path::new("/cfg/Claude/claude_desktop_config.json")]
+        );
+        assert_eq!(
+            HostKind::Cursor.default_paths(&dirs),
+            [Path::new("/home/u/.cursor/mcp.json")]
+        );
+        assert_eq!(
+            HostKind::VsCode.default_paths(&dirs),
+            [
+                Path::new("/cfg/Code/User/mcp.json"),
+                Path::new("/proj/.vscode/mcp.json")
+            ]
+        );
+    }
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let store = Store::new(Home::at(&dir.path().join("home")));
+        (dir, store)
+    }
+
+    #[test]
+    fn import_writes_config_json_once() {
+        let (dir, store) = store();
+        let host = dir.path().join("claude_desktop_config.json");
+        fs::write(&host, CLAUDE).unwrap();
+        let report = import(&store, HostKind::ClaudeDesktop, Some(&host)).expect("imports");
+        assert_eq!(report.added.len(), 3, "{report:?}");
+        assert_eq!(report.file.as_deref(), Some(host.as_path()));
+        let config = store.load_config().expect("the written config parses");
+        assert_eq!(config.mcp_servers.len(), 3);
+
+        let written = fs::read_to_string(store.home().config_file()).unwrap();
+        let again = import(&store, HostKind::ClaudeDesktop, Some(dir.path()))
+            .expect("a folder holding the file works too");
+        assert!(!again.changed(), "{again:?}");
+        assert_eq!(
+            fs::read_to_string(store.home().config_file()).unwrap(),
+            written
+        );
+        assert!(
+            !crate::store::backup_path(&store.home().config_file()).exists(),
+            "an import that adds nothing does not write"
+        );
+    }
+
+    #[test]
+    fn import_finds_a_workspace_file_in_a_folder() {
+        let (dir, store) = store();
+        let project = dir.path().join("project");
+        fs::create_dir_all(project.join(".vscode")).unwrap();
+        fs::write(
+            project.join(".vscode/mcp.json"),
+            "{\"servers\": {\"git\": {\"command\": \"uvx\", \"args\": [\"mcp-server-git\"]},},}",
+        )
+        .unwrap();
+        let report = import(&store, HostKind::VsCode, Some(&project)).expect("imports");
+        assert_eq!(report.added, ["git"]);
+        assert_eq!(
+            report.file.as_deref(),
+            Some(project.join(".vscode/mcp.json").as_path())
+        );
+    }
+
+    #[test]
+    fn a_missing_host_file_is_named_with_what_to_do() {
+        let (dir, store) = store();
+        let missing = dir.path().join("nope.json");
+        let err = import(&store, HostKind::Cursor, Some(&missing)).unwrap_err();
+        let message = err.to_string();
+        assert!(matches!(err, ImportError::NotFound { .. }), "{err:?}");
+        assert!(
+            message.contains(&missing.display().to_string()),
+            "{message}"
+        );
+        assert!(message.contains("check the path"), "{message}");
+
+        let defaults = not_found_message(
+            HostKind::ClaudeDesktop,
+            &[PathBuf::from("/cfg/Claude/claude_desktop_config.json")],
+            false,
+        );
+        assert!(
+            defaults.contains("/cfg/Claude/claude_desktop_config.json")
+                && defaults.contains("mcp-sieve servers import claude-desktop PATH"),
+            "{defaults}"
+        );
+    }
+
+    #[test]
+    fn an_unparseable_user_config_is_left_untouched() {
+        let (dir, store) = store();
+        let host = dir.path().join("mcp.json");
+        fs::write(&host, CLAUDE).unwrap();
+        let config_file = store.home().config_file();
+        fs::create_dir_all(config_file.parent().unwrap()).unwrap();
+        let broken = "{\"mcpServers\": {\"mine\": {\"command\": \"x\"},}}";
+        fs::write(&config_file, broken).unwrap();
+        let err = import(&store, HostKind::Cursor, Some(&host)).unwrap_err();
+        assert!(matches!(err, ImportError::UserConfig { .. }), "{err:?}");
+        let message = err.to_string();
+        assert!(message.contains("config.json:1:"), "{message}");
+        assert!(message.contains("nothing was imported"), "{message}");
+        assert_eq!(fs::read_to_string(&config_file).unwrap(), broken);
+        assert!(!crate::store::backup_path(&config_file).exists());
+    }
+
+    #[test]
+    fn a_broken_host_file_changes_nothing() {
+        let (dir, store) = store();
+        let host = dir.path().join("mcp.json");
+        fs::write(&host, "{\"servers\": {").unwrap();
+        let err = import(&store, HostKind::VsCode, Some(&host)).unwrap_err();
+        assert!(matches!(err, ImportError::Syntax { .. }), "{err:?}");
+        assert!(err.to_string().contains("mcp.json:1:"), "{err}");
+        assert!(!store.home().config_file().exists());
+    }
+}
