@@ -64,7 +64,7 @@ use serde_json::json;
 use tokio::sync::broadcast;
 
 use self::{
-    catalog::{EXPERIMENTAL_TOOLS, Spec, TOOLS},
+    catalog::{EXPERIMENTAL_TOOLS, Spec},
     workspace::{Args, Change, Workspace},
 };
 
@@ -74,7 +74,7 @@ pub const SERVER_NAME: &str = "sieve-demo";
 /// The static tool list: every tool except the experimental ones, which
 /// only appear after `admin_enable_experimental`.
 pub fn demo_tools() -> Vec<Tool> {
-    TOOLS.iter().map(Spec::to_tool).collect()
+    catalog::tools().map(Spec::to_tool).collect()
 }
 
 /// A change that every connected client should be told about.
@@ -191,7 +191,7 @@ impl DemoServer {
     }
 
     fn is_known_tool(&self, name: &str) -> bool {
-        TOOLS.iter().any(|s| s.name == name)
+        catalog::tools().any(|s| s.name == name)
             || (self.shared.experimental.load(Ordering::SeqCst)
                 && EXPERIMENTAL_TOOLS.iter().any(|s| s.name == name))
     }
