@@ -257,6 +257,50 @@ pub struct PrimitiveRow {
     /// profile can (not for `servers`, `groups.any` or `uriPrefixes`):
     /// what a hidden row's switch offers.
     pub reasons: Vec<HiddenReason>,
+    /// What the row's switch writes, on and off.
+    pub switch: Switch,
+}
+
+/// The profile edits of a row's switch (DESIGN §8): a tool's exposed name
+/// out of or into `tools.deny` (`setTool`); a prompt's or resource's the
+/// same in its own section's deny list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Switch {
+    pub on: ProfileEdit,
+    pub off: ProfileEdit,
+}
+
+impl Switch {
+    fn of(p: &Primitive) -> Switch {
+        let edit = |on: bool| {
+            if p.kind == Kind::Tool {
+                return ProfileEdit::SetTool {
+                    exposed_name: p.exposed_name.clone(),
+                    on,
+                };
+            }
+            let section = p.kind.section().to_string();
+            let pattern = p.exposed_name.clone();
+            let list = PatternList::Deny;
+            if on {
+                ProfileEdit::RemovePattern {
+                    section,
+                    list,
+                    pattern,
+                }
+            } else {
+                ProfileEdit::AddPattern {
+                    section,
+                    list,
+                    pattern,
+                }
+            }
+        };
+        Switch {
+            on: edit(true),
+            off: edit(false),
+        }
+    }
 }
 
 /// The upstream's text of a primitive whose title or description an
@@ -269,17 +313,38 @@ pub struct UpstreamText {
 
 /// One rule that hides a row, and the edit that would lift it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct HiddenReason {
     pub text: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<ProfileEdit>,
+    /// What the button that makes `fix` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The rule is the row's own entry, the one its switch writes: the
+    /// switch itself lifts it.
+    pub own: bool,
+    /// The quarantine (DESIGN §9): no profile edit lifts it, an approval
+    /// on the Quarantine screen does.
+    pub quarantine: bool,
 }
 
 impl HiddenReason {
-    fn of(reason: &Reason, p: &Primitive) -> HiddenReason {
+    fn of(reason: &Reason, p: &Primitive, switch: &Switch) -> HiddenReason {
+        let fix = fix(reason, p);
+        let own = fix.as_ref() == Some(&switch.on);
         HiddenReason {
             text: reason.to_string(),
-            fix: fix(reason, p),
+            label: fix.as_ref().map(|edit| {
+                if own {
+                    "Switch it on".to_string()
+                } else {
+                    edit.label()
+                }
+            }),
+            fix,
+            own,
+            quarantine: matches!(reason.rule, Rule::Quarantined { .. }),
         }
     }
 }
@@ -329,11 +394,12 @@ fn fix(reason: &Reason, p: &Primitive) -> Option<ProfileEdit> {
 
 impl PrimitiveRow {
     fn of(p: &Primitive, profile: &CompiledProfile) -> PrimitiveRow {
+        let switch = Switch::of(p);
         let reasons: Vec<HiddenReason> = profile
             .rules
             .explain(p, None)
             .iter()
-            .map(|reason| HiddenReason::of(reason, p))
+            .map(|reason| HiddenReason::of(reason, p, &switch))
             .collect();
         let hidden_by: Vec<String> = reasons.iter().map(|r| r.text.clone()).collect();
         let upstream = |key: &str| p.definition[key].as_str().map(String::from);
@@ -360,6 +426,7 @@ impl PrimitiveRow {
             visible: hidden_by.is_empty(),
             hidden_by,
             reasons,
+            switch,
         }
     }
 }

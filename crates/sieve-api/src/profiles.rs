@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use sieve_core::config::compile_glob;
 use sieve_core::{Config, Profile, Rules, Visibility};
 use sieve_store::store::Store;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// A profile read from disk and compiled, ready to filter.
@@ -94,6 +95,47 @@ pub fn summaries(store: &Store) -> Result<Vec<ProfileSummary>> {
 pub fn show(store: &Store, name: &str) -> Result<Profile> {
     let config = store.load_config()?;
     Ok(store.load_profile(name, Some(&config))?.profile)
+}
+
+/// A profile as the app shows it: the document, and what its fields mean
+/// with their defaults filled in, so no caller reads `groups`' two shapes
+/// (a list, or `{any, none}`) or assumes a default of its own.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileView {
+    /// The file's content.
+    pub document: Profile,
+    /// Only what is in one of these groups shows (`groups` as a list, or
+    /// `groups.any`); empty: no such limit.
+    pub groups_only: Vec<String>,
+    /// Groups switched off (`groups.none`).
+    pub groups_off: Vec<String>,
+    /// Each tag the profile requires or excludes, with which.
+    pub tags: BTreeMap<String, TagState>,
+    /// Whether hidden primitives are refused when called (default on).
+    pub enforce: bool,
+}
+
+impl From<Profile> for ProfileView {
+    fn from(document: Profile) -> ProfileView {
+        let required = document.tags.all.iter().map(|t| (t, TagState::Require));
+        let excluded = document.tags.none.iter().map(|t| (t, TagState::Exclude));
+        ProfileView {
+            groups_only: document.groups.any.clone(),
+            groups_off: document.groups.none.clone(),
+            tags: required
+                .chain(excluded)
+                .map(|(tag, state)| (tag.clone(), state))
+                .collect(),
+            enforce: document.enforce,
+            document,
+        }
+    }
+}
+
+/// [`show`], as a [`ProfileView`].
+pub fn view(store: &Store, name: &str) -> Result<ProfileView> {
+    show(store, name).map(ProfileView::from)
 }
 
 /// The concerns `config.json` declares, for the app's dropdowns.
@@ -218,6 +260,45 @@ pub enum ProfileEdit {
     SetEnforce {
         enforce: bool,
     },
+}
+
+impl ProfileEdit {
+    /// What a button that makes this edit says ("Switch it on", "Take
+    /// \"*delete*\" out of tools.deny"): the app's fix buttons show it.
+    pub fn label(&self) -> String {
+        match self {
+            ProfileEdit::SetTool { on, .. } => {
+                format!("Switch it {}", if *on { "on" } else { "off" })
+            }
+            ProfileEdit::RemovePattern {
+                section,
+                list,
+                pattern,
+            } => format!("Take \"{pattern}\" out of {section}.{}", list.as_str()),
+            ProfileEdit::AddPattern { section, list, .. } => {
+                format!("Add it to {section}.{}", list.as_str())
+            }
+            ProfileEdit::SetGroup { group, on } => {
+                format!("Switch group {group} {}", if *on { "on" } else { "off" })
+            }
+            ProfileEdit::SetTag { tag, state } => match state {
+                TagState::Ignore => format!("Neither require nor exclude tag {tag}"),
+                TagState::Require => format!("Require tag {tag}"),
+                TagState::Exclude => format!("Exclude tag {tag}"),
+            },
+            ProfileEdit::SetTagExpr { expr: Some(expr) } if !expr.trim().is_empty() => {
+                format!("Set the tag expression to {expr}")
+            }
+            ProfileEdit::SetTagExpr { .. } => "Clear the tag expression".to_string(),
+            ProfileEdit::SetConcern { concern, value } => {
+                format!("Set {concern} to {}", value.as_deref().unwrap_or("any"))
+            }
+            ProfileEdit::SetDescription { .. }
+            | ProfileEdit::SetEnforce { .. }
+            | ProfileEdit::SetDisclosure { .. }
+            | ProfileEdit::SetPinned { .. } => "Change the profile".to_string(),
+        }
+    }
 }
 
 /// Applies `edit` to profile `name` and writes it; returns the profile as
@@ -365,4 +446,64 @@ pub fn check_pattern(pattern: &str) -> Result<()> {
     compile_glob(pattern)
         .map(|_| ())
         .map_err(|message| ApiError::invalid("pattern", message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_edit_says_what_its_button_does() {
+        let labels: Vec<String> = [
+            ProfileEdit::AddPattern {
+                section: "tools".into(),
+                list: PatternList::Allow,
+                pattern: "gh__delete_repo".into(),
+            },
+            ProfileEdit::SetGroup {
+                group: "admin".into(),
+                on: true,
+            },
+            ProfileEdit::SetTag {
+                tag: "destructive".into(),
+                state: TagState::Ignore,
+            },
+            ProfileEdit::SetConcern {
+                concern: "security".into(),
+                value: None,
+            },
+            ProfileEdit::SetTagExpr { expr: None },
+        ]
+        .iter()
+        .map(ProfileEdit::label)
+        .collect();
+        assert_eq!(
+            labels,
+            [
+                "Add it to tools.allow",
+                "Switch group admin on",
+                "Neither require nor exclude tag destructive",
+                "Set security to any",
+                "Clear the tag expression",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_view_reads_both_shapes_of_groups() {
+        let listed: Profile = serde_json::from_str(r#"{"groups": ["issues"]}"#).unwrap();
+        let object: Profile =
+            serde_json::from_str(r#"{"groups": {"any": ["issues"], "none": ["admin"]}, "tags": {"all": ["stable"], "none": ["destructive"]}, "enforce": false}"#)
+                .unwrap();
+        let listed = ProfileView::from(listed);
+        assert_eq!(listed.groups_only, ["issues"]);
+        assert!(listed.groups_off.is_empty());
+        assert!(listed.enforce, "enforce is on unless the profile says off");
+        let object = ProfileView::from(object);
+        assert_eq!(object.groups_only, ["issues"]);
+        assert_eq!(object.groups_off, ["admin"]);
+        assert_eq!(object.tags["stable"], TagState::Require);
+        assert_eq!(object.tags["destructive"], TagState::Exclude);
+        assert!(!object.enforce);
+    }
 }

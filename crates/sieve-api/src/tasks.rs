@@ -98,6 +98,7 @@ pub fn list(store: &Store, filter: &TaskFilter, now_ms: i64) -> Result<TaskPage>
 /// a retry sends again), its `result` or error, and `retryChain`, the ids
 /// of the entries it retried, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
 pub struct TaskDetail(pub Value);
 
 /// Entry `id`, or `not_found`.
@@ -145,6 +146,31 @@ pub fn show(store: &Store, id: &str) -> Result<TaskDetail> {
 pub struct Retried {
     pub record: TaskRecord,
     pub answer: Result<Value>,
+}
+
+/// A retry (or the app's "Try") as the page and `--json` show it: the new
+/// entry in its wire form, and the call's answer or its error.
+#[derive(Debug, Clone, Serialize)]
+pub struct RetryView {
+    pub record: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ApiError>,
+}
+
+impl From<Retried> for RetryView {
+    fn from(retried: Retried) -> RetryView {
+        let (answer, error) = match retried.answer {
+            Ok(answer) => (Some(answer), None),
+            Err(error) => (None, Some(error)),
+        };
+        RetryView {
+            record: TaskRecord::to_wire(&retried.record),
+            answer,
+            error,
+        }
+    }
 }
 
 /// Runs entry `id` again through `engine` under profile `profile` (whose

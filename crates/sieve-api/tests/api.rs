@@ -713,6 +713,41 @@ fn a_hidden_row_carries_the_edit_that_would_show_it() {
     );
     let texts: Vec<&str> = row.reasons.iter().map(|r| r.text.as_str()).collect();
     assert_eq!(texts, row.hidden_by, "the same rules, in the same order");
+    // What the app's buttons say, and which rule the switch itself lifts:
+    // the library decides, so the app and the command line cannot differ.
+    let labels: Vec<(Option<&str>, bool)> = row
+        .reasons
+        .iter()
+        .map(|r| (r.label.as_deref(), r.own))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            (Some("Switch it on"), true),
+            (Some("Take \"*delete*\" out of tools.deny"), false),
+            (Some("Neither require nor exclude tag destructive"), false),
+            (Some("Set security to any"), false),
+        ]
+    );
+    assert!(row.reasons.iter().all(|r| !r.quarantine));
+    assert_eq!(
+        serde_json::to_value(&row.switch).unwrap(),
+        json!({
+            "on": {"op": "setTool", "exposedName": "demo__delete_file", "on": true},
+            "off": {"op": "setTool", "exposedName": "demo__delete_file", "on": false},
+        })
+    );
+    let mut with_prompt = sieve_api::catalog::builtin_listing();
+    with_prompt.prompts = vec![json!({"name": "summarise"})];
+    let prompts = Listed::build(config.clone(), &[with_prompt])
+        .expect("a catalog with a prompt")
+        .rows(&work, &[Kind::Prompt]);
+    let prompt = prompts.first().expect("the prompt is listed");
+    assert_eq!(
+        serde_json::to_value(&prompt.switch.off).unwrap(),
+        json!({"op": "addPattern", "section": "prompts", "list": "deny", "pattern": prompt.exposed_name}),
+        "a prompt's switch writes its own section's deny list"
+    );
     // Applying every fix shows the row again.
     for reason in &row.reasons {
         profiles::edit(&store, "work", reason.fix.as_ref().unwrap()).expect("fix applies");

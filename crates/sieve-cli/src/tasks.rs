@@ -127,7 +127,7 @@ pub(crate) fn run(store: Store, args: TasksArgs, out: &mut dyn Write) -> Result<
             }
             Ok(())
         }
-        Some(TaskAction::Show { id }) => print_json(out, &api::tasks::show(&store, &id)?.0),
+        Some(TaskAction::Show { id }) => print_json(out, &api::tasks::show(&store, &id)?),
         Some(TaskAction::Retry {
             id,
             force,

@@ -3,8 +3,7 @@
 
 use super::Result;
 use crate::AppState;
-use sieve_api::Profile;
-use sieve_api::profiles::{self, ProfileEdit, ProfileSummary};
+use sieve_api::profiles::{self, ProfileEdit, ProfileSummary, ProfileView};
 use tauri::State;
 
 #[tauri::command]
@@ -13,8 +12,8 @@ pub fn profiles_list(state: State<'_, AppState>) -> Result<Vec<ProfileSummary>> 
 }
 
 #[tauri::command]
-pub fn profile_show(state: State<'_, AppState>, name: String) -> Result<Profile> {
-    profiles::show(&state.store, &name)
+pub fn profile_show(state: State<'_, AppState>, name: String) -> Result<ProfileView> {
+    profiles::view(&state.store, &name)
 }
 
 #[tauri::command]
@@ -57,8 +56,8 @@ pub fn profile_edit(
     state: State<'_, AppState>,
     name: String,
     edit: ProfileEdit,
-) -> Result<Profile> {
-    profiles::edit(&state.store, &name, &edit)
+) -> Result<ProfileView> {
+    profiles::edit(&state.store, &name, &edit).map(ProfileView::from)
 }
 
 #[tauri::command]

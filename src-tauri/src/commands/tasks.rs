@@ -2,12 +2,9 @@
 
 use super::Result;
 use crate::AppState;
-use serde::Serialize;
 use serde_json::Value;
-use sieve_api::ApiError;
-use sieve_api::TaskRecord;
 use sieve_api::now_ms;
-use sieve_api::tasks::{self, TaskFilter, TaskPage};
+use sieve_api::tasks::{self, RetryView, TaskDetail, TaskFilter, TaskPage};
 use tauri::State;
 
 #[tauri::command]
@@ -16,33 +13,8 @@ pub fn tasks_list(state: State<'_, AppState>, filter: TaskFilter) -> Result<Task
 }
 
 #[tauri::command]
-pub fn task_show(state: State<'_, AppState>, id: String) -> Result<Value> {
-    Ok(tasks::show(&state.store, &id)?.0)
-}
-
-/// A retry as the page shows it: the new entry, and the call's answer or
-/// its error.
-#[derive(Debug, Serialize)]
-pub struct Retry {
-    record: Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    answer: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<ApiError>,
-}
-
-impl From<tasks::Retried> for Retry {
-    fn from(retried: tasks::Retried) -> Retry {
-        let (answer, error) = match retried.answer {
-            Ok(answer) => (Some(answer), None),
-            Err(error) => (None, Some(error)),
-        };
-        Retry {
-            record: TaskRecord::to_wire(&retried.record),
-            answer,
-            error,
-        }
-    }
+pub fn task_show(state: State<'_, AppState>, id: String) -> Result<TaskDetail> {
+    tasks::show(&state.store, &id)
 }
 
 #[tauri::command]
@@ -51,7 +23,7 @@ pub async fn task_retry(
     id: String,
     force: bool,
     profile: String,
-) -> Result<Retry> {
+) -> Result<RetryView> {
     Ok(tasks::retry(&state.engine, &id, force, &profile)
         .await?
         .into())
@@ -65,7 +37,7 @@ pub async fn tool_try(
     profile: String,
     name: String,
     arguments: Value,
-) -> Result<Retry> {
+) -> Result<RetryView> {
     Ok(tasks::try_tool(&state.engine, &profile, &name, arguments)
         .await?
         .into())
