@@ -382,3 +382,83 @@ fn a_tool_is_tried_under_the_profile_and_recorded() {
         "{refused}"
     );
 }
+
+/// `mcp-sieve`, built beside these tests (`cargo test` builds the
+/// workspace's binaries; test.sh builds it first as well).
+fn command_line() -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("the test knows where it runs");
+    // target/debug/deps/commands-<hash> → target/debug/mcp-sieve
+    let binary = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .map(|dir| dir.join("mcp-sieve"))
+        .expect("the test runs inside the target folder");
+    assert!(
+        binary.is_file(),
+        "{} is not built; run `cargo build -p sieve-cli --bin mcp-sieve` first",
+        binary.display()
+    );
+    binary
+}
+
+#[test]
+fn the_app_and_a_command_line_changing_one_home_lose_nothing() {
+    const CHANGES: usize = 50;
+    let shell = Shell::new();
+    let home = shell.home.path().to_path_buf();
+    shell.ok("profile_create", json!({"name": "work"}));
+    // The command line imports 50 servers, one `mcp-sieve servers import`
+    // each, while the app adds 50 of its own and edits a profile 50 times.
+    let hosts = tempfile::tempdir().unwrap();
+    let files: Vec<_> = (0..CHANGES)
+        .map(|i| {
+            let path = hosts.path().join(format!("cli-{i}.json"));
+            let text = json!({"mcpServers": {format!("cli-{i}"): {"url": format!("http://127.0.0.1:9/cli-{i}")}}});
+            std::fs::write(&path, text.to_string()).unwrap();
+            path
+        })
+        .collect();
+    let binary = command_line();
+    let cli = std::thread::spawn(move || {
+        for file in files {
+            let out = std::process::Command::new(&binary)
+                .arg("--home")
+                .arg(&home)
+                .args(["servers", "import", "cursor"])
+                .arg(&file)
+                .env_remove("MCP_SIEVE_HOME")
+                .output()
+                .expect("mcp-sieve runs");
+            assert!(
+                out.status.success(),
+                "importing {} failed: {}",
+                file.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    });
+    for i in 0..CHANGES {
+        shell.ok(
+            "server_add",
+            json!({"server": {"transport": "http", "name": format!("app-{i}"), "url": format!("http://127.0.0.1:9/app-{i}")}, "keepSecrets": false}),
+        );
+        shell.ok(
+            "profile_edit",
+            json!({"name": "work", "edit": {"op": "addPattern", "section": "tools", "list": "deny", "pattern": format!("deny-{i}")}}),
+        );
+    }
+    cli.join().expect("the command line's imports all succeed");
+
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(shell.home.path().join("config.json")).unwrap())
+            .unwrap();
+    let servers = config["mcpServers"].as_object().expect("servers");
+    let lost: Vec<String> = (0..CHANGES)
+        .flat_map(|i| [format!("cli-{i}"), format!("app-{i}")])
+        .filter(|name| !servers.contains_key(name))
+        .collect();
+    assert!(lost.is_empty(), "servers lost from config.json: {lost:?}");
+    let work = shell.ok("profile_show", json!({"name": "work"}));
+    let denied = work["document"]["tools"]["deny"].as_array().expect("deny list");
+    assert_eq!(denied.len(), CHANGES, "every deny pattern is there: {denied:?}");
+}

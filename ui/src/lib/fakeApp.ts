@@ -2,7 +2,7 @@
 // command has a plain answer; a test replaces the ones it is about.
 
 import { setBackend, type Settings } from './backend';
-import { aReport, FakeBackend } from './backend/fake';
+import { aReport, aView, FakeBackend } from './backend/fake';
 import { createStores, type Stores } from './stores';
 
 /** Noon, 1 May 2026, local time: what "today" is in the tests. */
@@ -34,7 +34,7 @@ export function fakeApp(): { fake: FakeBackend; stores: Stores } {
       { name: 'default', description: '', valid: true, active: true },
       { name: 'work', description: 'Everyday work', valid: true, active: false },
     ])
-    .on('profile_show', () => ({}))
+    .on('profile_show', () => aView())
     .on('concern_definitions', () => [])
     .on('catalog_rows', () => [])
     .on('token_report', ({ profile }) => aReport({ profile }))

@@ -9,9 +9,9 @@ import type {
   ImportReport,
   NewServer,
   PrimitiveRow,
-  Profile,
   ProfileEdit,
   ProfileSummary,
+  ProfileView,
   QuarantinedTool,
   ServerRow,
   Settings,
@@ -46,12 +46,12 @@ export interface Commands {
   };
   concern_definitions: { args: None; result: ConcernDefinition[] };
   profiles_list: { args: None; result: ProfileSummary[] };
-  profile_show: { args: { name: string }; result: Profile };
+  profile_show: { args: { name: string }; result: ProfileView };
   profile_create: { args: { name: string; from?: string }; result: ProfileSummary[] };
   profile_rename: { args: { from: string; to: string }; result: ProfileSummary[] };
   profile_delete: { args: { name: string }; result: ProfileSummary[] };
   profile_make_active: { args: { name: string }; result: ProfileSummary[] };
-  profile_edit: { args: { name: string; edit: ProfileEdit }; result: Profile };
+  profile_edit: { args: { name: string; edit: ProfileEdit }; result: ProfileView };
   pattern_check: { args: { pattern: string }; result: null };
   quarantine_list: { args: None; result: QuarantinedTool[] };
   quarantine_approve: { args: { tools: string[] }; result: Decision };

@@ -6,9 +6,16 @@ import type {
   ChangeEvent,
   ErrorPayload,
   HiddenReason,
+  Kind,
   PrimitiveRow,
+  Profile,
+  ProfileEdit,
+  ProfileView,
   QuarantinedTool,
+  Section,
   ServerRow,
+  Switch,
+  TagState,
   Task,
   TokenReport,
 } from './types';
@@ -69,12 +76,67 @@ export class FakeBackend implements Backend {
 }
 
 // Payloads for tests, with the fields a test does not care about filled in.
+// What the library decides (a row's switch, a rule's label, a profile's
+// view) is filled in here the way the library does it: this is its double.
 
+const SECTIONS: Record<Kind, Section> = {
+  tool: 'tools',
+  prompt: 'prompts',
+  resource: 'resources',
+  resourceTemplate: 'resources',
+};
+
+/** What a row's switch writes, as the library's `Switch::of`. */
+function switchOf(kind: Kind, exposedName: string): Switch {
+  if (kind === 'tool') {
+    return { on: { op: 'setTool', exposedName, on: true }, off: { op: 'setTool', exposedName, on: false } };
+  }
+  const section = SECTIONS[kind];
+  return {
+    on: { op: 'removePattern', section, list: 'deny', pattern: exposedName },
+    off: { op: 'addPattern', section, list: 'deny', pattern: exposedName },
+  };
+}
+
+/** What a button that makes `edit` says, as the library's `ProfileEdit::label`. */
+function labelOf(edit: ProfileEdit): string {
+  switch (edit.op) {
+    case 'setTool':
+      return `Switch it ${edit.on ? 'on' : 'off'}`;
+    case 'removePattern':
+      return `Take "${edit.pattern}" out of ${edit.section}.${edit.list}`;
+    case 'addPattern':
+      return `Add it to ${edit.section}.${edit.list}`;
+    case 'setGroup':
+      return `Switch group ${edit.group} ${edit.on ? 'on' : 'off'}`;
+    case 'setTag': {
+      const says: Record<TagState, string> = { ignore: 'Neither require nor exclude', require: 'Require', exclude: 'Exclude' };
+      return `${says[edit.state]} tag ${edit.tag}`;
+    }
+    case 'setTagExpr':
+      return edit.expr?.trim() ? `Set the tag expression to ${edit.expr}` : 'Clear the tag expression';
+    case 'setConcern':
+      return `Set ${edit.concern} to ${edit.value ?? 'any'}`;
+    case 'setDescription':
+    case 'setEnforce':
+    case 'setDisclosure':
+    case 'setPinned':
+      return 'Change the profile';
+  }
+}
+
+function sameEdit(a: ProfileEdit, b: ProfileEdit): boolean {
+  const left = a as unknown as Record<string, unknown>;
+  const right = b as unknown as Record<string, unknown>;
+  const keys = Object.keys(left);
+  return keys.length === Object.keys(right).length && keys.every((key) => left[key] === right[key]);
+}
 
 export function aRow(overrides: Partial<PrimitiveRow> & { exposedName: string }): PrimitiveRow {
   const [server, name] = overrides.exposedName.split('__');
+  const kind = overrides.kind ?? 'tool';
   return {
-    kind: 'tool',
+    kind,
     name: name ?? overrides.exposedName,
     server: server ?? 'demo',
     uri: `mcp://tools/${server}/${name}`,
@@ -85,13 +147,42 @@ export function aRow(overrides: Partial<PrimitiveRow> & { exposedName: string })
     visible: true,
     hiddenBy: [],
     reasons: [],
+    switch: switchOf(kind, overrides.exposedName),
     ...overrides,
   };
 }
 
-/** `row` hidden by `reasons`, as the shell sends such a row. */
-export function hiddenBy(row: PrimitiveRow, ...reasons: HiddenReason[]): PrimitiveRow {
+/** A rule that hides a row, as a test names it: its text, and the edit that lifts it. */
+export type Rule = Pick<HiddenReason, 'text' | 'fix'>;
+
+/**
+ * `row` hidden by `rules`, as the shell sends such a row: each rule with
+ * what the library says of it (its label, whether it is the row's own
+ * entry, whether it is the quarantine).
+ */
+export function hiddenBy(row: PrimitiveRow, ...rules: Rule[]): PrimitiveRow {
+  const reasons = rules.map(({ text, fix }): HiddenReason => {
+    const own = fix !== undefined && sameEdit(fix, row.switch.on);
+    const quarantine = text.startsWith('quarantined: ');
+    if (fix === undefined) return { text, own, quarantine };
+    return { text, fix, label: own ? 'Switch it on' : labelOf(fix), own, quarantine };
+  });
   return { ...row, visible: false, hiddenBy: reasons.map((r) => r.text), reasons };
+}
+
+/** `document` as the library shows it (`ProfileView::from`). */
+export function aView(document: Profile = {}): ProfileView {
+  const groups = document.groups;
+  const tags: Record<string, TagState> = {};
+  for (const tag of document.tags?.all ?? []) tags[tag] = 'require';
+  for (const tag of document.tags?.none ?? []) tags[tag] = 'exclude';
+  return {
+    document,
+    groupsOnly: Array.isArray(groups) ? groups : (groups?.any ?? []),
+    groupsOff: Array.isArray(groups) ? [] : (groups?.none ?? []),
+    tags,
+    enforce: document.enforce ?? true,
+  };
 }
 
 export function aReport(overrides: Partial<TokenReport> = {}): TokenReport {

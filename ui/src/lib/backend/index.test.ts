@@ -1,10 +1,10 @@
 import { expect, it } from 'vitest';
 import { BackendError, messageOf, profileEdit, serversImportPreview, setBackend } from '.';
-import { FakeBackend } from './fake';
+import { aView, FakeBackend } from './fake';
 
 it('calls the shell by its command names with camelCase arguments', async () => {
   const fake = new FakeBackend()
-    .on('profile_edit', () => ({}))
+    .on('profile_edit', () => aView())
     .on('servers_import_preview', ({ host }) => ({ source: host, added: [], renamed: [], skipped: [], secrets: [] }));
   setBackend(fake);
   await profileEdit('work', { op: 'setTool', exposedName: 'gh__x', on: false });

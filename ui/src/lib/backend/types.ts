@@ -132,12 +132,30 @@ export interface PrimitiveRow {
   quarantine?: string;
   /** The same rules, each with the profile edit that lifts it, where one does. */
   reasons: HiddenReason[];
+  /** What the row's switch writes, on and off. */
+  switch: Switch;
+}
+
+/**
+ * The profile edits of a row's switch: a tool's `setTool`; a prompt's or
+ * resource's exposed name out of (`removePattern`) or into (`addPattern`)
+ * its own section's deny list.
+ */
+export interface Switch {
+  on: ProfileEdit;
+  off: ProfileEdit;
 }
 
 /** A rule that hides a row, and the edit of the profile that would lift it. */
 export interface HiddenReason {
   text: string;
   fix?: ProfileEdit;
+  /** What the button that makes `fix` says; there exactly when `fix` is. */
+  label?: string;
+  /** The rule is the row's own entry, the one its switch writes. */
+  own: boolean;
+  /** The quarantine: no profile edit lifts it, an approval does. */
+  quarantine: boolean;
 }
 
 export interface TokenCount {
@@ -216,6 +234,23 @@ export interface Profile {
 }
 
 export type TagState = 'require' | 'exclude' | 'ignore';
+
+/**
+ * A profile as the app shows it: the document, and what its fields mean
+ * with their defaults filled in by the library.
+ */
+export interface ProfileView {
+  /** The file's content. */
+  document: Profile;
+  /** Only what is in one of these groups shows (`groups` as a list, or `groups.any`). */
+  groupsOnly: string[];
+  /** Groups switched off (`groups.none`). */
+  groupsOff: string[];
+  /** Each tag the profile requires or excludes (never `ignore`), with which. */
+  tags: Record<string, TagState>;
+  /** Whether hidden primitives are refused when called. */
+  enforce: boolean;
+}
 
 export type ProfileEdit =
   | { op: 'setConcern'; concern: string; value: string | null }

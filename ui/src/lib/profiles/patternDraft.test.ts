@@ -1,5 +1,5 @@
 import { beforeEach, expect, it } from 'vitest';
-import type { FakeBackend } from '../backend/fake';
+import { aView, type FakeBackend } from '../backend/fake';
 import { fakeApp } from '../fakeApp';
 import type { Stores } from '../stores';
 import { PatternDraft } from './patternDraft.svelte';
@@ -31,7 +31,7 @@ it('shows why a typed glob is bad at once, and never sends it to the profile', a
 });
 
 it('adds a good glob to the list, then empties the field', async () => {
-  fake.on('profile_edit', () => ({ tools: { deny: ['*_delete_*'] } }));
+  fake.on('profile_edit', () => aView({ tools: { deny: ['*_delete_*'] } }));
   await deny.input(' *_delete_* ');
   expect(deny.error).toBeNull();
   expect(deny.ready).toBe(true);
@@ -40,7 +40,7 @@ it('adds a good glob to the list, then empties the field', async () => {
   expect(fake.argsOf('profile_edit')).toEqual([
     { name: 'default', edit: { op: 'addPattern', section: 'tools', list: 'deny', pattern: '*_delete_*' } },
   ]);
-  expect(stores.profiles.profile.value).toEqual({ tools: { deny: ['*_delete_*'] } });
+  expect(stores.profiles.profile.value?.document).toEqual({ tools: { deny: ['*_delete_*'] } });
   expect(deny.text).toBe('');
   expect(fake.count('catalog_rows'), 'the rows show the new rule').toBe(1);
 });

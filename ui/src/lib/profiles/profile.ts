@@ -1,33 +1,29 @@
-// Reading a profile document (DESIGN §2), whose fields are all optional
-// and whose `groups` has two shapes.
+// Reading a profile as the library shows it (a `ProfileView`): what its
+// fields mean, with their defaults, is the library's; null is a profile
+// not read (yet, or because its file is broken).
 
-import type { PatternListName, Profile, Section, TagState } from '../backend';
+import type { PatternListName, ProfileView, Section, TagState } from '../backend';
 
 /** The groups a profile switched off (`groups.none`). */
-export function groupsOff(profile: Profile | null): string[] {
-  const groups = profile?.groups;
-  return groups && !Array.isArray(groups) ? (groups.none ?? []) : [];
+export function groupsOff(view: ProfileView | null): string[] {
+  return view?.groupsOff ?? [];
 }
 
 /** The groups a profile limits itself to (`groups` as a list, or `groups.any`). */
-export function groupsOnly(profile: Profile | null): string[] {
-  const groups = profile?.groups;
-  if (!groups) return [];
-  return Array.isArray(groups) ? groups : (groups.any ?? []);
+export function groupsOnly(view: ProfileView | null): string[] {
+  return view?.groupsOnly ?? [];
 }
 
-export function tagState(profile: Profile | null, tag: string): TagState {
-  if (profile?.tags?.all?.includes(tag)) return 'require';
-  if (profile?.tags?.none?.includes(tag)) return 'exclude';
-  return 'ignore';
+export function tagState(view: ProfileView | null, tag: string): TagState {
+  return view?.tags[tag] ?? 'ignore';
 }
 
-export function patterns(profile: Profile | null, section: Section, list: PatternListName): string[] {
-  return profile?.[section]?.[list] ?? [];
+export function patterns(view: ProfileView | null, section: Section, list: PatternListName): string[] {
+  return view?.document[section]?.[list] ?? [];
 }
 
-export function enforces(profile: Profile | null): boolean {
-  return profile?.enforce ?? true;
+export function enforces(view: ProfileView | null): boolean {
+  return view?.enforce ?? true;
 }
 
 export const SECTIONS: readonly Section[] = ['tools', 'resources', 'prompts'];

@@ -8,9 +8,9 @@ import {
   profileShow,
   profilesList,
   type ConcernDefinition,
-  type Profile,
   type ProfileEdit,
   type ProfileSummary,
+  type ProfileView,
 } from '../backend';
 import { Action, Loader } from '../request.svelte';
 
@@ -24,8 +24,11 @@ export class ProfilesStore {
   /** The name of the profile being edited. */
   editing = $state(DEFAULT_PROFILE);
   list = new Loader<ProfileSummary[]>([]);
-  /** The document of the profile being edited, as last read or written. */
-  profile = new Loader<Profile | null>(null);
+  /**
+   * The profile being edited as the library shows it (its document, and
+   * what its fields mean), as last read or written.
+   */
+  profile = new Loader<ProfileView | null>(null);
   concerns = new Loader<ConcernDefinition[]>([]);
   /** Create, clone, rename, delete. */
   manage = new Action();

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { aRow, type FakeBackend } from '../backend/fake';
+import { aRow, aView, type FakeBackend } from '../backend/fake';
 import { fakeApp } from '../fakeApp';
 import type { Stores } from '../stores';
 
@@ -18,9 +18,9 @@ describe('the profile being edited', () => {
   });
 
   it('reloads its document, rows, token report and snippets when another is chosen', async () => {
-    fake.on('profile_show', ({ name }) => ({ description: `the ${name} profile` }));
+    fake.on('profile_show', ({ name }) => aView({ description: `the ${name} profile` }));
     await stores.profiles.select('work');
-    expect(stores.profiles.profile.value).toEqual({ description: 'the work profile' });
+    expect(stores.profiles.profile.value?.document).toEqual({ description: 'the work profile' });
     expect(fake.argsOf('catalog_rows')).toEqual([{ profile: 'work' }]);
     expect(fake.argsOf('token_report')).toEqual([{ profile: 'work' }]);
     expect(fake.argsOf('host_snippet').map((args) => args.profile)).toEqual(['work', 'work', 'work']);
@@ -37,7 +37,7 @@ describe('the profile being edited', () => {
 
   it("never shows the last profile's document, rows or tokens for one that cannot be read", async () => {
     fake
-      .on('profile_show', () => ({ description: 'the default profile' }))
+      .on('profile_show', () => aView({ description: 'the default profile' }))
       .on('catalog_rows', () => [aRow({ exposedName: 'demo__echo' })]);
     await stores.profiles.reloadEditing();
     expect(stores.tools.rows.value).toHaveLength(1);
@@ -64,21 +64,21 @@ describe('the profile being edited', () => {
 describe('edits on the Profiles screen', () => {
   it('sets a concern, and clears it with any', async () => {
     fake.on('profile_edit', ({ edit }) =>
-      edit.op === 'setConcern' && edit.value ? { concerns: { [edit.concern]: edit.value } } : {},
+      aView(edit.op === 'setConcern' && edit.value ? { concerns: { [edit.concern]: edit.value } } : {}),
     );
     await stores.profiles.change({ op: 'setConcern', concern: 'security', value: 'high' });
-    expect(stores.profiles.profile.value).toEqual({ concerns: { security: 'high' } });
+    expect(stores.profiles.profile.value?.document).toEqual({ concerns: { security: 'high' } });
     await stores.profiles.change({ op: 'setConcern', concern: 'security', value: null });
     expect(fake.argsOf('profile_edit').map((args) => args.edit)).toEqual([
       { op: 'setConcern', concern: 'security', value: 'high' },
       { op: 'setConcern', concern: 'security', value: null },
     ]);
-    expect(stores.profiles.profile.value).toEqual({});
+    expect(stores.profiles.profile.value?.document).toEqual({});
     expect(fake.count('token_report'), 'the meter follows each edit').toBe(2);
   });
 
   it('keeps a refused value as the sentence the shell gave, the profile as it was', async () => {
-    fake.on('profile_show', () => ({ concerns: { security: 'low' } }));
+    fake.on('profile_show', () => aView({ concerns: { security: 'low' } }));
     await stores.profiles.loadProfile();
     fake.fail('profile_edit', {
       code: 'invalid',
@@ -87,7 +87,7 @@ describe('edits on the Profiles screen', () => {
     });
     expect(await stores.profiles.change({ op: 'setConcern', concern: 'security', value: 'extreme' })).toBe(false);
     expect(stores.profiles.edit.error).toBe('concern security has no value "extreme"; use high, medium or low');
-    expect(stores.profiles.profile.value).toEqual({ concerns: { security: 'low' } });
+    expect(stores.profiles.profile.value?.document).toEqual({ concerns: { security: 'low' } });
   });
 });
 

@@ -81,12 +81,14 @@ export class ToolsStore {
       ]),
     ].sort(groupOrder),
   );
-  tags = $derived.by(() => {
-    const tags = this.#profiles.profile.value?.tags;
-    return [
-      ...new Set([...this.rows.value.flatMap((row) => row.tags), ...(tags?.all ?? []), ...(tags?.none ?? [])]),
-    ].sort(byName);
-  });
+  tags = $derived.by(() =>
+    [
+      ...new Set([
+        ...this.rows.value.flatMap((row) => row.tags),
+        ...Object.keys(this.#profiles.profile.value?.tags ?? {}),
+      ]),
+    ].sort(byName),
+  );
 
   constructor(profiles: ProfilesStore) {
     this.#profiles = profiles;
@@ -123,7 +125,7 @@ export class ToolsStore {
 
   /** The profile's tag expression (`tags.expr`), or '' when it has none. */
   get tagExpr(): string {
-    return this.#profiles.profile.value?.tags?.expr ?? '';
+    return this.#profiles.profile.value?.document.tags?.expr ?? '';
   }
 
   /**
@@ -148,7 +150,7 @@ export class ToolsStore {
       await this.apply(switchEdit(row, false));
       return;
     }
-    if (!row.reasons.some((reason) => isOwnEntry(reason, row))) {
+    if (!row.reasons.some(isOwnEntry)) {
       this.offering = name;
       return;
     }

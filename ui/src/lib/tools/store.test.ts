@@ -1,21 +1,21 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { HiddenReason, PrimitiveRow } from '../backend';
-import { aReport, aRow, hiddenBy, type FakeBackend } from '../backend/fake';
+import type { PrimitiveRow } from '../backend';
+import { aReport, aRow, aView, hiddenBy, type FakeBackend, type Rule } from '../backend/fake';
 import { fakeApp } from '../fakeApp';
 import type { Stores } from '../stores';
 import { PAGE_SIZE } from './store.svelte';
 
 let fake: FakeBackend;
 
-const groupOff: HiddenReason = {
+const groupOff: Rule = {
   text: 'groups.none billing',
   fix: { op: 'setGroup', group: 'billing', on: true },
 };
-const destructiveOff: HiddenReason = {
+const destructiveOff: Rule = {
   text: 'tags.none destructive',
   fix: { op: 'setTag', tag: 'destructive', state: 'ignore' },
 };
-function ownEntry(exposedName: string): HiddenReason {
+function ownEntry(exposedName: string): Rule {
   return { text: `tools.deny "${exposedName}"`, fix: { op: 'setTool', exposedName, on: true } };
 }
 let stores: Stores;
@@ -39,7 +39,7 @@ describe('switching a group', () => {
   it('writes setGroup into the profile being edited, then reloads the rows and the token report', async () => {
     const billingOff: PrimitiveRow = hiddenBy(refund, groupOff);
     fake
-      .on('profile_edit', () => ({ groups: { none: ['billing'] } }))
+      .on('profile_edit', () => aView({ groups: { none: ['billing'] } }))
       .on('catalog_rows', () => [readFile, deleteFile, billingOff])
       .on('token_report', () => aReport({ toolsAfter: 2, after: 200 }));
 
@@ -75,7 +75,7 @@ describe('switching a group', () => {
   it('clears the last error when the next edit succeeds', async () => {
     fake.fail('profile_edit', { code: 'io', message: 'cannot write' });
     await stores.tools.setGroup('billing', false);
-    fake.on('profile_edit', () => ({}));
+    fake.on('profile_edit', () => aView());
     await stores.tools.setGroup('billing', true);
     expect(stores.tools.edit.error).toBeNull();
   });
@@ -83,7 +83,7 @@ describe('switching a group', () => {
 
 describe('a tool switch', () => {
   it('switches a visible tool off with setTool', async () => {
-    fake.on('profile_edit', () => ({ tools: { deny: ['demo__read_file'] } }));
+    fake.on('profile_edit', () => aView({ tools: { deny: ['demo__read_file'] } }));
     await stores.tools.toggle(readFile);
     expect(fake.argsOf('profile_edit')).toEqual([
       { name: 'default', edit: { op: 'setTool', exposedName: 'demo__read_file', on: false } },
@@ -92,7 +92,7 @@ describe('a tool switch', () => {
   });
 
   it('switches a prompt off with its own deny entry in prompts.deny', async () => {
-    fake.on('profile_edit', () => ({}));
+    fake.on('profile_edit', () => aView());
     await stores.tools.toggle(aRow({ exposedName: 'demo__summarise', kind: 'prompt' }));
     expect(fake.argsOf('profile_edit')[0].edit).toEqual({
       op: 'addPattern',
@@ -113,7 +113,7 @@ describe('a tool switch', () => {
     const hidden = hiddenBy(deleteFile, ownEntry(deleteFile.exposedName), destructiveOff);
     const stillHidden = hiddenBy(deleteFile, destructiveOff);
     fake
-      .on('profile_edit', () => ({ tags: { none: ['destructive'] } }))
+      .on('profile_edit', () => aView({ tags: { none: ['destructive'] } }))
       .on('catalog_rows', () => [readFile, stillHidden, refund]);
 
     await stores.tools.toggle(hidden);
@@ -128,7 +128,7 @@ describe('a tool switch', () => {
 
   it('offers nothing when taking its own entry out shows it', async () => {
     const hidden = hiddenBy(readFile, ownEntry(readFile.exposedName));
-    fake.on('profile_edit', () => ({}));
+    fake.on('profile_edit', () => aView());
     await stores.tools.toggle(hidden);
     expect(stores.tools.offering).toBeNull();
   });
@@ -136,23 +136,23 @@ describe('a tool switch', () => {
 
 describe('tags', () => {
   it('reads require and exclude from the profile, and writes setTag', async () => {
-    fake.on('profile_show', () => ({ tags: { all: ['read-only'], none: ['destructive'] } }));
+    fake.on('profile_show', () => aView({ tags: { all: ['read-only'], none: ['destructive'] } }));
     await stores.profiles.loadProfile();
     expect(stores.tools.tagState('read-only')).toBe('require');
     expect(stores.tools.tagState('destructive')).toBe('exclude');
     expect(stores.tools.tagState('idempotent')).toBe('ignore');
 
-    fake.on('profile_edit', () => ({}));
+    fake.on('profile_edit', () => aView());
     await stores.tools.setTag('destructive', 'ignore');
     expect(fake.argsOf('profile_edit')[0].edit).toEqual({ op: 'setTag', tag: 'destructive', state: 'ignore' });
   });
 
   it('reads the tag expression, writes it trimmed, clears it with a blank, and shows a refusal', async () => {
-    fake.on('profile_show', () => ({ tags: { expr: 'read-only and not experimental' } }));
+    fake.on('profile_show', () => aView({ tags: { expr: 'read-only and not experimental' } }));
     await stores.profiles.loadProfile();
     expect(stores.tools.tagExpr).toBe('read-only and not experimental');
 
-    fake.on('profile_edit', () => ({}));
+    fake.on('profile_edit', () => aView());
     expect(await stores.tools.setTagExpr('  stable or idempotent ')).toBe(true);
     expect(fake.argsOf('profile_edit').at(-1)?.edit).toEqual({ op: 'setTagExpr', expr: 'stable or idempotent' });
     expect(await stores.tools.setTagExpr('   ')).toBe(true);
@@ -204,7 +204,7 @@ describe('tags', () => {
   });
 
   it("also lists the profile's tags and groups that no row has, so they can be switched back", async () => {
-    fake.on('profile_show', () => ({ groups: { none: ['legacy'] }, tags: { all: ['stable'], none: ['experimental'] } }));
+    fake.on('profile_show', () => aView({ groups: { none: ['legacy'] }, tags: { all: ['stable'], none: ['experimental'] } }));
     await stores.profiles.loadProfile();
     expect(stores.tools.tags).toEqual(['destructive', 'experimental', 'read-only', 'stable']);
     expect(stores.tools.groups).toEqual(['billing', 'files', 'legacy', 'server:demo']);
