@@ -102,15 +102,17 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+    /// An error whose message is `message`'s sentence: a string, or a
+    /// library's error (its Display is the sentence).
+    pub fn new(code: ErrorCode, message: impl std::fmt::Display) -> ApiError {
         ApiError {
             code,
-            message: message.into(),
+            message: message.to_string(),
             field: None,
         }
     }
 
-    pub fn invalid(field: &str, message: impl Into<String>) -> ApiError {
+    pub fn invalid(field: &str, message: impl std::fmt::Display) -> ApiError {
         ApiError {
             field: Some(field.to_string()),
             ..ApiError::new(ErrorCode::Invalid, message)

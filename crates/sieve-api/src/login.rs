@@ -6,7 +6,7 @@
 use super::{ApiError, ErrorCode, Result};
 use serde::Serialize;
 use sieve_core::Transport;
-use sieve_core::secret_ref::{SubstituteError, substitute};
+use sieve_core::secret_ref::substitute;
 use sieve_gateway::oauth::{Client, Credentials, SharedSecrets, SignIn, sign_in};
 use sieve_store::store::Store;
 use std::collections::BTreeMap;
@@ -115,12 +115,9 @@ async fn resolve(
         )
     })?;
     resolved.map_err(|error| {
-        let why = match error {
-            SubstituteError::Malformed(why) | SubstituteError::Lookup(why) => why,
-        };
         ApiError::invalid(
             "oauth",
-            format!("the \"oauth\" {field:?} of server {server:?}: {why}"),
+            format!("the \"oauth\" {field:?} of server {server:?}: {error}"),
         )
     })
 }

@@ -54,12 +54,13 @@ pub mod tokens;
 pub use approvals::{Approvals, Pending, Quarantine};
 pub use catalog::{Catalog, Kind, Overrides, Primitive, ServerListing, parse_tool_list};
 pub use config::{
-    ConcernDef, Config, Grant, OAuthClient, Overlay, Overlays, Root, Roots, SIGNING_ALGORITHMS,
-    ServerConfig, Settings, Transport, check_client_metadata_url,
+    ClientMetadataUrlError, ConcernDef, ConcernValueError, Config, GlobError, Grant, OAuthClient,
+    OAuthClientError, Overlay, OverlayError, Overlays, Root, Roots, RootsError, SIGNING_ALGORITHMS,
+    ServerConfig, ServerEntryError, Settings, Transport, check_client_metadata_url,
 };
 pub use labels::Labels;
 pub use parse::ParseError;
 pub use profile::{Disclosure, GroupRule, Profile, TagRule, Visibility};
-pub use rules::{Narrowing, Reason, Rule, Rules};
+pub use rules::{Narrowing, NarrowingError, Reason, Rule, Rules, RulesError};
 pub use tagexpr::{TagExpr, TagExprError};
 pub use tokens::{TokenCount, TokenReport};

@@ -104,11 +104,24 @@ fn strip_position(message: &str) -> String {
     }
 }
 
+/// A value that should be a list of strings and is not; `path` says where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path} must be a list of strings")]
+#[non_exhaustive]
+pub struct StringListError {
+    pub path: String,
+}
+
 /// Reads an optional JSON list of strings (absent or null is empty); the
 /// error says `{path} must be a list of strings`.
-pub fn string_list(value: Option<&serde_json::Value>, path: &str) -> Result<Vec<String>, String> {
+pub fn string_list(
+    value: Option<&serde_json::Value>,
+    path: &str,
+) -> Result<Vec<String>, StringListError> {
     use serde_json::Value;
-    let wrong = || format!("{path} must be a list of strings");
+    let wrong = || StringListError {
+        path: path.to_string(),
+    };
     match value {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items

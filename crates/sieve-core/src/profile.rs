@@ -244,7 +244,7 @@ impl Profile {
                     text,
                     &format!("pinned[{i}]"),
                     pattern,
-                    expected,
+                    expected.to_string(),
                 ));
             }
         }
@@ -253,7 +253,7 @@ impl Profile {
                 for (i, pattern) in patterns.iter().enumerate() {
                     if let Err(expected) = compile_glob(pattern) {
                         let path = format!("{section}.{list}[{i}]");
-                        return Err(error_at(file, text, &path, pattern, expected));
+                        return Err(error_at(file, text, &path, pattern, expected.to_string()));
                     }
                 }
             }
@@ -272,7 +272,7 @@ impl Profile {
                     text,
                     &format!("concerns.{name}"),
                     value,
-                    expected,
+                    expected.to_string(),
                 ));
             }
         }

@@ -18,10 +18,10 @@
 
 use crate::approvals::Quarantine;
 use crate::catalog::{Kind, Primitive};
-use crate::glob::compile_glob;
-use crate::parse::string_list;
+use crate::glob::{GlobError, compile_glob, too_large};
+use crate::parse::{StringListError, string_list};
 use crate::profile::{Profile, Visibility};
-use crate::tagexpr::TagExpr;
+use crate::tagexpr::{TagExpr, TagExprError};
 use globset::{Candidate, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -48,7 +48,7 @@ struct Globs {
 }
 
 impl Globs {
-    fn compile(section: &'static str, visibility: &Visibility) -> Result<Globs, String> {
+    fn compile(section: &'static str, visibility: &Visibility) -> Result<Globs, GlobError> {
         Ok(Globs {
             section,
             allow: visibility.allow.clone(),
@@ -59,7 +59,7 @@ impl Globs {
     }
 }
 
-fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, String> {
+fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, GlobError> {
     if patterns.is_empty() {
         return Ok(None);
     }
@@ -67,7 +67,24 @@ fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, String> {
     for pattern in patterns {
         builder.add(compile_glob(pattern)?);
     }
-    builder.build().map(Some).map_err(|e| e.to_string())
+    builder.build().map(Some).map_err(|e| too_large(&e))
+}
+
+/// A profile that cannot be compiled. Its globs and expression were
+/// checked when it was parsed; what is left is a list of patterns too
+/// large to compile, which the message names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RulesError {
+    /// `tags.expr` does not parse.
+    #[error("tags.expr: {0}")]
+    TagExpr(TagExprError),
+    /// A glob of `allow` or `deny`, or one of those lists as a whole.
+    #[error(transparent)]
+    Glob(#[from] GlobError),
+    /// A glob of `pinned`, or the list as a whole.
+    #[error("pinned: {0}")]
+    Pinned(GlobError),
 }
 
 /// A label or URI constraint, from the profile or from a request.
@@ -246,7 +263,7 @@ fn quoted(patterns: &[String]) -> String {
 impl Rules {
     /// Compiles a profile. Globs were checked when the profile was parsed;
     /// an error here names the pattern all the same.
-    pub fn new(profile: &Profile) -> Result<Rules, String> {
+    pub fn new(profile: &Profile) -> Result<Rules, RulesError> {
         let mut constraints = Vec::new();
         if !profile.groups.any.is_empty() {
             constraints.push(Constraint::GroupsAny(profile.groups.any.clone()));
@@ -261,7 +278,7 @@ impl Rules {
             constraints.push(Constraint::TagsNone(profile.tags.none.clone()));
         }
         if let Some(expr) = &profile.tags.expr {
-            let expr = TagExpr::parse(expr).map_err(|e| format!("tags.expr: {e}"))?;
+            let expr = TagExpr::parse(expr).map_err(RulesError::TagExpr)?;
             constraints.push(Constraint::TagExpr(expr));
         }
         for (name, value) in &profile.concerns {
@@ -275,9 +292,9 @@ impl Rules {
             crate::profile::Disclosure::Search => {
                 let mut set = GlobSetBuilder::new();
                 for pattern in &profile.pinned {
-                    set.add(compile_glob(pattern).map_err(|e| format!("pinned: {e}"))?);
+                    set.add(compile_glob(pattern).map_err(RulesError::Pinned)?);
                 }
-                Some(set.build().map_err(|e| format!("pinned: {e}"))?)
+                Some(set.build().map_err(|e| RulesError::Pinned(too_large(&e)))?)
             }
         };
         Ok(Rules {
@@ -507,7 +524,7 @@ impl Narrowing {
     /// tags}`, `filters {uri_paths}`, and the same under
     /// `_meta["dev.mcp-sieve/filter"]` plus `_meta["dev.mcp-sieve/concerns"]`.
     /// An error names the offending parameter.
-    pub fn from_params(params: &Value) -> Result<Narrowing, String> {
+    pub fn from_params(params: &Value) -> Result<Narrowing, NarrowingError> {
         let mut narrowing = Narrowing::default();
         narrowing = narrowing.filter_object(params.get("filter"), "filter")?;
         narrowing = narrowing.filters_object(params.get("filters"), "filters")?;
@@ -524,7 +541,7 @@ impl Narrowing {
         Ok(narrowing)
     }
 
-    fn filter_object(self, object: Option<&Value>, path: &str) -> Result<Self, String> {
+    fn filter_object(self, object: Option<&Value>, path: &str) -> Result<Self, NarrowingError> {
         let Some(object) = non_null(object, path)? else {
             return Ok(self);
         };
@@ -534,19 +551,22 @@ impl Narrowing {
         match object.get("tagExpr") {
             None | Some(Value::Null) => {}
             Some(Value::String(text)) => {
-                let expr = TagExpr::parse(text).map_err(|e| format!("{path}.tagExpr: {e}"))?;
+                let expr = TagExpr::parse(text).map_err(|error| NarrowingError::TagExpr {
+                    path: path.to_string(),
+                    error,
+                })?;
                 narrowing.constraints.push(Constraint::TagExpr(expr));
             }
             Some(_) => {
-                return Err(format!(
-                    "{path}.tagExpr must be a string, e.g. \"read-only and not experimental\""
-                ));
+                return Err(NarrowingError::TagExprNotString {
+                    path: path.to_string(),
+                });
             }
         }
         Ok(narrowing)
     }
 
-    fn filters_object(self, object: Option<&Value>, path: &str) -> Result<Self, String> {
+    fn filters_object(self, object: Option<&Value>, path: &str) -> Result<Self, NarrowingError> {
         let Some(object) = non_null(object, path)? else {
             return Ok(self);
         };
@@ -555,24 +575,50 @@ impl Narrowing {
     }
 }
 
-fn non_null<'a>(value: Option<&'a Value>, path: &str) -> Result<Option<&'a Value>, String> {
+/// A request's narrowing (or concern settings) that cannot be read: the
+/// parameter, by its path in the params, and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NarrowingError {
+    #[error("{path} must be an object")]
+    NotObject { path: String },
+    #[error(transparent)]
+    NotStringList(#[from] StringListError),
+    #[error("{path}.tagExpr: {error}")]
+    TagExpr { path: String, error: TagExprError },
+    #[error("{path}.tagExpr must be a string, e.g. \"read-only and not experimental\"")]
+    TagExprNotString { path: String },
+    #[error("{path} must be an object of concern name to value")]
+    ConcernsNotObject { path: String },
+    #[error("{path}.{name} must be a string")]
+    ConcernNotString { path: String, name: String },
+}
+
+fn non_null<'a>(value: Option<&'a Value>, path: &str) -> Result<Option<&'a Value>, NarrowingError> {
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(object @ Value::Object(_)) => Ok(Some(object)),
-        Some(_) => Err(format!("{path} must be an object")),
+        Some(_) => Err(NarrowingError::NotObject {
+            path: path.to_string(),
+        }),
     }
 }
 
 /// Reads `{"name": "value", ...}` concern settings.
-pub fn concern_map(value: &Value, path: &str) -> Result<BTreeMap<String, String>, String> {
+pub fn concern_map(value: &Value, path: &str) -> Result<BTreeMap<String, String>, NarrowingError> {
     let Value::Object(object) = value else {
-        return Err(format!("{path} must be an object of concern name to value"));
+        return Err(NarrowingError::ConcernsNotObject {
+            path: path.to_string(),
+        });
     };
     object
         .iter()
         .map(|(name, value)| match value {
             Value::String(value) => Ok((name.clone(), value.clone())),
-            _ => Err(format!("{path}.{name} must be a string")),
+            _ => Err(NarrowingError::ConcernNotString {
+                path: path.to_string(),
+                name: name.clone(),
+            }),
         })
         .collect()
 }

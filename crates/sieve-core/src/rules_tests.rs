@@ -556,7 +556,10 @@ fn bad_narrowing_params_name_the_field() {
             "_meta[\"dev.mcp-sieve/concerns\"].security must be a string",
         ),
     ] {
-        assert_eq!(Narrowing::from_params(&params).unwrap_err(), field);
+        assert_eq!(
+            Narrowing::from_params(&params).unwrap_err().to_string(),
+            field
+        );
     }
 }
 

@@ -22,21 +22,33 @@ pub fn is_valid_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "-_./@".contains(c))
 }
 
+/// A `${secret:...}` reference that is not well formed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SecretRefError {
+    /// A `${secret:` with no `}` after it.
+    #[error("a \"${{secret:\" is not closed with \"}}\"")]
+    Unclosed,
+    /// What the reference names cannot name a secret.
+    #[error("{name:?} cannot name a secret; use letters, digits and -_./@")]
+    BadName { name: String },
+}
+
 /// The secret names `value` refers to, in order; an error for a reference
 /// that is not closed or names nothing valid.
-pub fn references(value: &str) -> Result<Vec<&str>, String> {
+pub fn references(value: &str) -> Result<Vec<&str>, SecretRefError> {
     let mut names = Vec::new();
     let mut rest = value;
     while let Some(start) = rest.find(OPEN) {
         let after = &rest[start + OPEN.len()..];
         let Some(end) = after.find('}') else {
-            return Err("a \"${secret:\" is not closed with \"}\"".into());
+            return Err(SecretRefError::Unclosed);
         };
         let name = &after[..end];
         if !is_valid_name(name) {
-            return Err(format!(
-                "{name:?} cannot name a secret; use letters, digits and -_./@"
-            ));
+            return Err(SecretRefError::BadName {
+                name: name.to_string(),
+            });
         }
         names.push(name);
         rest = &after[end + 1..];
@@ -67,11 +79,14 @@ pub fn substitute<E>(
 }
 
 /// Why a value could not be completed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SubstituteError<E> {
     /// A reference is not well formed.
-    Malformed(String),
+    #[error(transparent)]
+    Malformed(SecretRefError),
     /// The lookup failed.
+    #[error("{0}")]
     Lookup(E),
 }
 
@@ -107,13 +122,24 @@ mod tests {
             substitute("${secret:nope}", lookup),
             Err(SubstituteError::Lookup("nope".to_string()))
         );
-        assert!(matches!(
+        assert_eq!(
             substitute("${secret:gh", lookup),
-            Err(SubstituteError::Malformed(_))
-        ));
+            Err(SubstituteError::Malformed(SecretRefError::Unclosed))
+        );
+        let Err(error) = substitute("${secret:a b}", lookup) else {
+            panic!("a name with a space is refused");
+        };
         assert!(matches!(
-            substitute("${secret:a b}", lookup),
-            Err(SubstituteError::Malformed(_))
+            error,
+            SubstituteError::Malformed(SecretRefError::BadName { .. })
         ));
+        assert_eq!(
+            error.to_string(),
+            "\"a b\" cannot name a secret; use letters, digits and -_./@"
+        );
+        assert_eq!(
+            SecretRefError::Unclosed.to_string(),
+            "a \"${secret:\" is not closed with \"}\""
+        );
     }
 }

@@ -386,14 +386,31 @@ fn timestamp(value: Option<&Value>, field: &str) -> Result<Option<i64>, ParamErr
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => parse_timestamp(text)
             .map(Some)
-            .map_err(|message| bad(field, message)),
+            .map_err(|error| bad(field, error.to_string())),
         Some(_) => Err(bad(field, "must be an ISO 8601 timestamp string")),
     }
 }
 
+/// A time a person wrote that is none of the forms taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TimeError {
+    /// Not an ISO 8601 timestamp or date (a date is quoted as the
+    /// timestamp it stands for).
+    #[error(
+        "{text:?} is not an ISO 8601 timestamp such as 2026-11-20T14:30:00Z or a date such as 2026-11-20"
+    )]
+    NotTimestamp { text: String },
+    /// Not an age either.
+    #[error(
+        "{text:?} is neither an age such as 3h, 45m or 2d nor a timestamp such as 2026-11-20T14:30:00Z"
+    )]
+    NotAgeOrTimestamp { text: String },
+}
+
 /// Milliseconds since the epoch of an ISO 8601 (RFC 3339) timestamp, or of
 /// a date (`2026-11-20`, midnight UTC).
-pub fn parse_timestamp(text: &str) -> Result<i64, String> {
+pub fn parse_timestamp(text: &str) -> Result<i64, TimeError> {
     let full;
     let text = if text.len() == 10 && text.as_bytes().get(4) == Some(&b'-') {
         full = format!("{text}T00:00:00Z");
@@ -403,8 +420,8 @@ pub fn parse_timestamp(text: &str) -> Result<i64, String> {
     };
     OffsetDateTime::parse(text, &Rfc3339)
         .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
-        .map_err(|_| {
-            format!("{text:?} is not an ISO 8601 timestamp such as 2026-11-20T14:30:00Z or a date such as 2026-11-20")
+        .map_err(|_| TimeError::NotTimestamp {
+            text: text.to_string(),
         })
 }
 
@@ -418,7 +435,7 @@ pub fn format_timestamp(ms: i64) -> String {
 
 /// A start time given as an age (`90s`, `45m`, `3h`, `2d`) before `now_ms`,
 /// or as a timestamp or date.
-pub fn parse_since(text: &str, now_ms: i64) -> Result<i64, String> {
+pub fn parse_since(text: &str, now_ms: i64) -> Result<i64, TimeError> {
     let text = text.trim();
     let units = [
         ('s', 1_000),
@@ -433,8 +450,8 @@ pub fn parse_since(text: &str, now_ms: i64) -> Result<i64, String> {
     {
         return Ok(now_ms - count * factor);
     }
-    parse_timestamp(text).map_err(|_| {
-        format!("{text:?} is neither an age such as 3h, 45m or 2d nor a timestamp such as 2026-11-20T14:30:00Z")
+    parse_timestamp(text).map_err(|_| TimeError::NotAgeOrTimestamp {
+        text: text.to_string(),
     })
 }
 
@@ -590,6 +607,7 @@ mod tests {
         assert!(
             parse_since("soon", now)
                 .unwrap_err()
+                .to_string()
                 .contains("neither an age")
         );
     }

@@ -194,7 +194,7 @@ fn compile_overlays(store: &Store, config: &Config) -> Result<Overlays, StoreErr
     Overlays::new(&config.overlays).map_err(|error| StoreError::Uncompilable {
         subject: "the overlays of config.json".into(),
         path: store.home().config_file(),
-        error,
+        error: error.into(),
     })
 }
 
@@ -570,7 +570,7 @@ impl Engine {
         let rules = Rules::new(&loaded.profile).map_err(|error| StoreError::Uncompilable {
             subject: format!("profile {}", loaded.name),
             path: loaded.path.clone(),
-            error,
+            error: error.into(),
         })?;
         Ok(ActiveProfile {
             name: loaded.name,

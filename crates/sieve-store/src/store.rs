@@ -16,7 +16,7 @@
 
 use crate::home::Home;
 use sieve_core::profile::{DEFAULT_PROFILE, is_valid_profile_name};
-use sieve_core::{Approvals, Config, ParseError, Profile};
+use sieve_core::{Approvals, Config, OverlayError, ParseError, Profile, RulesError};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -52,7 +52,7 @@ pub enum StoreError {
     Uncompilable {
         subject: String,
         path: PathBuf,
-        error: String,
+        error: Uncompilable,
     },
     #[error("there is no profile {name:?}; `mcp-sieve profiles list` shows the profiles there are")]
     NoProfile { name: String },
@@ -70,6 +70,18 @@ pub enum StoreError {
         "profile {name:?} is the active one (hosts that name no profile get it); make another profile active first"
     )]
     ActiveProfile { name: String },
+}
+
+/// Patterns of a file that parse but cannot be compiled together.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Uncompilable {
+    /// The overlays of `config.json`.
+    #[error(transparent)]
+    Overlays(#[from] OverlayError),
+    /// A profile's globs or tag expression.
+    #[error(transparent)]
+    Profile(#[from] RulesError),
 }
 
 fn io_error<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> StoreError + 'a {
@@ -340,11 +352,19 @@ impl Store {
     /// user only.
     pub fn http_token(&self) -> Result<String, StoreError> {
         let path = self.home.token_file();
-        if let Some(text) = read_optional(&path)? {
-            let token = text.trim().to_string();
-            if token.len() >= 32 {
-                return Ok(token);
-            }
+        let read = || -> Result<Option<String>, StoreError> {
+            Ok(read_optional(&path)?
+                .map(|text| text.trim().to_string())
+                .filter(|token| token.len() >= 32))
+        };
+        if let Some(token) = read()? {
+            return Ok(token);
+        }
+        // Made under the file's lock, so two processes starting at once
+        // agree on one token instead of each keeping its own.
+        let _lock = lock_file(&lock_path(&path))?;
+        if let Some(token) = read()? {
+            return Ok(token);
         }
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes).map_err(|e| StoreError::Io {

@@ -14,10 +14,13 @@ mod overlay;
 mod server;
 
 // Its home was this module, and callers still import it from here.
-pub use crate::glob::compile_glob;
-pub use oauth::{Grant, OAuthClient, SIGNING_ALGORITHMS, check_client_metadata_url};
-pub use overlay::{Overlay, Overlays};
-pub use server::{Root, Roots, ServerConfig, Transport};
+pub use crate::glob::{GlobError, compile_glob};
+pub use oauth::{
+    ClientMetadataUrlError, Grant, OAuthClient, OAuthClientError, SIGNING_ALGORITHMS,
+    check_client_metadata_url,
+};
+pub use overlay::{Overlay, OverlayError, Overlays};
+pub use server::{Root, Roots, RootsError, ServerConfig, ServerEntryError, Transport};
 
 use crate::naming::{
     DEFAULT_PROFILE, DEFAULT_SEPARATOR, is_valid_profile_name, is_valid_separator,
@@ -54,6 +57,22 @@ pub struct ConcernDef {
     pub values: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<String>,
+}
+
+/// A value a declared concern does not take.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{value:?} is not a value of concern {name:?}; expected one of {}",
+    values.join(", ")
+)]
+#[non_exhaustive]
+pub struct ConcernValueError {
+    /// The concern.
+    pub name: String,
+    /// The value given.
+    pub value: String,
+    /// The values the concern takes.
+    pub values: Vec<String>,
 }
 
 /// Settings with defaults.
@@ -298,11 +317,19 @@ impl Config {
         }
         for (i, overlay) in self.overlays.iter().enumerate() {
             if let Err(err) = compile_glob(&overlay.pattern) {
-                return fail(format!("overlays[{i}].match"), &overlay.pattern, err);
+                return fail(
+                    format!("overlays[{i}].match"),
+                    &overlay.pattern,
+                    err.to_string(),
+                );
             }
             for (name, value) in &overlay.concerns {
                 if let Err(expected) = self.check_concern_value(name, value) {
-                    return fail(format!("overlays[{i}].concerns.{name}"), value, expected);
+                    return fail(
+                        format!("overlays[{i}].concerns.{name}"),
+                        value,
+                        expected.to_string(),
+                    );
                 }
             }
         }
@@ -311,12 +338,13 @@ impl Config {
 
     /// Checks that `value` is allowed for concern `name` when the concern
     /// is declared; undeclared concerns may carry any value.
-    pub fn check_concern_value(&self, name: &str, value: &str) -> Result<(), String> {
+    pub fn check_concern_value(&self, name: &str, value: &str) -> Result<(), ConcernValueError> {
         match self.concern(name) {
-            Some(def) if !def.values.iter().any(|v| v == value) => Err(format!(
-                "{value:?} is not a value of concern {name:?}; expected one of {}",
-                def.values.join(", ")
-            )),
+            Some(def) if !def.values.iter().any(|v| v == value) => Err(ConcernValueError {
+                name: name.to_string(),
+                value: value.to_string(),
+                values: def.values.clone(),
+            }),
             _ => Ok(()),
         }
     }

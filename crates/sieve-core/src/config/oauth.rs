@@ -1,6 +1,7 @@
 //! `"oauth"` of an HTTP server: the client MCP Sieve signs in as, and how
 //! its tokens are got.
 
+use crate::secret_ref::SecretRefError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -79,40 +80,38 @@ impl OAuthClient {
     }
 
     /// The combinations that cannot work, each said with what to do.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), OAuthClientError> {
         for (field, value) in self.secret_fields() {
             if let Some(value) = value {
                 crate::secret_ref::references(value)
-                    .map_err(|error| format!("oauth \"{field}\": {error}"))?;
+                    .map_err(|error| OAuthClientError::SecretRef { field, error })?;
             }
         }
         if let Some(address) = &self.client_metadata_url {
-            check_client_metadata_url(address)
-                .map_err(|error| format!("oauth \"clientMetadataUrl\" {error}"))?;
+            check_client_metadata_url(address)?;
         }
         if let Some(algorithm) = &self.signing_algorithm
             && !SIGNING_ALGORITHMS.contains(&algorithm.as_str())
         {
-            return Err(format!(
-                "oauth \"signingAlgorithm\" {algorithm:?} is not one of {}",
-                SIGNING_ALGORITHMS.join(", ")
-            ));
+            return Err(OAuthClientError::UnknownAlgorithm {
+                algorithm: algorithm.clone(),
+            });
         }
         match self.grant {
             Grant::AuthorizationCode => {
                 if self.private_key.is_some() || self.signing_algorithm.is_some() {
-                    return Err("oauth \"privateKey\" and \"signingAlgorithm\" are for \"grant\": \"clientCredentials\"; add that grant or remove them".into());
+                    return Err(OAuthClientError::KeyWithoutGrant);
                 }
             }
             Grant::ClientCredentials => {
                 if self.client_id.is_none() {
-                    return Err("oauth \"grant\": \"clientCredentials\" needs the \"clientId\" the authorization server gave this client".into());
+                    return Err(OAuthClientError::NoClientId);
                 }
                 if self.client_secret.is_some() == self.private_key.is_some() {
-                    return Err("oauth \"grant\": \"clientCredentials\" needs either a \"clientSecret\" or a \"privateKey\" (one of the two)".into());
+                    return Err(OAuthClientError::SecretOrKey);
                 }
                 if self.signing_algorithm.is_some() && self.private_key.is_none() {
-                    return Err("oauth \"signingAlgorithm\" is for a \"privateKey\"; remove it or give the key".into());
+                    return Err(OAuthClientError::AlgorithmWithoutKey);
                 }
             }
         }
@@ -120,25 +119,77 @@ impl OAuthClient {
     }
 }
 
+/// An `"oauth"` section that cannot work, said with what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OAuthClientError {
+    /// `clientSecret` or `privateKey` holds a `${secret:...}` that is not
+    /// well formed.
+    #[error("oauth \"{field}\": {error}")]
+    SecretRef {
+        field: &'static str,
+        error: SecretRefError,
+    },
+    #[error("oauth \"clientMetadataUrl\" {0}")]
+    MetadataUrl(#[from] ClientMetadataUrlError),
+    #[error(
+        "oauth \"signingAlgorithm\" {algorithm:?} is not one of {}",
+        SIGNING_ALGORITHMS.join(", ")
+    )]
+    UnknownAlgorithm { algorithm: String },
+    #[error(
+        "oauth \"privateKey\" and \"signingAlgorithm\" are for \"grant\": \"clientCredentials\"; add that grant or remove them"
+    )]
+    KeyWithoutGrant,
+    #[error(
+        "oauth \"grant\": \"clientCredentials\" needs the \"clientId\" the authorization server gave this client"
+    )]
+    NoClientId,
+    #[error(
+        "oauth \"grant\": \"clientCredentials\" needs either a \"clientSecret\" or a \"privateKey\" (one of the two)"
+    )]
+    SecretOrKey,
+    #[error("oauth \"signingAlgorithm\" is for a \"privateKey\"; remove it or give the key")]
+    AlgorithmWithoutKey,
+}
+
+/// An address that cannot be a Client ID Metadata Document's (and so a
+/// client id); the message starts with the address.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientMetadataUrlError {
+    /// It does not parse as a URL: the parser's reason.
+    #[error("{url:?} is not a URL ({reason})")]
+    NotUrl { url: String, reason: String },
+    #[error("{url:?} must start with https://")]
+    NotHttps { url: String },
+    #[error("{url:?} needs a path to the document, like https://example.com/mcp-sieve.json")]
+    NoPath { url: String },
+    #[error("{url:?} must not have a #fragment")]
+    Fragment { url: String },
+    #[error("{url:?} must not hold a user name or password")]
+    Credentials { url: String },
+}
+
 /// Checks that `url` can be a Client ID Metadata Document's address (and
 /// so a client id): an `https` URL with a path, no fragment, no user
 /// name or password. The error says what is wrong with it.
-pub fn check_client_metadata_url(url: &str) -> Result<(), String> {
-    let parsed = url::Url::parse(url).map_err(|e| format!("{url:?} is not a URL ({e})"))?;
-    let problem = if parsed.scheme() != "https" {
-        Some("must start with https://")
+pub fn check_client_metadata_url(url: &str) -> Result<(), ClientMetadataUrlError> {
+    let parsed = url::Url::parse(url).map_err(|e| ClientMetadataUrlError::NotUrl {
+        url: url.to_string(),
+        reason: e.to_string(),
+    })?;
+    let url = url.to_string();
+    if parsed.scheme() != "https" {
+        Err(ClientMetadataUrlError::NotHttps { url })
     } else if parsed.path().trim_matches('/').is_empty() {
-        Some("needs a path to the document, like https://example.com/mcp-sieve.json")
+        Err(ClientMetadataUrlError::NoPath { url })
     } else if parsed.fragment().is_some() {
-        Some("must not have a #fragment")
+        Err(ClientMetadataUrlError::Fragment { url })
     } else if !parsed.username().is_empty() || parsed.password().is_some() {
-        Some("must not hold a user name or password")
+        Err(ClientMetadataUrlError::Credentials { url })
     } else {
-        None
-    };
-    match problem {
-        Some(problem) => Err(format!("{url:?} {problem}")),
-        None => Ok(()),
+        Ok(())
     }
 }
 

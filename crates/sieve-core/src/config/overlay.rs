@@ -1,7 +1,7 @@
 //! Overlays: labels, a title and a description the user adds to every
 //! primitive whose exposed name matches a glob.
 
-use crate::glob::{compile_glob, glob_reason};
+use crate::glob::{GlobError, compile_glob, glob_reason};
 use globset::{GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -26,6 +26,19 @@ pub struct Overlay {
     pub description: Option<String>,
 }
 
+/// An overlay whose pattern cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OverlayError {
+    /// The pattern does not parse.
+    #[error(transparent)]
+    Glob(#[from] GlobError),
+    /// The pattern parses but is too large to compile (globset's size
+    /// limits).
+    #[error("overlay pattern {pattern:?} cannot be compiled: {reason}")]
+    TooLarge { pattern: String, reason: String },
+}
+
 /// Overlays compiled for matching exposed names.
 #[derive(Debug, Clone, Default)]
 pub struct Overlays {
@@ -36,23 +49,20 @@ impl Overlays {
     /// Compiles the overlays of a validated config. A pattern that parses
     /// can still be too large to compile (globset's size limits); that is
     /// an error naming it, never a panic (`Glob::compile_matcher` panics).
-    pub fn new(overlays: &[Overlay]) -> Result<Overlays, String> {
+    pub fn new(overlays: &[Overlay]) -> Result<Overlays, OverlayError> {
         let compiled = overlays
             .iter()
             .map(|o| {
                 let set = GlobSetBuilder::new()
                     .add(compile_glob(&o.pattern)?)
                     .build()
-                    .map_err(|e| {
-                        format!(
-                            "overlay pattern {:?} cannot be compiled: {}",
-                            o.pattern,
-                            glob_reason(&e)
-                        )
+                    .map_err(|e| OverlayError::TooLarge {
+                        pattern: o.pattern.clone(),
+                        reason: glob_reason(&e),
                     })?;
                 Ok((set, o.clone()))
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, OverlayError>>()?;
         Ok(Overlays { compiled })
     }
 
@@ -82,6 +92,7 @@ mod tests {
         };
         assert!(compile_glob(&pattern).is_ok(), "the pattern itself parses");
         let error = Overlays::new(&[overlay]).expect_err("too large to compile");
-        assert!(error.contains("cannot be compiled"), "{error}");
+        assert!(matches!(error, OverlayError::TooLarge { .. }), "{error}");
+        assert!(error.to_string().contains("cannot be compiled"), "{error}");
     }
 }

@@ -2,7 +2,8 @@
 //! an HTTP endpoint) and the roots it is told. The file shape is Claude
 //! Desktop's, and its variants from Cursor and VS Code read too.
 
-use super::oauth::OAuthClient;
+use super::oauth::{OAuthClient, OAuthClientError};
+use crate::secret_ref::SecretRefError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -70,24 +71,21 @@ impl Roots {
         }
     }
 
-    fn from_value(value: serde_json::Value) -> Result<Roots, String> {
-        const SHAPE: &str = "\"roots\" is a list of folders (absolute paths or file:// URIs) \
-                             the server may use, or \"host\" to pass on the roots of the hosts \
-                             whose profile shows this server";
+    fn from_value(value: serde_json::Value) -> Result<Roots, RootsError> {
         match value {
             serde_json::Value::String(word) if word == "host" => Ok(Roots::Host),
             serde_json::Value::Array(items) => {
                 let mut entries = Vec::with_capacity(items.len());
                 for item in items {
                     let serde_json::Value::String(entry) = item else {
-                        return Err(SHAPE.into());
+                        return Err(RootsError::Shape);
                     };
                     root_of(&entry)?;
                     entries.push(entry);
                 }
                 Ok(Roots::Listed(entries))
             }
-            _ => Err(SHAPE.into()),
+            _ => Err(RootsError::Shape),
         }
     }
 
@@ -100,24 +98,50 @@ impl Roots {
     }
 }
 
+/// A `"roots"` setting that names no local folders.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RootsError {
+    /// Neither a list of strings nor `"host"`.
+    #[error(
+        "\"roots\" is a list of folders (absolute paths or file:// URIs) \
+         the server may use, or \"host\" to pass on the roots of the hosts \
+         whose profile shows this server"
+    )]
+    Shape,
+    /// A `file://` URI of another machine.
+    #[error(
+        "roots: {entry:?} is not a local file:// URI; write it as file:///path or as the path itself"
+    )]
+    NotLocal { entry: String },
+    /// A `file://` URI whose escapes are no UTF-8 path.
+    #[error("roots: {entry:?} does not decode to a path")]
+    Undecodable { entry: String },
+    /// A relative path.
+    #[error("roots: {entry:?} is not an absolute path; write the whole path, starting with /")]
+    NotAbsolute { entry: String },
+}
+
 /// The root an entry of `"roots"` names.
-fn root_of(entry: &str) -> Result<Root, String> {
+fn root_of(entry: &str) -> Result<Root, RootsError> {
     let path = if let Some(rest) = entry.strip_prefix("file://") {
         if !rest.starts_with('/') {
-            return Err(format!(
-                "roots: {entry:?} is not a local file:// URI; write it as file:///path or as the path itself"
-            ));
+            return Err(RootsError::NotLocal {
+                entry: entry.to_string(),
+            });
         }
         percent_encoding::percent_decode_str(rest)
             .decode_utf8()
-            .map_err(|_| format!("roots: {entry:?} does not decode to a path"))?
+            .map_err(|_| RootsError::Undecodable {
+                entry: entry.to_string(),
+            })?
             .into_owned()
     } else if entry.starts_with('/') {
         entry.to_string()
     } else {
-        return Err(format!(
-            "roots: {entry:?} is not an absolute path; write the whole path, starting with /"
-        ));
+        return Err(RootsError::NotAbsolute {
+            entry: entry.to_string(),
+        });
     };
     let trimmed = if path.len() > 1 {
         path.trim_end_matches('/')
@@ -225,26 +249,74 @@ struct RawServer {
     oauth: Option<OAuthClient>,
 }
 
-impl TryFrom<RawServer> for ServerConfig {
-    type Error = String;
+/// A server entry of `config.json` that cannot be used, said with what
+/// to do. (Its place in the file is the [`crate::ParseError`]'s.)
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerEntryError {
+    /// An `env` or `headers` value with a `${secret:...}` that is not well
+    /// formed (only its key is named: the value may be a secret).
+    #[error("{section} {key:?}: {error}")]
+    SecretRef {
+        section: &'static str,
+        key: String,
+        error: SecretRefError,
+    },
+    #[error("\"oauth\" is for HTTP servers; remove it from this one")]
+    OAuthOnStdio,
+    #[error("\"command\" is empty: name the program to start")]
+    EmptyCommand,
+    #[error("\"url\" {url:?} is not an http:// or https:// address")]
+    NotHttp { url: String },
+    #[error(transparent)]
+    OAuth(#[from] OAuthClientError),
+    #[error(
+        "\"type\": \"sse\" (the old HTTP+SSE transport) is not supported; \
+         use the server's streamable HTTP endpoint with \"type\": \"http\""
+    )]
+    Sse,
+    #[error("unknown \"type\" {kind:?}; expected \"stdio\" or \"http\"")]
+    UnknownType { kind: String },
+    #[error("has both \"command\" and \"url\"; keep one")]
+    CommandAndUrl,
+    #[error("\"type\": \"stdio\" needs a \"command\"")]
+    StdioWithoutCommand,
+    #[error(
+        "needs \"command\" (a program to start) or \"url\" \
+         (a streamable HTTP endpoint)"
+    )]
+    NoCommandOrUrl,
+    #[error("\"type\" does not match \"command\"/\"url\"")]
+    TypeMismatch,
+    #[error(transparent)]
+    Roots(#[from] RootsError),
+}
 
-    fn try_from(raw: RawServer) -> Result<Self, String> {
+impl TryFrom<RawServer> for ServerConfig {
+    type Error = ServerEntryError;
+
+    fn try_from(raw: RawServer) -> Result<Self, ServerEntryError> {
         // `${secret:NAME}` references must be well formed (the value
         // itself may be a secret: only its key is named).
         for (section, map) in [("env", &raw.env), ("headers", &raw.headers)] {
             for (key, value) in map {
-                crate::secret_ref::references(value)
-                    .map_err(|error| format!("{section} {key:?}: {error}"))?;
+                crate::secret_ref::references(value).map_err(|error| {
+                    ServerEntryError::SecretRef {
+                        section,
+                        key: key.clone(),
+                        error,
+                    }
+                })?;
             }
         }
         let kind = raw.kind.as_deref();
         let transport = match (kind, raw.command, raw.url) {
             (Some("stdio") | None, Some(command), None) => {
                 if raw.oauth.is_some() {
-                    return Err("\"oauth\" is for HTTP servers; remove it from this one".into());
+                    return Err(ServerEntryError::OAuthOnStdio);
                 }
                 if command.trim().is_empty() {
-                    return Err("\"command\" is empty: name the program to start".into());
+                    return Err(ServerEntryError::EmptyCommand);
                 }
                 Transport::Stdio {
                     command,
@@ -255,9 +327,7 @@ impl TryFrom<RawServer> for ServerConfig {
             }
             (Some("http" | "streamable-http" | "streamableHttp") | None, None, Some(url)) => {
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
-                    return Err(format!(
-                        "\"url\" {url:?} is not an http:// or https:// address"
-                    ));
+                    return Err(ServerEntryError::NotHttp { url });
                 }
                 if let Some(oauth) = &raw.oauth {
                     oauth.check()?;
@@ -268,35 +338,21 @@ impl TryFrom<RawServer> for ServerConfig {
                     oauth: raw.oauth,
                 }
             }
-            (Some("sse"), _, _) => {
-                return Err(
-                    "\"type\": \"sse\" (the old HTTP+SSE transport) is not supported; \
-                     use the server's streamable HTTP endpoint with \"type\": \"http\""
-                        .into(),
-                );
-            }
+            (Some("sse"), _, _) => return Err(ServerEntryError::Sse),
             (Some(other), _, _)
                 if !matches!(
                     other,
                     "stdio" | "http" | "streamable-http" | "streamableHttp"
                 ) =>
             {
-                return Err(format!(
-                    "unknown \"type\" {other:?}; expected \"stdio\" or \"http\""
-                ));
+                return Err(ServerEntryError::UnknownType {
+                    kind: other.to_string(),
+                });
             }
-            (_, Some(_), Some(_)) => {
-                return Err("has both \"command\" and \"url\"; keep one".into());
-            }
-            (Some("stdio"), None, _) => {
-                return Err("\"type\": \"stdio\" needs a \"command\"".into());
-            }
-            (_, None, None) => {
-                return Err("needs \"command\" (a program to start) or \"url\" \
-                     (a streamable HTTP endpoint)"
-                    .into());
-            }
-            (_, _, _) => return Err("\"type\" does not match \"command\"/\"url\"".into()),
+            (_, Some(_), Some(_)) => return Err(ServerEntryError::CommandAndUrl),
+            (Some("stdio"), None, _) => return Err(ServerEntryError::StdioWithoutCommand),
+            (_, None, None) => return Err(ServerEntryError::NoCommandOrUrl),
+            (_, _, _) => return Err(ServerEntryError::TypeMismatch),
         };
         let roots = match raw.roots {
             Some(value) => Roots::from_value(value)?,

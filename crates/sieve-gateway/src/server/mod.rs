@@ -269,8 +269,8 @@ impl SieveServer {
                 meta.remove(sieve_core::rules::META_FILTER);
             }
         }
-        let narrowing =
-            Narrowing::from_params(&params).map_err(|e| ErrorData::invalid_params(e, None))?;
+        let narrowing = Narrowing::from_params(&params)
+            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         Ok(narrowing.concerns(&self.state().concerns))
     }
 
@@ -396,7 +396,8 @@ impl SieveServer {
     /// Applies concerns a host sent (`concerns/update`, `initialize`,
     /// `initialized`). Values must be among a declared concern's values.
     fn set_concerns(&self, value: &Value, field: &str) -> Result<(), ErrorData> {
-        let concerns = concern_map(value, field).map_err(|e| ErrorData::invalid_params(e, None))?;
+        let concerns = concern_map(value, field)
+            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         let config = self.engine.config();
         for (name, value) in &concerns {
             config

@@ -297,7 +297,7 @@ async fn with_secrets(
     section: &'static str,
     values: &BTreeMap<String, String>,
 ) -> Result<BTreeMap<String, String>, Refusal> {
-    use sieve_core::secret_ref::{SubstituteError, references, substitute};
+    use sieve_core::secret_ref::{references, substitute};
     if values
         .values()
         .all(|v| references(v).is_ok_and(|refs| refs.is_empty()))
@@ -321,11 +321,7 @@ async fn with_secrets(
                         )),
                     },
                 })
-                .map_err(|error| match error {
-                    SubstituteError::Malformed(why) | SubstituteError::Lookup(why) => {
-                        format!("{section} {key:?} of server {server:?}: {why}")
-                    }
-                })?;
+                .map_err(|error| format!("{section} {key:?} of server {server:?}: {error}"))?;
                 Ok((key, value))
             })
             .collect::<Result<BTreeMap<_, _>, String>>()
