@@ -17,11 +17,11 @@ if [ "${1:-}" = "--debug" ]; then
   cargo_flags=()
   tauri_flags=(--debug)
 fi
-npm --prefix ui run build
 cargo build "${cargo_flags[@]}" --locked -p sieve-cli --bin mcp-sieve
 triple="$(rustc -vV | sed -n 's/^host: //p')"
 mkdir -p src-tauri/binaries
 cp "$CARGO_TARGET_DIR/$profile/mcp-sieve" "src-tauri/binaries/mcp-sieve-$triple"
+# tauri build builds ui/dist first (beforeBuildCommand in tauri.conf.json).
 ui/node_modules/.bin/tauri build "${tauri_flags[@]}" --bundles deb \
   --config '{"bundle": {"externalBin": ["binaries/mcp-sieve"]}}'
 ls -l "$CARGO_TARGET_DIR/$profile"/bundle/deb/*.deb

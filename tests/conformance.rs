@@ -3,7 +3,7 @@
 //! HTTP mode: both runs must run the whole suite, and every scenario that
 //! passes directly must pass through the proxy, except those that call a
 //! tool by a name no server behind the proxy lists. Both summaries are
-//! printed (`cargo test -- --nocapture` shows them; the README keeps the
+//! printed (`cargo test -- --nocapture` shows them; docs/conformance.md keeps the
 //! figures).
 
 use sieve_tests::Home;

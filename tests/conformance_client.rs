@@ -12,7 +12,7 @@
 //! server followed headlessly by `tests/clients/follow-redirect.sh` as
 //! `$BROWSER`. The failures expected are listed with their reason; the sets
 //! are exact, so a scenario that starts passing or failing is noticed. Both
-//! summaries are printed (`cargo test -- --nocapture`); the README keeps
+//! summaries are printed (`cargo test -- --nocapture`); docs/conformance.md keeps
 //! the table.
 //! Each version takes a few seconds: the suite runs its scenarios in
 //! parallel.
@@ -118,7 +118,7 @@ fn check(suite: &str, report: &Report, scenarios: usize, failing: BTreeMap<Strin
     assert!(
         newly_failing.is_empty() && newly_passing.is_empty(),
         "{suite}: the failing scenarios changed; now failing: {newly_failing:#?}, now passing \
-         (update the README's table and this test): {newly_passing:?}"
+         (update the table in docs/conformance.md and this test): {newly_passing:?}"
     );
     for (name, reason) in &failing {
         let why = report.scenarios[name].as_deref().unwrap_or_default();

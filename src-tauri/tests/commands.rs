@@ -449,9 +449,10 @@ fn the_app_and_a_command_line_changing_one_home_lose_nothing() {
     }
     cli.join().expect("the command line's imports all succeed");
 
-    let config: Value =
-        serde_json::from_str(&std::fs::read_to_string(shell.home.path().join("config.json")).unwrap())
-            .unwrap();
+    let config: Value = serde_json::from_str(
+        &std::fs::read_to_string(shell.home.path().join("config.json")).unwrap(),
+    )
+    .unwrap();
     let servers = config["mcpServers"].as_object().expect("servers");
     let lost: Vec<String> = (0..CHANGES)
         .flat_map(|i| [format!("cli-{i}"), format!("app-{i}")])
@@ -459,6 +460,12 @@ fn the_app_and_a_command_line_changing_one_home_lose_nothing() {
         .collect();
     assert!(lost.is_empty(), "servers lost from config.json: {lost:?}");
     let work = shell.ok("profile_show", json!({"name": "work"}));
-    let denied = work["document"]["tools"]["deny"].as_array().expect("deny list");
-    assert_eq!(denied.len(), CHANGES, "every deny pattern is there: {denied:?}");
+    let denied = work["document"]["tools"]["deny"]
+        .as_array()
+        .expect("deny list");
+    assert_eq!(
+        denied.len(),
+        CHANGES,
+        "every deny pattern is there: {denied:?}"
+    );
 }

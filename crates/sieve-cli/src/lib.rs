@@ -3,7 +3,7 @@
 //! Parsing and printing only: each subcommand turns its flags into a call
 //! of `sieve_api` (the functions the desktop app calls too) and
 //! prints what comes back as a table or, with `--json`, the stable JSON
-//! documented in the README. Errors propagate as `anyhow` chains that
+//! documented in docs/cli.md. Errors propagate as `anyhow` chains that
 //! `main` prints as one line.
 //!
 //! [`Cli`] is the parser's root; [`run`] hands each [`Command`] to the

@@ -1,4 +1,4 @@
-//! `mcp-sieve`: see `mcp-sieve --help` and the README.
+//! `mcp-sieve`: see `mcp-sieve --help` and docs/cli.md.
 
 fn main() -> std::process::ExitCode {
     sieve_cli::main()

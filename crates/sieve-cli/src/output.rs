@@ -1,5 +1,5 @@
 //! Printing a command's answer as JSON (`--json`): the stable JSON
-//! documented in the README.
+//! documented in docs/cli.md.
 
 use anyhow::Result;
 use serde::Serialize;

@@ -12,14 +12,14 @@ use std::io::Write;
 pub enum ProfilesCommand {
     /// List the profiles.
     List {
-        /// Print JSON (documented in the README).
+        /// Print JSON (documented in docs/cli.md).
         #[arg(long)]
         json: bool,
     },
     /// Print a profile.
     Show {
         name: String,
-        /// Print JSON (documented in the README).
+        /// Print JSON (documented in docs/cli.md).
         #[arg(long)]
         json: bool,
     },

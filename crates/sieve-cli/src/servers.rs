@@ -17,7 +17,7 @@ use std::path::PathBuf;
 pub enum ServersCommand {
     /// Connect to every server once and show its state.
     List {
-        /// Print JSON (documented in the README).
+        /// Print JSON (documented in docs/cli.md).
         #[arg(long)]
         json: bool,
     },
@@ -34,7 +34,7 @@ pub enum ServersCommand {
         /// kept one) instead of moving the one in config.json.
         #[arg(long)]
         stdin: bool,
-        /// Print JSON (documented in the README).
+        /// Print JSON (documented in docs/cli.md).
         #[arg(long)]
         json: bool,
     },
@@ -44,7 +44,7 @@ pub enum ServersCommand {
     Login {
         /// The server's name in config.json.
         name: String,
-        /// Print JSON (documented in the README).
+        /// Print JSON (documented in docs/cli.md).
         #[arg(long)]
         json: bool,
     },
@@ -71,7 +71,7 @@ pub enum ServersCommand {
         /// server's oauth.clientMetadataUrl in config.json).
         #[arg(long, value_name = "URL")]
         client_metadata_url: Option<String>,
-        /// Print JSON (documented in the README).
+        /// Print JSON (documented in docs/cli.md).
         #[arg(long)]
         json: bool,
         /// A client scenario of the MCP conformance suite to act out after
@@ -100,7 +100,7 @@ pub enum ServersCommand {
         /// config.json.
         #[arg(long)]
         keep_secrets: bool,
-        /// Print JSON (documented in the README).
+        /// Print JSON (documented in docs/cli.md).
         #[arg(long)]
         json: bool,
     },

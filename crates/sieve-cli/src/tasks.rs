@@ -39,7 +39,7 @@ pub struct TasksArgs {
     /// At most this many (1-500).
     #[arg(long, default_value_t = 50)]
     pub limit: u32,
-    /// Print JSON (documented in the README).
+    /// Print JSON (documented in docs/cli.md).
     #[arg(long)]
     pub json: bool,
 }
@@ -57,7 +57,7 @@ pub enum TaskAction {
         /// Check visibility against this profile (default: the active one).
         #[arg(long, short, value_name = "NAME")]
         profile: Option<String>,
-        /// Print JSON (documented in the README).
+        /// Print JSON (documented in docs/cli.md).
         #[arg(long)]
         json: bool,
     },

@@ -13,7 +13,7 @@ use std::io::Write;
 pub struct TokensArgs {
     #[command(flatten)]
     pub source: SourceArgs,
-    /// Print JSON (documented in the README).
+    /// Print JSON (documented in docs/cli.md).
     #[arg(long)]
     pub json: bool,
 }

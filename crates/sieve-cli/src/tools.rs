@@ -36,7 +36,7 @@ pub enum ToolsAction {
         /// Every tool in quarantine.
         #[arg(long, conflicts_with = "names")]
         all: bool,
-        /// Print JSON (documented in the README).
+        /// Print JSON (documented in docs/cli.md).
         #[arg(long)]
         json: bool,
     },
@@ -45,14 +45,14 @@ pub enum ToolsAction {
         /// Exposed names, as `tools quarantined` prints them.
         #[arg(value_name = "NAME", required = true)]
         names: Vec<String>,
-        /// Print JSON (documented in the README).
+        /// Print JSON (documented in docs/cli.md).
         #[arg(long)]
         json: bool,
     },
     /// List the tools held in quarantine because they are new or changed
     /// since approved, and what changed.
     Quarantined {
-        /// Print JSON (documented in the README), with both definitions.
+        /// Print JSON (documented in docs/cli.md), with both definitions.
         #[arg(long)]
         json: bool,
     },
@@ -68,7 +68,7 @@ pub struct ToolsArgs {
     /// Say which rule hides each hidden tool (implies --hidden).
     #[arg(long)]
     pub explain: bool,
-    /// Print JSON (documented in the README).
+    /// Print JSON (documented in docs/cli.md).
     #[arg(long)]
     pub json: bool,
 }

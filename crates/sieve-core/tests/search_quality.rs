@@ -3,7 +3,7 @@
 //! (`tests/fixtures/catalogs/github-mcp-server.json`), each with the tool
 //! it should find. At least 18 must have their tool in the top 3. The
 //! table is printed (`cargo test -p sieve-core --test search_quality --
-//! --nocapture`) and copied into the README.
+//! --nocapture`) and copied into docs/files.md.
 
 use sieve_core::search::ToolIndex;
 use sieve_core::{Catalog, Kind, Overlays, ServerListing, parse_tool_list};

@@ -1,4 +1,4 @@
-// The payloads of the shell's commands and events, as sieve_proxy::api
+// The payloads of the shell's commands and events, as sieve_api
 // serialises them (camelCase fields, optional fields left out when empty).
 
 /** What every command rejects with: one sentence, and a code to branch on. */
