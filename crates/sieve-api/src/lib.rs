@@ -133,6 +133,13 @@ impl From<StoreError> for ApiError {
     }
 }
 
+impl From<sieve_store::secrets::SecretError> for ApiError {
+    /// The secret store could not be opened, read or written.
+    fn from(error: sieve_store::secrets::SecretError) -> ApiError {
+        ApiError::new(ErrorCode::Io, error)
+    }
+}
+
 impl From<sieve_ledger::LedgerError> for ApiError {
     fn from(error: sieve_ledger::LedgerError) -> ApiError {
         ApiError::new(ErrorCode::Io, error.to_string())

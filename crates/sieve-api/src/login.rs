@@ -98,22 +98,15 @@ async fn resolve(
     value: &str,
 ) -> Result<String> {
     let (secrets, value) = (secrets.clone(), value.to_string());
-    let resolved = tokio::task::spawn_blocking(move || {
-        substitute(&value, |key| {
-            secrets
-                .open()?
-                .get(key)
-                .map_err(|e| e.0)?
-                .ok_or_else(|| format!("secret {key:?} is not stored"))
-        })
-    })
-    .await
-    .map_err(|_| {
-        ApiError::new(
-            ErrorCode::Io,
-            format!("reading the client's {field} stopped half way"),
-        )
-    })?;
+    let resolved =
+        tokio::task::spawn_blocking(move || substitute(&value, |key| secrets.open()?.require(key)))
+            .await
+            .map_err(|_| {
+                ApiError::new(
+                    ErrorCode::Io,
+                    format!("reading the client's {field} stopped half way"),
+                )
+            })?;
     resolved.map_err(|error| {
         ApiError::invalid(
             "oauth",

@@ -96,9 +96,7 @@ pub fn keep_secret(
         let current = existing.as_ref().map(|k| map[k].as_str());
         let shown = existing.as_deref().unwrap_or(key);
         let (secret, moved) = secret_to_keep(server, section, shown, value, current)?;
-        secrets
-            .set(&name, &secret)
-            .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
+        secrets.set(&name, &secret)?;
         let key = existing.unwrap_or_else(|| key.to_string());
         map.insert(key.clone(), reference(&name));
         Ok(kept(secrets, server, section, key, name, moved))
@@ -161,9 +159,7 @@ fn keep_oauth_secret(
             format!("server {server:?} cannot take its oauth {field:?} as it is: {why}"),
         )
     })?;
-    secrets
-        .set(&name, &secret)
-        .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
+    secrets.set(&name, &secret)?;
     *oauth = Some(updated);
     Ok(kept(
         secrets,
@@ -311,9 +307,7 @@ pub fn add_server(
         }
         for (section, key, value) in plain.iter_mut() {
             let secret = secret_name(&name, section, key);
-            secrets
-                .set(&secret, value)
-                .map_err(|error| ApiError::new(ErrorCode::Io, error.0))?;
+            secrets.set(&secret, value)?;
             **value = reference(&secret);
             kept.push(SecretKept {
                 server: name.clone(),

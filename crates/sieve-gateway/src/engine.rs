@@ -245,8 +245,8 @@ fn secret_lookup(home: sieve_store::home::Home) -> crate::upstream::SecretLookup
     Arc::new(move |name: &str| {
         let secrets = opened.get_or_init(|| sieve_store::secrets::Secrets::open(&home));
         match secrets {
-            Ok(secrets) => secrets.get(name).map_err(|e| e.0),
-            Err(error) => Err(error.0.clone()),
+            Ok(secrets) => secrets.get(name),
+            Err(error) => Err(error.clone()),
         }
     })
 }

@@ -23,7 +23,7 @@ use rmcp::transport::auth::{
 use serde::{Deserialize, Serialize};
 use sieve_core::Grant;
 use sieve_store::home::Home;
-use sieve_store::secrets::Secrets;
+use sieve_store::secrets::{SecretError, Secrets};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -36,6 +36,68 @@ const CLIENT_NAME: &str = "MCP Sieve";
 /// The secret-store key of `server`'s sign-in.
 pub fn key(server: &str) -> String {
     format!("oauth/{server}")
+}
+
+/// Why a sign-in could not be made, kept or read; the message says with
+/// which server and what to do, and never holds a token.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SignInError {
+    /// The secret store that keeps sign-ins failed.
+    #[error(transparent)]
+    Secrets(#[from] SecretError),
+    /// Reading or storing the kept sign-in stopped before it finished.
+    #[error("{action} the sign-in stopped half way")]
+    Interrupted { action: &'static str },
+    /// A registration was to be kept beside a sign-in that is not there.
+    #[error("the sign-in was not stored")]
+    NotStored,
+    /// The server wants a sign-in (HTTP 401) but publishes no OAuth
+    /// metadata to sign in with.
+    #[error("{}", no_sign_in(.url))]
+    NoMetadata { url: String },
+    /// rmcp's OAuth failed: said in a person's words by [`plain`].
+    #[error("{}", plain(.url, .error))]
+    Auth { url: String, error: AuthError },
+    /// The client cannot use the client credentials grant as configured.
+    #[error("the sign-in to {url} cannot be made: {why}")]
+    Unusable { url: String, why: ClientError },
+    /// The token exchange stopped before it finished.
+    #[error("the sign-in to {url} stopped half way")]
+    ExchangeInterrupted { url: String },
+    /// No loopback port for the browser to come back to.
+    #[error("cannot open a local port for the sign-in's redirect: {cause}")]
+    NoPort { cause: std::io::Error },
+    /// The browser did not come back within `waited`.
+    #[error(
+        "the browser did not come back from the sign-in to {url} within {}s; run the sign-in again and finish it in the browser",
+        .waited.as_secs()
+    )]
+    NoCallback { url: String, waited: Duration },
+    /// The authorization server sent the person back with an `error`.
+    #[error(
+        "the sign-in to {url} was refused ({error}); try again, or check the server's sign-in settings"
+    )]
+    Refused { url: String, error: String },
+}
+
+/// A configured client that cannot use the client credentials grant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    #[error(
+        "the client credentials grant needs the client's id; add \"clientId\" to the server's \"oauth\""
+    )]
+    NoClientId,
+    #[error(
+        "signing algorithm {algorithm:?} is not one of {}",
+        sieve_core::SIGNING_ALGORITHMS.join(", ")
+    )]
+    UnknownAlgorithm { algorithm: String },
+    #[error(
+        "the client credentials grant needs the client's secret or private key; add \"clientSecret\" or \"privateKey\" to the server's \"oauth\""
+    )]
+    NoSecretOrKey,
 }
 
 /// What is kept of one sign-in.
@@ -76,7 +138,7 @@ enum Backend {
 #[derive(Clone)]
 pub struct SharedSecrets {
     home: Home,
-    opened: Arc<OnceLock<Result<Secrets, String>>>,
+    opened: Arc<OnceLock<Result<Secrets, SecretError>>>,
 }
 
 impl SharedSecrets {
@@ -88,9 +150,9 @@ impl SharedSecrets {
     }
 
     /// The store; blocks (D-Bus): call it off the runtime.
-    pub fn open(&self) -> Result<Secrets, String> {
+    pub fn open(&self) -> Result<Secrets, SecretError> {
         self.opened
-            .get_or_init(|| Secrets::open(&self.home).map_err(|e| e.0))
+            .get_or_init(|| Secrets::open(&self.home))
             .clone()
     }
 }
@@ -118,14 +180,14 @@ impl Credentials {
         }
     }
 
-    async fn read(&self) -> Result<Option<Record>, String> {
+    async fn read(&self) -> Result<Option<Record>, SignInError> {
         let text = match &self.backend {
             Backend::Memory(value) => value.lock().unwrap_or_else(|e| e.into_inner()).clone(),
             Backend::Store(secrets) => {
                 let (secrets, key) = (secrets.clone(), self.key.clone());
-                tokio::task::spawn_blocking(move || secrets.open()?.get(&key).map_err(|e| e.0))
+                tokio::task::spawn_blocking(move || secrets.open()?.get(&key))
                     .await
-                    .map_err(|_| "reading the sign-in stopped half way".to_string())??
+                    .map_err(|_| SignInError::Interrupted { action: "reading" })??
             }
         };
         match text {
@@ -135,7 +197,7 @@ impl Credentials {
         }
     }
 
-    async fn write(&self, record: Option<&Record>) -> Result<(), String> {
+    async fn write(&self, record: Option<&Record>) -> Result<(), SignInError> {
         let text = record.map(|r| serde_json::to_string(r).expect("a record serialises"));
         match &self.backend {
             Backend::Memory(value) => {
@@ -150,10 +212,10 @@ impl Credentials {
                         Some(text) => secrets.set(&key, &text),
                         None => secrets.delete(&key).map(|_| ()),
                     }
-                    .map_err(|e| e.0)
                 })
                 .await
-                .map_err(|_| "storing the sign-in stopped half way".to_string())?
+                .map_err(|_| SignInError::Interrupted { action: "storing" })??;
+                Ok(())
             }
         }
     }
@@ -178,7 +240,7 @@ impl Credentials {
     }
 
     /// Forgets the sign-in; whether there was one.
-    pub async fn forget(&self) -> Result<bool, String> {
+    pub async fn forget(&self) -> Result<bool, SignInError> {
         let had = self.read().await?.is_some();
         self.write(None).await?;
         Ok(had)
@@ -189,9 +251,9 @@ impl Credentials {
         &self,
         client_secret: Option<String>,
         redirect_uri: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), SignInError> {
         let Some(mut record) = self.read().await? else {
-            return Err("the sign-in was not stored".into());
+            return Err(SignInError::NotStored);
         };
         record.client_secret = client_secret;
         record.redirect_uri = Some(redirect_uri.to_string());
@@ -202,7 +264,7 @@ impl Credentials {
     /// Keeps the server's challenge for the next sign-in (`servers login`
     /// runs in another process). Written only when it is new, so a server
     /// that keeps refusing does not keep rewriting the store.
-    pub async fn remember_challenge(&self, challenge: &str) -> Result<(), String> {
+    pub async fn remember_challenge(&self, challenge: &str) -> Result<(), SignInError> {
         let mut record = self.read().await?.unwrap_or_else(|| Record {
             credentials: StoredCredentials::new(String::new(), None, Vec::new(), None),
             client_secret: None,
@@ -222,8 +284,9 @@ impl Credentials {
     }
 }
 
-fn store_error(why: String) -> AuthError {
-    AuthError::CredentialStoreError(why)
+/// rmcp takes a store's failure as a sentence.
+fn store_error(error: SignInError) -> AuthError {
+    AuthError::CredentialStoreError(error.to_string())
 }
 
 #[async_trait::async_trait]
@@ -348,10 +411,8 @@ impl Client {
         &self,
         resource: &str,
         scopes: Vec<String>,
-    ) -> Result<ClientCredentialsConfig, String> {
-        let client_id = self.client_id.clone().ok_or_else(|| {
-            "the client credentials grant needs the client's id; add \"clientId\" to the server's \"oauth\"".to_string()
-        })?;
+    ) -> Result<ClientCredentialsConfig, ClientError> {
+        let client_id = self.client_id.clone().ok_or(ClientError::NoClientId)?;
         let resource = Some(resource.to_string());
         if let Some(key) = &self.private_key {
             let algorithm = match self.signing_algorithm.as_deref().unwrap_or("ES256") {
@@ -361,10 +422,9 @@ impl Client {
                 "ES256" => JwtSigningAlgorithm::ES256,
                 "ES384" => JwtSigningAlgorithm::ES384,
                 other => {
-                    return Err(format!(
-                        "signing algorithm {other:?} is not one of {}",
-                        sieve_core::SIGNING_ALGORITHMS.join(", ")
-                    ));
+                    return Err(ClientError::UnknownAlgorithm {
+                        algorithm: other.to_string(),
+                    });
                 }
             };
             return Ok(ClientCredentialsConfig::PrivateKeyJwt {
@@ -376,9 +436,10 @@ impl Client {
                 resource,
             });
         }
-        let client_secret = self.client_secret.clone().ok_or_else(|| {
-            "the client credentials grant needs the client's secret or private key; add \"clientSecret\" or \"privateKey\" to the server's \"oauth\"".to_string()
-        })?;
+        let client_secret = self
+            .client_secret
+            .clone()
+            .ok_or(ClientError::NoSecretOrKey)?;
         Ok(ClientCredentialsConfig::ClientSecret {
             client_id,
             client_secret,
@@ -395,22 +456,20 @@ pub async fn authorized(
     url: &str,
     credentials: &Credentials,
     client: &Client,
-) -> Result<Option<AuthorizationManager>, String> {
+) -> Result<Option<AuthorizationManager>, SignInError> {
     let Some(record) = credentials.read().await? else {
         return Ok(None);
     };
     if record.credentials.token_response.is_none() {
         return Ok(None);
     }
-    let mut manager = AuthorizationManager::new(url)
-        .await
-        .map_err(|e| plain(url, &e))?;
+    let fail = |error| SignInError::Auth {
+        url: url.to_string(),
+        error,
+    };
+    let mut manager = AuthorizationManager::new(url).await.map_err(fail)?;
     manager.set_credential_store(credentials.clone());
-    if !manager
-        .initialize_from_store()
-        .await
-        .map_err(|e| plain(url, &e))?
-    {
+    if !manager.initialize_from_store().await.map_err(fail)? {
         return Ok(None);
     }
     // rmcp restores the client id only; a refresh needs the secret too.
@@ -428,7 +487,7 @@ pub async fn authorized(
                 OAuthClientConfig::new(record.credentials.client_id.clone(), redirect)
                     .with_client_secret(secret),
             )
-            .map_err(|e| plain(url, &e))?;
+            .map_err(fail)?;
     }
     Ok(Some(manager))
 }
@@ -451,9 +510,12 @@ pub struct SignIn<'a> {
 /// configured client, else dynamic registration), the authorization URL
 /// opened, the redirect awaited on the loopback, the code exchanged, the
 /// credentials and registration stored.
-pub async fn sign_in(request: SignIn<'_>) -> Result<(), String> {
+pub async fn sign_in(request: SignIn<'_>) -> Result<(), SignInError> {
     let url = request.url;
-    let fail = |e: AuthError| plain(url, &e);
+    let fail = |error| SignInError::Auth {
+        url: url.to_string(),
+        error,
+    };
     let mut manager = AuthorizationManager::new(url).await.map_err(fail)?;
     manager.set_credential_store(request.credentials.clone());
     let resolution = manager
@@ -463,7 +525,9 @@ pub async fn sign_in(request: SignIn<'_>) -> Result<(), String> {
     // rmcp would go on with endpoints guessed from the URL; a server that
     // publishes no metadata is one whose tokens come by other means.
     if !resolution.source.is_discovered() {
-        return Err(no_sign_in(url));
+        return Err(SignInError::NoMetadata {
+            url: url.to_string(),
+        });
     }
     let no_person = request.client.needs_no_person(&resolution.metadata);
     let takes_metadata_documents = resolution
@@ -490,7 +554,10 @@ pub async fn sign_in(request: SignIn<'_>) -> Result<(), String> {
         let grant = request
             .client
             .credentials_grant(url, scopes)
-            .map_err(|why| format!("the sign-in to {url} cannot be made: {why}"))?;
+            .map_err(|why| SignInError::Unusable {
+                url: url.to_string(),
+                why,
+            })?;
         manager
             .validate_client_credentials_metadata(&grant)
             .map_err(fail)?;
@@ -505,17 +572,17 @@ pub async fn sign_in(request: SignIn<'_>) -> Result<(), String> {
             })
         })
         .await
-        .map_err(|_| format!("the sign-in to {url} stopped half way"))?;
+        .map_err(|_| SignInError::ExchangeInterrupted {
+            url: url.to_string(),
+        })?;
         exchanged.map_err(fail)?;
         return Ok(());
     }
+    let no_port = |cause| SignInError::NoPort { cause };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
-        .map_err(|e| format!("cannot open a local port for the sign-in's redirect: {e}"))?;
-    let port = listener
-        .local_addr()
-        .map_err(|e| format!("cannot open a local port for the sign-in's redirect: {e}"))?
-        .port();
+        .map_err(no_port)?;
+    let port = listener.local_addr().map_err(no_port)?.port();
     let redirect = format!("http://127.0.0.1:{port}{CALLBACK_PATH}");
     // The client, in the order the spec gives: pre-registered, a Client ID
     // Metadata Document where the authorization server takes them, else
@@ -574,10 +641,10 @@ pub async fn sign_in(request: SignIn<'_>) -> Result<(), String> {
     let path = match callback {
         Ok(Ok(path)) => path,
         _ => {
-            return Err(format!(
-                "the browser did not come back from the sign-in to {url} within {}s; run the sign-in again and finish it in the browser",
-                request.wait.as_secs()
-            ));
+            return Err(SignInError::NoCallback {
+                url: url.to_string(),
+                waited: request.wait,
+            });
         }
     };
     let callback_url = format!("http://127.0.0.1:{port}{path}");
@@ -586,9 +653,10 @@ pub async fn sign_in(request: SignIn<'_>) -> Result<(), String> {
             .find(|(k, _)| k == "error")
             .map(|(_, v)| v.into_owned())
     }) {
-        return Err(format!(
-            "the sign-in to {url} was refused ({error}); try again, or check the server's sign-in settings"
-        ));
+        return Err(SignInError::Refused {
+            url: url.to_string(),
+            error,
+        });
     }
     let parsed = AuthorizationCallback::from_redirect_url(&callback_url).map_err(fail)?;
     session
@@ -707,7 +775,7 @@ mod tests {
         .credentials_grant("https://mcp.test/mcp", vec![])
         .err()
         .unwrap();
-        assert!(error.contains("\"clientId\""), "{error}");
+        assert!(error.to_string().contains("\"clientId\""), "{error}");
     }
 
     #[tokio::test]

@@ -107,15 +107,23 @@ impl fmt::Display for HostKind {
     }
 }
 
-impl std::str::FromStr for HostKind {
-    type Err = String;
+/// A host name that names none of the hosts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("there is no host {name:?}; name one of claude-desktop, cursor, vscode")]
+#[non_exhaustive]
+pub struct UnknownHost {
+    pub name: String,
+}
 
-    fn from_str(name: &str) -> Result<HostKind, String> {
+impl std::str::FromStr for HostKind {
+    type Err = UnknownHost;
+
+    fn from_str(name: &str) -> Result<HostKind, UnknownHost> {
         HostKind::ALL
             .into_iter()
             .find(|kind| kind.as_str() == name)
-            .ok_or_else(|| {
-                format!("there is no host {name:?}; name one of claude-desktop, cursor, vscode")
+            .ok_or_else(|| UnknownHost {
+                name: name.to_string(),
             })
     }
 }
@@ -146,7 +154,31 @@ pub struct HostEntry {
     /// The server's name in the host file.
     pub name: String,
     /// The server, or why it cannot be imported.
-    pub server: Result<ServerConfig, String>,
+    pub server: Result<ServerConfig, EntryError>,
+}
+
+/// Why a host's server entry cannot be imported as it is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EntryError {
+    #[error("the entry is not an object")]
+    NotObject,
+    /// It holds a `${..}` variable its host fills in.
+    #[error(
+        "it uses {variable}, which {} fills in when it starts the server and \
+         mcp-sieve does not; add it to config.json with the value written out",
+        .host.title()
+    )]
+    Variable { host: HostKind, variable: String },
+    /// It reads its environment from a file (`envFile`, as JSON text).
+    #[error(
+        "it reads its environment from \"envFile\" {env_file}, which mcp-sieve does \
+         not; add it to config.json with the variables under \"env\""
+    )]
+    EnvFile { env_file: String },
+    /// `config.json`'s own rules refuse it: what they expected.
+    #[error("{}", .error.expected)]
+    Config { error: ParseError },
 }
 
 /// What an import did.
@@ -462,31 +494,34 @@ fn lookup<'a>(root: &'a Map<String, Value>, path: &[&str]) -> Option<&'a Value> 
 }
 
 /// One host entry as a [`ServerConfig`], or why it cannot be one.
-fn convert(kind: HostKind, file: &str, name: &str, entry: &Value) -> Result<ServerConfig, String> {
+fn convert(
+    kind: HostKind,
+    file: &str,
+    name: &str,
+    entry: &Value,
+) -> Result<ServerConfig, EntryError> {
     if !entry.is_object() {
-        return Err("the entry is not an object".into());
+        return Err(EntryError::NotObject);
     }
     if kind.expands_variables()
         && let Some(variable) = find_variable(entry)
     {
-        return Err(format!(
-            "it uses {variable}, which {} fills in when it starts the server and \
-             mcp-sieve does not; add it to config.json with the value written out",
-            kind.title()
-        ));
+        return Err(EntryError::Variable {
+            host: kind,
+            variable,
+        });
     }
     if let Some(env_file) = entry.get("envFile") {
-        return Err(format!(
-            "it reads its environment from \"envFile\" {env_file}, which mcp-sieve does \
-             not; add it to config.json with the variables under \"env\""
-        ));
+        return Err(EntryError::EnvFile {
+            env_file: env_file.to_string(),
+        });
     }
     // The entry goes through the parser of config.json itself, so whatever
     // config.json accepts is importable and every rule lives in one place.
     let mut servers = Map::new();
     servers.insert(name.to_string(), entry.clone());
     let text = json!({ "mcpServers": servers }).to_string();
-    let mut config = Config::parse(file, &text).map_err(|e| e.expected)?;
+    let mut config = Config::parse(file, &text).map_err(|error| EntryError::Config { error })?;
     let (_, server) = config
         .mcp_servers
         .pop_first()
@@ -530,8 +565,10 @@ pub fn merge(config: &mut Config, imported: Vec<HostEntry>, source: HostKind) ->
     for HostEntry { name, server } in imported {
         let server = match server {
             Ok(server) => server,
-            Err(detail) => {
-                let reason = SkipReason::Unsupported { detail };
+            Err(error) => {
+                let reason = SkipReason::Unsupported {
+                    detail: error.to_string(),
+                };
                 report.skipped.push(Skipped::new(name, reason));
                 continue;
             }
@@ -786,12 +823,24 @@ mod tests {
         );
         assert!(found[0].server.is_ok(), "{:?}", found[0]);
         assert!(found[1].server.is_ok(), "{:?}", found[1]);
-        let legacy = found[2].server.as_ref().expect_err("sse is refused");
+        let legacy = found[2]
+            .server
+            .as_ref()
+            .expect_err("sse is refused")
+            .to_string();
         assert!(legacy.contains("\"sse\""), "the core's reason: {legacy}");
-        let secret = found[3].server.as_ref().expect_err("variables are refused");
+        let secret = found[3]
+            .server
+            .as_ref()
+            .expect_err("variables are refused")
+            .to_string();
         assert!(secret.contains("${input:token}"), "{secret}");
         assert!(secret.contains("VS Code"), "{secret}");
-        let dotenv = found[4].server.as_ref().expect_err("envFile is refused");
+        let dotenv = found[4]
+            .server
+            .as_ref()
+            .expect_err("envFile is refused")
+            .to_string();
         assert!(dotenv.contains("${workspaceFolder}"), "{dotenv}");
     }
 
@@ -832,15 +881,18 @@ mod tests {
         let found = entries(HostKind::ClaudeDesktop, text);
         let reasons: Vec<_> = found
             .iter()
-            .map(|e| e.server.as_ref().err().map(String::as_str))
+            .map(|e| e.server.as_ref().err().map(ToString::to_string))
             .collect();
-        assert_eq!(reasons[0], Some("a server name is empty"));
+        assert_eq!(reasons[0].as_deref(), Some("a server name is empty"));
         assert!(
-            reasons[1].unwrap().contains("needs \"command\""),
+            reasons[1].as_deref().unwrap().contains("needs \"command\""),
             "{reasons:?}"
         );
-        assert!(reasons[2].unwrap().contains("both"), "{reasons:?}");
-        assert_eq!(reasons[3], Some("the entry is not an object"));
+        assert!(
+            reasons[2].as_deref().unwrap().contains("both"),
+            "{reasons:?}"
+        );
+        assert_eq!(reasons[3].as_deref(), Some("the entry is not an object"));
         assert_eq!(reasons[4], None);
     }
 
@@ -994,7 +1046,9 @@ mod tests {
             vec![
                 HostEntry {
                     name: "legacy".into(),
-                    server: Err("\"type\": \"sse\" is not supported".into()),
+                    server: Err(EntryError::EnvFile {
+                        env_file: "\".env\"".into(),
+                    }),
                 },
                 entry("ok", stdio("x", &[])),
             ],
@@ -1004,7 +1058,7 @@ mod tests {
         assert_eq!(report.skipped[0].name, "legacy");
         assert_eq!(
             report.skipped[0].message,
-            "\"type\": \"sse\" is not supported"
+            "it reads its environment from \"envFile\" \".env\", which mcp-sieve does not; add it to config.json with the variables under \"env\""
         );
     }
 
@@ -1020,7 +1074,7 @@ mod tests {
                 entry("c", stdio("mcp-sieve", &[])),
                 HostEntry {
                     name: "d".into(),
-                    server: Err("bad".into()),
+                    server: Err(EntryError::NotObject),
                 },
                 entry("e", stdio("new", &[])),
             ],
@@ -1039,7 +1093,8 @@ mod tests {
                      "message": "already in config.json as \"a\""},
                     {"name": "c", "reason": "selfReference",
                      "message": "it runs mcp-sieve itself, and the proxy cannot be one of its own servers"},
-                    {"name": "d", "reason": "unsupported", "detail": "bad", "message": "bad"}
+                    {"name": "d", "reason": "unsupported", "detail": "the entry is not an object",
+                     "message": "the entry is not an object"}
                 ],
                 "secrets": []
             })
@@ -1050,7 +1105,10 @@ mod tests {
             text.contains("added \"a\" as \"a-claude-desktop\""),
             "{text}"
         );
-        assert!(text.contains("skipped \"d\": bad\n"), "{text}");
+        assert!(
+            text.contains("skipped \"d\": the entry is not an object\n"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! No value is ever logged, and errors name keys, never values.
 
 use crate::home::Home;
-use crate::store::atomic_write;
+use crate::store::{StoreError, atomic_write};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
@@ -24,10 +24,67 @@ use std::sync::Arc;
 pub const SECRETS_ENV: &str = "MCP_SIEVE_SECRETS";
 
 /// What went wrong with a secret; the message is a sentence a person can
-/// act on and names no value.
+/// act on and names no value. (Clone, so that a store that could not be
+/// opened says why to every caller: io and store errors are shared.)
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum SecretError {
+    /// `MCP_SIEVE_SECRETS` names no store.
+    #[error("{SECRETS_ENV}={value:?} is not a choice; use \"keychain\", \"file\" or \"auto\"")]
+    BadChoice { value: String },
+    /// `MCP_SIEVE_SECRETS=keychain`, and the keychain cannot be used.
+    #[error("{SECRETS_ENV}=keychain, but the system keychain cannot be used: {why}")]
+    NoKeychain { why: KeychainProblem },
+    /// The keychain refused or failed to `action` (read, store, delete)
+    /// secret `key`.
+    #[error("cannot {action} secret {key:?} in the system keychain: {why}")]
+    Keychain {
+        action: &'static str,
+        key: String,
+        why: KeychainProblem,
+    },
+    /// `secrets.json` is not JSON of names to values; it is left as it is.
+    #[error(
+        "{} does not parse (line {line}, column {column}), so it was left as it is; fix or delete it",
+        .path.display()
+    )]
+    Unparseable {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+    },
+    /// `secrets.json` could not be read. (`cause` ends the sentence; it
+    /// is not the error's source, which would say it twice.)
+    #[error("cannot read {}: {cause}", .path.display())]
+    Read {
+        path: PathBuf,
+        cause: Arc<std::io::Error>,
+    },
+    /// There is no secret `name` ([`Secrets::require`]).
+    #[error("secret {name:?} is not stored")]
+    Missing { name: String },
+    /// `secrets.json` could not be locked or written: nothing was stored.
+    #[error("{cause}; the secret was not stored")]
+    Write { cause: Arc<StoreError> },
+}
+
+/// What the system keychain said, in words rather than its type names.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct SecretError(pub String);
+#[non_exhaustive]
+pub enum KeychainProblem {
+    /// It is locked, or the person refused access.
+    #[error("it is locked or refused access; unlock it and try again")]
+    Locked,
+    /// It did not answer: the platform's own words.
+    #[error("it did not answer ({0})")]
+    NoAnswer(String),
+    /// There is no such secret.
+    #[error("there is no such entry")]
+    NoEntry,
+    /// Anything else it said.
+    #[error("{0}")]
+    Other(String),
+}
 
 /// The secret store of one home.
 #[derive(Clone)]
@@ -67,9 +124,9 @@ impl Secrets {
             "file" => return Ok(file),
             "" | "auto" | "keychain" => {}
             other => {
-                return Err(SecretError(format!(
-                    "{SECRETS_ENV}={other:?} is not a choice; use \"keychain\", \"file\" or \"auto\""
-                )));
+                return Err(SecretError::BadChoice {
+                    value: other.to_string(),
+                });
             }
         }
         let service = match home.explicit() {
@@ -84,9 +141,7 @@ impl Secrets {
                     stamp: home.data_dir().join(KEYCHAIN_STAMP),
                 },
             }),
-            Err(why) if choice == "keychain" => Err(SecretError(format!(
-                "{SECRETS_ENV}=keychain, but the system keychain cannot be used: {why}"
-            ))),
+            Err(why) if choice == "keychain" => Err(SecretError::NoKeychain { why }),
             Err(why) => {
                 tracing::info!(
                     "no system keychain ({why}); secrets are kept in {}",
@@ -133,6 +188,13 @@ impl Secrets {
             }
             Backend::File { path, .. } => Ok(read_file(path)?.remove(key)),
         }
+    }
+
+    /// The secret `key`; an error when there is none.
+    pub fn require(&self, key: &str) -> Result<String, SecretError> {
+        self.get(key)?.ok_or_else(|| SecretError::Missing {
+            name: key.to_string(),
+        })
     }
 
     /// Stores `value` as secret `key`, replacing any earlier one.
@@ -202,17 +264,20 @@ fn touch(stamp: &std::path::Path) {
 /// must come back as "no entry". One connection per process, opened the
 /// first time and never closed: closing it blocks on zbus's own runtime,
 /// which panics on a thread of ours that drives async tasks.
-fn keychain(service: &str) -> Result<Arc<zbus_secret_service_keyring_store::Store>, String> {
+fn keychain(
+    service: &str,
+) -> Result<Arc<zbus_secret_service_keyring_store::Store>, KeychainProblem> {
     static STORE: std::sync::OnceLock<
-        Result<Arc<zbus_secret_service_keyring_store::Store>, String>,
+        Result<Arc<zbus_secret_service_keyring_store::Store>, KeychainProblem>,
     > = std::sync::OnceLock::new();
     let store = STORE
         .get_or_init(|| zbus_secret_service_keyring_store::Store::new().map_err(|e| plain(&e)))
         .clone()?;
-    match entry(&store, service, "probe")
-        .map_err(|e| e.0)?
-        .get_password()
-    {
+    // The probe's name is ours and valid; should the keychain refuse it,
+    // the sentence says what was asked of it.
+    let probe = entry(&store, service, "probe")
+        .map_err(|error| KeychainProblem::Other(error.to_string()))?;
+    match probe.get_password() {
         Ok(_) | Err(keyring_core::Error::NoEntry) => Ok(store),
         Err(error) => Err(plain(&error)),
     }
@@ -229,41 +294,37 @@ fn entry(
         .map_err(|error| keychain_error("name", key, &error))
 }
 
-fn keychain_error(action: &str, key: &str, error: &keyring_core::Error) -> SecretError {
-    SecretError(format!(
-        "cannot {action} secret {key:?} in the system keychain: {}",
-        plain(error)
-    ))
+fn keychain_error(action: &'static str, key: &str, error: &keyring_core::Error) -> SecretError {
+    SecretError::Keychain {
+        action,
+        key: key.to_string(),
+        why: plain(error),
+    }
 }
 
 /// The keychain's error in words, without its type names.
-fn plain(error: &keyring_core::Error) -> String {
+fn plain(error: &keyring_core::Error) -> KeychainProblem {
     use keyring_core::Error;
     match error {
-        Error::NoStorageAccess(_) => {
-            "it is locked or refused access; unlock it and try again".to_string()
-        }
-        Error::PlatformFailure(inner) => format!("it did not answer ({inner})"),
-        Error::NoEntry => "there is no such entry".to_string(),
-        other => other.to_string(),
+        Error::NoStorageAccess(_) => KeychainProblem::Locked,
+        Error::PlatformFailure(inner) => KeychainProblem::NoAnswer(inner.to_string()),
+        Error::NoEntry => KeychainProblem::NoEntry,
+        other => KeychainProblem::Other(other.to_string()),
     }
 }
 
 fn read_file(path: &PathBuf) -> Result<BTreeMap<String, String>, SecretError> {
     match fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|error| {
-            SecretError(format!(
-                "{} does not parse (line {}, column {}), so it was left as it is; fix or delete it",
-                path.display(),
-                error.line(),
-                error.column()
-            ))
+        Ok(text) => serde_json::from_str(&text).map_err(|error| SecretError::Unparseable {
+            path: path.clone(),
+            line: error.line(),
+            column: error.column(),
         }),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
-        Err(error) => Err(SecretError(format!(
-            "cannot read {}: {error}",
-            path.display()
-        ))),
+        Err(error) => Err(SecretError::Read {
+            path: path.clone(),
+            cause: Arc::new(error),
+        }),
     }
 }
 
@@ -274,16 +335,17 @@ fn update_file(
     path: &PathBuf,
     change: impl FnOnce(&mut BTreeMap<String, String>),
 ) -> Result<(), SecretError> {
-    let lock = crate::store::lock_file(&crate::store::lock_path(path))
-        .map_err(|error| SecretError(format!("{error}; the secret was not stored")))?;
+    let not_stored = |error| SecretError::Write {
+        cause: Arc::new(error),
+    };
+    let lock = crate::store::lock_file(&crate::store::lock_path(path)).map_err(not_stored)?;
     let mut secrets = read_file(path)?;
     change(&mut secrets);
     let mut text = serde_json::to_string_pretty(&secrets).expect("strings serialise");
     text.push('\n');
     // The temporary file is created 0600. No backup is kept: it would hold
     // secrets deleted or replaced.
-    atomic_write(path, text.as_bytes())
-        .map_err(|error| SecretError(format!("{error}; the secret was not stored")))?;
+    atomic_write(path, text.as_bytes()).map_err(not_stored)?;
     let _ = fs::remove_file(crate::store::backup_path(path));
     drop(lock);
     Ok(())
@@ -326,8 +388,19 @@ mod tests {
         }
         fs::write(dir.path().join("secrets.json"), "{\"b\": ").unwrap();
         let error = secrets.set("c", "v").unwrap_err();
-        assert!(error.0.contains("does not parse"), "{error}");
-        assert!(!error.0.contains("Bearer"), "{error}");
+        assert!(
+            matches!(&error, SecretError::Unparseable { line: 1, .. }),
+            "{error:?}"
+        );
+        let path = dir.path().join("secrets.json");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{} does not parse (line 1, column 6), so it was left as it is; fix or delete it",
+                path.display()
+            )
+        );
+        assert!(!error.to_string().contains("Bearer"), "{error}");
         assert_eq!(
             fs::read_to_string(dir.path().join("secrets.json")).unwrap(),
             "{\"b\": "

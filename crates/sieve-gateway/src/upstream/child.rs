@@ -12,6 +12,21 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 /// Node or Python stack trace around the line that says what failed).
 const STDERR_TAIL: usize = 40;
 
+/// Why a server's process could not be started or talked to.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(super) enum ChildError {
+    /// The program could not be started (`cause` ends the sentence).
+    #[error("cannot start {command:?}: {cause}")]
+    Start {
+        command: String,
+        cause: std::io::Error,
+    },
+    /// It was started without the pipes it speaks MCP on.
+    #[error("the child process has no stdin/stdout")]
+    NoPipes,
+}
+
 /// A child process in its own process group, with its stderr tail kept.
 pub(super) struct ChildProcess {
     child: tokio::process::Child,
@@ -27,7 +42,7 @@ impl ChildProcess {
         args: &[String],
         env: &BTreeMap<String, String>,
         cwd: Option<&str>,
-    ) -> Result<ChildProcess, String> {
+    ) -> Result<ChildProcess, ChildError> {
         let mut cmd = tokio::process::Command::new(command);
         cmd.args(args)
             .envs(env)
@@ -40,9 +55,10 @@ impl ChildProcess {
         }
         #[cfg(unix)]
         cmd.process_group(0);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| format!("cannot start {command:?}: {e}"))?;
+        let mut child = cmd.spawn().map_err(|cause| ChildError::Start {
+            command: command.to_string(),
+            cause,
+        })?;
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         let mut stderr_reader = None;
         if let Some(pipe) = child.stderr.take() {
@@ -70,10 +86,10 @@ impl ChildProcess {
 
     pub(super) fn pipes(
         &mut self,
-    ) -> Result<(tokio::process::ChildStdout, tokio::process::ChildStdin), String> {
+    ) -> Result<(tokio::process::ChildStdout, tokio::process::ChildStdin), ChildError> {
         match (self.child.stdout.take(), self.child.stdin.take()) {
             (Some(out), Some(input)) => Ok((out, input)),
-            _ => Err("the child process has no stdin/stdout".into()),
+            _ => Err(ChildError::NoPipes),
         }
     }
 

@@ -2,7 +2,7 @@
 //! configured HTTP headers) or open the in-memory pipe, then the MCP
 //! handshake of either protocol generation.
 
-use super::child::ChildProcess;
+use super::child::{ChildError, ChildProcess};
 use super::handler::UpstreamHandler;
 use super::{Endpoint, Handshake, ListKind, PoolInner, Upstream};
 use crate::sync::Locked;
@@ -66,12 +66,7 @@ pub(super) async fn connect(
                     return Err(Refusal::SignIn { why, challenge });
                 }
                 other => other.map_err(|e| {
-                    Refusal::Failed(format!(
-                        "{}; and with {}: {}",
-                        error,
-                        then.describe(),
-                        e.message()
-                    ))
+                    Refusal::Failed(format!("{}; and with {}: {e}", error, then.describe()))
                 })?,
             }
         }
@@ -89,27 +84,31 @@ impl Handshake {
     }
 }
 
-/// Why a connection attempt failed.
+/// Why a connection attempt failed; the message is the server's state's
+/// reason, as `servers list` shows it.
+#[derive(Debug, thiserror::Error)]
 pub(super) enum Refusal {
     /// The server answered the handshake with a JSON-RPC error: it is there
     /// but may want the other protocol generation.
+    #[error("{0}")]
     Answered(String),
     /// The server wants a sign-in (HTTP 401) that we do not have.
+    #[error("{why}")]
     SignIn {
         why: String,
         /// Its `WWW-Authenticate` header, if it sent one.
         challenge: Option<String>,
     },
-    /// Anything else: it could not be started or reached, or it went away.
+    /// Its process could not be started or given its pipes.
+    #[error(transparent)]
+    Child(#[from] ChildError),
+    /// Its kept sign-in could not be read, or a sign-in with no person
+    /// failed.
+    #[error(transparent)]
+    Credentials(#[from] crate::oauth::SignInError),
+    /// Anything else: it could not be reached, or it went away.
+    #[error("{0}")]
     Failed(String),
-}
-
-impl Refusal {
-    pub(super) fn message(&self) -> &str {
-        match self {
-            Refusal::Answered(m) | Refusal::Failed(m) | Refusal::SignIn { why: m, .. } => m,
-        }
-    }
 }
 
 /// One connection attempt with one handshake.
@@ -146,9 +145,8 @@ async fn attempt(
                 cwd,
             } => {
                 let env = with_secrets(pool, &up.name, "env", env).await?;
-                let mut child = ChildProcess::spawn(&up.name, command, args, &env, cwd.as_deref())
-                    .map_err(Refusal::Failed)?;
-                let (stdout, stdin) = child.pipes().map_err(Refusal::Failed)?;
+                let mut child = ChildProcess::spawn(&up.name, command, args, &env, cwd.as_deref())?;
+                let (stdout, stdin) = child.pipes()?;
                 match handshake(
                     handler,
                     (LineTap::new(stdout, raw.clone()), stdin),
@@ -233,9 +231,7 @@ async fn signed_in(
         return Ok(None);
     };
     let client = oauth_client(pool, &up.name, oauth).await?;
-    crate::oauth::authorized(url, &credentials, &client)
-        .await
-        .map_err(Refusal::Failed)
+    Ok(crate::oauth::authorized(url, &credentials, &client).await?)
 }
 
 /// Signs in to `up` with no person, when its tokens come from its
@@ -246,16 +242,14 @@ pub(super) async fn sign_in_unattended(
     up: &Upstream,
     pool: &PoolInner,
     challenge: Option<String>,
-) -> Result<bool, String> {
+) -> Result<bool, Refusal> {
     let Some((url, oauth)) = up.service_account() else {
         return Ok(false);
     };
     let Some(credentials) = pool.credentials.locked().as_ref().map(|f| f(&up.name)) else {
         return Ok(false);
     };
-    let client = oauth_client(pool, &up.name, Some(oauth))
-        .await
-        .map_err(|refusal| refusal.message().to_string())?;
+    let client = oauth_client(pool, &up.name, Some(oauth)).await?;
     crate::oauth::sign_in(crate::oauth::SignIn {
         url,
         client,
@@ -313,7 +307,7 @@ async fn with_secrets(
             .map(|(key, value)| {
                 let value = substitute(&value, |name| match &lookup {
                     None => Err(format!("there is no secret store to read secret {name:?} from")),
-                    Some(lookup) => match lookup(name)? {
+                    Some(lookup) => match lookup(name).map_err(|error| error.to_string())? {
                         Some(secret) => Ok(secret),
                         None => Err(format!(
                             "secret {name:?} is not stored; run `mcp-sieve servers secret {server} {}` to store it",

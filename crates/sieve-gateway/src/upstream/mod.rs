@@ -276,9 +276,10 @@ struct PoolInner {
 pub type CredentialsFor = Arc<dyn Fn(&str) -> crate::oauth::Credentials + Send + Sync>;
 
 /// Looks up a secret by name: `Ok(None)` when there is no such secret, an
-/// error (a sentence) when the store cannot be read. It may block (the
-/// system keychain is asked over D-Bus): it is called off the runtime.
-pub type SecretLookup = Arc<dyn Fn(&str) -> Result<Option<String>, String> + Send + Sync>;
+/// error when the store cannot be read. It may block (the system keychain
+/// is asked over D-Bus): it is called off the runtime.
+pub type SecretLookup =
+    Arc<dyn Fn(&str) -> Result<Option<String>, sieve_store::secrets::SecretError> + Send + Sync>;
 
 impl PoolInner {
     fn emit(&self, event: PoolEvent) {

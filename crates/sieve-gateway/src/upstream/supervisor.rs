@@ -69,7 +69,7 @@ pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
                             continue;
                         }
                         Ok(false) => {}
-                        Err(refused) => why = refused,
+                        Err(refused) => why = refused.to_string(),
                     }
                 } else {
                     why = format!(
@@ -108,7 +108,7 @@ pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
                 backoff = BACKOFF_MIN;
                 continue;
             }
-            Err(error) => set_state(&up, &pool, State::Down, Some(error.message().to_string())),
+            Err(error) => set_state(&up, &pool, State::Down, Some(error.to_string())),
         }
         if !up.reconnect {
             // Down with its reason is this connection's answer.
