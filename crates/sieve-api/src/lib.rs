@@ -64,6 +64,7 @@ pub use servers::ServerRow;
 pub use tasks::{TaskDetail, TaskFilter, TaskPage};
 
 use serde::Serialize;
+use sieve_gateway::error::{CallError, Origin};
 use sieve_store::store::StoreError;
 
 /// What kind of failure an [`ApiError`] is, for callers that act on it
@@ -146,16 +147,20 @@ impl From<sieve_ledger::LedgerError> for ApiError {
     }
 }
 
-impl From<rmcp::ErrorData> for ApiError {
-    /// Errors of the proxy's MCP side: -32602 is the caller's (a hidden
-    /// tool, an unknown task), anything else the server's.
-    fn from(error: rmcp::ErrorData) -> ApiError {
-        let code = if error.code == rmcp::model::ErrorCode::INVALID_PARAMS {
-            ErrorCode::Invalid
-        } else {
-            ErrorCode::Upstream
+impl From<CallError> for ApiError {
+    /// A call, retry or cancel that did not go through, by whose doing it
+    /// was: our rules and the caller's request are `invalid` (an entry or
+    /// tool that is not there, `not_found`), the server's error is
+    /// `upstream`, the ledger's `io`.
+    fn from(error: CallError) -> ApiError {
+        let code = match (&error, error.origin()) {
+            (CallError::NoTask { .. } | CallError::NoTool { .. }, _) => ErrorCode::NotFound,
+            (_, Origin::Rules | Origin::Host) => ErrorCode::Invalid,
+            (_, Origin::Upstream) => ErrorCode::Upstream,
+            // The ledger, and any origin added later.
+            (_, _) => ErrorCode::Io,
         };
-        ApiError::new(code, error.message.to_string())
+        ApiError::new(code, error)
     }
 }
 

@@ -10,11 +10,11 @@
 //! Tasks and the ledger are the `tasks` module's; the engine
 //! owns them and offers retry and cancel to the command line and the app.
 
+use crate::error::CallError;
 use crate::hosts::Hosts;
 use crate::sync::{Locked, ReadWrite};
 use crate::tasks::{Tasks, Viewer};
 use crate::upstream::{Endpoint, Pool, PoolEvent};
-use rmcp::ErrorData;
 use serde_json::Value;
 use sieve_core::tasks::TaskRecord;
 use sieve_core::{
@@ -205,37 +205,22 @@ pub(crate) fn refused(
     profile: &ActiveProfile,
     p: &Primitive,
     narrowing: Option<&sieve_core::Narrowing>,
-) -> Option<ErrorData> {
+) -> Option<CallError> {
     let reasons = profile.rules.refusal(p, narrowing);
     if reasons.is_empty() {
         return None;
     }
-    let held = reasons
+    let quarantined = reasons
         .iter()
         .any(|r| matches!(r.rule, sieve_core::Rule::Quarantined { .. }));
-    let texts: Vec<String> = reasons.iter().map(ToString::to_string).collect();
-    let message = if held {
-        format!(
-            "{} {:?} is refused: {}; it stays hidden in every profile until approved \
-             (`mcp-sieve tools quarantined` shows what changed, `mcp-sieve tools approve {}` lets it through)",
-            p.kind,
-            p.exposed_name,
-            texts[0],
-            p.glob_name()
-        )
-    } else {
-        format!(
-            "{} {:?} is hidden by profile {:?} ({}), so the proxy refuses it",
-            p.kind,
-            p.exposed_name,
-            profile.name,
-            texts.join("; ")
-        )
-    };
-    Some(ErrorData::invalid_params(
-        message,
-        Some(serde_json::json!({"profile": profile.name, "hiddenBy": texts})),
-    ))
+    Some(CallError::Refused {
+        kind: p.kind,
+        name: p.exposed_name.clone(),
+        glob_name: p.glob_name().to_string(),
+        profile: profile.name.clone(),
+        hidden_by: reasons.iter().map(ToString::to_string).collect(),
+        quarantined,
+    })
 }
 
 /// Looks secrets up in `home`'s store, opened the first time one is
@@ -691,7 +676,7 @@ impl Engine {
     }
 
     /// The task ledger, or why there is none.
-    pub fn ledger(&self) -> Result<&Ledger, ErrorData> {
+    pub fn ledger(&self) -> Result<&Ledger, CallError> {
         self.tasks.ledger()
     }
 
@@ -704,7 +689,7 @@ impl Engine {
         id: &str,
         force: bool,
         profile: &ActiveProfile,
-    ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
+    ) -> Result<(TaskRecord, Result<Value, CallError>), CallError> {
         let catalog = self.catalog();
         let viewer = Viewer {
             catalog: &catalog,
@@ -747,11 +732,11 @@ impl Engine {
         profile: &ActiveProfile,
         name: &str,
         arguments: serde_json::Map<String, Value>,
-    ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
+    ) -> Result<(TaskRecord, Result<Value, CallError>), CallError> {
         let catalog = self.catalog();
-        let tool = catalog
-            .find_tool(name)
-            .ok_or_else(|| ErrorData::invalid_params(format!("there is no tool {name:?}"), None))?;
+        let tool = catalog.find_tool(name).ok_or_else(|| CallError::NoTool {
+            name: name.to_string(),
+        })?;
         if let Some(error) = refused(profile, tool, None) {
             return Err(error);
         }
@@ -766,7 +751,7 @@ impl Engine {
     }
 
     /// Cancels task `record` upstream and records it.
-    pub async fn cancel(&self, record: &TaskRecord) -> Result<(), ErrorData> {
+    pub async fn cancel(&self, record: &TaskRecord) -> Result<(), CallError> {
         self.tasks.cancel(record).await
     }
 

@@ -17,6 +17,9 @@
 //!   profile); [`tap`]: the raw JSON rmcp's typed model drops.
 //! * [`oauth`]: signing in to HTTP servers with rmcp's OAuth, the sign-ins
 //!   kept in the secret store.
+//! * [`error`]: [`CallError`](error::CallError), why a call, retry or
+//!   task request did not go through and whose doing it was; a JSON-RPC
+//!   error only where the server answers a host.
 //! * `clock` (internal): the one clock; `sync` (internal): locks that
 //!   survive a panicking holder.
 //!
@@ -25,11 +28,11 @@
 //!
 //! ```text
 //! serve    -> server, engine, tap
-//! server   -> engine, tasks, upstream, hosts, tap
-//! engine   -> tasks, upstream, hosts, clock, oauth
-//! tasks    -> upstream, hosts, clock, tap
-//! upstream -> hosts, tap, clock, oauth
-//! hosts, tap, clock, oauth, sync: none of this crate's
+//! server   -> engine, tasks, upstream, hosts, tap, error
+//! engine   -> tasks, upstream, hosts, clock, oauth, error
+//! tasks    -> upstream, hosts, clock, tap, error
+//! upstream -> hosts, tap, clock, oauth, error
+//! hosts, tap, clock, oauth, sync, error: none of this crate's
 //! ```
 //!
 //! The built-in demo server (crate `sieve-demo`) is the upstream when
@@ -37,6 +40,7 @@
 
 mod clock;
 pub mod engine;
+pub mod error;
 pub mod hosts;
 pub mod oauth;
 pub mod serve;

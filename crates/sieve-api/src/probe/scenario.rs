@@ -278,6 +278,8 @@ impl Session<'_> {
         let result = match tokio::time::timeout(CALL_TIMEOUT, call).await {
             Ok(Ok(result)) => serde_json::to_value(result).unwrap_or_default(),
             Ok(Err(error)) => {
+                // As a client would see it: the JSON-RPC code and message.
+                let error = ErrorData::from(error);
                 self.failed(
                     method,
                     name,

@@ -95,7 +95,9 @@ impl SieveServer {
         };
         tokio::select! {
             joined = &mut flight.upstream => match joined {
-                Ok(result) => result.map(mark_complete).map_err(|e| self.engine.pool().request_failed(&server, e)),
+                Ok(result) => result
+                    .map(mark_complete)
+                    .map_err(|e| ErrorData::from(self.engine.pool().request_failed(&server, e))),
                 Err(_) => Err(ErrorData::internal_error(format!("the call to server {server:?} ended abruptly"), None)),
             },
             Some(first) = flight.asked.recv() => {

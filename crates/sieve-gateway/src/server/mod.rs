@@ -298,7 +298,7 @@ impl SieveServer {
     /// quarantine.
     fn check_visible(&self, view: &View, p: &Primitive) -> Result<(), ErrorData> {
         match crate::engine::refused(&view.profile, p, Some(&view.narrowing)) {
-            Some(error) => Err(error),
+            Some(error) => Err(error.into()),
             None => Ok(()),
         }
     }

@@ -26,7 +26,7 @@ impl SieveServer {
     ) -> Result<TaskRecord, ErrorData> {
         self.ready().await;
         let view = self.view(context, false)?;
-        self.engine.tasks().find(id, &view.viewer())
+        Ok(self.engine.tasks().find(id, &view.viewer())?)
     }
 
     pub(super) async fn handle_get_task(
@@ -44,7 +44,7 @@ impl SieveServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let record = self.visible_task(&request.task_id, &context).await?;
-        self.engine.tasks().cancel(&record).await
+        Ok(self.engine.tasks().cancel(&record).await?)
     }
 
     /// `tasks/update` goes to the task's server under its own id.
@@ -95,7 +95,10 @@ impl SieveServer {
         self.ready().await;
         let view = self.view(context, false)?;
         let (record, answer) = self.engine.retry(id, force, &view.profile).await?;
-        Ok(CustomResult(wire::retried(&record, answer)))
+        Ok(CustomResult(wire::retried(
+            &record,
+            answer.map_err(ErrorData::from),
+        )))
     }
 
     /// The 2025-11-25 task requests the wire adapter renamed, answered in

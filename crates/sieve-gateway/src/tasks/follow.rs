@@ -5,9 +5,10 @@
 //! the tasks extension, else by waiting for the task and answering with
 //! its final result.
 
+use super::Tasks;
 use super::wire::{self, Created};
-use super::{Tasks, ledger_error};
 use crate::clock::now_ms;
+use crate::error::CallError;
 use rmcp::model::{CallToolResponse, CallToolResult, GetTaskResult, ServerResult, TaskPayload};
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer};
@@ -38,10 +39,8 @@ impl Tasks {
     /// Asks the upstream for the task's state once, stores it, tells the
     /// host that holds the task if it changed, and returns the updated
     /// entry.
-    pub(crate) async fn refresh(&self, record: &TaskRecord) -> Result<TaskRecord, ErrorData> {
-        let upstream_id = record.upstream_id.as_deref().ok_or_else(|| {
-            ErrorData::invalid_params(format!("{:?} is a call, not a task", record.id), None)
-        })?;
+    pub(crate) async fn refresh(&self, record: &TaskRecord) -> Result<TaskRecord, CallError> {
+        let upstream_id = super::upstream_id(record)?;
         let asked = json!({ "taskId": upstream_id });
         let (status, message, payload) = if self.pool.modern_tasks(&record.server) {
             let answer = self.pool.call(&record.server, "tasks/get", asked).await?;
@@ -50,7 +49,8 @@ impl Tasks {
                 other => serde_json::to_value(other)
                     .and_then(serde_json::from_value)
                     .map_err(|e| {
-                        ErrorData::internal_error(
+                        CallError::of_server(
+                            &record.server,
                             format!("tasks/get answer is not valid: {e}"),
                             None,
                         )
@@ -72,7 +72,11 @@ impl Tasks {
                 .call_raw(&record.server, "tasks/get", asked.clone())
                 .await?;
             let state = Created::from_legacy(&state).ok_or_else(|| {
-                ErrorData::internal_error(format!("tasks/get answer is not a task: {state}"), None)
+                CallError::of_server(
+                    &record.server,
+                    format!("tasks/get answer is not a task: {state}"),
+                    None,
+                )
             })?;
             // A finished 2025-11-25 task hands over its outcome on tasks/result.
             let payload = if state.status.is_terminal() && state.status != TaskStatus::Cancelled {
@@ -82,7 +86,7 @@ impl Tasks {
                     .await;
                 Some(match outcome {
                     Ok(result) => result,
-                    Err(error) => serde_json::to_value(error).unwrap_or_default(),
+                    Err(error) => serde_json::to_value(ErrorData::from(error)).unwrap_or_default(),
                 })
             } else {
                 None
@@ -90,20 +94,17 @@ impl Tasks {
             (state.status, state.message, payload)
         };
         let ledger = self.ledger()?;
-        ledger
-            .update(
-                &record.id,
-                status,
-                message.as_deref(),
-                payload.as_ref(),
-                now_ms(),
-            )
-            .map_err(ledger_error)?;
+        ledger.update(
+            &record.id,
+            status,
+            message.as_deref(),
+            payload.as_ref(),
+            now_ms(),
+        )?;
         let updated = ledger
-            .get(&record.id)
-            .map_err(ledger_error)?
-            .ok_or_else(|| {
-                ErrorData::internal_error(format!("task {} left the ledger", record.id), None)
+            .get(&record.id)?
+            .ok_or_else(|| CallError::LeftLedger {
+                id: record.id.clone(),
             })?;
         if (updated.status, &updated.status_message) != (record.status, &record.status_message) {
             self.tell_host(&updated);
@@ -166,8 +167,8 @@ impl Tasks {
                         .is_some_and(|ttl| now_ms() > record.created_at + ttl);
                     if expired {
                         let message = format!(
-                            "no word from server {:?} within the task's ttl: {}",
-                            record.server, error.message
+                            "no word from server {:?} within the task's ttl: {error}",
+                            record.server
                         );
                         let _ = self.ledger().map(|l| {
                             l.update(

@@ -6,6 +6,7 @@
 
 use super::wire::{self, Created};
 use super::{Call, Tasks};
+use crate::error::CallError;
 use rmcp::service::Peer;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
@@ -57,7 +58,7 @@ impl Tasks {
         &self,
         call: &Call<'_>,
         task: Option<Value>,
-    ) -> Result<Started, ErrorData> {
+    ) -> Result<Started, CallError> {
         let mut augmented = call.params.clone();
         augmented["task"] = task.unwrap_or_else(|| json!({ "ttl": DEFAULT_TTL_MS }));
         let result = self
@@ -105,13 +106,9 @@ impl Tasks {
     }
 
     /// 2025-11-25 `tasks/cancel`: the task as it is after cancelling.
-    pub(crate) async fn legacy_cancel(&self, record: TaskRecord) -> Result<Value, ErrorData> {
+    pub(crate) async fn legacy_cancel(&self, record: TaskRecord) -> Result<Value, CallError> {
         self.cancel(&record).await?;
-        let record = self
-            .ledger()?
-            .get(&record.id)
-            .map_err(super::ledger_error)?
-            .unwrap_or(record);
+        let record = self.ledger()?.get(&record.id)?.unwrap_or(record);
         Ok(record.to_wire())
     }
 }

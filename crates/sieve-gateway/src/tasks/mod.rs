@@ -22,6 +22,7 @@ pub(crate) mod wire;
 pub(crate) use legacy::Started;
 
 use crate::clock::now_ms;
+use crate::error::CallError;
 use crate::hosts::Hosts;
 use crate::upstream::{Pool, TaskStatusSink};
 use rmcp::ErrorData;
@@ -173,7 +174,7 @@ impl Viewer<'_> {
 /// How a finished call ends up in the ledger: `None` for a success, which
 /// needs no retry.
 fn call_outcome(
-    outcome: &Result<ServerResult, ErrorData>,
+    outcome: Result<&ServerResult, &ErrorData>,
     cancelled: bool,
 ) -> Option<(TaskStatus, String, Value)> {
     match outcome {
@@ -205,25 +206,21 @@ fn first_text(result: &Value) -> Option<String> {
         .map(|t| t.chars().take(500).collect())
 }
 
-fn ledger_error(error: impl ToString) -> ErrorData {
-    ErrorData::internal_error(error.to_string(), None)
-}
-
 /// The params of a host's request about task `record` for the upstream
 /// that runs it: the upstream's task id in place of ours.
-pub(crate) fn for_upstream(record: &TaskRecord, mut params: Value) -> Result<Value, ErrorData> {
+pub(crate) fn for_upstream(record: &TaskRecord, mut params: Value) -> Result<Value, CallError> {
     params["taskId"] = Value::String(upstream_id(record)?.to_string());
     Ok(params)
 }
 
 /// The upstream's id of a task; a plain call has none.
-fn upstream_id(record: &TaskRecord) -> Result<&str, ErrorData> {
-    record.upstream_id.as_deref().ok_or_else(|| {
-        ErrorData::invalid_params(
-            format!("{:?} is a call, not a task a server runs", record.id),
-            None,
-        )
-    })
+fn upstream_id(record: &TaskRecord) -> Result<&str, CallError> {
+    record
+        .upstream_id
+        .as_deref()
+        .ok_or_else(|| CallError::NotATask {
+            id: record.id.clone(),
+        })
 }
 
 impl Tasks {
@@ -244,15 +241,9 @@ impl Tasks {
     }
 
     /// The task ledger, or why there is none.
-    pub(crate) fn ledger(&self) -> Result<&Ledger, ErrorData> {
-        self.ledger.as_ref().ok_or_else(|| {
-            ErrorData::internal_error(
-                format!(
-                    "the task ledger {} could not be opened (the proxy's log says why)",
-                    self.db.display()
-                ),
-                None,
-            )
+    pub(crate) fn ledger(&self) -> Result<&Ledger, CallError> {
+        self.ledger.as_ref().ok_or_else(|| CallError::NoLedger {
+            path: self.db.clone(),
         })
     }
 
@@ -265,7 +256,7 @@ impl Tasks {
         cancelled: bool,
     ) {
         let (Some(ledger), Some((status, message, result))) =
-            (&self.ledger, call_outcome(outcome, cancelled))
+            (&self.ledger, call_outcome(outcome.as_ref(), cancelled))
         else {
             return;
         };
@@ -283,13 +274,13 @@ impl Tasks {
         &self,
         call: &Call<'_>,
         task: &Task,
-    ) -> Result<TaskRecord, ErrorData> {
+    ) -> Result<TaskRecord, CallError> {
         self.record(call, Created::from_modern(task))
     }
 
     /// Records the task an upstream created for `call`, under a Sieve task
     /// id (so ids never collide across servers).
-    fn record(&self, call: &Call<'_>, created: Created) -> Result<TaskRecord, ErrorData> {
+    fn record(&self, call: &Call<'_>, created: Created) -> Result<TaskRecord, CallError> {
         let now = now_ms();
         let record = TaskRecord {
             upstream_id: Some(created.upstream_id),
@@ -301,28 +292,24 @@ impl Tasks {
             poll_interval_ms: created.poll_interval_ms,
             ..call.entry(EntryKind::Task, created.status, created.message, now)
         };
-        self.ledger()?.insert(&record).map_err(ledger_error)?;
+        self.ledger()?.insert(&record)?;
         Ok(record)
     }
 
     /// Entry `id`, if `viewer` sees it.
-    pub(crate) fn find(&self, id: &str, viewer: &Viewer<'_>) -> Result<TaskRecord, ErrorData> {
-        match self.ledger()?.get(id).map_err(ledger_error)? {
+    pub(crate) fn find(&self, id: &str, viewer: &Viewer<'_>) -> Result<TaskRecord, CallError> {
+        match self.ledger()?.get(id)? {
             Some(record) if viewer.sees(&record) => Ok(record),
             // Hidden and unknown look the same: a hidden task is not there.
-            _ => Err(ErrorData::invalid_params(
-                format!("there is no task {id:?}; tasks/list shows them"),
-                None,
-            )),
+            _ => Err(CallError::NoTask { id: id.to_string() }),
         }
     }
 
     /// `tasks/list`: one page of the entries `viewer` sees.
-    pub(crate) fn list(&self, query: &TaskQuery, viewer: &Viewer<'_>) -> Result<Value, ErrorData> {
+    pub(crate) fn list(&self, query: &TaskQuery, viewer: &Viewer<'_>) -> Result<Value, CallError> {
         let page = self
             .ledger()?
-            .list(query, &|record: &TaskRecord| viewer.sees(record))
-            .map_err(ledger_error)?;
+            .list(query, &|record: &TaskRecord| viewer.sees(record))?;
         let tasks: Vec<Value> = page.tasks.iter().map(TaskRecord::to_wire).collect();
         let mut result = json!({ "tasks": tasks });
         if let Some(cursor) = page.next_cursor {
@@ -342,38 +329,27 @@ impl Tasks {
         force: bool,
         profile: &str,
         viewer: &Viewer<'_>,
-    ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
+    ) -> Result<(TaskRecord, Result<Value, CallError>), CallError> {
         let ledger = self.ledger()?;
-        let old = ledger.get(id).map_err(ledger_error)?.ok_or_else(|| {
-            ErrorData::invalid_params(
-                format!("there is no task {id:?}; tasks/list shows them"),
-                None,
-            )
-        })?;
+        let old = ledger
+            .get(id)?
+            .ok_or_else(|| CallError::NoTask { id: id.to_string() })?;
         if !force && old.status == TaskStatus::Completed {
-            return Err(ErrorData::invalid_params(
-                format!("task {id:?} completed; retry with force to run it again"),
-                None,
-            ));
+            return Err(CallError::Completed { id: id.to_string() });
         }
         if !force && !old.status.is_terminal() {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "task {id:?} is still {}; cancel it first, or retry with force",
-                    old.status
-                ),
-                None,
-            ));
+            return Err(CallError::StillRunning {
+                id: id.to_string(),
+                status: old.status,
+            });
         }
         let refusal = viewer.refusal(&old);
         if !refusal.is_empty() {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "task {id:?} calls a tool that is refused under profile {profile:?} ({}), so it is not run again",
-                    refusal.join("; ")
-                ),
-                None,
-            ));
+            return Err(CallError::RetryRefused {
+                id: id.to_string(),
+                profile: profile.to_string(),
+                hidden_by: refusal,
+            });
         }
         let now = now_ms();
         let record = TaskRecord {
@@ -401,17 +377,20 @@ impl Tasks {
         server: &str,
         method: &str,
         params: Value,
-    ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
+    ) -> Result<(TaskRecord, Result<Value, CallError>), CallError> {
         let ledger = self.ledger()?;
-        ledger.insert(&record).map_err(ledger_error)?;
+        ledger.insert(&record)?;
         let outcome = self.pool.call(server, method, params).await;
-        let (status, message, result) = call_outcome(&outcome, false).unwrap_or_else(|| {
-            let value = outcome
-                .as_ref()
-                .map(|r| serde_json::to_value(r).unwrap_or_default())
-                .unwrap_or_default();
-            (TaskStatus::Completed, "completed".to_string(), value)
-        });
+        // The ledger keeps a failure as the JSON-RPC error a host is given.
+        let answered = outcome.as_ref().map_err(|e| ErrorData::from(e.clone()));
+        let (status, message, result) = call_outcome(answered.as_ref().copied(), false)
+            .unwrap_or_else(|| {
+                let value = outcome
+                    .as_ref()
+                    .map(|r| serde_json::to_value(r).unwrap_or_default())
+                    .unwrap_or_default();
+                (TaskStatus::Completed, "completed".to_string(), value)
+            });
         let _ = ledger.update(&record.id, status, Some(&message), Some(&result), now_ms());
         record.status = status;
         record.status_message = Some(message);
@@ -426,7 +405,7 @@ impl Tasks {
     pub(crate) async fn try_call(
         &self,
         call: &Call<'_>,
-    ) -> Result<(TaskRecord, Result<Value, ErrorData>), ErrorData> {
+    ) -> Result<(TaskRecord, Result<Value, CallError>), CallError> {
         let record = call.entry(
             EntryKind::Call,
             TaskStatus::Working,
@@ -438,15 +417,12 @@ impl Tasks {
     }
 
     /// Cancels a task upstream and records it.
-    pub(crate) async fn cancel(&self, record: &TaskRecord) -> Result<(), ErrorData> {
+    pub(crate) async fn cancel(&self, record: &TaskRecord) -> Result<(), CallError> {
         if record.status.is_terminal() {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "task {:?} is already {}; nothing to cancel",
-                    record.id, record.status
-                ),
-                None,
-            ));
+            return Err(CallError::AlreadyEnded {
+                id: record.id.clone(),
+                status: record.status,
+            });
         }
         let upstream_id = upstream_id(record)?;
         self.pool
@@ -456,15 +432,13 @@ impl Tasks {
                 json!({ "taskId": upstream_id }),
             )
             .await?;
-        self.ledger()?
-            .update(
-                &record.id,
-                TaskStatus::Cancelled,
-                Some("cancelled"),
-                None,
-                now_ms(),
-            )
-            .map_err(ledger_error)?;
+        self.ledger()?.update(
+            &record.id,
+            TaskStatus::Cancelled,
+            Some("cancelled"),
+            None,
+            now_ms(),
+        )?;
         Ok(())
     }
 }

@@ -33,12 +33,13 @@ mod handler;
 mod supervisor;
 
 use crate::clock::now_ms;
+use crate::error::CallError;
 use crate::hosts::Hosts;
 use crate::sync::Locked;
 use crate::tap::{RawLog, id_key, typed_message};
+use rmcp::RoleClient;
 use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
 use rmcp::service::{Peer, PeerRequestOptions};
-use rmcp::{ErrorData, RoleClient};
 use serde::Serialize;
 use serde_json::{Value, json};
 use sieve_core::{ServerConfig, ServerListing, Transport};
@@ -427,9 +428,9 @@ impl Pool {
 
     /// The server's connection, or an error that names it and says why it
     /// cannot be used now.
-    pub fn peer(&self, server: &str) -> Result<Peer<RoleClient>, ErrorData> {
+    pub fn peer(&self, server: &str) -> Result<Peer<RoleClient>, CallError> {
         let up = self.upstream(server).ok_or_else(|| {
-            ErrorData::internal_error(format!("server {server:?} is not configured"), None)
+            CallError::of_server(server, format!("server {server:?} is not configured"), None)
         })?;
         let shared = up.shared();
         match (&shared.peer, shared.status.state) {
@@ -444,14 +445,16 @@ impl Pool {
                     State::Connecting => "is not connected yet",
                     State::Stopped => "was stopped",
                     State::NeedsLogin => {
-                        return Err(ErrorData::internal_error(
+                        return Err(CallError::of_server(
+                            server,
                             format!("server {server:?} is signed out ({why})"),
                             Some(json!({"server": server, "state": state})),
                         ));
                     }
                     _ => "is down",
                 };
-                Err(ErrorData::internal_error(
+                Err(CallError::of_server(
+                    server,
                     format!(
                         "server {server:?} {what} ({why}); the proxy reconnects by itself, try again shortly"
                     ),
@@ -488,11 +491,13 @@ impl Pool {
         server: &str,
         method: &str,
         params: Value,
-    ) -> Result<rmcp::service::RequestHandle<RoleClient>, ErrorData> {
+    ) -> Result<rmcp::service::RequestHandle<RoleClient>, CallError> {
         let peer = self.peer(server)?;
-        let request: ClientRequest = typed_message(method, params).map_err(|e| {
-            ErrorData::invalid_params(format!("cannot forward {method}: {e}"), None)
-        })?;
+        let request: ClientRequest =
+            typed_message(method, params).map_err(|e| CallError::Unsendable {
+                method: method.to_string(),
+                why: e.to_string(),
+            })?;
         peer.send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| self.request_failed(server, e))
@@ -505,7 +510,7 @@ impl Pool {
         server: &str,
         method: &str,
         params: Value,
-    ) -> Result<Value, ErrorData> {
+    ) -> Result<Value, CallError> {
         let peer = self.peer(server)?;
         let raw = self.upstream(server).and_then(|up| up.shared().raw.clone());
         let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
@@ -539,7 +544,7 @@ impl Pool {
         server: &str,
         method: &str,
         params: Value,
-    ) -> Result<ServerResult, ErrorData> {
+    ) -> Result<ServerResult, CallError> {
         let handle = self.send(server, method, params).await?;
         handle
             .await_response()
@@ -553,7 +558,7 @@ impl Pool {
     /// a 401 the end of the connection, so that the server shows as signed
     /// out (and comes back when a sign-in works) instead of looking up
     /// while it refuses every request.
-    pub fn request_failed(&self, server: &str, error: rmcp::ServiceError) -> ErrorData {
+    pub fn request_failed(&self, server: &str, error: rmcp::ServiceError) -> CallError {
         self.note_challenge(server, &error);
         if connect::sign_in_refused(&error)
             && let Some(up) = self.upstream(server)
@@ -565,7 +570,8 @@ impl Pool {
                 shared.ended_because = Some(why.clone());
                 connection.cancel();
             }
-            return ErrorData::internal_error(
+            return CallError::of_server(
+                server,
                 format!(
                     "server {server:?} is signed out ({why}; sign in with `mcp-sieve servers login {server}`)"
                 ),
@@ -658,17 +664,19 @@ impl Pool {
 }
 
 /// The error a host gets when a request to `server` fails.
-fn call_error(server: &str, error: rmcp::ServiceError) -> ErrorData {
+fn call_error(server: &str, error: rmcp::ServiceError) -> CallError {
     match error {
         // The upstream's own answer goes to the host unchanged.
-        rmcp::ServiceError::McpError(error) => error,
-        rmcp::ServiceError::TransportClosed => ErrorData::internal_error(
+        rmcp::ServiceError::McpError(error) => CallError::upstream(server, error),
+        rmcp::ServiceError::TransportClosed => CallError::of_server(
+            server,
             format!(
                 "server {server:?} closed its connection during the request; the proxy reconnects by itself, try again shortly"
             ),
             Some(json!({"server": server})),
         ),
-        other => ErrorData::internal_error(
+        other => CallError::of_server(
+            server,
             format!(
                 "the request failed: {}",
                 connect::service_failure(&format!("server {server:?}"), &other)
