@@ -152,7 +152,7 @@ impl DemoServer {
             .ok()
             .and_then(|id| self.workspace().issue_json(id))
         else {
-            return Ok(text_result(&format!("no issue #{id}"), true));
+            return Ok(text_result(format!("no issue #{id}"), true));
         };
         let question = json!({
             "method": "sampling/createMessage",

@@ -12,7 +12,7 @@ use rmcp::{
 };
 use serde_json::json;
 
-use crate::{DemoServer, text_result, workspace::Args};
+use crate::{DemoServer, text_result, tool_error::ToolError, workspace::Args};
 
 /// The parsed arguments of `run_job`.
 struct Job {
@@ -23,7 +23,7 @@ struct Job {
 }
 
 impl Job {
-    fn new(args: &Args<'_>, context: &RequestContext<RoleServer>) -> Result<Job, String> {
+    fn new(args: &Args<'_>, context: &RequestContext<RoleServer>) -> Result<Job, ToolError> {
         let duration = Duration::from_millis(
             args.opt_int("duration_ms")?
                 .unwrap_or(1000)

@@ -35,6 +35,7 @@ mod job;
 mod prompts;
 mod resources;
 pub mod stdio;
+mod tool_error;
 mod workspace;
 
 use std::{
@@ -282,8 +283,10 @@ fn arguments(request: &CallToolRequestParams) -> JsonObject {
     request.arguments.clone().unwrap_or_default()
 }
 
-fn text_result(text: &str, is_error: bool) -> CallToolResponse {
-    let content = vec![ContentBlock::text(text.to_owned())];
+/// A text result: `text` is a sentence (a string, or a tool's error as
+/// the caller reads it).
+fn text_result(text: impl std::fmt::Display, is_error: bool) -> CallToolResponse {
+    let content = vec![ContentBlock::text(text.to_string())];
     if is_error {
         CallToolResult::error(content).into()
     } else {

@@ -11,6 +11,8 @@ use rmcp::model::JsonObject;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::tool_error::{ArgProblem, ToolError};
+
 /// What a tool call changed that clients may want to hear about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Change {
@@ -84,43 +86,44 @@ fn issue_uri(id: u64) -> String {
 pub(super) struct Args<'a>(pub(super) &'a JsonObject);
 
 impl<'a> Args<'a> {
-    pub(super) fn opt_str(&self, name: &str) -> Result<Option<&'a str>, String> {
+    pub(super) fn opt_str(&self, name: &str) -> Result<Option<&'a str>, ToolError> {
         match self.0.get(name) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(format!("argument `{name}` must be a string")),
+            Some(_) => Err(ToolError::argument(name, ArgProblem::NotString)),
         }
     }
 
-    pub(super) fn str(&self, name: &str) -> Result<&'a str, String> {
+    pub(super) fn str(&self, name: &str) -> Result<&'a str, ToolError> {
         self.opt_str(name)?
-            .ok_or_else(|| format!("argument `{name}` is required"))
+            .ok_or_else(|| ToolError::argument(name, ArgProblem::Required))
     }
 
-    pub(super) fn opt_int(&self, name: &str) -> Result<Option<i64>, String> {
+    pub(super) fn opt_int(&self, name: &str) -> Result<Option<i64>, ToolError> {
         match self.0.get(name) {
             None | Some(Value::Null) => Ok(None),
             Some(v) => v
                 .as_i64()
                 .map(Some)
-                .ok_or_else(|| format!("argument `{name}` must be an integer")),
+                .ok_or_else(|| ToolError::argument(name, ArgProblem::NotInteger)),
         }
     }
 
-    pub(super) fn int(&self, name: &str) -> Result<i64, String> {
+    pub(super) fn int(&self, name: &str) -> Result<i64, ToolError> {
         self.opt_int(name)?
-            .ok_or_else(|| format!("argument `{name}` is required"))
+            .ok_or_else(|| ToolError::argument(name, ArgProblem::Required))
     }
 
-    pub(super) fn opt_bool(&self, name: &str) -> Result<Option<bool>, String> {
+    pub(super) fn opt_bool(&self, name: &str) -> Result<Option<bool>, ToolError> {
         match self.0.get(name) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(_) => Err(format!("argument `{name}` must be true or false")),
+            Some(_) => Err(ToolError::argument(name, ArgProblem::NotBool)),
         }
     }
 
-    fn opt_list(&self, name: &str) -> Result<Option<Vec<String>>, String> {
+    fn opt_list(&self, name: &str) -> Result<Option<Vec<String>>, ToolError> {
+        let wrong = || ToolError::argument(name, ArgProblem::NotStringList);
         match self.0.get(name) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Array(items)) => items
@@ -128,8 +131,8 @@ impl<'a> Args<'a> {
                 .map(|item| item.as_str().map(str::to_owned))
                 .collect::<Option<Vec<_>>>()
                 .map(Some)
-                .ok_or_else(|| format!("argument `{name}` must be a list of strings")),
-            Some(_) => Err(format!("argument `{name}` must be a list of strings")),
+                .ok_or_else(wrong),
+            Some(_) => Err(wrong()),
         }
     }
 }
@@ -252,7 +255,7 @@ impl Workspace {
     }
 
     /// Run one plain (non-interactive) tool. `Err` is a message for the user.
-    pub(super) fn call(&mut self, name: &str, args: &Args<'_>) -> Result<Value, String> {
+    pub(super) fn call(&mut self, name: &str, args: &Args<'_>) -> Result<Value, ToolError> {
         match name {
             "list_files" => {
                 let prefix = args.opt_str("prefix")?.unwrap_or("");
@@ -290,7 +293,9 @@ impl Workspace {
             "move_file" => {
                 let (from, to) = (args.str("from")?, args.str("to")?);
                 if self.files.contains_key(to) {
-                    return Err(format!("{to} already exists"));
+                    return Err(ToolError::FileExists {
+                        path: to.to_owned(),
+                    });
                 }
                 let text = self.files.remove(from).ok_or_else(|| no_file(from))?;
                 self.files.insert(to.to_owned(), text);
@@ -409,7 +414,7 @@ impl Workspace {
             "create_invoice" => {
                 let amount = args.int("amount_cents")?;
                 if amount <= 0 {
-                    return Err("amount_cents must be more than zero".into());
+                    return Err(ToolError::NoAmount);
                 }
                 let id = self.add_invoice(
                     args.str("customer")?,
@@ -447,11 +452,15 @@ impl Workspace {
             "create_user" => {
                 let name = args.str("name")?;
                 if self.users.contains_key(name) {
-                    return Err(format!("user {name} already exists"));
+                    return Err(ToolError::UserExists {
+                        name: name.to_owned(),
+                    });
                 }
                 let email = args.str("email")?;
                 if !email.contains('@') {
-                    return Err(format!("{email} is not an e-mail address"));
+                    return Err(ToolError::NotEmail {
+                        email: email.to_owned(),
+                    });
                 }
                 let role = args.opt_str("role")?.unwrap_or("member");
                 self.add_user(name, email, role);
@@ -519,11 +528,13 @@ impl Workspace {
                 self.record(format!("labelled {} issues with {label}", labelled.len()));
                 Ok(json!({ "labelled": labelled }))
             }
-            other => Err(format!("{other} is not a plain demo tool")),
+            other => Err(ToolError::NotPlain {
+                name: other.to_owned(),
+            }),
         }
     }
 
-    fn search(&self, args: &Args<'_>) -> Result<Value, String> {
+    fn search(&self, args: &Args<'_>) -> Result<Value, ToolError> {
         let query = args.str("query")?.to_lowercase();
         let kinds = args.opt_list("kinds")?;
         let wanted = |kind: &str| kinds.as_ref().is_none_or(|k| k.iter().any(|x| x == kind));
@@ -592,7 +603,7 @@ impl Workspace {
         id
     }
 
-    fn set_issue_state(&mut self, id: u64, state: &'static str) -> Result<Value, String> {
+    fn set_issue_state(&mut self, id: u64, state: &'static str) -> Result<Value, ToolError> {
         let issue = self.issues.get_mut(&id).ok_or_else(|| no_issue(id))?;
         issue.state = state;
         self.issue_changed(
@@ -605,7 +616,7 @@ impl Workspace {
         )
     }
 
-    fn issue_changed(&mut self, id: u64, what: &str) -> Result<Value, String> {
+    fn issue_changed(&mut self, id: u64, what: &str) -> Result<Value, ToolError> {
         self.record(format!("{what} issue #{id}"));
         self.changes.push(Change::Resource(issue_uri(id)));
         self.issue_json(id).ok_or_else(|| no_issue(id))
@@ -629,14 +640,20 @@ impl Workspace {
         id
     }
 
-    fn move_invoice(&mut self, id: &str, from: &[&str], to: &'static str) -> Result<Value, String> {
+    fn move_invoice(
+        &mut self,
+        id: &str,
+        from: &[&'static str],
+        to: &'static str,
+    ) -> Result<Value, ToolError> {
         let invoice = self.invoices.get_mut(id).ok_or_else(|| no_invoice(id))?;
         if !from.contains(&invoice.status) {
-            return Err(format!(
-                "invoice {id} is {}; only {} invoices can become {to}",
-                invoice.status,
-                from.join(" or ")
-            ));
+            return Err(ToolError::InvoiceStatus {
+                id: id.to_owned(),
+                status: invoice.status,
+                from: from.to_vec(),
+                to,
+            });
         }
         invoice.status = to;
         self.record(format!("invoice {id} is now {to}"));
@@ -668,28 +685,32 @@ impl Workspace {
     }
 }
 
-fn issue_id(args: &Args<'_>) -> Result<u64, String> {
-    u64::try_from(args.int("id")?).map_err(|_| "issue numbers are positive".to_owned())
+fn issue_id(args: &Args<'_>) -> Result<u64, ToolError> {
+    u64::try_from(args.int("id")?).map_err(|_| ToolError::NegativeIssue)
 }
 
-fn limit(args: &Args<'_>, default: usize) -> Result<usize, String> {
+fn limit(args: &Args<'_>, default: usize) -> Result<usize, ToolError> {
     Ok(args
         .opt_int("limit")?
         .map_or(default, |n| usize::try_from(n).unwrap_or(0)))
 }
 
-fn no_file(path: &str) -> String {
-    format!("no file {path}; call list_files to see what exists")
+fn no_file(path: &str) -> ToolError {
+    ToolError::NoFile {
+        path: path.to_owned(),
+    }
 }
 
-fn no_issue(id: u64) -> String {
-    format!("no issue #{id}; call list_issues to see what exists")
+fn no_issue(id: u64) -> ToolError {
+    ToolError::NoIssue { id }
 }
 
-fn no_invoice(id: &str) -> String {
-    format!("no invoice {id}; call list_invoices to see what exists")
+fn no_invoice(id: &str) -> ToolError {
+    ToolError::NoInvoice { id: id.to_owned() }
 }
 
-fn no_user(name: &str) -> String {
-    format!("no user {name}; call list_users to see who exists")
+fn no_user(name: &str) -> ToolError {
+    ToolError::NoUser {
+        name: name.to_owned(),
+    }
 }
