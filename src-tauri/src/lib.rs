@@ -61,11 +61,11 @@ fn home_argument(args: impl IntoIterator<Item = OsString>) -> Option<PathBuf> {
 }
 
 /// Starts the engine on `home` and the embedded proxy on loopback.
-pub async fn start(home: Home, port: u16) -> Result<AppState, String> {
+pub async fn start(home: Home, port: u16) -> anyhow::Result<AppState> {
     let store = Store::new(home);
-    let engine = Engine::start(store.clone()).map_err(|e| e.to_string())?;
-    engine.watch_files().map_err(|e| e.to_string())?;
-    let token = store.http_token().map_err(|e| e.to_string())?;
+    let engine = Engine::start(store.clone())?;
+    engine.watch_files()?;
+    let token = store.http_token()?;
     let stop = CancellationToken::new();
     let bound = match serve(&engine, port, &token, &stop).await {
         Ok(bound) => bound,
@@ -92,7 +92,7 @@ async fn serve(
     port: u16,
     token: &str,
     stop: &CancellationToken,
-) -> Result<SocketAddr, String> {
+) -> anyhow::Result<SocketAddr> {
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     sieve_api::serve::serve_http(
         engine.clone(),
@@ -101,7 +101,6 @@ async fn serve(
         stop.clone().cancelled_owned(),
     )
     .await
-    .map_err(|e| e.to_string())
 }
 
 /// Registers the state, the commands and the event bridge on `builder`.

@@ -28,11 +28,11 @@ pub fn show_window<R: Runtime>(app: &AppHandle<R>) {
 /// Adds the tray icon with its menu. Without the system's appindicator
 /// library the tray crate panics when it loads it; that becomes an error,
 /// and the app goes on without a tray.
-pub fn install<R: Runtime>(app: &AppHandle<R>) -> Result<(), String> {
+pub fn install<R: Runtime>(app: &AppHandle<R>) -> anyhow::Result<()> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| build(app)));
     match outcome {
-        Ok(result) => result.map_err(|e| e.to_string())?,
-        Err(_) => return Err("the system's appindicator library could not be loaded".into()),
+        Ok(result) => result?,
+        Err(_) => anyhow::bail!("the system's appindicator library could not be loaded"),
     }
     follow(app.clone(), app.state::<AppState>().engine.subscribe());
     Ok(())
