@@ -102,6 +102,9 @@ pub(super) enum Refusal {
     /// Its process could not be started or given its pipes.
     #[error(transparent)]
     Child(#[from] ChildError),
+    /// A secret its entry refers to could not be had.
+    #[error(transparent)]
+    Secrets(#[from] SecretsFailed),
     /// Its kept sign-in could not be read, or a sign-in with no person
     /// failed.
     #[error(transparent)]
@@ -305,24 +308,65 @@ async fn with_secrets(
         values
             .into_iter()
             .map(|(key, value)| {
-                let value = substitute(&value, |name| match &lookup {
-                    None => Err(format!("there is no secret store to read secret {name:?} from")),
-                    Some(lookup) => match lookup(name).map_err(|error| error.to_string())? {
-                        Some(secret) => Ok(secret),
-                        None => Err(format!(
-                            "secret {name:?} is not stored; run `mcp-sieve servers secret {server} {}` to store it",
-                            if section == "oauth" { format!("oauth.{key}") } else { key.clone() }
-                        )),
-                    },
+                // `servers secret` names an OAuth client's field `oauth.<field>`.
+                let shown = if section == "oauth" {
+                    format!("oauth.{key}")
+                } else {
+                    key.clone()
+                };
+                let value = substitute(&value, |name| {
+                    let name = name.to_string();
+                    let Some(lookup) = &lookup else {
+                        return Err(Unresolved::NoStore { name });
+                    };
+                    lookup(&name)?.ok_or_else(|| Unresolved::NotStored {
+                        name,
+                        server: server.clone(),
+                        key: shown.clone(),
+                    })
                 })
-                .map_err(|error| format!("{section} {key:?} of server {server:?}: {error}"))?;
+                .map_err(|error| SecretsFailed {
+                    section,
+                    key: key.clone(),
+                    server: server.clone(),
+                    error: Box::new(error),
+                })?;
                 Ok((key, value))
             })
-            .collect::<Result<BTreeMap<_, _>, String>>()
+            .collect::<Result<BTreeMap<_, _>, SecretsFailed>>()
     })
     .await
     .map_err(|_| Refusal::Failed("looking up the server's secrets stopped half way".into()))?;
-    resolved.map_err(Refusal::Failed)
+    Ok(resolved?)
+}
+
+/// A `${secret:...}` of a server's `section` `key` that could not be
+/// filled in (no error names a value).
+#[derive(Debug, thiserror::Error)]
+#[error("{section} {key:?} of server {server:?}: {error}")]
+pub(super) struct SecretsFailed {
+    section: &'static str,
+    key: String,
+    server: String,
+    error: Box<sieve_core::secret_ref::SubstituteError<Unresolved>>,
+}
+
+/// Why the secret a reference names could not be had.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Unresolved {
+    #[error("there is no secret store to read secret {name:?} from")]
+    NoStore { name: String },
+    #[error(transparent)]
+    Store(#[from] sieve_store::secrets::SecretError),
+    /// `key` is the entry's key as `servers secret` names it.
+    #[error(
+        "secret {name:?} is not stored; run `mcp-sieve servers secret {server} {key}` to store it"
+    )]
+    NotStored {
+        name: String,
+        server: String,
+        key: String,
+    },
 }
 
 async fn handshake<T, E, A>(
