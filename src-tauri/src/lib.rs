@@ -182,15 +182,9 @@ pub fn run() -> std::process::ExitCode {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("MCP_SIEVE_LOG")
         .unwrap_or_else(|_| {
-            tracing_subscriber::EnvFilter::new("warn,rmcp=error,sieve_gateway=info,sieve_store=info,sieve_ledger=info,sieve_api=info,sieve_app=info")
+            tracing_subscriber::EnvFilter::new(format!("{},sieve_app=info", sieve_api::DEFAULT_LOG))
         })
-        // rmcp's sign-in narrates codes and token responses at debug: never
-        // below info there, whatever was asked for.
-        .add_directive(
-            "rmcp::transport::auth=info"
-                .parse()
-                .expect("a valid directive"),
-        );
+        .add_directive(sieve_api::LOG_FLOOR.parse().expect("a valid directive"));
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(filter)

@@ -122,7 +122,12 @@ fn a_switch_writes_the_profile_and_the_meter_drops() {
         "profile_edit",
         json!({"name": "work", "edit": {"op": "setGroup", "group": "billing", "on": false}}),
     );
-    assert_eq!(profile["groups"], json!({"none": ["billing"]}));
+    assert_eq!(profile["document"]["groups"], json!({"none": ["billing"]}));
+    assert_eq!(
+        profile["groupsOff"],
+        json!(["billing"]),
+        "the switch reads off"
+    );
     let shown = shell.ok("profile_show", json!({"name": "work"}));
     assert_eq!(shown, profile, "what was written is what is read");
     let meter = shell.ok("token_report", json!({"profile": "work"}));

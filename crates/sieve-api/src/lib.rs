@@ -54,6 +54,16 @@ pub use sieve_store::home::Home;
 pub use sieve_store::import::{HostKind, ImportReport};
 pub use sieve_store::store::{Store, backup_path};
 
+/// The logs MCP Sieve writes unless `MCP_SIEVE_LOG` says otherwise: what
+/// it does itself; rmcp narrates every handshake at info, so only its
+/// errors.
+pub const DEFAULT_LOG: &str =
+    "warn,rmcp=error,sieve_gateway=info,sieve_store=info,sieve_ledger=info,sieve_api=info";
+
+/// Added to any log filter: rmcp's sign-in narrates codes and token
+/// responses at debug, so never below info there, whatever was asked for.
+pub const LOG_FLOOR: &str = "rmcp::transport::auth=info";
+
 /// The built-in demo server, for `mcp-sieve demo-server`.
 pub mod demo {
     pub use sieve_demo::{DemoServer, serve_stdio};
