@@ -41,9 +41,17 @@ fn default_profile_shows_all_tools_with_labels() {
         serde_json::json!(["open-world", "read-only"]),
         "no openWorldHint means open-world"
     );
+    // Its server group, and the group of its subject, derived from its
+    // name and text (DESIGN §3): the server sends no categories.
     assert_eq!(
         get_me["groups"],
-        serde_json::json!(["server:github-mcp-server"])
+        serde_json::json!(["server:github-mcp-server", "users"])
+    );
+    assert_eq!(get_me["derivedGroups"], serde_json::json!(["users"]));
+    assert_eq!(
+        get_me["concerns"],
+        serde_json::json!({"security": "high"}),
+        "read-only: the built-in security concern's strictest level"
     );
     assert_eq!(get_me["visible"], true);
     assert_eq!(get_me["hiddenBy"], serde_json::json!([]));

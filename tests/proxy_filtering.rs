@@ -423,15 +423,33 @@ async fn requests_narrow_but_never_widen() {
             .all(|n| n.starts_with("demo__list_") || n.starts_with("demo__get_"))
     );
     assert_eq!(tool_names(&by_uri).len(), 6, "{by_uri}");
+    // `cost` is one of the built-in concerns, ordered from the cheapest:
+    // a chosen cost keeps the tools at that cost or a cheaper one, and
+    // those with no cost at all (void_invoice).
     let in_meta = host
-        .request("tools/list", json!({"_meta": {"dev.mcp-sieve/filter": {"groups": ["billing"]}, "dev.mcp-sieve/concerns": {"cost": "high"}}}))
+        .request("tools/list", json!({"_meta": {"dev.mcp-sieve/filter": {"groups": ["billing"]}, "dev.mcp-sieve/concerns": {"cost": "minimal"}}}))
         .await;
     assert_eq!(
         tool_names(&in_meta),
         [
-            "demo__pay_invoice",
-            "demo__refund_invoice",
-            "demo__void_invoice"
+            "demo__list_invoices",
+            "demo__get_invoice",
+            "demo__void_invoice",
+            "demo__billing_summary"
+        ]
+    );
+    let moderate = host
+        .request("tools/list", json!({"_meta": {"dev.mcp-sieve/filter": {"groups": ["billing"]}, "dev.mcp-sieve/concerns": {"cost": "moderate"}}}))
+        .await;
+    assert_eq!(
+        tool_names(&moderate),
+        [
+            "demo__list_invoices",
+            "demo__get_invoice",
+            "demo__create_invoice",
+            "demo__send_invoice",
+            "demo__void_invoice",
+            "demo__billing_summary"
         ]
     );
     let bad = host

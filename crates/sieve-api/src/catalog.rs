@@ -5,7 +5,8 @@ use super::{ApiError, ErrorCode, Result};
 use serde::Serialize;
 use serde_json::Value;
 use sieve_core::{
-    Catalog, Config, Kind, Overlays, Primitive, Reason, Rule, ServerListing, TokenCount,
+    BuildOptions, Catalog, Config, Kind, Overlays, Primitive, Reason, Rule, ServerListing,
+    TokenCount,
 };
 use sieve_gateway::engine::State;
 use sieve_gateway::engine::{BUILTIN_SERVER, Engine};
@@ -39,7 +40,7 @@ impl Listed {
                 format!("config.json: an overlay pattern does not compile ({error}); fix it"),
             )
         })?;
-        let catalog = Catalog::build(&config.settings.separator, &overlays, listings);
+        let catalog = Catalog::build_with(&BuildOptions::of(&config), &overlays, listings);
         Ok(Listed {
             config,
             catalog: Arc::new(catalog),
@@ -236,6 +237,9 @@ pub struct PrimitiveRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upstream: Option<UpstreamText>,
     pub groups: BTreeSet<String>,
+    /// Which of `groups` were derived from the tool's subject (DESIGN §3).
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub derived_groups: BTreeSet<String>,
     pub tags: BTreeSet<String>,
     pub concerns: BTreeMap<String, String>,
     /// A tool's annotations as the upstream sent them.
@@ -417,6 +421,7 @@ impl PrimitiveRow {
                 description: upstream("description"),
             }),
             groups: p.labels.groups.clone(),
+            derived_groups: p.labels.derived.clone(),
             tags: p.labels.tags.clone(),
             concerns: p.labels.concerns.clone(),
             annotations: p.definition.get("annotations").cloned(),

@@ -140,7 +140,7 @@ pub fn view(store: &Store, name: &str) -> Result<ProfileView> {
 
 /// The concerns `config.json` declares, for the app's dropdowns.
 pub fn concern_definitions(store: &Store) -> Result<Vec<sieve_core::ConcernDef>> {
-    Ok(store.load_config()?.concerns)
+    Ok(store.load_config()?.concerns_in_force().to_vec())
 }
 
 /// Creates profile `name`, empty or as a copy of `from` (clone).

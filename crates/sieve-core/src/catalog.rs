@@ -13,11 +13,13 @@ use crate::config::Overlays;
 use crate::labels::{Labels, META_PREFIX};
 use crate::naming::{HASH_LEN, exposed_name_with_hash, prompt_uri, tool_uri};
 use crate::parse::{ParseError, decode};
+use crate::subjects::{ToolText, derive};
 use crate::tokenizer::definition_tokens;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::sync::Arc;
 
 /// The kinds of primitive that pass through the proxy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -309,6 +311,77 @@ fn whole_document(file: &str, expected: &str) -> ParseError {
     }
 }
 
+/// How a catalog is built: the exposed names' separator, whether groups
+/// are derived, and the concerns in force.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub separator: String,
+    /// Derive groups for servers that send none (`settings.deriveGroups`).
+    pub derive_groups: bool,
+    /// Set `security` from annotations where nothing else sets it: the
+    /// concern in force is called `security` and has the built-in values.
+    pub security_from_annotations: bool,
+    /// The value lists of the ordered concerns in force, by name.
+    pub ordered: BTreeMap<String, Arc<[String]>>,
+}
+
+impl BuildOptions {
+    /// With `separator`, derived groups and the built-in concerns.
+    pub fn new(separator: &str) -> BuildOptions {
+        BuildOptions::with(separator, true, crate::config::builtin_concerns())
+    }
+
+    /// As `config` says.
+    pub fn of(config: &crate::Config) -> BuildOptions {
+        BuildOptions::with(
+            &config.settings.separator,
+            config.settings.derive_groups,
+            config.concerns_in_force(),
+        )
+    }
+
+    fn with(separator: &str, derive_groups: bool, concerns: &[crate::ConcernDef]) -> BuildOptions {
+        let builtin_security = &crate::config::builtin_concerns()[0];
+        BuildOptions {
+            separator: separator.to_string(),
+            derive_groups,
+            // The built-in `security`, or one declared the same way: its
+            // levels are what annotations can tell.
+            security_from_annotations: concerns.iter().any(|c| {
+                c.name == builtin_security.name && c.ordered && c.values == builtin_security.values
+            }),
+            ordered: concerns
+                .iter()
+                .filter(|c| c.ordered)
+                .map(|c| (c.name.clone(), c.values.clone().into()))
+                .collect(),
+        }
+    }
+
+    /// The derived group of each tool of `listing`, index for index; none
+    /// when derivation is off or the server sends categories of its own.
+    fn derived_groups(&self, listing: &ServerListing) -> Vec<Option<String>> {
+        let own = listing
+            .tools
+            .iter()
+            .any(|tool| Labels::from_upstream(&listing.server, tool, true).has_own_groups());
+        if !self.derive_groups || own {
+            return Vec::new();
+        }
+        let texts: Vec<ToolText> = listing.tools.iter().map(ToolText::of).collect();
+        derive(&texts)
+    }
+
+    /// Gives `labels` the value lists of its ordered concerns.
+    fn order(&self, labels: &mut Labels) {
+        for name in labels.concerns.keys() {
+            if let Some(values) = self.ordered.get(name) {
+                labels.ordered.insert(name.clone(), values.clone());
+            }
+        }
+    }
+}
+
 /// Every primitive of every server, indexed.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
@@ -323,10 +396,21 @@ impl Catalog {
     /// answered first. Entries without a usable `name` (or `uri` for
     /// resources) are skipped: the host could not address them.
     pub fn build(separator: &str, overlays: &Overlays, listings: &[ServerListing]) -> Catalog {
+        Catalog::build_with(&BuildOptions::new(separator), overlays, listings)
+    }
+
+    /// [`Catalog::build`] with every option: derived groups, the concerns
+    /// in force (`security` from annotations, ordered values).
+    pub fn build_with(
+        options: &BuildOptions,
+        overlays: &Overlays,
+        listings: &[ServerListing],
+    ) -> Catalog {
         let mut sorted: Vec<&ServerListing> = listings.iter().collect();
         sorted.sort_by(|a, b| a.server.cmp(&b.server));
         let mut catalog = Catalog::default();
         for listing in sorted {
+            let derived = options.derived_groups(listing);
             let kinds = [
                 (Kind::Tool, &listing.tools),
                 (Kind::Resource, &listing.resources),
@@ -334,8 +418,19 @@ impl Catalog {
                 (Kind::Prompt, &listing.prompts),
             ];
             for (kind, definitions) in kinds {
-                for definition in definitions {
-                    catalog.add(kind, &listing.server, definition, separator, overlays);
+                for (i, definition) in definitions.iter().enumerate() {
+                    let derived = match kind {
+                        Kind::Tool => derived.get(i).cloned().flatten(),
+                        _ => None,
+                    };
+                    catalog.add(
+                        kind,
+                        &listing.server,
+                        definition,
+                        options,
+                        overlays,
+                        derived,
+                    );
                 }
             }
         }
@@ -347,9 +442,11 @@ impl Catalog {
         kind: Kind,
         server: &str,
         definition: &Value,
-        separator: &str,
+        options: &BuildOptions,
         overlays: &Overlays,
+        derived: Option<String>,
     ) {
+        let separator = options.separator.as_str();
         let Some(name) = definition.get("name").and_then(Value::as_str) else {
             return;
         };
@@ -378,6 +475,12 @@ impl Catalog {
             }
         }
         let mut labels = Labels::from_upstream(server, definition, kind == Kind::Tool);
+        if let Some(group) = derived {
+            labels.derive_group(group);
+        }
+        if kind == Kind::Tool && options.security_from_annotations {
+            labels.derive_security(definition.get("annotations"));
+        }
         let mut overrides = Overrides::default();
         for overlay in overlays.matching(&exposed) {
             labels.apply(overlay);
@@ -389,6 +492,7 @@ impl Catalog {
                 overrides.description.clone_from(&overlay.description);
             }
         }
+        options.order(&mut labels);
         let index = self.primitives.len();
         self.by_name.entry((kind, exposed.clone())).or_insert(index);
         // Two servers may offer the same resource URI; the first (in server

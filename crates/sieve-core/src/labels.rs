@@ -10,7 +10,7 @@
 //! 3. the implicit group `server:<name>`;
 //! 4. the user's overlays.
 
-use crate::config::Overlay;
+use crate::config::{Overlay, SECURITY};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -38,6 +38,15 @@ pub struct Labels {
     pub groups: BTreeSet<String>,
     pub tags: BTreeSet<String>,
     pub concerns: BTreeMap<String, String>,
+    /// Which of `groups` the proxy derived (DESIGN §3) rather than the
+    /// server or the user set.
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub derived: BTreeSet<String>,
+    /// For each of `concerns` that is ordered, its values from the
+    /// strictest: a chosen value keeps this primitive when its own value
+    /// is that one or listed before it.
+    #[serde(skip)]
+    pub ordered: BTreeMap<String, std::sync::Arc<[String]>>,
 }
 
 impl Labels {
@@ -46,6 +55,15 @@ impl Labels {
     pub fn from_upstream(server: &str, definition: &Value, is_tool: bool) -> Labels {
         let mut labels = Labels::default();
         labels.add_names(definition.get("groups"), Field::Groups);
+        // chrome-devtools-mcp's form: one category in the annotations.
+        if let Some(category) = definition
+            .pointer("/annotations/category")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+        {
+            labels.groups.insert(category.to_string());
+        }
         labels.add_names(definition.get("tags"), Field::Tags);
         if let Some(meta) = definition.get("_meta") {
             for prefix in ["", META_PREFIX] {
@@ -71,6 +89,60 @@ impl Labels {
             .groups
             .insert(format!("{SERVER_GROUP_PREFIX}{server}"));
         labels
+    }
+
+    /// Whether this primitive shows when concern `name` is set to
+    /// `chosen`: it has no value for it, the same value, or for an
+    /// ordered concern a stricter one.
+    pub fn keeps(&self, name: &str, chosen: &str) -> bool {
+        let Some(actual) = self.concerns.get(name) else {
+            return true;
+        };
+        if actual == chosen {
+            return true;
+        }
+        let Some(values) = self.ordered.get(name) else {
+            return false;
+        };
+        let position = |value: &str| values.iter().position(|v| v == value);
+        matches!((position(actual), position(chosen)), (Some(a), Some(c)) if a < c)
+    }
+
+    /// Whether this primitive's value of concern `name` is ordered.
+    pub fn is_ordered(&self, name: &str) -> bool {
+        self.ordered.contains_key(name)
+    }
+
+    /// Whether the server set groups of its own (beyond `server:<name>`).
+    pub fn has_own_groups(&self) -> bool {
+        self.groups
+            .iter()
+            .any(|g| !g.starts_with(SERVER_GROUP_PREFIX))
+    }
+
+    /// Adds a derived group.
+    pub fn derive_group(&mut self, group: String) {
+        self.groups.insert(group.clone());
+        self.derived.insert(group);
+    }
+
+    /// Sets `security` from a tool's annotations when nothing set it
+    /// (DESIGN §3): read-only → `high`, destructive → `low`, else
+    /// `medium`, with the spec's defaults for missing hints.
+    pub fn derive_security(&mut self, annotations: Option<&Value>) {
+        if self.concerns.contains_key(SECURITY) {
+            return;
+        }
+        let tags = annotation_tags(annotations);
+        let level = if tags.contains(&TAG_READ_ONLY) {
+            "high"
+        } else if tags.contains(&TAG_DESTRUCTIVE) {
+            "low"
+        } else {
+            "medium"
+        };
+        self.concerns
+            .insert(SECURITY.to_string(), level.to_string());
     }
 
     /// Adds the labels of an overlay that matched.

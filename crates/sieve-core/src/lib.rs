@@ -13,6 +13,8 @@
 //!   them.
 //! * [`labels`]: groups, tags and concern values from upstream fields,
 //!   annotations, the server and overlays.
+//! * [`subjects`]: derived groups, the subject each tool of a server that
+//!   sends no categories acts on.
 //! * [`catalog`]: [`Primitive`]s of all servers, indexed by exposed name and
 //!   URI.
 //! * [`rules`]: a [`Profile`] compiled into [`Rules`], per-request
@@ -30,7 +32,7 @@
 //!
 //! The modules depend on each other one way, bottom up (a cycle fails
 //! `scripts/check-layers.py`): `parse`, `naming`, `glob`, `tagexpr`,
-//! `secret_ref` and `tokenizer` use no other module; `config`, `approvals`
+//! `secret_ref`, `subjects` and `tokenizer` use no other module; `config`, `approvals`
 //! and `tasks` build on those; `labels` and `profile` on `config`;
 //! `catalog` on those; `rules` and `search` on the catalog; `tokens` on the
 //! rules.
@@ -46,13 +48,16 @@ pub mod profile;
 pub mod rules;
 pub mod search;
 pub mod secret_ref;
+pub mod subjects;
 pub mod tagexpr;
 pub mod tasks;
 pub mod tokenizer;
 pub mod tokens;
 
 pub use approvals::{Approvals, Pending, Quarantine};
-pub use catalog::{Catalog, Kind, Overrides, Primitive, ServerListing, parse_tool_list};
+pub use catalog::{
+    BuildOptions, Catalog, Kind, Overrides, Primitive, ServerListing, parse_tool_list,
+};
 pub use config::{
     ClientMetadataUrlError, ConcernDef, ConcernValueError, Config, GlobError, Grant, OAuthClient,
     OAuthClientError, Overlay, OverlayError, Overlays, Root, Roots, RootsError, SIGNING_ALGORITHMS,

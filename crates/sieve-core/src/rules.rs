@@ -150,10 +150,11 @@ impl Constraint {
                 }
             }
             Constraint::Concern(name, wanted) => match p.labels.concerns.get(name) {
-                Some(actual) if actual != wanted => report(Rule::Concern {
+                Some(actual) if !p.labels.keeps(name, wanted) => report(Rule::Concern {
                     name,
                     wanted,
                     actual,
+                    ordered: p.labels.is_ordered(name),
                 }),
                 _ => true,
             },
@@ -209,11 +210,13 @@ pub enum Rule<'a> {
     TagForbidden { tag: &'a str },
     /// Its tags do not satisfy the tag expression.
     TagExpr { expr: &'a TagExpr },
-    /// Its concern value differs from the one set.
+    /// Its concern value differs from the one set, or for an ordered
+    /// concern is less strict.
     Concern {
         name: &'a str,
         wanted: &'a str,
         actual: &'a str,
+        ordered: bool,
     },
     /// Its URI starts with none of the prefixes.
     UriPrefix { any_of: &'a [String] },
@@ -240,7 +243,14 @@ impl fmt::Display for Reason<'_> {
                 name,
                 wanted,
                 actual,
+                ordered: false,
             } => write!(f, "concern {name}={wanted} vs {actual}"),
+            Rule::Concern {
+                name,
+                wanted,
+                actual,
+                ordered: true,
+            } => write!(f, "{name} {actual} is below the chosen {wanted}"),
             Rule::UriPrefix { any_of } => {
                 if any_of.is_empty() {
                     f.write_str("uriPrefixes: [] lets nothing through")

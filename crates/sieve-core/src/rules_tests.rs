@@ -2,14 +2,28 @@
 //! edge-case table, one behaviour per test.
 
 use super::*;
-use crate::catalog::{Catalog, ServerListing};
+use crate::catalog::{BuildOptions, Catalog, ServerListing};
 use crate::config::Overlays;
 use crate::profile::{GroupRule, Profile};
 use serde_json::json;
 
+/// Concerns declared as equals (not `ordered`): a value matches only
+/// itself, and nothing is derived from annotations. The ordered built-in
+/// concerns have tests of their own (`ordered_concerns_*`).
+const UNORDERED: &str = r#"{"concerns": [
+    {"name": "security", "values": ["high", "medium", "low"]},
+    {"name": "cost", "values": ["minimal", "moderate", "high"]}
+]}"#;
+
 fn catalog() -> Catalog {
-    Catalog::build(
-        "__",
+    catalog_with(&BuildOptions::of(
+        &crate::Config::parse("config.json", UNORDERED).unwrap(),
+    ))
+}
+
+fn catalog_with(options: &BuildOptions) -> Catalog {
+    Catalog::build_with(
+        options,
         &Overlays::default(),
         &[
             ServerListing {
@@ -609,4 +623,61 @@ fn a_quarantined_tool_is_hidden_in_every_profile_and_refused_even_without_enforc
     let lax = profile(r#"{"enforce": false, "tools": {"deny": ["github__*"]}}"#);
     assert!(!lax.explain(issue, None).is_empty());
     assert!(lax.refusal(issue, None).is_empty());
+}
+
+// --- ordered concerns (DESIGN §4 rule 5) ---
+
+/// Visible tools under the built-in concerns: ordered, `security` from
+/// annotations where the upstream sets none.
+fn builtin_tools(profile_text: &str) -> Vec<String> {
+    let catalog = catalog_with(&BuildOptions::new("__"));
+    profile(profile_text)
+        .visible(catalog.primitives(), Kind::Tool, None)
+        .map(|p| p.exposed_name.clone())
+        .collect()
+}
+
+#[test]
+fn ordered_concerns_keep_the_chosen_level_and_stricter_ones() {
+    // security: get_issue high, create_issue medium, repo_delete_file low
+    // (all sent); echo and trino_query high (read-only annotations);
+    // merge_pull_request low (no annotations: may destroy).
+    assert_eq!(
+        builtin_tools(r#"{"concerns": {"security": "medium"}}"#),
+        [
+            "everything__echo",
+            "everything__trino_query",
+            "github__create_issue",
+            "github__get_issue",
+        ],
+        "medium keeps high and medium, hides low"
+    );
+    assert_eq!(
+        builtin_tools(r#"{"concerns": {"security": "low"}}"#),
+        ALL,
+        "the loosest level keeps everything"
+    );
+    assert_eq!(
+        builtin_tools(r#"{"concerns": {"security": "high"}}"#),
+        [
+            "everything__echo",
+            "everything__trino_query",
+            "github__get_issue"
+        ]
+    );
+}
+
+#[test]
+fn ordered_concerns_say_why_in_words() {
+    let catalog = catalog_with(&BuildOptions::new("__"));
+    let rules = profile(r#"{"concerns": {"security": "medium"}}"#);
+    let p = catalog
+        .find(Kind::Tool, "github__repo_delete_file")
+        .expect("listed");
+    let reasons: Vec<String> = rules
+        .explain(p, None)
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
+    assert_eq!(reasons, ["security low is below the chosen medium"]);
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 use sieve_core::{
-    Catalog, Kind, Overlay, Overlays, Profile, Rules, ServerListing, parse_tool_list,
+    BuildOptions, Catalog, Kind, Overlay, Overlays, Profile, Rules, ServerListing, parse_tool_list,
 };
 
 fn fixture(name: &str) -> Vec<Value> {
@@ -34,8 +34,13 @@ fn github() -> Catalog {
         },
     ])
     .unwrap();
-    Catalog::build(
-        "__",
+    // Groups from the overlays alone: derived ones have a test of their own.
+    let options = BuildOptions {
+        derive_groups: false,
+        ..BuildOptions::new("__")
+    };
+    Catalog::build_with(
+        &options,
         &overlays,
         &[ServerListing::tools("github", fixture("github-mcp-server"))],
     )
@@ -159,5 +164,53 @@ fn every_fixture_builds_with_unique_valid_names() {
     for p in catalog.primitives() {
         assert!(p.exposed_name.len() <= 64, "{}", p.exposed_name);
         assert_eq!(catalog.find_tool(&p.uri).map(|t| &t.name), Some(&p.name));
+    }
+}
+
+#[test]
+fn github_tools_get_the_groups_of_their_subjects() {
+    let catalog = Catalog::build(
+        "__",
+        &Overlays::default(),
+        &[ServerListing::tools("github", fixture("github-mcp-server"))],
+    );
+    let group_of = |name: &str| {
+        let p = catalog
+            .find(Kind::Tool, &format!("github__{name}"))
+            .expect("listed");
+        assert_eq!(p.labels.derived.len(), 1, "{name} has one derived group");
+        p.labels.derived.iter().next().unwrap().clone()
+    };
+    for name in [
+        "list_issues",
+        "issue_read",
+        "add_issue_comment",
+        "sub_issue_write",
+    ] {
+        assert_eq!(group_of(name), "issues", "{name}");
+    }
+    for name in [
+        "create_pull_request",
+        "merge_pull_request",
+        "pull_request_review_write",
+    ] {
+        assert_eq!(group_of(name), "pull-requests", "{name}");
+    }
+    let groups: std::collections::BTreeSet<String> = catalog
+        .primitives()
+        .iter()
+        .flat_map(|p| p.labels.derived.iter().cloned())
+        .collect();
+    assert!(
+        (5..=15).contains(&groups.len()),
+        "a handful to fifteen switches: {groups:?}"
+    );
+    for group in &groups {
+        let members = catalog
+            .primitives()
+            .iter()
+            .filter(|p| p.labels.derived.contains(group))
+            .count();
+        assert!(members >= 2, "{group} has {members} member(s)");
     }
 }

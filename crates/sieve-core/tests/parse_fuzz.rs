@@ -647,12 +647,14 @@ fn concerns() -> impl Strategy<Value = (Vec<ConcernDef>, bool)> {
         select(&["security", "cost", "", " "][..]),
         proptest::sample::subsequence(vec!["high", "medium", "low", "high"], 0..=4),
         proptest::option::of(select(&["high", "low", "ultra"][..])),
+        proptest::bool::ANY,
     )
-        .prop_map(|(name, values, default)| ConcernDef {
+        .prop_map(|(name, values, default, ordered)| ConcernDef {
             name: name.into(),
             description: String::new(),
             values: values.into_iter().map(String::from).collect(),
             default: default.map(String::from),
+            ordered,
         });
     proptest::collection::vec(one, 0..3).prop_map(|defs| {
         let valid = defs.iter().enumerate().all(|(i, c)| {
@@ -783,10 +785,17 @@ fn config_document() -> impl Strategy<Value = (String, Option<Config>)> {
                 if !concerns.is_empty() {
                     doc.insert("concerns".into(), serde_json::to_value(&concerns).unwrap());
                 }
+                // No concerns declared: the built-in security and cost
+                // are in force, and overlays are checked against them.
+                let in_force = if concerns.is_empty() {
+                    sieve_core::config::builtin_concerns()
+                } else {
+                    &concerns[..]
+                };
                 for overlay in &overlays {
                     valid &= glob_is_valid(&overlay.pattern);
                     for (name, value) in &overlay.concerns {
-                        if let Some(def) = concerns.iter().find(|c| &c.name == name) {
+                        if let Some(def) = in_force.iter().find(|c| &c.name == name) {
                             valid &= def.values.contains(value);
                         }
                     }

@@ -170,3 +170,61 @@ proptest! {
         }
     }
 }
+
+/// Tool lists of real servers, from `tests/fixtures/catalogs`.
+fn real_catalogs() -> Vec<(String, Vec<sieve_core::subjects::ToolText>)> {
+    let dir = format!(
+        "{}/../../tests/fixtures/catalogs",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut catalogs = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("the fixture catalogs") {
+        let path = entry.unwrap().path();
+        if path.file_name().is_some_and(|n| n == "manifest.json")
+            || path.extension().is_none_or(|e| e != "json")
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let tools = sieve_core::parse_tool_list(&path.display().to_string(), &text).unwrap();
+        let texts = tools
+            .iter()
+            .map(sieve_core::subjects::ToolText::of)
+            .collect();
+        catalogs.push((path.display().to_string(), texts));
+    }
+    catalogs.sort_by(|a, b| a.0.cmp(&b.0));
+    catalogs
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Derived groups are a pure function of the set of tools: any order
+    /// of the list gives each tool the same group, and no derived group
+    /// has a single member.
+    #[test]
+    fn derived_groups_do_not_depend_on_the_order_and_have_two_members(seed in any::<u64>()) {
+        for (file, texts) in real_catalogs() {
+            let derived = sieve_core::subjects::derive(&texts);
+            let mut sizes = std::collections::BTreeMap::new();
+            for group in derived.iter().flatten() {
+                *sizes.entry(group.clone()).or_insert(0) += 1;
+            }
+            prop_assert!(sizes.values().all(|&n| n >= 2), "{}: {:?}", file, sizes);
+            prop_assert!(sizes.len() <= sieve_core::subjects::MAX_GROUPS, "{}: {:?}", file, sizes);
+            // A shuffle from the seed (a simple LCG: the test needs no rand).
+            let mut order: Vec<usize> = (0..texts.len()).collect();
+            let mut state = seed | 1;
+            for i in (1..order.len()).rev() {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                order.swap(i, (state >> 33) as usize % (i + 1));
+            }
+            let shuffled: Vec<_> = order.iter().map(|&i| texts[i].clone()).collect();
+            let again = sieve_core::subjects::derive(&shuffled);
+            for (position, &i) in order.iter().enumerate() {
+                prop_assert_eq!(&again[position], &derived[i], "{}: {}", file, texts[i].name);
+            }
+        }
+    }
+}

@@ -353,8 +353,8 @@ impl Engine {
             self.state.writing().recorded = generation;
         }
         let mut state = self.state.writing();
-        let mut catalog =
-            Catalog::build(&state.config.settings.separator, &state.overlays, &listings);
+        let options = sieve_core::BuildOptions::of(&state.config);
+        let mut catalog = Catalog::build_with(&options, &state.overlays, &listings);
         if state.config.settings.quarantine {
             catalog.quarantine(&state.approvals);
         }

@@ -57,6 +57,44 @@ pub struct ConcernDef {
     pub values: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<String>,
+    /// The values are listed from the strictest: a chosen value keeps
+    /// primitives at that level or a stricter one (`security: medium`
+    /// keeps `high` and `medium`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ordered: bool,
+}
+
+/// The concern every tool has a value of from its annotations (DESIGN §3).
+pub const SECURITY: &str = "security";
+
+/// The concerns in force when `config.json` declares none: `security`
+/// (high, medium, low) and `cost` (minimal, moderate, high), both ordered
+/// from the strictest.
+pub fn builtin_concerns() -> &'static [ConcernDef] {
+    static BUILTIN: std::sync::LazyLock<Vec<ConcernDef>> = std::sync::LazyLock::new(|| {
+        let def = |name: &str, description: &str, values: [&str; 3], default: &str| ConcernDef {
+            name: name.to_string(),
+            description: description.to_string(),
+            values: values.map(String::from).to_vec(),
+            default: Some(default.to_string()),
+            ordered: true,
+        };
+        vec![
+            def(
+                SECURITY,
+                "How safe a tool is to let a model call: read-only tools are high, tools that may destroy data low",
+                ["high", "medium", "low"],
+                "medium",
+            ),
+            def(
+                "cost",
+                "What calling a tool costs",
+                ["minimal", "moderate", "high"],
+                "moderate",
+            ),
+        ]
+    });
+    &BUILTIN
 }
 
 /// A value a declared concern does not take.
@@ -123,18 +161,20 @@ pub struct Settings {
     pub max_message_bytes: u64,
     /// Quarantine of new and changed tools (DESIGN §9): on unless turned
     /// off here.
-    #[serde(
-        default = "default_quarantine",
-        skip_serializing_if = "is_default_quarantine"
-    )]
+    #[serde(default = "default_on", skip_serializing_if = "is_on")]
     pub quarantine: bool,
+    /// Derived groups (DESIGN §3): each tool of a server that sends no
+    /// categories of its own gets the group of the subject it acts on. On
+    /// unless turned off here.
+    #[serde(default = "default_on", skip_serializing_if = "is_on")]
+    pub derive_groups: bool,
 }
 
-fn default_quarantine() -> bool {
+fn default_on() -> bool {
     true
 }
 
-fn is_default_quarantine(value: &bool) -> bool {
+fn is_on(value: &bool) -> bool {
     *value
 }
 
@@ -200,7 +240,8 @@ impl Default for Settings {
             active_profile: default_active_profile(),
             close_to_tray: default_close_to_tray(),
             max_message_bytes: default_max_message_bytes(),
-            quarantine: default_quarantine(),
+            quarantine: default_on(),
+            derive_groups: default_on(),
         }
     }
 }
@@ -219,9 +260,19 @@ impl Config {
         Ok(config)
     }
 
-    /// The concern definition called `name`, if declared.
+    /// The concerns in force: those `config.json` declares, or when it
+    /// declares none, the built-in `security` and `cost`.
+    pub fn concerns_in_force(&self) -> &[ConcernDef] {
+        if self.concerns.is_empty() {
+            builtin_concerns()
+        } else {
+            &self.concerns
+        }
+    }
+
+    /// The concern in force called `name`, if there is one.
     pub fn concern(&self, name: &str) -> Option<&ConcernDef> {
-        self.concerns.iter().find(|c| c.name == name)
+        self.concerns_in_force().iter().find(|c| c.name == name)
     }
 
     /// Servers that are not disabled, by name.

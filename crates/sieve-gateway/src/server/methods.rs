@@ -94,7 +94,7 @@ impl SieveServer {
                 self.legacy_task_request(method, params, &context).await
             }
             "concerns/list" => Ok(CustomResult(
-                json!({"concerns": self.engine.config().concerns}),
+                json!({"concerns": self.engine.config().concerns_in_force()}),
             )),
             "concerns/update" => self.update_concerns(&params, &context).await,
             other => Err(unfit_or_unknown(other, params)),
@@ -110,7 +110,9 @@ impl SieveServer {
     ) -> Result<CustomResult, ErrorData> {
         self.ready().await;
         let view = self.view(context, false)?;
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        // Per label: how many visible tools have it, and whether every one
+        // of them has it as a derived group (DESIGN §3).
+        let mut counts: BTreeMap<&str, (usize, bool)> = BTreeMap::new();
         for p in view.catalog.of_kind(Kind::Tool) {
             if view.profile.rules.is_visible(p, Some(&view.narrowing)) {
                 let labels = if groups {
@@ -119,14 +121,19 @@ impl SieveServer {
                     &p.labels.tags
                 };
                 for label in labels {
-                    *counts.entry(label.as_str()).or_default() += 1;
+                    let entry = counts.entry(label.as_str()).or_insert((0, true));
+                    entry.0 += 1;
+                    entry.1 &= groups && p.labels.derived.contains(label);
                 }
             }
         }
         let items: Vec<Value> = counts
             .into_iter()
-            .map(|(name, count)| {
+            .map(|(name, (count, derived))| {
                 let mut item = json!({"name": name, "count": count});
+                if derived {
+                    item["derived"] = Value::Bool(true);
+                }
                 let description = if groups {
                     name.strip_prefix(sieve_core::labels::SERVER_GROUP_PREFIX)
                         .map(|server| format!("Everything server {server:?} offers"))

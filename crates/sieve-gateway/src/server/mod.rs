@@ -384,7 +384,7 @@ impl SieveServer {
             ),
             (
                 "concerns".to_string(),
-                object(json!({"definitions": config.concerns, "update": true})),
+                object(json!({"definitions": config.concerns_in_force(), "update": true})),
             ),
             (
                 "tasksListFilter".to_string(),

@@ -119,6 +119,8 @@ export interface PrimitiveRow {
   /** The upstream's own text, when an overlay replaces it. */
   upstream?: { title: string | null; description: string | null };
   groups: string[];
+  /** Which of `groups` the proxy derived from the tool's subject. */
+  derivedGroups?: string[];
   tags: string[];
   concerns: Record<string, string>;
   annotations?: Record<string, unknown>;

@@ -81,6 +81,8 @@ export class ToolsStore {
       ]),
     ].sort(groupOrder),
   );
+  /** Groups the proxy derived from the tools' subjects (DESIGN §3). */
+  derivedGroups = $derived(new Set(this.rows.value.flatMap((row) => row.derivedGroups ?? [])));
   tags = $derived.by(() =>
     [
       ...new Set([
@@ -109,6 +111,11 @@ export class ToolsStore {
 
   isGroupOn(group: string): boolean {
     return !groupsOff(this.#profiles.profile.value).includes(group);
+  }
+
+  /** Whether `group` is one the proxy derived. */
+  isDerived(group: string): boolean {
+    return this.derivedGroups.has(group);
   }
 
   tagState(tag: string): TagState {

@@ -1,0 +1,377 @@
+//! The English derivation knows: how names and sentences cut into words,
+//! nouns in their dictionary form, and which words are verbs or function
+//! words rather than subjects. General knowledge of the language, never
+//! words of particular servers.
+
+/// The first sentence of `text` (up to a full stop followed by a space or
+/// a line end), or its first line.
+pub(super) fn first_sentence(text: &str) -> String {
+    let line = text.trim().lines().next().unwrap_or_default();
+    match line.find(". ") {
+        Some(end) => line[..end].to_string(),
+        None => line.trim_end_matches('.').to_string(),
+    }
+}
+
+/// Words of an identifier or a sentence: cut at anything not a letter or
+/// digit and where a lowercase letter meets an uppercase one; lowercase.
+pub(super) fn split(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut previous_lower = false;
+    for c in text.chars() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// A word in its dictionary form: singular, abbreviations spelled out.
+pub(super) fn normalise(word: &str) -> String {
+    if let Some(full) = ABBREVIATIONS
+        .iter()
+        .find(|(short, _)| *short == word)
+        .map(|(_, full)| *full)
+    {
+        return full.to_string();
+    }
+    singular(word)
+}
+
+/// Common abbreviations in tool names, spelled out (singular).
+pub(super) const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("pr", "pull-request"),
+    ("prs", "pull-request"),
+    ("mr", "merge-request"),
+    ("mrs", "merge-request"),
+    ("repo", "repository"),
+    ("repos", "repository"),
+    ("dir", "directory"),
+    ("dirs", "directory"),
+    ("org", "organization"),
+    ("orgs", "organization"),
+    ("organisation", "organization"),
+    ("organisations", "organization"),
+    ("msg", "message"),
+    ("msgs", "message"),
+    ("env", "environment"),
+    ("envs", "environment"),
+    ("config", "configuration"),
+    ("configs", "configuration"),
+    ("db", "database"),
+    ("dbs", "database"),
+    ("doc", "document"),
+    ("docs", "document"),
+    ("img", "image"),
+    ("imgs", "image"),
+    ("ns", "namespace"),
+    ("deps", "dependency"),
+    ("dep", "dependency"),
+    ("stats", "statistic"),
+    ("perf", "performance"),
+    ("url", "url"),
+    ("urls", "url"),
+    ("ids", "id"),
+];
+
+/// The singular of an English noun, by its ending.
+pub(super) fn singular(word: &str) -> String {
+    const IRREGULAR: &[(&str, &str)] = &[
+        ("children", "child"),
+        ("people", "person"),
+        ("indices", "index"),
+        ("indexes", "index"),
+        ("data", "data"),
+        ("analyses", "analysis"),
+        ("statuses", "status"),
+        ("aliases", "alias"),
+        ("series", "series"),
+        ("news", "news"),
+    ];
+    if let Some((_, one)) = IRREGULAR.iter().find(|(many, _)| *many == word) {
+        return one.to_string();
+    }
+    if word.len() <= 3 || word.chars().any(|c| c.is_ascii_digit()) {
+        return word.to_string();
+    }
+    if let Some(stem) = word.strip_suffix("ies") {
+        return format!("{stem}y");
+    }
+    for ending in ["sses", "shes", "ches", "xes", "zes"] {
+        if let Some(stem) = word.strip_suffix(ending) {
+            return format!("{stem}{}", &ending[..ending.len() - 2]);
+        }
+    }
+    if word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
+        return word.to_string();
+    }
+    word.strip_suffix('s').unwrap_or(word).to_string()
+}
+
+/// Verbs that start or end a tool name (`get_issue`, `issue_read`): the
+/// action, not the subject.
+pub(super) const VERBS: &[&str] = &[
+    "add",
+    "analyse",
+    "analyze",
+    "apply",
+    "approve",
+    "archive",
+    "assign",
+    "attach",
+    "call",
+    "cancel",
+    "check",
+    "clean",
+    "cleanup",
+    "clear",
+    "click",
+    "clone",
+    "close",
+    "compare",
+    "compute",
+    "connect",
+    "convert",
+    "copy",
+    "count",
+    "create",
+    "debug",
+    "delete",
+    "deploy",
+    "describe",
+    "detach",
+    "disable",
+    "disconnect",
+    "dismiss",
+    "download",
+    "drag",
+    "drop",
+    "dump",
+    "echo",
+    "edit",
+    "emulate",
+    "enable",
+    "evaluate",
+    "exec",
+    "execute",
+    "explain",
+    "export",
+    "fetch",
+    "fill",
+    "find",
+    "fork",
+    "format",
+    "generate",
+    "get",
+    "go",
+    "grant",
+    "gzip",
+    "handle",
+    "hover",
+    "import",
+    "insert",
+    "inspect",
+    "install",
+    "invite",
+    "invoke",
+    "kill",
+    "launch",
+    "link",
+    "list",
+    "load",
+    "lock",
+    "lookup",
+    "make",
+    "manage",
+    "mark",
+    "merge",
+    "modify",
+    "move",
+    "navigate",
+    "new",
+    "open",
+    "parse",
+    "patch",
+    "pause",
+    "ping",
+    "post",
+    "press",
+    "preview",
+    "print",
+    "publish",
+    "push",
+    "put",
+    "query",
+    "read",
+    "reconnect",
+    "record",
+    "refresh",
+    "register",
+    "reject",
+    "reload",
+    "remove",
+    "rename",
+    "render",
+    "reply",
+    "reprioritize",
+    "request",
+    "reset",
+    "resize",
+    "resolve",
+    "restart",
+    "restore",
+    "resume",
+    "retrieve",
+    "revoke",
+    "rollback",
+    "rollout",
+    "run",
+    "save",
+    "scale",
+    "scan",
+    "scroll",
+    "search",
+    "select",
+    "send",
+    "set",
+    "show",
+    "simulate",
+    "sort",
+    "star",
+    "start",
+    "stop",
+    "submit",
+    "subscribe",
+    "summarise",
+    "summarize",
+    "switch",
+    "sync",
+    "take",
+    "test",
+    "toggle",
+    "trigger",
+    "type",
+    "unarchive",
+    "uninstall",
+    "unlink",
+    "unlock",
+    "unresolve",
+    "unstar",
+    "unsubscribe",
+    "update",
+    "upgrade",
+    "upload",
+    "upsert",
+    "validate",
+    "verify",
+    "view",
+    "wait",
+    "watch",
+    "write",
+];
+
+/// Words that are neither action nor subject: articles, prepositions,
+/// conjunctions, pronouns and the modifiers tool names use.
+pub(super) const FUNCTION_WORDS: &[&str] = &[
+    "a",
+    "about",
+    "active",
+    "all",
+    "allowed",
+    "an",
+    "and",
+    "annotated",
+    "any",
+    "as",
+    "async",
+    "at",
+    "available",
+    "back",
+    "basic",
+    "batch",
+    "bulk",
+    "by",
+    "current",
+    "custom",
+    "default",
+    "detail",
+    "details",
+    "each",
+    "every",
+    "for",
+    "from",
+    "full",
+    "generic",
+    "given",
+    "global",
+    "in",
+    "info",
+    "information",
+    "into",
+    "its",
+    "latest",
+    "long",
+    "many",
+    "me",
+    "more",
+    "multiple",
+    "my",
+    "new",
+    "of",
+    "on",
+    "one",
+    "or",
+    "other",
+    "out",
+    "over",
+    "own",
+    "pending",
+    "recent",
+    "running",
+    "several",
+    "simple",
+    "simulated",
+    "single",
+    "some",
+    "specific",
+    "structured",
+    "the",
+    "their",
+    "them",
+    "this",
+    "tiny",
+    "to",
+    "up",
+    "using",
+    "via",
+    "with",
+    "within",
+    "your",
+];
+
+pub(super) fn is_verb(word: &str) -> bool {
+    VERBS.binary_search(&word).is_ok()
+}
+
+pub(super) fn is_function_word(word: &str) -> bool {
+    FUNCTION_WORDS.binary_search(&word).is_ok()
+}
+
+/// Whether `word` can name a subject: not a function word, not a number,
+/// more than one letter.
+pub(super) fn is_noun(word: &str) -> bool {
+    word.chars().count() > 1 && !word.chars().all(|c| c.is_ascii_digit()) && !is_function_word(word)
+}
