@@ -23,6 +23,9 @@
 //! * [`settings`]: `config.json`'s settings, and the app's own switch.
 //! * [`tasks`]: task queries from filter values, one entry with its retry
 //!   chain, retry and cancel.
+//! * [`labels`]: labelling tools (groups, tags, concern values), renaming
+//!   and merging groups, defining concerns, each written as the fewest
+//!   overlays that say it.
 //! * [`hosts`]: the config snippet for Claude Desktop, Cursor and VS Code,
 //!   and a writer that adds the `sieve` entry to a host's file.
 //!
@@ -31,6 +34,7 @@
 
 pub mod catalog;
 pub mod hosts;
+pub mod labels;
 pub mod login;
 pub mod probe;
 pub mod profiles;

@@ -323,6 +323,8 @@ pub struct BuildOptions {
     pub security_from_annotations: bool,
     /// The value lists of the ordered concerns in force, by name.
     pub ordered: BTreeMap<String, Arc<[String]>>,
+    /// `groupRenames` of `config.json`.
+    pub group_renames: BTreeMap<String, String>,
 }
 
 impl BuildOptions {
@@ -333,11 +335,14 @@ impl BuildOptions {
 
     /// As `config` says.
     pub fn of(config: &crate::Config) -> BuildOptions {
-        BuildOptions::with(
-            &config.settings.separator,
-            config.settings.derive_groups,
-            config.concerns_in_force(),
-        )
+        BuildOptions {
+            group_renames: config.group_renames.clone(),
+            ..BuildOptions::with(
+                &config.settings.separator,
+                config.settings.derive_groups,
+                config.concerns_in_force(),
+            )
+        }
     }
 
     fn with(separator: &str, derive_groups: bool, concerns: &[crate::ConcernDef]) -> BuildOptions {
@@ -355,6 +360,7 @@ impl BuildOptions {
                 .filter(|c| c.ordered)
                 .map(|c| (c.name.clone(), c.values.clone().into()))
                 .collect(),
+            group_renames: BTreeMap::new(),
         }
     }
 
@@ -492,6 +498,7 @@ impl Catalog {
                 overrides.description.clone_from(&overlay.description);
             }
         }
+        labels.rename_groups(&options.group_renames);
         options.order(&mut labels);
         let index = self.primitives.len();
         self.by_name.entry((kind, exposed.clone())).or_insert(index);

@@ -152,6 +152,35 @@ impl Labels {
         for (name, value) in &overlay.concerns {
             self.concerns.insert(name.clone(), value.clone());
         }
+        // What the user set by hand is no longer derived.
+        for group in &overlay.groups {
+            self.derived.remove(group);
+        }
+        for group in &overlay.remove_groups {
+            self.groups.remove(group);
+            self.derived.remove(group);
+        }
+        for tag in &overlay.remove_tags {
+            self.tags.remove(tag);
+        }
+        for name in &overlay.remove_concerns {
+            self.concerns.remove(name);
+        }
+    }
+
+    /// Renames groups as `config.json`'s `groupRenames` says (two names
+    /// renamed to one merge); a derived group stays marked derived.
+    pub fn rename_groups(&mut self, renames: &BTreeMap<String, String>) {
+        if renames.is_empty() {
+            return;
+        }
+        let rename = |set: &BTreeSet<String>| -> BTreeSet<String> {
+            set.iter()
+                .map(|g| renames.get(g).cloned().unwrap_or_else(|| g.clone()))
+                .collect()
+        };
+        self.groups = rename(&self.groups);
+        self.derived = rename(&self.derived);
     }
 
     fn add_names(&mut self, value: Option<&Value>, field: Field) {

@@ -42,6 +42,10 @@ pub struct Config {
     /// Labels the user adds to primitives by exposed-name glob.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overlays: Vec<Overlay>,
+    /// Groups the user renamed, old name to new (derived ones too); two
+    /// renamed to one name are merged.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub group_renames: BTreeMap<String, String>,
     /// Everything else.
     #[serde(default, skip_serializing_if = "Settings::is_default")]
     pub settings: Settings,
@@ -319,6 +323,15 @@ impl Config {
                     self.settings.active_profile
                 ),
             );
+        }
+        for (from, to) in &self.group_renames {
+            if from.trim().is_empty() || to.trim().is_empty() {
+                return fail(
+                    format!("groupRenames.{from}"),
+                    "groupRenames",
+                    "a group name is empty; give the old and the new name".into(),
+                );
+            }
         }
         for name in self.mcp_servers.keys() {
             if name.trim().is_empty() {

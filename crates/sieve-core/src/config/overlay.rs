@@ -20,6 +20,17 @@ pub struct Overlay {
     pub tags: Vec<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub concerns: BTreeMap<String, String>,
+    /// Groups taken away (the server's, derived ones, an earlier
+    /// overlay's): how a person moves a tool out of a group.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove_groups: Vec<String>,
+    /// Tags taken away.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove_tags: Vec<String>,
+    /// Concerns whose value is cleared (the primitive then matches every
+    /// value of them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove_concerns: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
