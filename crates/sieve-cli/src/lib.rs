@@ -13,6 +13,7 @@
 //! * `tools`: the tool list, and the review of tools held in quarantine
 //!   (`quarantined`, `approve`, `keep-hidden`);
 //! * `tokens`: tokens of the tool list before and after the profile;
+//! * `labels`: derived groups, overlays and concerns, and labelling tools;
 //! * `profiles`: list, show, create, rename, activate and delete profiles;
 //! * `serve`: the proxy a host connects to, and `demo-server`;
 //! * `servers`: the upstream servers (`list`, `secret`, `login`, `probe`,
@@ -32,6 +33,7 @@
 
 mod connect;
 mod hosts;
+mod labels;
 mod logging;
 mod output;
 mod profiles;
@@ -77,6 +79,9 @@ pub enum Command {
     Tools(ToolsCommand),
     /// Tokens of the tool list before and after the profile, per server.
     Tokens(TokensArgs),
+    /// Groups, tags and concern values for the tools: derived groups,
+    /// overlays, concerns.
+    Labels(labels::LabelsArgs),
     /// List, show, create and delete profiles.
     #[command(subcommand)]
     Profiles(ProfilesCommand),
@@ -119,6 +124,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
     match cli.command {
         Command::Tools(command) => tools::run(&store, command, out),
         Command::Tokens(args) => tokens::run(&store, &args, out),
+        Command::Labels(args) => labels::run(&store, args, out),
         Command::Profiles(command) => profiles::run(&store, command, out),
         Command::DemoServer(args) => serve::demo_server(&args, out),
         Command::Serve(args) => serve::serve(store, &args, out),

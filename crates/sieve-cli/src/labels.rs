@@ -1,0 +1,241 @@
+//! `mcp-sieve labels`: groups, tags and concern values for the tools of
+//! real servers (DESIGN §3, §7), each edit written to config.json as the
+//! fewest overlays that say it; the same library functions the app's
+//! Labels screen and Tools bar call.
+
+use crate::output::print_json;
+use crate::source::{SourceArgs, listed};
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use sieve_api::Store;
+use sieve_api::labels::{self, LabelEdit};
+use std::io::Write;
+
+#[derive(Debug, Args)]
+pub struct LabelsArgs {
+    #[command(subcommand)]
+    pub command: LabelsCommand,
+    #[command(flatten)]
+    pub source: SourceArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LabelsCommand {
+    /// Derived groups, every overlay as a rule, group renames and the
+    /// concerns in force.
+    List {
+        /// Print JSON (documented in docs/cli.md).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Put tools in a group, take them out, move them, or rename a group.
+    #[command(subcommand)]
+    Group(GroupCommand),
+    /// Add a tag to tools or take it away.
+    #[command(subcommand)]
+    Tag(TagCommand),
+    /// Set the value of a concern on tools (`none` clears it).
+    #[command(subcommand)]
+    Concern(ConcernCommand),
+    /// Define or remove a concern.
+    #[command(subcommand)]
+    Concerns(ConcernsCommand),
+    /// Remove overlay number N of config.json (as `labels list` numbers them).
+    RemoveOverlay { number: usize },
+    /// Derive groups for servers that send none (`on`), or not (`off`).
+    Derive {
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GroupCommand {
+    /// Put TOOLs (exposed names) in GROUP.
+    Add {
+        group: String,
+        #[arg(required = true)]
+        tools: Vec<String>,
+    },
+    /// Take TOOLs out of GROUP, wherever it came from.
+    Remove {
+        group: String,
+        #[arg(required = true)]
+        tools: Vec<String>,
+    },
+    /// Take TOOLs out of FROM and put them in TO.
+    Move {
+        from: String,
+        to: String,
+        #[arg(required = true)]
+        tools: Vec<String>,
+    },
+    /// Rename group FROM (derived ones too) to TO; onto an existing group,
+    /// merge them.
+    Rename { from: String, to: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TagCommand {
+    /// Add TAG to TOOLs.
+    Add {
+        tag: String,
+        #[arg(required = true)]
+        tools: Vec<String>,
+    },
+    /// Take TAG away from TOOLs.
+    Remove {
+        tag: String,
+        #[arg(required = true)]
+        tools: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConcernCommand {
+    /// Set concern NAME to VALUE (or `none`) on TOOLs.
+    Set {
+        name: String,
+        value: String,
+        #[arg(required = true)]
+        tools: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConcernsCommand {
+    /// Define concern NAME with VALUEs (strictest first with --ordered),
+    /// or replace its definition.
+    Add {
+        name: String,
+        #[arg(required = true)]
+        values: Vec<String>,
+        /// A chosen value keeps that level and the stricter ones.
+        #[arg(long)]
+        ordered: bool,
+        #[arg(long)]
+        description: Option<String>,
+        #[arg(long)]
+        default: Option<String>,
+    },
+    /// Remove concern NAME.
+    Remove { name: String },
+}
+
+pub(crate) fn run(store: &Store, args: LabelsArgs, out: &mut dyn Write) -> Result<()> {
+    let edit = match args.command {
+        LabelsCommand::List { json } => return list(store, &args.source, json, out),
+        LabelsCommand::Derive { state } => {
+            labels::set_derive_groups(store, state == "on")?;
+            writeln!(out, "derived groups are {state}")?;
+            return Ok(());
+        }
+        LabelsCommand::Group(GroupCommand::Add { group, tools }) => {
+            LabelEdit::AddToGroup { group, tools }
+        }
+        LabelsCommand::Group(GroupCommand::Remove { group, tools }) => {
+            LabelEdit::RemoveFromGroup { group, tools }
+        }
+        LabelsCommand::Group(GroupCommand::Move { from, to, tools }) => {
+            LabelEdit::MoveToGroup { from, to, tools }
+        }
+        LabelsCommand::Group(GroupCommand::Rename { from, to }) => {
+            LabelEdit::RenameGroup { from, to }
+        }
+        LabelsCommand::Tag(TagCommand::Add { tag, tools }) => LabelEdit::AddTag { tag, tools },
+        LabelsCommand::Tag(TagCommand::Remove { tag, tools }) => {
+            LabelEdit::RemoveTag { tag, tools }
+        }
+        LabelsCommand::Concern(ConcernCommand::Set { name, value, tools }) => {
+            LabelEdit::SetConcern {
+                concern: name,
+                value: (value != "none").then_some(value),
+                tools,
+            }
+        }
+        LabelsCommand::Concerns(ConcernsCommand::Add {
+            name,
+            values,
+            ordered,
+            description,
+            default,
+        }) => LabelEdit::DefineConcern {
+            concern: sieve_api::ConcernDef {
+                name,
+                description: description.unwrap_or_default(),
+                values,
+                default,
+                ordered,
+            },
+        },
+        LabelsCommand::Concerns(ConcernsCommand::Remove { name }) => {
+            LabelEdit::RemoveConcern { name }
+        }
+        LabelsCommand::RemoveOverlay { number } => LabelEdit::RemoveOverlay {
+            index: number.saturating_sub(1),
+        },
+    };
+    let (listed, _) = listed(store, &args.source)?;
+    labels::edit(store, &listed.catalog, &edit)?;
+    writeln!(out, "config.json updated; running proxies apply it now")?;
+    Ok(())
+}
+
+fn list(store: &Store, source: &SourceArgs, json: bool, out: &mut dyn Write) -> Result<()> {
+    let (listed, _) = listed(store, source)?;
+    let view = labels::view(&listed.config, &listed.catalog)?;
+    if json {
+        return print_json(out, &view);
+    }
+    let derivation = if view.derive_groups { "on" } else { "off" };
+    writeln!(out, "derived groups ({derivation}):")?;
+    for group in &view.derived {
+        writeln!(out, "  {} ({} tools)", group.group, group.tools)?;
+    }
+    for (from, to) in &view.renames {
+        writeln!(out, "renamed: {from} -> {to}")?;
+    }
+    writeln!(out, "overlays:")?;
+    for rule in &view.overlays {
+        let o = &rule.overlay;
+        let mut says = Vec::new();
+        let list = |verb: &str, what: &str, items: &[String]| {
+            (!items.is_empty()).then(|| format!("{verb} {what} {}", items.join(", ")))
+        };
+        says.extend(list("adds", "groups", &o.groups));
+        says.extend(list("removes", "groups", &o.remove_groups));
+        says.extend(list("adds", "tags", &o.tags));
+        says.extend(list("removes", "tags", &o.remove_tags));
+        for (name, value) in &o.concerns {
+            says.push(format!("sets {name}={value}"));
+        }
+        says.extend(list("clears", "concerns", &o.remove_concerns));
+        if o.title.is_some() || o.description.is_some() {
+            says.push("replaces the text".into());
+        }
+        writeln!(
+            out,
+            "  {}. {:?} ({} matched): {}",
+            rule.index + 1,
+            o.pattern,
+            rule.matches,
+            says.join("; ")
+        )?;
+    }
+    let origin = if view.builtin_concerns {
+        " (built in)"
+    } else {
+        ""
+    };
+    writeln!(out, "concerns{origin}:")?;
+    for concern in &view.concerns {
+        let order = if concern.ordered { ", ordered" } else { "" };
+        writeln!(
+            out,
+            "  {}: {}{order}",
+            concern.name,
+            concern.values.join(", ")
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,130 @@
+//! `mcp-sieve labels` through the real binary, on GitHub's catalog (117
+//! tools, no categories of its own): derived groups listed, a concern set
+//! on a selection written as one overlay per tool and then filtered on,
+//! a rename, and refusals that name what is wrong.
+
+use serde_json::Value;
+use sieve_tests::{Home, catalog};
+
+fn home() -> Home {
+    Home::new(env!("CARGO_BIN_EXE_mcp-sieve-under-test"))
+}
+
+fn github() -> String {
+    catalog("github-mcp-server").display().to_string()
+}
+
+fn visible(home: &Home, profile: &str) -> Vec<String> {
+    let rows = home
+        .run(&[
+            "tools",
+            "--catalog",
+            &github(),
+            "--profile",
+            profile,
+            "--json",
+        ])
+        .json();
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["visible"] == true)
+        .map(|r| r["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn labels_are_listed_set_on_tools_and_filtered_on() {
+    let home = home();
+    let list = home
+        .run(&["labels", "--catalog", &github(), "list", "--json"])
+        .json();
+    let derived: Vec<&str> = list["derived"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["group"].as_str().unwrap())
+        .collect();
+    for group in ["issues", "pull-requests", "repositories"] {
+        assert!(derived.contains(&group), "{group} in {derived:?}");
+    }
+    assert_eq!(list["builtinConcerns"], true);
+
+    let chosen = [
+        "github-mcp-server__search_code",
+        "github-mcp-server__search_issues",
+        "github-mcp-server__search_users",
+    ];
+    let file = github();
+    let mut args = vec![
+        "labels",
+        "--catalog",
+        &file,
+        "concern",
+        "set",
+        "cost",
+        "high",
+    ];
+    args.extend(chosen);
+    let set = home.run(&args);
+    assert!(set.ok, "{}", set.stderr);
+    let config: Value = serde_json::from_str(&home.read("config.json")).unwrap();
+    assert_eq!(config["overlays"].as_array().unwrap().len(), 3, "{config}");
+
+    home.run(&["profiles", "new", "cheap"]);
+    home.write(
+        "profiles/cheap.json",
+        r#"{"concerns": {"cost": "moderate"}}"#,
+    );
+    let cheap = visible(&home, "cheap");
+    assert_eq!(cheap.len(), 117 - 3);
+    for tool in ["search_code", "search_issues", "search_users"] {
+        assert!(!cheap.contains(&tool.to_string()), "{tool} costs too much");
+    }
+
+    let renamed = home.run(&[
+        "labels",
+        "--catalog",
+        &github(),
+        "group",
+        "rename",
+        "issues",
+        "tickets",
+    ]);
+    assert!(renamed.ok, "{}", renamed.stderr);
+    let text = home.run(&["labels", "--catalog", &github(), "list"]).stdout;
+    assert!(text.contains("renamed: issues -> tickets"), "{text}");
+    assert!(text.contains("tickets ("), "{text}");
+
+    let refused = home.run(&[
+        "labels",
+        "--catalog",
+        &github(),
+        "tag",
+        "add",
+        "x",
+        "github-mcp-server__nope",
+    ]);
+    assert!(!refused.ok);
+    assert!(
+        refused.stderr.contains("github-mcp-server__nope"),
+        "{}",
+        refused.stderr
+    );
+    let bad_value = home.run(&[
+        "labels",
+        "--catalog",
+        &github(),
+        "concern",
+        "set",
+        "cost",
+        "free",
+        chosen[0],
+    ]);
+    assert!(!bad_value.ok);
+    assert!(
+        bad_value.stderr.contains("minimal, moderate, high"),
+        "{}",
+        bad_value.stderr
+    );
+}
