@@ -128,3 +128,57 @@ fn labels_are_listed_set_on_tools_and_filtered_on() {
         bad_value.stderr
     );
 }
+
+/// A host connected to `mcp-sieve serve` hears of each labelling edit:
+/// the overlay is written, the proxy reloads config.json, and the host
+/// gets tools/list_changed and sees the new label.
+#[tokio::test]
+async fn a_running_proxy_announces_each_label_edit() {
+    use sieve_tests::wire::Wire;
+    use std::time::Duration;
+    const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
+    let home = Home::new(BIN);
+    home.write("profiles/work.json", "{}");
+    let mut host = Wire::start(
+        BIN,
+        home.path(),
+        &["--profile", "work"],
+        serde_json::json!({}),
+    )
+    .await;
+    host.request("tools/list", serde_json::json!({})).await;
+    for (edit, label) in [
+        (
+            vec!["tag", "add", "reviewed", "demo__read_file"],
+            "reviewed",
+        ),
+        (
+            vec!["group", "add", "everyday", "demo__read_file"],
+            "everyday",
+        ),
+    ] {
+        let mut args = vec!["labels"];
+        args.extend(edit);
+        let run = home.run(&args);
+        assert!(run.ok, "{}", run.stderr);
+        tokio::time::timeout(
+            Duration::from_secs(30),
+            host.notification("notifications/tools/list_changed"),
+        )
+        .await
+        .expect("the edit is announced with tools/list_changed");
+        let list = host.request("tools/list", serde_json::json!({})).await;
+        let tool = list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "demo__read_file")
+            .expect("listed")
+            .clone();
+        assert!(
+            tool["_meta"].to_string().contains(label),
+            "the host sees {label} on the tool: {}",
+            tool["_meta"]
+        );
+    }
+}
