@@ -135,6 +135,27 @@ impl ApiError {
     }
 }
 
+impl From<sieve_store::hosts::HostFileError> for ApiError {
+    fn from(error: sieve_store::hosts::HostFileError) -> ApiError {
+        use sieve_store::hosts::HostFileError;
+        let code = match &error {
+            HostFileError::Store(_) | HostFileError::Read { .. } | HostFileError::NoHome => {
+                ErrorCode::Io
+            }
+            HostFileError::UnknownPath { .. } => ErrorCode::NotFound,
+            HostFileError::Broken { .. } => ErrorCode::BrokenFile,
+            _ => ErrorCode::Invalid,
+        };
+        if let HostFileError::Store(store) = error {
+            return ApiError::from(store);
+        }
+        ApiError {
+            field: error.field().map(String::from),
+            ..ApiError::new(code, error)
+        }
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> ApiError {
         let code = match &error {

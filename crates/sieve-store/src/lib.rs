@@ -13,6 +13,8 @@
 //!   changed under the same lock).
 //! * [`watch`]: live reload: which of the user's files changed.
 //! * [`import`]: the MCP servers of Claude Desktop, Cursor and VS Code.
+//! * [`hosts`]: the entry that connects a host to MCP Sieve, and a writer
+//!   that puts it into the host's file (comments and other servers kept).
 //!
 //! Which module uses which (no circles, checked by
 //! `scripts/check-layers.py` in `./test.sh`):
@@ -20,12 +22,14 @@
 //! ```text
 //! watch   -> home, secrets, store
 //! secrets -> home, store
+//! hosts   -> import, store
 //! import  -> home, store
 //! store   -> home
 //! home: none
 //! ```
 
 pub mod home;
+pub mod hosts;
 pub mod import;
 pub mod secrets;
 pub mod store;
