@@ -1,8 +1,8 @@
 //! The MCP Sieve desktop app: a thin Tauri 2 shell over `sieve_api`.
 //!
 //! * [`commands`]: one Tauri command per library function, one file per
-//!   domain (servers, tools, profiles, tasks, hosts, the app itself); each
-//!   calls the function and hands back its result or its
+//!   domain (servers, tools, labels, profiles, tasks, hosts, the app
+//!   itself); each calls the function and hands back its result or its
 //!   `{code, message}` error. Nothing is computed here.
 //! * [`AppState`]: the user's [`Store`], the [`Engine`] of this process
 //!   (its upstream pool feeds the Servers and Tools screens) and the

@@ -474,3 +474,96 @@ fn the_app_and_a_command_line_changing_one_home_lose_nothing() {
         "every deny pattern is there: {denied:?}"
     );
 }
+
+/// Labels made on the Tools screen: a concern's value set on two selected
+/// tools is written to config.json as one overlay per tool, the answer
+/// lists them as rules, and once the engine has reloaded the file the
+/// rows carry the value.
+#[test]
+fn a_concern_set_on_two_tools_is_written_and_their_rows_show_it() {
+    let shell = Shell::new();
+    let state = tauri::Manager::state::<AppState>(&shell.app);
+    let mut changes = state.engine.subscribe();
+    let selected = ["demo__list_files", "demo__read_file"];
+
+    let view = shell.ok(
+        "label_edit",
+        json!({"edit": {"op": "setConcern", "concern": "security", "value": "low", "tools": selected}}),
+    );
+
+    let config: Value = serde_json::from_str(
+        &std::fs::read_to_string(shell.home.path().join("config.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        config["overlays"],
+        json!([
+            {"match": "demo__list_files", "concerns": {"security": "low"}},
+            {"match": "demo__read_file", "concerns": {"security": "low"}},
+        ]),
+        "one exact-name overlay per tool: {config}"
+    );
+    let rules: Vec<(&Value, &Value)> = view["overlays"]
+        .as_array()
+        .expect("the answer lists the overlays")
+        .iter()
+        .map(|rule| (&rule["overlay"]["match"], &rule["matches"]))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            (&json!("demo__list_files"), &json!(1)),
+            (&json!("demo__read_file"), &json!(1))
+        ],
+        "{view}"
+    );
+
+    let security_of = |rows: &Value, name: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["exposedName"] == name)
+            .map(|r| r["concerns"]["security"].clone())
+            .unwrap_or_else(|| panic!("no row {name}"))
+    };
+    let reloaded = async {
+        loop {
+            let rows = shell.ok("catalog_rows", json!({"profile": "default"}));
+            if selected
+                .iter()
+                .all(|name| security_of(&rows, name) == "low")
+            {
+                return rows;
+            }
+            // The engine reloads config.json on its own and says so.
+            match changes.recv().await {
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(closed) => panic!("the engine stopped: {closed}"),
+            }
+        }
+    };
+    let rows = tauri::async_runtime::block_on(async {
+        tokio::time::timeout(Duration::from_secs(30), reloaded).await
+    })
+    .expect("the engine reloads config.json and the rows carry security=low");
+    assert_eq!(
+        security_of(&rows, "demo__grep_files"),
+        "high",
+        "a tool not selected keeps its value"
+    );
+
+    let refused = shell
+        .call(
+            "label_edit",
+            json!({"edit": {"op": "setConcern", "concern": "speed", "value": "fast", "tools": selected}}),
+        )
+        .unwrap_err();
+    assert_eq!(refused["code"], "invalid", "{refused}");
+    assert_eq!(refused["field"], "concern", "{refused}");
+    let listed = shell.ok("labels_view", json!({}));
+    assert_eq!(
+        listed["overlays"].as_array().map(Vec::len),
+        Some(2),
+        "nothing more written: {listed}"
+    );
+}

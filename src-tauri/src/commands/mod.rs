@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod hosts;
+pub mod labels;
 pub mod profiles;
 pub mod quarantine;
 pub mod servers;
@@ -35,6 +36,9 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         tools::tool_set_override,
         tasks::tool_try,
         tools::concern_definitions,
+        labels::labels_view,
+        labels::label_edit,
+        labels::labels_set_derive_groups,
         profiles::profiles_list,
         profiles::profile_show,
         profiles::profile_create,

@@ -7,6 +7,7 @@ import { until } from '../support/wait.js';
 const NAV = {
   servers: 'nav-servers',
   tools: 'nav-tools',
+  labels: 'nav-labels',
   quarantine: 'nav-quarantine',
   profiles: 'nav-profiles',
   tasks: 'nav-tasks',
@@ -35,7 +36,7 @@ export class Shell {
     this.app = app;
   }
 
-  /** Opens `screen` (servers, tools, quarantine, profiles, tasks, connect). */
+  /** Opens `screen` (servers, tools, labels, quarantine, profiles, tasks, connect). */
   async open(screen) {
     const button = await this.app.find(NAV[screen]);
     await button.click();

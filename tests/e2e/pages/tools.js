@@ -1,6 +1,7 @@
 // The Tools screen: every primitive of every server under the profile being
 // edited, the search and the group switches.
 
+import { By, Select } from 'selenium-webdriver';
 import { typeInto } from '../support/app.js';
 import { until } from '../support/wait.js';
 
@@ -31,6 +32,20 @@ export class ToolsPage {
       },
       { timeout, what: `${exposedName} to be ${visible ? 'shown' : 'hidden'} (data-visible="${visible}")` },
     );
+  }
+
+  /** Lists every row (`all`), the shown ones (`visible`) or the hidden ones (`hidden`). */
+  async show(which) {
+    const select = await this.app.locate(By.css('select[aria-label="Visibility"]'), undefined, 'the Visibility select');
+    await new Select(select).selectByValue(which);
+    await until(async () => (await select.getAttribute('value')) === which, { what: `the list to show ${which}` });
+  }
+
+  /** The exposed names of the rows on the page, in order. */
+  async rowNames() {
+    const rows = await this.app.driver.findElements(By.css('[data-testid^="tool-row-"]'));
+    const ids = await Promise.all(rows.map((row) => row.getAttribute('data-testid')));
+    return ids.map((id) => id.slice('tool-row-'.length));
   }
 
   async groupToggle(group) {

@@ -37,6 +37,10 @@ const READY = {
     // A hidden row with its reason is on the first page.
     await new ToolsPage(app).rowWhen('demo__delete_file', false, { search: false });
   },
+  async labels(app) {
+    await app.find('concern-def-security');
+    await app.find('concern-def-cost');
+  },
   async quarantine(app) {
     await new QuarantinePage(app).itemWhen('demo__search', false, LAUNCH_TIMEOUT);
   },
@@ -101,7 +105,7 @@ describe('Screenshots of every screen', () => {
   after(() => home?.remove());
 
   for (const theme of ['light', 'dark']) {
-    test(`${theme}: servers, tools, quarantine, profiles, tasks and connect`, async () => {
+    test(`${theme}: servers, tools, labels, quarantine, profiles, tasks and connect`, async () => {
       const app = await App.launch(home, { theme });
       try {
         const dark = await app.driver.executeScript('return matchMedia("(prefers-color-scheme: dark)").matches');

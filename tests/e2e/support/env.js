@@ -3,7 +3,8 @@
 // environment. A missing one stops the run with the variable to set, never
 // a skip.
 
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,6 +24,8 @@ function required(name, what) {
 
 const target = process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target');
 
+let catalogServer = process.env.MCP_SIEVE_CATALOG_SERVER || null;
+
 export const env = {
   /** The desktop app, built with the custom-protocol feature (serves ui/dist). */
   app: process.env.MCP_SIEVE_APP || path.join(target, 'debug', 'mcp-sieve-app'),
@@ -33,6 +36,28 @@ export const env = {
   },
   get serverEverything() {
     return required('MCP_SIEVE_SERVER_EVERYTHING', "server-everything's dist/index.js");
+  },
+  /**
+   * tests/bin/catalog-server (MCP_SIEVE_CATALOG_SERVER, else built here on
+   * first use: scripts/e2e.sh builds only mcp-sieve and the app), copied
+   * into the run's folder as e2e.sh does with those, so a build of the
+   * shared target folder meanwhile cannot swap it under the spec.
+   */
+  get catalogServer() {
+    if (!catalogServer) {
+      execFileSync('cargo', ['build', '--quiet', '-p', 'sieve-tests', '--bin', 'catalog-server'], {
+        cwd: ROOT,
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      const built = path.join(target, 'debug', 'catalog-server');
+      catalogServer = built;
+      if (process.env.E2E_TMP) {
+        catalogServer = path.join(process.env.E2E_TMP, `catalog-server-${process.pid}`);
+        copyFileSync(built, catalogServer);
+        chmodSync(catalogServer, 0o755);
+      }
+    }
+    return catalogServer;
   },
   get webdriverUrl() {
     return required('E2E_WEBDRIVER_URL', "tauri-driver's address, e.g. http://127.0.0.1:4444");

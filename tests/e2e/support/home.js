@@ -26,6 +26,16 @@ export function everythingServer() {
   return { command: env.node22, args: [env.serverEverything, 'stdio'] };
 }
 
+/**
+ * GitHub's 117 tools (tests/fixtures/catalogs/github-mcp-server.json) from
+ * a real stdio server: catalog-server serves the fixture catalogs in file
+ * name order, GitHub's first. It sends no groups of its own, so the proxy
+ * derives them.
+ */
+export function githubCatalogServer() {
+  return { command: env.catalogServer, args: ['117'] };
+}
+
 /** `demo` and `everything`: the servers most scenarios run against. */
 export function standardServers() {
   return { demo: demoServer(), everything: everythingServer() };

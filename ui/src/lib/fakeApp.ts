@@ -2,7 +2,7 @@
 // command has a plain answer; a test replaces the ones it is about.
 
 import { setBackend, type Settings } from './backend';
-import { aReport, aView, FakeBackend } from './backend/fake';
+import { aLabelsView, aReport, aView, FakeBackend } from './backend/fake';
 import { createStores, type Stores } from './stores';
 
 /** Noon, 1 May 2026, local time: what "today" is in the tests. */
@@ -36,6 +36,7 @@ export function fakeApp(): { fake: FakeBackend; stores: Stores } {
     ])
     .on('profile_show', () => aView())
     .on('concern_definitions', () => [])
+    .on('labels_view', () => aLabelsView())
     .on('catalog_rows', () => [])
     .on('token_report', ({ profile }) => aReport({ profile }))
     .on('tool_set_override', () => null)

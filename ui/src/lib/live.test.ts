@@ -15,11 +15,11 @@ beforeEach(() => {
 
 const commands = () => [...new Set(fake.calls.map((call) => call.command))].sort();
 
-it('reloads servers, rows, meter and quarantine on catalog, status and approvals changes', async () => {
+it('reloads servers, rows, labels, meter and quarantine on catalog, status and approvals changes', async () => {
   for (const what of ['catalog', 'status', 'approvals'] as const) {
     fake.reset();
     await live.apply({ what });
-    expect(commands(), what).toEqual(['catalog_rows', 'quarantine_list', 'servers_list', 'token_report']);
+    expect(commands(), what).toEqual(['catalog_rows', 'labels_view', 'quarantine_list', 'servers_list', 'token_report']);
   }
 });
 
@@ -28,6 +28,7 @@ it('also reloads the concerns, the profile list (which is active) and the settin
   expect(commands()).toEqual([
     'catalog_rows',
     'concern_definitions',
+    'labels_view',
     'profiles_list',
     'quarantine_list',
     'servers_list',

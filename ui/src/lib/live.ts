@@ -40,11 +40,12 @@ export class Live {
 
   constructor(stores: Stores) {
     this.#stores = stores;
-    const { servers, tools, meter, quarantine, profiles, tasks, connect } = stores;
+    const { servers, tools, labels, meter, quarantine, profiles, tasks, connect } = stores;
     // A listing that brings a new or changed tool records it in
-    // approvals.json before the catalog change is reported.
+    // approvals.json before the catalog change is reported. The labels
+    // count what the servers list.
     this.#catalog = coalesce(() =>
-      Promise.all([servers.load(), tools.load(), meter.load(), quarantine.load()]),
+      Promise.all([servers.load(), tools.load(), labels.load(), meter.load(), quarantine.load()]),
     );
     // Profiles are checked against the config's concerns, so their
     // validity can change with it; so can the active profile and the settings.

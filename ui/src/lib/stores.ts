@@ -1,6 +1,7 @@
 // The stores of the app, made once and wired to each other.
 
 import { ConnectStore } from './connect/store.svelte';
+import { LabelsStore } from './labels/store.svelte';
 import { MeterStore } from './meter/store.svelte';
 import { ProfilesStore } from './profiles/store.svelte';
 import { QuarantineStore } from './quarantine/store.svelte';
@@ -12,6 +13,7 @@ export interface Stores {
   profiles: ProfilesStore;
   meter: MeterStore;
   tools: ToolsStore;
+  labels: LabelsStore;
   quarantine: QuarantineStore;
   servers: ServersStore;
   tasks: TasksStore;
@@ -21,10 +23,12 @@ export interface Stores {
 export function createStores(now?: () => Date): Stores {
   const profiles = new ProfilesStore();
   const connect = new ConnectStore(profiles);
+  const labels = new LabelsStore();
   const stores: Stores = {
     profiles,
     meter: new MeterStore(profiles),
-    tools: new ToolsStore(profiles),
+    tools: new ToolsStore(profiles, labels),
+    labels,
     // The quarantine switch is a setting of config.json like the tray's.
     quarantine: new QuarantineStore(connect.settings),
     servers: new ServersStore(),
@@ -43,6 +47,7 @@ export async function loadAll(stores: Stores): Promise<void> {
   await Promise.all([
     stores.profiles.load(),
     stores.tools.load(),
+    stores.labels.load(),
     stores.meter.load(),
     stores.quarantine.load(),
     stores.servers.load(),

@@ -6,6 +6,7 @@ import type { Host } from './backend';
 export const TestId = {
   NavServers: 'nav-servers',
   NavTools: 'nav-tools',
+  NavLabels: 'nav-labels',
   NavQuarantine: 'nav-quarantine',
   NavProfiles: 'nav-profiles',
   NavTasks: 'nav-tasks',
@@ -33,6 +34,30 @@ export const TestId = {
   /** With `data-visible="true|false"`. */
   ToolRow: (exposedName: string) => `tool-row-${exposedName}`,
   ToolToggle: (exposedName: string) => `tool-toggle-${exposedName}`,
+  /** A tool's checkbox: selected for labelling. */
+  ToolSelect: (exposedName: string) => `tool-select-${exposedName}`,
+  /** Selects every tool the filters show. */
+  ToolSelectAll: 'tool-select-all',
+  /** The selection bar's group name (a text input). */
+  LabelGroupInput: 'label-group-input',
+  /** Adds the selected tools to the typed group. */
+  LabelGroupApply: 'label-group-apply',
+  /** Takes the selected tools out of the typed group. */
+  LabelGroupRemove: 'label-group-remove',
+  /** The selection bar's tag (a text input), and its two buttons. */
+  LabelTagInput: 'label-tag-input',
+  LabelTagAdd: 'label-tag-add',
+  LabelTagRemove: 'label-tag-remove',
+  /** A `<select>` of the concern's values plus `none`: changing it sets the value on the selected tools. */
+  LabelConcern: (concern: string) => `label-concern-${concern}`,
+  /** The Labels screen: a derived group's rename field (Enter renames; onto an existing group, merges). */
+  GroupRename: (group: string) => `group-rename-${group}`,
+  /** The switch of `settings.deriveGroups`. */
+  DeriveGroups: 'derive-groups',
+  /** Overlay number `n` (0-based, as in config.json) as a rule. */
+  OverlayRow: (n: number) => `overlay-row-${n}`,
+  /** A concern's definition. */
+  ConcernDef: (name: string) => `concern-def-${name}`,
   /** With `data-state`. */
   ServerRow: (name: string) => `server-row-${name}`,
   /** With `data-status`. */

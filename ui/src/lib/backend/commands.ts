@@ -7,6 +7,8 @@ import type {
   HostTransport,
   HostWrite,
   ImportReport,
+  LabelEdit,
+  LabelsView,
   NewServer,
   PrimitiveRow,
   ProfileEdit,
@@ -45,6 +47,9 @@ export interface Commands {
     result: null;
   };
   concern_definitions: { args: None; result: ConcernDefinition[] };
+  labels_view: { args: None; result: LabelsView };
+  label_edit: { args: { edit: LabelEdit }; result: LabelsView };
+  labels_set_derive_groups: { args: { on: boolean }; result: LabelsView };
   profiles_list: { args: None; result: ProfileSummary[] };
   profile_show: { args: { name: string }; result: ProfileView };
   profile_create: { args: { name: string; from?: string }; result: ProfileSummary[] };

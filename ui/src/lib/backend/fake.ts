@@ -7,6 +7,7 @@ import type {
   ErrorPayload,
   HiddenReason,
   Kind,
+  LabelsView,
   PrimitiveRow,
   Profile,
   ProfileEdit,
@@ -182,6 +183,22 @@ export function aView(document: Profile = {}): ProfileView {
     groupsOff: Array.isArray(groups) ? [] : (groups?.none ?? []),
     tags,
     enforce: document.enforce ?? true,
+  };
+}
+
+/** The labels of a config.json with nothing of its own: the built-in concerns, groups derived. */
+export function aLabelsView(overrides: Partial<LabelsView> = {}): LabelsView {
+  return {
+    derived: [],
+    overlays: [],
+    renames: {},
+    concerns: [
+      { name: 'security', values: ['high', 'medium', 'low'], default: 'medium', ordered: true },
+      { name: 'cost', values: ['minimal', 'moderate', 'high'], default: 'moderate', ordered: true },
+    ],
+    builtinConcerns: true,
+    deriveGroups: true,
+    ...overrides,
   };
 }
 

@@ -9,6 +9,7 @@ import type {
   ErrorCode,
   Host,
   HostTransport,
+  LabelEdit,
   NewServer,
   ProfileEdit,
   TaskFilter,
@@ -86,6 +87,10 @@ export const tokenReport = (profile: string) => call('token_report', { profile }
 export const toolSetOverride = (exposedName: string, title: string | null, description: string | null) =>
   call('tool_set_override', { exposedName, title, description });
 export const concernDefinitions = () => call('concern_definitions', {});
+
+export const labelsView = () => call('labels_view', {});
+export const labelEdit = (edit: LabelEdit) => call('label_edit', { edit });
+export const labelsSetDeriveGroups = (on: boolean) => call('labels_set_derive_groups', { on });
 
 export const profilesList = () => call('profiles_list', {});
 export const profileShow = (name: string) => call('profile_show', { name });

@@ -179,9 +179,74 @@ export interface TokenReport extends TokenCount {
 export interface ConcernDefinition {
   name: string;
   description?: string;
+  /** In order; from the strictest when `ordered`. */
   values: string[];
   default?: string;
+  /** A chosen value also keeps the stricter ones (`security: medium` keeps `high`). */
+  ordered?: boolean;
 }
+
+// Labels
+
+/**
+ * What an overlay of config.json adds to (and takes from) every primitive
+ * whose exposed name matches `match`.
+ */
+export interface Overlay {
+  match: string;
+  groups?: string[];
+  tags?: string[];
+  concerns?: Record<string, string>;
+  removeGroups?: string[];
+  removeTags?: string[];
+  /** Concerns whose value is cleared. */
+  removeConcerns?: string[];
+  title?: string;
+  description?: string;
+}
+
+/** An overlay as a rule: its place in config.json and how many primitives it matches now. */
+export interface OverlayRule {
+  index: number;
+  overlay: Overlay;
+  matches: number;
+}
+
+/** A derived group, named as it is now (renames applied), and how many tools it holds. */
+export interface GroupCount {
+  group: string;
+  tools: number;
+}
+
+/** The labels of config.json over what the servers list (`sieve_api::labels::view`). */
+export interface LabelsView {
+  derived: GroupCount[];
+  overlays: OverlayRule[];
+  /** Groups renamed, old name to new. */
+  renames: Record<string, string>;
+  /** The concerns in force. */
+  concerns: ConcernDefinition[];
+  /** config.json declares none, so the built-in security and cost are in force. */
+  builtinConcerns: boolean;
+  /** `settings.deriveGroups`. */
+  deriveGroups: boolean;
+}
+
+/** A labelling edit; `tools` are exposed names. Written to config.json as the fewest overlays. */
+export type LabelEdit =
+  | { op: 'addToGroup'; group: string; tools: string[] }
+  | { op: 'removeFromGroup'; group: string; tools: string[] }
+  | { op: 'moveToGroup'; from: string; to: string; tools: string[] }
+  | { op: 'addTag'; tag: string; tools: string[] }
+  | { op: 'removeTag'; tag: string; tools: string[] }
+  /** `value: null` clears it. */
+  | { op: 'setConcern'; concern: string; value: string | null; tools: string[] }
+  /** Onto an existing group, merges them. */
+  | { op: 'renameGroup'; from: string; to: string }
+  /** Adds a concern, or replaces the one of that name. */
+  | { op: 'defineConcern'; concern: ConcernDefinition }
+  | { op: 'removeConcern'; name: string }
+  | { op: 'removeOverlay'; index: number };
 
 // Profiles
 

@@ -1,6 +1,8 @@
 import {
   catalogRows,
+  type ConcernDefinition,
   type Kind,
+  type LabelEdit,
   type PrimitiveRow,
   type ProfileEdit,
   type TagState,
@@ -8,6 +10,7 @@ import {
   toolSetOverride,
   toolTry,
 } from '../backend';
+import type { LabelsStore } from '../labels/store.svelte';
 import { groupsOff, tagState } from '../profiles/profile';
 import type { ProfilesStore } from '../profiles/store.svelte';
 import { Action, Loader } from '../request.svelte';
@@ -28,12 +31,19 @@ function groupOrder(a: string, b: string): number {
   return Number(a.startsWith('server:')) - Number(b.startsWith('server:')) || byName(a, b);
 }
 
+type WithoutTools<E> = E extends { tools: string[] } ? Omit<E, 'tools'> : never;
+
+/** A labelling edit of selected tools, before the selection is put in it. */
+export type SelectionEdit = WithoutTools<LabelEdit>;
+
 /**
  * Every tool, prompt and resource as the profile being edited sees it,
- * the filters of the list, and the switches that edit the profile.
+ * the filters of the list, the switches that edit the profile, and the
+ * tools selected for labelling.
  */
 export class ToolsStore {
   readonly #profiles: ProfilesStore;
+  readonly #labels: LabelsStore;
   rows = new Loader<PrimitiveRow[]>([]);
   /** Switches and fixes; their failure shows above the list. */
   edit = new Action();
@@ -92,8 +102,25 @@ export class ToolsStore {
     ].sort(byName),
   );
 
-  constructor(profiles: ProfilesStore) {
+  /** The tools selected for labelling, by exposed name; kept across searches. */
+  selected = $state.raw<ReadonlySet<string>>(new Set());
+  /** The row last clicked: a shift-click selects from it. */
+  #anchor: string | null = null;
+
+  /** Tools the filters show (every page): the ones a selection is made of. */
+  shownTools = $derived(this.matching.filter((row) => row.kind === 'tool').map((row) => row.exposedName));
+  /** The selected tools the servers still list, in list order. */
+  selection = $derived(
+    this.rows.value.filter((row) => this.selected.has(row.exposedName)).map((row) => row.exposedName),
+  );
+  allShownSelected = $derived(
+    this.shownTools.length > 0 && this.shownTools.every((name) => this.selected.has(name)),
+  );
+  someShownSelected = $derived(this.shownTools.some((name) => this.selected.has(name)));
+
+  constructor(profiles: ProfilesStore, labels: LabelsStore) {
     this.#profiles = profiles;
+    this.#labels = labels;
   }
 
   load(): Promise<boolean> {
@@ -204,5 +231,60 @@ export class ToolsStore {
   /** Writes `edit` (a switch, or a fix a hidden row offers) into the profile being edited. */
   async apply(edit: ProfileEdit): Promise<boolean> {
     return this.edit.run(() => this.#profiles.apply(edit));
+  }
+
+  isSelected(exposedName: string): boolean {
+    return this.selected.has(exposedName);
+  }
+
+  /**
+   * Selects (or unselects) `exposedName`; with `range` (a shift-click),
+   * every tool shown between it and the row clicked before.
+   */
+  select(exposedName: string, on: boolean, range = false): void {
+    const shown = this.shownTools;
+    const from = range && this.#anchor !== null ? shown.indexOf(this.#anchor) : -1;
+    const to = shown.indexOf(exposedName);
+    const names =
+      from >= 0 && to >= 0 ? shown.slice(Math.min(from, to), Math.max(from, to) + 1) : [exposedName];
+    this.#mark(names, on);
+    this.#anchor = exposedName;
+  }
+
+  /** Selects (or unselects) every tool the filters show. */
+  selectAllShown(on: boolean): void {
+    this.#mark(this.shownTools, on);
+  }
+
+  clearSelection(): void {
+    this.selected = new Set();
+    this.#anchor = null;
+  }
+
+  #mark(names: string[], on: boolean): void {
+    const next = new Set(this.selected);
+    for (const name of names) {
+      if (on) next.add(name);
+      else next.delete(name);
+    }
+    this.selected = next;
+  }
+
+  /** The concerns a selection can be given a value of. */
+  get concerns(): ConcernDefinition[] {
+    return this.#profiles.concerns.value;
+  }
+
+  /**
+   * Labels the selected tools (config.json, through the library); the
+   * selection clears once it is written, and stays when it is refused.
+   */
+  label(edit: SelectionEdit): Promise<boolean> {
+    const tools = this.selection;
+    return this.edit.run(async () => {
+      await this.#labels.apply({ ...edit, tools } as LabelEdit);
+      this.clearSelection();
+      await this.load();
+    });
   }
 }

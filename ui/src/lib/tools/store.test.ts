@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { PrimitiveRow } from '../backend';
-import { aReport, aRow, aView, hiddenBy, type FakeBackend, type Rule } from '../backend/fake';
+import { aLabelsView, aReport, aRow, aView, hiddenBy, type FakeBackend, type Rule } from '../backend/fake';
 import { fakeApp } from '../fakeApp';
 import type { Stores } from '../stores';
 import { PAGE_SIZE } from './store.svelte';
@@ -266,4 +266,68 @@ it('loads the rows of the profile being edited after another one is chosen', asy
   expect(fake.argsOf('catalog_rows')).toEqual([{ profile: 'work' }]);
   expect(fake.argsOf('token_report')).toEqual([{ profile: 'work' }]);
   expect(fake.argsOf('profile_show')).toEqual([{ name: 'work' }]);
+});
+
+describe('labelling selected tools', () => {
+  const summarise = aRow({ exposedName: 'demo__summarise', kind: 'prompt' });
+
+  beforeEach(async () => {
+    fake.on('catalog_rows', () => [readFile, deleteFile, summarise, refund]);
+    await stores.tools.load();
+    fake.reset();
+  });
+
+  it('selects a tool at a time, and with shift every tool shown between it and the last one clicked', () => {
+    stores.tools.select('demo__refund', true);
+    stores.tools.select('demo__read_file', true, true);
+    expect(stores.tools.selection, 'a range skips the prompt').toEqual([
+      'demo__read_file',
+      'demo__delete_file',
+      'demo__refund',
+    ]);
+    stores.tools.select('demo__delete_file', false);
+    expect(stores.tools.selection).toEqual(['demo__read_file', 'demo__refund']);
+    expect(stores.tools.isSelected('demo__delete_file')).toBe(false);
+  });
+
+  it('selects every tool the filters show, on every page, and keeps the selection across searches', () => {
+    stores.tools.filter({ search: 'file' });
+    stores.tools.selectAllShown(true);
+    expect(stores.tools.allShownSelected).toBe(true);
+    stores.tools.filter({ search: '' });
+    expect(stores.tools.selection).toEqual(['demo__read_file', 'demo__delete_file']);
+    expect(stores.tools.allShownSelected).toBe(false);
+    expect(stores.tools.someShownSelected).toBe(true);
+    stores.tools.selectAllShown(false);
+    expect(stores.tools.selection).toEqual([]);
+  });
+
+  it('writes the edit with the selected tools through the library, then clears the selection', async () => {
+    fake.on('label_edit', () => aLabelsView({ overlays: [] }));
+    stores.tools.select('demo__read_file', true);
+    stores.tools.select('demo__refund', true);
+
+    expect(await stores.tools.label({ op: 'setConcern', concern: 'cost', value: 'high' })).toBe(true);
+
+    expect(fake.argsOf('label_edit')).toEqual([
+      { edit: { op: 'setConcern', concern: 'cost', value: 'high', tools: ['demo__read_file', 'demo__refund'] } },
+    ]);
+    expect(stores.tools.selection, 'the selection clears').toEqual([]);
+    expect(fake.count('catalog_rows'), 'the rows are read again').toBe(1);
+    expect(stores.labels.view.value?.overlays, 'the labels keep what the library answered').toEqual([]);
+  });
+
+  it('shows a refusal like any edit and keeps the selection', async () => {
+    fake.fail('label_edit', { code: 'invalid', message: 'give the group a name', field: 'group' });
+    stores.tools.select('demo__read_file', true);
+    expect(await stores.tools.label({ op: 'addToGroup', group: ' ' })).toBe(false);
+    expect(stores.tools.edit.error).toBe('give the group a name');
+    expect(stores.tools.selection).toEqual(['demo__read_file']);
+  });
+
+  it("offers the concerns in force for the selection's values", async () => {
+    fake.on('concern_definitions', () => [{ name: 'cost', values: ['minimal', 'moderate', 'high'], ordered: true }]);
+    await stores.profiles.loadConcerns();
+    expect(stores.tools.concerns.map((c) => c.name)).toEqual(['cost']);
+  });
 });

@@ -1,0 +1,178 @@
+// Labels made in the app (DESIGN §8): GitHub's 117 tools, served by a real
+// stdio server beside server-everything, get derived groups whose switches
+// hide what they hold; three tools selected on the Tools screen get
+// `cost: high`, written to config.json as one overlay each, and a profile
+// choosing `cost: moderate` hides exactly those three; a derived group
+// renamed on the Labels screen renames its switch. config.json declares no
+// concerns, so the built-in ordered security and cost are in force.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { By } from 'selenium-webdriver';
+import { LabelsPage } from '../pages/labels.js';
+import { ProfilesPage } from '../pages/profiles.js';
+import { Shell } from '../pages/shell.js';
+import { ToolsPage } from '../pages/tools.js';
+import { App, testId } from '../support/app.js';
+import { everythingServer, githubCatalogServer, Home } from '../support/home.js';
+import { LAUNCH_TIMEOUT, until } from '../support/wait.js';
+
+/** GitHub's tools the proxy puts in `issues` (from their names), a few of them. */
+const ISSUE_TOOLS = ['github__list_issues', 'github__issue_write', 'github__add_issue_comment'];
+/** How many of GitHub's tools are in `issues`. */
+const ISSUES = 28;
+/** Three tools of three other derived groups (commits, files, code). */
+const EXPENSIVE = ['github__list_commits', 'github__get_file_contents', 'github__search_code'];
+
+describe('Labels', () => {
+  let home;
+  let app;
+  let shell;
+  let tools;
+  let labels;
+  let profiles;
+  /** The meter once both servers are counted. */
+  let full;
+
+  before(async () => {
+    home = new Home({
+      servers: { github: githubCatalogServer(), everything: everythingServer() },
+      concerns: [],
+    });
+    app = await App.launch(home);
+    shell = new Shell(app);
+    tools = new ToolsPage(app);
+    labels = new LabelsPage(app);
+    profiles = new ProfilesPage(app);
+    await shell.open('tools');
+    full = await until(
+      async () => {
+        const meter = await shell.meter();
+        return meter.toolsTotal > 117 ? meter : null;
+      },
+      { timeout: LAUNCH_TIMEOUT, what: "GitHub's 117 tools and server-everything's in the token meter" },
+    );
+  });
+
+  after(async () => {
+    await app?.quit();
+    home?.remove();
+  });
+
+  test('derived groups are switches: issues off hides the issue tools and lowers the meter', async () => {
+    const issues = await tools.groupToggle('issues');
+    assert.equal(await issues.getAttribute('data-derived'), 'true', 'issues is derived');
+    assert.equal(
+      await (await tools.groupToggle('pull-requests')).getAttribute('data-derived'),
+      'true',
+      'pull-requests is derived',
+    );
+    assert.equal(
+      await (await tools.groupToggle('server:github')).getAttribute('data-derived'),
+      'false',
+      "a server's own group is not",
+    );
+
+    await tools.setGroup('issues', false);
+
+    await until(() => home.profile()?.groups?.none?.includes('issues'), {
+      what: 'groups.none issues in profiles/default.json',
+    });
+    for (const name of ISSUE_TOOLS) {
+      const row = await tools.rowWhen(name, false);
+      assert.match(row, /groups\.none issues/, `${name} says which rule hides it: ${row}`);
+    }
+    assert.doesNotMatch(await tools.rowWhen('github__list_commits', true), /hidden by/, 'a commits tool stays shown');
+    const lowered = await shell.meterWhen((m) => m.toolsVisible < full.toolsVisible, 'fewer tools');
+    assert.equal(lowered.toolsVisible, full.toolsVisible - ISSUES, `GitHub's ${ISSUES} issue tools are gone: ${lowered.text}`);
+    assert.ok(lowered.tokensVisible < full.tokensVisible, `fewer tokens: ${full.text} -> ${lowered.text}`);
+    assert.equal(lowered.toolsTotal, full.toolsTotal, 'the total stays');
+
+    // Back on, for the tests after this one.
+    await tools.setGroup('issues', true);
+    await shell.meterWhen((m) => m.toolsVisible === full.toolsVisible, 'every tool again');
+  });
+
+  test('three selected tools given cost high: one overlay each; cost moderate then hides exactly them', async () => {
+    for (const name of EXPENSIVE) {
+      await tools.rowWhen(name, true);
+      await labels.select(name);
+    }
+    await labels.setConcern('cost', 'high');
+
+    const overlays = await until(
+      () => {
+        const written = (home.config().overlays ?? []).filter((o) => o.concerns?.cost === 'high');
+        return written.length === EXPENSIVE.length ? written : null;
+      },
+      { what: 'three overlays with cost high in config.json' },
+    );
+    assert.deepEqual(
+      overlays.map((o) => o.match).sort(),
+      [...EXPENSIVE].sort(),
+      'one overlay per tool, by its exact name',
+    );
+    assert.deepEqual(home.config().concerns ?? [], [], 'the concerns stay the built-in ones');
+    await until(async () => !(await labels.isSelected(EXPENSIVE.at(-1))), { what: 'the selection to clear' });
+    for (const name of EXPENSIVE) {
+      await tools.search(name);
+      await until(async () => (await (await app.find(`tool-row-${name}`)).getText()).includes('cost=high'), {
+        what: `${name}'s row to carry cost=high`,
+      });
+    }
+
+    await shell.open('profiles');
+    await profiles.chooseConcern('cost', 'moderate');
+    await until(() => home.profile()?.concerns?.cost === 'moderate', {
+      what: 'concerns.cost = "moderate" in profiles/default.json',
+    });
+    const lowered = await shell.meterWhen((m) => m.toolsVisible < full.toolsVisible, 'fewer tools');
+    assert.equal(lowered.toolsVisible, full.toolsVisible - EXPENSIVE.length, `three tools fewer: ${lowered.text}`);
+
+    await shell.open('tools');
+    for (const name of EXPENSIVE) {
+      const row = await tools.rowWhen(name, false);
+      assert.match(row, /cost high is below the chosen moderate/, `${name} says why: ${row}`);
+    }
+    await tools.search('');
+    await tools.show('hidden');
+    const hidden = await until(
+      async () => {
+        const names = await tools.rowNames();
+        return names.length === EXPENSIVE.length ? names : null;
+      },
+      { what: 'the hidden rows to be listed' },
+    );
+    assert.deepEqual(hidden.sort(), [...EXPENSIVE].sort(), 'exactly those three are hidden');
+    await tools.show('all');
+  });
+
+  test('the Labels screen lists the rules, and a derived group renamed there renames its switch', async () => {
+    await shell.open('labels');
+    const rules = await labels.rulesWhen(EXPENSIVE.length);
+    for (const rule of rules) {
+      assert.match(rule, /cost=high/, `the rule says what it adds: ${rule}`);
+      assert.match(rule, /\b1 primitive\b/, `the rule says how many it matches: ${rule}`);
+    }
+    assert.match(await labels.concernText('cost'), /minimal › moderate › high/, 'the built-in cost, in order');
+
+    await labels.renameGroup('pull-requests', 'reviews');
+
+    await until(() => home.config().groupRenames?.['pull-requests'] === 'reviews', {
+      what: 'groupRenames pull-requests → reviews in config.json',
+    });
+    await app.find('group-rename-reviews');
+    await shell.open('tools');
+    const renamed = await app.find('group-toggle-reviews');
+    assert.equal(await renamed.getAttribute('data-derived'), 'true', 'the renamed group is still derived');
+    await until(async () => (await app.driver.findElements(testId('group-toggle-pull-requests'))).length === 0, {
+      what: 'the pull-requests switch to go',
+    });
+    const row = await tools.rowWhen('github__merge_pull_request', true);
+    // The chips' texts run together in the row's text.
+    assert.match(row, /reviews/, `a pull-request tool is in reviews now: ${row}`);
+    assert.doesNotMatch(row, /pull-requests/, `and no longer in pull-requests: ${row}`);
+    const ticked = await app.driver.findElements(By.css('[data-testid^="tool-select-"]:checked'));
+    assert.equal(ticked.length, 0, 'nothing is left selected');
+  });
+});
