@@ -343,6 +343,54 @@ pub struct OverlayRule {
     pub overlay: Overlay,
     /// How many primitives it matches now.
     pub matches: usize,
+    /// What it adds, in words (`group tickets`, `#slow`, `cost=high`).
+    pub adds: Vec<String>,
+    /// What it takes away (`group issues`, `security's value`).
+    pub removes: Vec<String>,
+    /// The text hosts see instead of the server's (`title "Issues"`).
+    pub text: Vec<String>,
+}
+
+impl OverlayRule {
+    fn of(index: usize, overlay: &Overlay, matches: usize) -> OverlayRule {
+        let groups = |list: &[String]| {
+            list.iter()
+                .map(|g| format!("group {g}"))
+                .collect::<Vec<_>>()
+        };
+        let tags = |list: &[String]| list.iter().map(|t| format!("#{t}")).collect::<Vec<_>>();
+        let mut adds = groups(&overlay.groups);
+        adds.extend(tags(&overlay.tags));
+        adds.extend(
+            overlay
+                .concerns
+                .iter()
+                .map(|(name, value)| format!("{name}={value}")),
+        );
+        let mut removes = groups(&overlay.remove_groups);
+        removes.extend(tags(&overlay.remove_tags));
+        removes.extend(
+            overlay
+                .remove_concerns
+                .iter()
+                .map(|c| format!("{c}'s value")),
+        );
+        let mut text = Vec::new();
+        if let Some(title) = &overlay.title {
+            text.push(format!("title {title:?}"));
+        }
+        if overlay.description.is_some() {
+            text.push("its own description".to_string());
+        }
+        OverlayRule {
+            index,
+            overlay: overlay.clone(),
+            matches,
+            adds,
+            removes,
+            text,
+        }
+    }
 }
 
 /// The labels of `config` over `catalog`.
@@ -362,11 +410,7 @@ pub fn view(config: &Config, catalog: &Catalog) -> Result<LabelsView> {
             .iter()
             .filter(|p| compiled.matching(&p.exposed_name).next().is_some())
             .count();
-        overlays.push(OverlayRule {
-            index,
-            overlay: overlay.clone(),
-            matches,
-        });
+        overlays.push(OverlayRule::of(index, overlay, matches));
     }
     Ok(LabelsView {
         derived: derived
@@ -390,4 +434,29 @@ pub fn set_derive_groups(store: &Store, on: bool) -> Result<()> {
         config.settings.derive_groups = on;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rule_says_what_its_overlay_adds_and_takes_away() {
+        let overlay = Overlay {
+            pattern: "github__*issue*".into(),
+            groups: vec!["tickets".into()],
+            tags: vec!["slow".into()],
+            concerns: [("cost".to_string(), "high".to_string())].into(),
+            remove_groups: vec!["issues".into()],
+            remove_concerns: vec!["security".into()],
+            title: Some("Issues".into()),
+            ..Overlay::default()
+        };
+        let rule = OverlayRule::of(0, &overlay, 3);
+        assert_eq!(rule.adds, ["group tickets", "#slow", "cost=high"]);
+        assert_eq!(rule.removes, ["group issues", "security's value"]);
+        assert_eq!(rule.text, ["title \"Issues\""]);
+        let bare = OverlayRule::of(1, &Overlay::default(), 0);
+        assert!(bare.adds.is_empty() && bare.removes.is_empty() && bare.text.is_empty());
+    }
 }

@@ -197,27 +197,19 @@ fn list(store: &Store, source: &SourceArgs, json: bool, out: &mut dyn Write) -> 
     }
     writeln!(out, "overlays:")?;
     for rule in &view.overlays {
-        let o = &rule.overlay;
         let mut says = Vec::new();
-        let list = |verb: &str, what: &str, items: &[String]| {
-            (!items.is_empty()).then(|| format!("{verb} {what} {}", items.join(", ")))
-        };
-        says.extend(list("adds", "groups", &o.groups));
-        says.extend(list("removes", "groups", &o.remove_groups));
-        says.extend(list("adds", "tags", &o.tags));
-        says.extend(list("removes", "tags", &o.remove_tags));
-        for (name, value) in &o.concerns {
-            says.push(format!("sets {name}={value}"));
+        if !rule.adds.is_empty() {
+            says.push(format!("adds {}", rule.adds.join(", ")));
         }
-        says.extend(list("clears", "concerns", &o.remove_concerns));
-        if o.title.is_some() || o.description.is_some() {
-            says.push("replaces the text".into());
+        if !rule.removes.is_empty() {
+            says.push(format!("takes away {}", rule.removes.join(", ")));
         }
+        says.extend(rule.text.iter().cloned());
         writeln!(
             out,
             "  {}. {:?} ({} matched): {}",
             rule.index + 1,
-            o.pattern,
+            rule.overlay.pattern,
             rule.matches,
             says.join("; ")
         )?;

@@ -210,6 +210,12 @@ export interface OverlayRule {
   index: number;
   overlay: Overlay;
   matches: number;
+  /** What it adds, in the library's words (`group tickets`, `#slow`, `cost=high`). */
+  adds: string[];
+  /** What it takes away (`group issues`, `security's value`). */
+  removes: string[];
+  /** The text hosts see instead of the server's (`title "Issues"`). */
+  text: string[];
 }
 
 /** A derived group, named as it is now (renames applied), and how many tools it holds. */

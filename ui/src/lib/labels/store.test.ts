@@ -7,7 +7,14 @@ let fake: FakeBackend;
 let stores: Stores;
 
 const issues = { group: 'issues', tools: 28 };
-const costHigh = { index: 0, overlay: { match: 'github__list_issues', concerns: { cost: 'high' } }, matches: 1 };
+const costHigh = {
+  index: 0,
+  overlay: { match: 'github__list_issues', concerns: { cost: 'high' } },
+  matches: 1,
+  adds: ['cost=high'],
+  removes: [],
+  text: [],
+};
 
 beforeEach(async () => {
   ({ fake, stores } = fakeApp());
