@@ -3,8 +3,10 @@
 // hide what they hold; three tools selected on the Tools screen get
 // `cost: high`, written to config.json as one overlay each, and a profile
 // choosing `cost: moderate` hides exactly those three; a derived group
-// renamed on the Labels screen renames its switch. config.json declares no
-// concerns, so the built-in ordered security and cost are in force.
+// renamed on the Labels screen renames its switch; `security: medium`
+// keeps read-only and non-destructive tools and hides destructive ones.
+// config.json declares no concerns, so the built-in ordered security and
+// cost are in force.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -174,5 +176,22 @@ describe('Labels', () => {
     assert.doesNotMatch(row, /pull-requests/, `and no longer in pull-requests: ${row}`);
     const ticked = await app.driver.findElements(By.css('[data-testid^="tool-select-"]:checked'));
     assert.equal(ticked.length, 0, 'nothing is left selected');
+  });
+
+  test('security medium keeps read-only and non-destructive tools and hides destructive ones', async () => {
+    await shell.open('profiles');
+    await profiles.chooseConcern('security', 'medium');
+    await until(() => home.profile()?.concerns?.security === 'medium', {
+      what: 'concerns.security = "medium" in profiles/default.json',
+    });
+    await shell.open('tools');
+    // Levels from GitHub's annotations: get_me is read-only (high),
+    // create_issue writes without destroying (medium), delete_file may
+    // destroy (low).
+    assert.doesNotMatch(await tools.rowWhen('github__get_me', true), /hidden by/, 'read-only stays');
+    assert.doesNotMatch(await tools.rowWhen('github__create_issue', true), /hidden by/, 'a non-destructive write stays');
+    const row = await tools.rowWhen('github__delete_file', false);
+    assert.match(row, /security low is below the chosen medium/, `a destructive tool says why: ${row}`);
+    await tools.search('');
   });
 });
