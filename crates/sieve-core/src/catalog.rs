@@ -364,18 +364,19 @@ impl BuildOptions {
         }
     }
 
-    /// The derived group of each tool of `listing`, index for index; none
-    /// when derivation is off or the server sends categories of its own.
-    fn derived_groups(&self, listing: &ServerListing) -> Vec<Option<String>> {
-        let own = listing
-            .tools
-            .iter()
-            .any(|tool| Labels::from_upstream(&listing.server, tool, true).has_own_groups());
-        if !self.derive_groups || own {
-            return Vec::new();
+    /// Gives each tool of a server its derived group (`labels` are the
+    /// tools' upstream labels, index for index), unless derivation is off
+    /// or the server sends categories of its own.
+    fn derive_groups_of(&self, tools: &[Value], labels: &mut [Labels]) {
+        if !self.derive_groups || labels.iter().any(Labels::has_own_groups) {
+            return;
         }
-        let texts: Vec<ToolText> = listing.tools.iter().map(ToolText::of).collect();
-        derive(&texts)
+        let texts: Vec<ToolText> = tools.iter().map(ToolText::of).collect();
+        for (labels, group) in labels.iter_mut().zip(derive(&texts)) {
+            if let Some(group) = group {
+                labels.derive_group(group);
+            }
+        }
     }
 
     /// Gives `labels` the value lists of its ordered concerns.
@@ -416,7 +417,6 @@ impl Catalog {
         sorted.sort_by(|a, b| a.server.cmp(&b.server));
         let mut catalog = Catalog::default();
         for listing in sorted {
-            let derived = options.derived_groups(listing);
             let kinds = [
                 (Kind::Tool, &listing.tools),
                 (Kind::Resource, &listing.resources),
@@ -424,19 +424,17 @@ impl Catalog {
                 (Kind::Prompt, &listing.prompts),
             ];
             for (kind, definitions) in kinds {
-                for (i, definition) in definitions.iter().enumerate() {
-                    let derived = match kind {
-                        Kind::Tool => derived.get(i).cloned().flatten(),
-                        _ => None,
-                    };
-                    catalog.add(
-                        kind,
-                        &listing.server,
-                        definition,
-                        options,
-                        overlays,
-                        derived,
-                    );
+                // The upstream's labels, read once: derivation looks at
+                // every tool's before any tool is added.
+                let mut labels: Vec<Labels> = definitions
+                    .iter()
+                    .map(|d| Labels::from_upstream(&listing.server, d, kind == Kind::Tool))
+                    .collect();
+                if kind == Kind::Tool {
+                    options.derive_groups_of(definitions, &mut labels);
+                }
+                for (definition, labels) in definitions.iter().zip(labels) {
+                    catalog.add(kind, &listing.server, definition, labels, options, overlays);
                 }
             }
         }
@@ -448,9 +446,9 @@ impl Catalog {
         kind: Kind,
         server: &str,
         definition: &Value,
+        mut labels: Labels,
         options: &BuildOptions,
         overlays: &Overlays,
-        derived: Option<String>,
     ) {
         let separator = options.separator.as_str();
         let Some(name) = definition.get("name").and_then(Value::as_str) else {
@@ -479,10 +477,6 @@ impl Catalog {
                 // separates the pair.
                 exposed = exposed_name_with_hash(server, name, separator, 32);
             }
-        }
-        let mut labels = Labels::from_upstream(server, definition, kind == Kind::Tool);
-        if let Some(group) = derived {
-            labels.derive_group(group);
         }
         if kind == Kind::Tool && options.security_from_annotations {
             labels.derive_security(definition.get("annotations"));
