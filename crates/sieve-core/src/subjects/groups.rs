@@ -121,7 +121,7 @@ impl Groups {
     /// A tool alone in its group, or with no subject, joins the group
     /// whose words its texts share most (ties: the larger group, then
     /// the name).
-    pub(super) fn join_loners(&mut self, texts: &[BTreeSet<String>]) {
+    pub(super) fn join_loners(&mut self, texts: &[BTreeSet<String>], weights: &Weights) {
         let members = self.members();
         let groups: Vec<(&String, &Vec<usize>)> = members
             .iter()
@@ -132,7 +132,6 @@ impl Groups {
             self.of = vec![Some("tools".to_string()); self.of.len()];
             return;
         }
-        let weights = Weights::of(texts);
         let loners: Vec<usize> = (0..self.of.len())
             .filter(|&t| match &self.of[t] {
                 None => true,
@@ -172,8 +171,7 @@ impl Groups {
 
     /// Past `most` groups, the smallest joins the group nearest it, until
     /// `most` are left.
-    pub(super) fn cap(&mut self, texts: &[BTreeSet<String>], most: usize) {
-        let weights = Weights::of(texts);
+    pub(super) fn cap(&mut self, texts: &[BTreeSet<String>], weights: &Weights, most: usize) {
         loop {
             let members = self.members();
             if members.len() <= most {
@@ -229,12 +227,12 @@ fn small_size(tools: usize) -> usize {
 
 /// How much a shared word says: words few tools use say more (inverse
 /// document frequency).
-struct Weights {
+pub(super) struct Weights {
     idf: BTreeMap<String, f64>,
 }
 
 impl Weights {
-    fn of(texts: &[BTreeSet<String>]) -> Weights {
+    pub(super) fn of(texts: &[BTreeSet<String>]) -> Weights {
         let mut df: BTreeMap<&String, usize> = BTreeMap::new();
         for text in texts {
             for word in text {

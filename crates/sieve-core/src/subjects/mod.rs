@@ -33,7 +33,7 @@ mod english;
 mod groups;
 
 use english::{first_sentence, is_function_word, is_noun, is_verb, normalise, split};
-use groups::{Groups, scope_words};
+use groups::{Groups, Weights, scope_words};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What derivation reads of one tool.
@@ -98,8 +98,10 @@ pub fn derive(tools: &[ToolText]) -> Vec<Option<String>> {
     let scope = scope_words(&texts);
     groups.join_kinds();
     groups.join_containers(&texts, &scope);
-    groups.join_loners(&texts);
-    groups.cap(&texts, MAX_GROUPS);
+    // How much each shared word says, for both steps that judge nearness.
+    let weights = Weights::of(&texts);
+    groups.join_loners(&texts, &weights);
+    groups.cap(&texts, &weights, MAX_GROUPS);
     let mut derived = vec![None; tools.len()];
     for (position, &index) in order.iter().enumerate() {
         derived[index] = groups
