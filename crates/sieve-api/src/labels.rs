@@ -250,16 +250,7 @@ fn change_tools(
             }
         };
         change(&mut config.overlays[index]);
-        let overlay = &config.overlays[index];
-        if overlay.groups.is_empty()
-            && overlay.tags.is_empty()
-            && overlay.concerns.is_empty()
-            && overlay.remove_groups.is_empty()
-            && overlay.remove_tags.is_empty()
-            && overlay.remove_concerns.is_empty()
-            && overlay.title.is_none()
-            && overlay.description.is_none()
-        {
+        if config.overlays[index].is_empty() {
             config.overlays.remove(index);
         }
     }

@@ -37,6 +37,21 @@ pub struct Overlay {
     pub description: Option<String>,
 }
 
+impl Overlay {
+    /// Whether it says nothing about what it matches: no label added or
+    /// taken away, no text replaced.
+    pub fn is_empty(&self) -> bool {
+        self.groups.is_empty()
+            && self.tags.is_empty()
+            && self.concerns.is_empty()
+            && self.remove_groups.is_empty()
+            && self.remove_tags.is_empty()
+            && self.remove_concerns.is_empty()
+            && self.title.is_none()
+            && self.description.is_none()
+    }
+}
+
 /// An overlay whose pattern cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
