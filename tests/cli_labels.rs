@@ -1,7 +1,8 @@
 //! `mcp-sieve labels` through the real binary, on GitHub's catalog (117
 //! tools, no categories of its own): derived groups listed, a concern set
 //! on a selection written as one overlay per tool and then filtered on,
-//! a rename, and refusals that name what is wrong.
+//! a rename, an overlay edited in place, and refusals that name what is
+//! wrong.
 
 use serde_json::Value;
 use sieve_tests::{Home, catalog};
@@ -126,6 +127,112 @@ fn labels_are_listed_set_on_tools_and_filtered_on() {
         bad_value.stderr.contains("minimal, moderate, high"),
         "{}",
         bad_value.stderr
+    );
+}
+
+/// `labels edit-overlay N` changes a rule in place: a wider match takes
+/// the rule's concern value to every tool it now matches, and a glob that
+/// does not parse, a value the concern does not take or a number with no
+/// rule is refused with a sentence, config.json left byte for byte.
+#[test]
+fn an_overlay_edited_in_place_applies_to_what_it_now_matches() {
+    let home = home();
+    let file = github();
+    let labels = |args: &[&str]| {
+        let mut all = vec!["labels", "--catalog", file.as_str()];
+        all.extend(args);
+        home.run(&all)
+    };
+    let set = labels(&[
+        "concern",
+        "set",
+        "cost",
+        "high",
+        "github-mcp-server__search_code",
+    ]);
+    assert!(set.ok, "{}", set.stderr);
+    let rule = || {
+        let list = labels(&["list", "--json"]).json();
+        assert_eq!(list["overlays"].as_array().unwrap().len(), 1, "{list}");
+        list["overlays"][0].clone()
+    };
+    assert_eq!(rule()["matches"], 1);
+
+    let edited = labels(&[
+        "edit-overlay",
+        "1",
+        "--match",
+        "github-mcp-server__search_*",
+        "--groups",
+        "search, finding",
+    ]);
+    assert!(edited.ok, "{}", edited.stderr);
+    let config: Value = serde_json::from_str(&home.read("config.json")).unwrap();
+    assert_eq!(
+        config["overlays"],
+        serde_json::json!([{
+            "match": "github-mcp-server__search_*",
+            "groups": ["search", "finding"],
+            "concerns": {"cost": "high"}
+        }]),
+        "the match and groups replaced, the concern kept"
+    );
+    home.run(&["profiles", "new", "cheap"]);
+    let all = visible(&home, "cheap");
+    let searches: Vec<&String> = all.iter().filter(|t| t.starts_with("search_")).collect();
+    assert!(
+        searches.len() > 3,
+        "GitHub has several search tools: {searches:?}"
+    );
+    let now = rule();
+    assert_eq!(now["matches"], searches.len(), "{now}");
+    assert_eq!(
+        now["adds"],
+        serde_json::json!(["group search", "group finding", "cost=high"])
+    );
+
+    home.write(
+        "profiles/cheap.json",
+        r#"{"concerns": {"cost": "moderate"}}"#,
+    );
+    let cheap = visible(&home, "cheap");
+    assert_eq!(
+        cheap.len(),
+        all.len() - searches.len(),
+        "every search tool costs too much"
+    );
+    assert!(!cheap.iter().any(|t| t.starts_with("search_")), "{cheap:?}");
+
+    let before = home.read("config.json");
+    for (args, says) in [
+        (
+            vec!["--match", "github-mcp-server__search_["],
+            "the match pattern cannot be used",
+        ),
+        (vec!["--concerns", "cost=free"], "minimal, moderate, high"),
+        (vec!["--concerns", "cost"], "NAME=VALUE"),
+        (
+            vec!["--groups", "search", "--remove-groups", "search"],
+            "both added and taken away",
+        ),
+    ] {
+        let mut all = vec!["edit-overlay", "1"];
+        all.extend(args.iter().copied());
+        let refused = labels(&all);
+        assert!(!refused.ok, "{args:?} is refused");
+        assert!(
+            refused.stderr.contains(says),
+            "{args:?}: {}",
+            refused.stderr
+        );
+        assert_eq!(home.read("config.json"), before, "{args:?} wrote nothing");
+    }
+    let missing = labels(&["edit-overlay", "2", "--tags", "x"]);
+    assert!(!missing.ok);
+    assert!(
+        missing.stderr.contains("there is no overlay number 2"),
+        "{}",
+        missing.stderr
     );
 }
 

@@ -66,6 +66,15 @@ pub enum LabelEdit {
     RemoveOverlay {
         index: usize,
     },
+    /// Replaces overlay number `index` (0-based) with `overlay`, when it
+    /// is still `was` (the overlay as the person saw it): an edit made
+    /// against a list that has changed since is refused, never applied to
+    /// another rule.
+    ReplaceOverlay {
+        index: usize,
+        was: Box<Overlay>,
+        overlay: Box<Overlay>,
+    },
 }
 
 /// Applies `edit` to `config.json`: `catalog` is what the servers list
@@ -205,7 +214,148 @@ pub fn apply(config: &mut Config, catalog: &Catalog, edit: &LabelEdit) -> Result
             config.overlays.remove(*index);
             Ok(())
         }
+        LabelEdit::ReplaceOverlay {
+            index,
+            was,
+            overlay,
+        } => {
+            let current = config.overlays.get(*index).ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "config.json has {} overlays now, so there is no overlay number {} to edit; nothing was written: look at the rules again",
+                        config.overlays.len(),
+                        index + 1
+                    ),
+                )
+            })?;
+            if current != &**was {
+                return Err(ApiError::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "overlay number {} changed since it was read (it now matches {:?}); nothing was written: look at the rules again and edit it anew",
+                        index + 1,
+                        current.pattern
+                    ),
+                ));
+            }
+            config.overlays[*index] = checked_overlay(config, was, overlay)?;
+            Ok(())
+        }
     }
+}
+
+/// `overlay` as it will be written: names and text trimmed, lists without
+/// repeats, blank text gone; refused, naming the field, when its pattern
+/// is not a glob, a name is blank, a concern or its value is unknown, a
+/// label is both added and taken away, or it would say nothing. A concern
+/// the rule already named (`was`) may stay even when no longer defined,
+/// as a load allows.
+fn checked_overlay(config: &Config, was: &Overlay, overlay: &Overlay) -> Result<Overlay> {
+    let pattern = overlay.pattern.trim();
+    if pattern.is_empty() {
+        return Err(ApiError::invalid(
+            "match",
+            "give the rule a match pattern: a glob on exposed names, such as github__*issue*",
+        ));
+    }
+    Overlays::new(&[Overlay {
+        pattern: pattern.to_string(),
+        ..Overlay::default()
+    }])
+    .map_err(|error| {
+        ApiError::invalid(
+            "match",
+            format!("the match pattern cannot be used: {error}"),
+        )
+    })?;
+    let names = |field: &str, what: &str, list: &[String]| -> Result<Vec<String>> {
+        let mut names = Vec::with_capacity(list.len());
+        for name in list {
+            let name = name.trim();
+            if name.is_empty() {
+                return Err(ApiError::invalid(
+                    field,
+                    format!("a {what} name in {field} is empty; give each {what} a name"),
+                ));
+            }
+            push_new(&mut names, name);
+        }
+        Ok(names)
+    };
+    let known = |field: &str, name: &str| -> Result<()> {
+        let had = was.concerns.contains_key(name) || was.remove_concerns.iter().any(|c| c == name);
+        if had || config.concern(name).is_some() {
+            return Ok(());
+        }
+        Err(ApiError::invalid(
+            field,
+            format!("there is no concern {name:?}; `mcp-sieve labels list` shows the concerns"),
+        ))
+    };
+    let mut concerns = BTreeMap::new();
+    for (name, value) in &overlay.concerns {
+        let (name, value) = (name.trim(), value.trim());
+        if name.is_empty() {
+            return Err(ApiError::invalid(
+                "concerns",
+                "a concern name in concerns is empty; give each concern a name",
+            ));
+        }
+        let field = format!("concerns.{name}");
+        known(&field, name)?;
+        config
+            .check_concern_value(name, value)
+            .map_err(|error| ApiError::invalid(&field, error))?;
+        concerns.insert(name.to_string(), value.to_string());
+    }
+    let remove_concerns = names("removeConcerns", "concern", &overlay.remove_concerns)?;
+    for name in &remove_concerns {
+        known("removeConcerns", name)?;
+    }
+    let text = |value: &Option<String>| {
+        value
+            .as_deref()
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+            .map(str::to_string)
+    };
+    let checked = Overlay {
+        pattern: pattern.to_string(),
+        groups: names("groups", "group", &overlay.groups)?,
+        tags: names("tags", "tag", &overlay.tags)?,
+        concerns,
+        remove_groups: names("removeGroups", "group", &overlay.remove_groups)?,
+        remove_tags: names("removeTags", "tag", &overlay.remove_tags)?,
+        remove_concerns,
+        title: text(&overlay.title),
+        description: text(&overlay.description),
+    };
+    let both = |field: &str, what: &str, added: &[String], removed: &[String]| -> Result<()> {
+        match added.iter().find(|name| removed.contains(name)) {
+            Some(name) => Err(ApiError::invalid(
+                field,
+                format!("{what} {name:?} is both added and taken away; keep it in one of the two"),
+            )),
+            None => Ok(()),
+        }
+    };
+    both(
+        "removeGroups",
+        "group",
+        &checked.groups,
+        &checked.remove_groups,
+    )?;
+    both("removeTags", "tag", &checked.tags, &checked.remove_tags)?;
+    let set: Vec<String> = checked.concerns.keys().cloned().collect();
+    both("removeConcerns", "concern", &set, &checked.remove_concerns)?;
+    if checked.is_empty() {
+        return Err(ApiError::invalid(
+            "overlay",
+            "the rule would add nothing, take nothing away and replace no text; remove it instead",
+        ));
+    }
+    Ok(checked)
 }
 
 /// `name` trimmed, refused when empty.
@@ -449,5 +599,208 @@ mod tests {
         assert_eq!(rule.text, ["title \"Issues\""]);
         let bare = OverlayRule::of(1, &Overlay::default(), 0);
         assert!(bare.adds.is_empty() && bare.removes.is_empty() && bare.text.is_empty());
+    }
+
+    /// A config.json of two overlays, with the built-in concerns.
+    fn two_rules() -> Config {
+        Config::parse(
+            "config.json",
+            r#"{"overlays": [
+                {"match": "github__*issue*", "groups": ["tickets"]},
+                {"match": "github__search_*", "concerns": {"cost": "high"}, "title": "Search"}
+            ]}"#,
+        )
+        .expect("parses")
+    }
+
+    fn replace(config: &mut Config, index: usize, was: &Overlay, overlay: Overlay) -> Result<()> {
+        let edit = LabelEdit::ReplaceOverlay {
+            index,
+            was: Box::new(was.clone()),
+            overlay: Box::new(overlay),
+        };
+        apply(config, &Catalog::default(), &edit)
+    }
+
+    #[test]
+    fn an_edited_overlay_is_written_trimmed_in_its_place_and_still_loads() {
+        let mut config = two_rules();
+        let was = config.overlays[1].clone();
+        let edited = Overlay {
+            pattern: " github__search_code ".into(),
+            groups: vec![" search ".into(), "search".into()],
+            tags: vec!["slow".into()],
+            concerns: [(" cost".to_string(), "moderate ".to_string())].into(),
+            remove_groups: vec!["code".into()],
+            title: Some("  ".into()),
+            description: Some(" Searches code. ".into()),
+            ..Overlay::default()
+        };
+        replace(&mut config, 1, &was, edited).expect("the edit applies");
+
+        assert_eq!(
+            config.overlays[1],
+            Overlay {
+                pattern: "github__search_code".into(),
+                groups: vec!["search".into()],
+                tags: vec!["slow".into()],
+                concerns: [("cost".to_string(), "moderate".to_string())].into(),
+                remove_groups: vec!["code".into()],
+                description: Some("Searches code.".into()),
+                ..Overlay::default()
+            },
+            "trimmed, without repeats, blank text gone"
+        );
+        assert_eq!(
+            config.overlays[0],
+            two_rules().overlays[0],
+            "the other rule is left"
+        );
+        let text = serde_json::to_string(&config).unwrap();
+        Config::parse("config.json", &text).expect("what is written loads");
+    }
+
+    #[test]
+    fn an_edit_against_a_rule_that_changed_or_went_is_refused() {
+        let mut config = two_rules();
+        let seen = config.overlays[0].clone();
+        let edited = Overlay {
+            groups: vec!["issues".into()],
+            ..seen.clone()
+        };
+        // Another edit took the first rule away: number 1 is now the
+        // search rule, which the person did not see.
+        config.overlays.remove(0);
+        let before = config.clone();
+
+        let stale = replace(&mut config, 0, &seen, edited.clone()).expect_err("stale");
+        assert_eq!(stale.code, ErrorCode::NotFound);
+        assert!(
+            stale
+                .message
+                .contains("overlay number 1 changed since it was read")
+                && stale.message.contains("github__search_*"),
+            "{}",
+            stale.message
+        );
+        let gone = replace(&mut config, 1, &seen, edited).expect_err("no such rule");
+        assert_eq!(gone.code, ErrorCode::NotFound);
+        assert!(
+            gone.message.contains("1 overlays now") && gone.message.contains("no overlay number 2"),
+            "{}",
+            gone.message
+        );
+        assert_eq!(config, before, "nothing changed");
+    }
+
+    #[test]
+    fn an_edit_that_is_not_valid_is_refused_naming_the_field() {
+        let seen = two_rules().overlays[0].clone();
+        let with = |change: fn(&mut Overlay)| {
+            let mut overlay = seen.clone();
+            change(&mut overlay);
+            overlay
+        };
+        let cases = [
+            (
+                with(|o| o.pattern = "github__[issue".into()),
+                "match",
+                "github__[issue",
+            ),
+            (
+                with(|o| o.pattern = "  ".into()),
+                "match",
+                "give the rule a match pattern",
+            ),
+            (
+                with(|o| o.concerns = [("cost".into(), "free".into())].into()),
+                "concerns.cost",
+                "expected one of minimal, moderate, high",
+            ),
+            (
+                with(|o| o.concerns = [("speed".into(), "fast".into())].into()),
+                "concerns.speed",
+                "there is no concern \"speed\"",
+            ),
+            (
+                with(|o| o.remove_concerns = vec!["speed".into()]),
+                "removeConcerns",
+                "there is no concern \"speed\"",
+            ),
+            (
+                with(|o| o.groups.push(" ".into())),
+                "groups",
+                "a group name in groups is empty",
+            ),
+            (
+                with(|o| o.remove_groups = vec!["tickets".into()]),
+                "removeGroups",
+                "group \"tickets\" is both added and taken away",
+            ),
+            (
+                with(|o| o.groups.clear()),
+                "overlay",
+                "the rule would add nothing",
+            ),
+        ];
+        for (overlay, field, says) in cases {
+            let mut config = two_rules();
+            let error = replace(&mut config, 0, &seen, overlay.clone())
+                .expect_err(&format!("{overlay:?} is refused"));
+            assert_eq!(error.code, ErrorCode::Invalid, "{error}");
+            assert_eq!(error.field.as_deref(), Some(field), "{error}");
+            assert!(
+                error.message.contains(says),
+                "{:?} says {says:?}",
+                error.message
+            );
+            assert_eq!(config, two_rules(), "nothing changed for {overlay:?}");
+        }
+    }
+
+    #[test]
+    fn a_concern_no_longer_defined_may_stay_on_the_rule_that_had_it() {
+        // Loads allow a value of a concern nobody declares; an edit of the
+        // rule's groups must not be refused for it.
+        let mut config = Config::parse(
+            "config.json",
+            r#"{"overlays": [{"match": "*", "concerns": {"legacy": "x"}}]}"#,
+        )
+        .expect("parses");
+        let seen = config.overlays[0].clone();
+        let edited = Overlay {
+            groups: vec!["all".into()],
+            ..seen.clone()
+        };
+        replace(&mut config, 0, &seen, edited.clone()).expect("the edit applies");
+        assert_eq!(config.overlays, [edited]);
+    }
+
+    #[test]
+    fn a_replacement_is_camel_case_json_tagged_like_the_other_edits() {
+        let edit: LabelEdit = serde_json::from_value(serde_json::json!({
+            "op": "replaceOverlay",
+            "index": 2,
+            "was": {"match": "a__*", "groups": ["x"]},
+            "overlay": {"match": "a__b", "removeGroups": ["y"], "title": "B"}
+        }))
+        .expect("reads");
+        assert_eq!(
+            edit,
+            LabelEdit::ReplaceOverlay {
+                index: 2,
+                was: Box::new(Overlay {
+                    pattern: "a__*".into(),
+                    groups: vec!["x".into()],
+                    ..Overlay::default()
+                }),
+                overlay: Box::new(Overlay {
+                    pattern: "a__b".into(),
+                    remove_groups: vec!["y".into()],
+                    title: Some("B".into()),
+                    ..Overlay::default()
+                }),
+            }
+        );
     }
 }

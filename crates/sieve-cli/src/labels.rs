@@ -42,11 +42,108 @@ pub enum LabelsCommand {
     Concerns(ConcernsCommand),
     /// Remove overlay number N of config.json (as `labels list` numbers them).
     RemoveOverlay { number: usize },
+    /// Change overlay number N of config.json (as `labels list` numbers
+    /// them): each option given replaces that part of the rule, the rest
+    /// stays; a list option given "" empties it.
+    EditOverlay(EditOverlayArgs),
     /// Derive groups for servers that send none (`on`), or not (`off`).
     Derive {
         #[arg(value_parser = ["on", "off"])]
         state: String,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct EditOverlayArgs {
+    number: usize,
+    /// The glob on exposed names the rule applies to.
+    #[arg(long = "match", value_name = "GLOB")]
+    pattern: Option<String>,
+    /// Groups it adds, separated by commas.
+    #[arg(long, value_name = "GROUP,...")]
+    groups: Option<String>,
+    /// Tags it adds, separated by commas.
+    #[arg(long, value_name = "TAG,...")]
+    tags: Option<String>,
+    /// Concern values it sets, NAME=VALUE separated by commas.
+    #[arg(long, value_name = "NAME=VALUE,...")]
+    concerns: Option<String>,
+    /// Groups it takes away, separated by commas.
+    #[arg(long, value_name = "GROUP,...")]
+    remove_groups: Option<String>,
+    /// Tags it takes away, separated by commas.
+    #[arg(long, value_name = "TAG,...")]
+    remove_tags: Option<String>,
+    /// Concerns whose value it clears, separated by commas.
+    #[arg(long, value_name = "NAME,...")]
+    remove_concerns: Option<String>,
+    /// The title hosts see instead of the server's ("" gives it back).
+    #[arg(long)]
+    title: Option<String>,
+    /// The description hosts see instead of the server's ("" gives it back).
+    #[arg(long)]
+    description: Option<String>,
+}
+
+impl EditOverlayArgs {
+    /// The edit of the rule as config.json holds it now: the library
+    /// refuses it if the rule changes before it is written.
+    fn edit(self, store: &Store) -> Result<LabelEdit> {
+        let config = store.load_config()?;
+        let index = self.number.checked_sub(1);
+        let Some((index, was)) = index.and_then(|i| Some((i, config.overlays.get(i)?.clone())))
+        else {
+            anyhow::bail!(
+                "config.json has {} overlays; there is no overlay number {} (`mcp-sieve labels list` numbers them)",
+                config.overlays.len(),
+                self.number
+            );
+        };
+        let list = |text: &str| -> Vec<String> {
+            text.split(',')
+                .map(str::trim)
+                .filter(|item| !item.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        let mut overlay = was.clone();
+        if let Some(pattern) = self.pattern {
+            overlay.pattern = pattern;
+        }
+        for (given, field) in [
+            (self.groups, &mut overlay.groups),
+            (self.tags, &mut overlay.tags),
+            (self.remove_groups, &mut overlay.remove_groups),
+            (self.remove_tags, &mut overlay.remove_tags),
+            (self.remove_concerns, &mut overlay.remove_concerns),
+        ] {
+            if let Some(text) = given {
+                *field = list(&text);
+            }
+        }
+        if let Some(text) = self.concerns {
+            overlay.concerns = list(&text)
+                .into_iter()
+                .map(|pair| match pair.split_once('=') {
+                    Some((name, value)) => Ok((name.to_string(), value.to_string())),
+                    None => Err(anyhow::anyhow!(
+                        "--concerns takes NAME=VALUE pairs separated by commas (cost=high,security=low); {pair:?} has no ="
+                    )),
+                })
+                .collect::<Result<_>>()?;
+        }
+        if let Some(title) = self.title {
+            overlay.title = Some(title);
+        }
+        if let Some(description) = self.description {
+            overlay.description = Some(description);
+        }
+        Ok(LabelEdit::ReplaceOverlay {
+            index,
+            was: Box::new(was),
+            overlay: Box::new(overlay),
+        })
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -174,6 +271,7 @@ pub(crate) fn run(store: &Store, args: LabelsArgs, out: &mut dyn Write) -> Resul
         LabelsCommand::RemoveOverlay { number } => LabelEdit::RemoveOverlay {
             index: number.saturating_sub(1),
         },
+        LabelsCommand::EditOverlay(edit) => edit.edit(store)?,
     };
     let (listed, _) = listed(store, &args.source)?;
     labels::edit(store, &listed.catalog, &edit)?;
