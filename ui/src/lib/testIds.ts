@@ -44,6 +44,12 @@ export const TestId = {
   LabelGroupApply: 'label-group-apply',
   /** Takes the selected tools out of the typed group. */
   LabelGroupRemove: 'label-group-remove',
+  /** The selection bar's move: a `<select>` of the groups the selected tools are in (derived ones too). */
+  LabelMoveFrom: 'label-move-from',
+  /** The group to move them to (a text input: an existing group or a new name). */
+  LabelMoveTo: 'label-move-to',
+  /** Moves the selected tools from the chosen group to the typed one. */
+  LabelMoveApply: 'label-move-apply',
   /** The selection bar's tag (a text input), and its two buttons. */
   LabelTagInput: 'label-tag-input',
   LabelTagAdd: 'label-tag-add',
@@ -56,6 +62,22 @@ export const TestId = {
   DeriveGroups: 'derive-groups',
   /** Overlay number `n` (0-based, as in config.json) as a rule. */
   OverlayRow: (n: number) => `overlay-row-${n}`,
+  /** Opens rule `n`'s form, under its row. */
+  OverlayEdit: (n: number) => `overlay-edit-${n}`,
+  /** Rule `n`'s form: its match pattern (a text input). */
+  OverlayMatch: (n: number) => `overlay-match-${n}`,
+  /** Rule `n`'s form: lists separated by commas (text inputs). */
+  OverlayGroups: (n: number) => `overlay-groups-${n}`,
+  OverlayTags: (n: number) => `overlay-tags-${n}`,
+  OverlayRemoveGroups: (n: number) => `overlay-remove-groups-${n}`,
+  OverlayRemoveTags: (n: number) => `overlay-remove-tags-${n}`,
+  /** Rule `n`'s form: a `<select>` of the concern's values plus `''` (not set by the rule) and `none` (cleared). */
+  OverlayConcern: (n: number, concern: string) => `overlay-concern-${n}-${concern}`,
+  OverlayTitle: (n: number) => `overlay-title-${n}`,
+  OverlayDescription: (n: number) => `overlay-description-${n}`,
+  /** Writes rule `n`'s form into config.json; the library refuses what is not valid. */
+  OverlaySave: (n: number) => `overlay-save-${n}`,
+  OverlayCancel: (n: number) => `overlay-cancel-${n}`,
   /** A concern's definition. */
   ConcernDef: (name: string) => `concern-def-${name}`,
   /** With `data-state`. */

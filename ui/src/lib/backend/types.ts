@@ -252,7 +252,12 @@ export type LabelEdit =
   /** Adds a concern, or replaces the one of that name. */
   | { op: 'defineConcern'; concern: ConcernDefinition }
   | { op: 'removeConcern'; name: string }
-  | { op: 'removeOverlay'; index: number };
+  | { op: 'removeOverlay'; index: number }
+  /**
+   * Replaces overlay `index` with `overlay` when it is still `was` (as the
+   * person saw it); the library refuses an edit of a rule that changed.
+   */
+  | { op: 'replaceOverlay'; index: number; was: Overlay; overlay: Overlay };
 
 // Profiles
 

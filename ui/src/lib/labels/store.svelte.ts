@@ -5,6 +5,7 @@ import {
   type ConcernDefinition,
   type LabelEdit,
   type LabelsView,
+  type Overlay,
 } from '../backend';
 import { Action, Loader } from '../request.svelte';
 
@@ -18,6 +19,8 @@ export class LabelsStore {
   view = new Loader<LabelsView | null>(null);
   /** Edits made on the Labels screen, their error kept here. */
   edit = new Action();
+  /** A rule's form saved: its error shows in the form, under the rule. */
+  ruleEdit = new Action();
 
   load(): Promise<boolean> {
     return this.view.load(labelsView);
@@ -43,6 +46,15 @@ export class LabelsStore {
 
   removeOverlay(index: number): Promise<boolean> {
     return this.change({ op: 'removeOverlay', index });
+  }
+
+  /**
+   * Puts `overlay` in the place of rule `index`, which the person saw as
+   * `was`: the library refuses it, writing nothing, when the rule changed
+   * in config.json since, or when the overlay is not valid.
+   */
+  replaceOverlay(index: number, was: Overlay, overlay: Overlay): Promise<boolean> {
+    return this.ruleEdit.run(() => this.apply({ op: 'replaceOverlay', index, was, overlay }));
   }
 
   /** Adds `concern`, or replaces the definition of that name. */

@@ -52,6 +52,30 @@ describe('an edit', () => {
     ]);
   });
 
+  it('replaces a rule with its edit, sending the rule as it was seen so that a stale edit is refused', async () => {
+    const edited = { match: 'github__*issue*', groups: ['tickets'], concerns: { cost: 'high' } };
+    fake.on('label_edit', () => aLabelsView({ overlays: [{ ...costHigh, overlay: edited, matches: 28 }] }));
+
+    expect(await stores.labels.replaceOverlay(0, costHigh.overlay, edited)).toBe(true);
+
+    expect(fake.argsOf('label_edit')).toEqual([
+      { edit: { op: 'replaceOverlay', index: 0, was: costHigh.overlay, overlay: edited } },
+    ]);
+    expect(stores.labels.view.value?.overlays[0].matches).toBe(28);
+  });
+
+  it("keeps a rule's refusal for its form, apart from the screen's other edits", async () => {
+    const refusal = 'overlay number 1 changed since it was read (it now matches "*"); nothing was written';
+    fake.fail('label_edit', { code: 'not_found', message: refusal });
+    const before = stores.labels.view.value;
+
+    expect(await stores.labels.replaceOverlay(0, costHigh.overlay, { match: 'x' })).toBe(false);
+
+    expect(stores.labels.ruleEdit.error).toBe(refusal);
+    expect(stores.labels.edit.error, "the screen's own error line stays empty").toBeNull();
+    expect(stores.labels.view.value).toBe(before);
+  });
+
   it('switches derivation off through settings.deriveGroups', async () => {
     fake.on('labels_set_derive_groups', ({ on }) => aLabelsView({ deriveGroups: on }));
     expect(await stores.labels.setDeriveGroups(false)).toBe(true);

@@ -113,6 +113,21 @@ export class ToolsStore {
   selection = $derived(
     this.rows.value.filter((row) => this.selected.has(row.exposedName)).map((row) => row.exposedName),
   );
+  /**
+   * The groups the selected tools are in (derived ones too; not the
+   * servers' own), each with how many of them it holds: what a selection
+   * can be moved out of.
+   */
+  selectionGroups = $derived.by(() => {
+    const counts = new Map<string, number>();
+    for (const row of this.rows.value) {
+      if (!this.selected.has(row.exposedName)) continue;
+      for (const group of row.groups) {
+        if (!group.startsWith('server:')) counts.set(group, (counts.get(group) ?? 0) + 1);
+      }
+    }
+    return [...counts.keys()].sort(byName).map((group) => ({ group, tools: counts.get(group) ?? 0 }));
+  });
   allShownSelected = $derived(
     this.shownTools.length > 0 && this.shownTools.every((name) => this.selected.has(name)),
   );
@@ -273,6 +288,14 @@ export class ToolsStore {
   /** The concerns a selection can be given a value of. */
   get concerns(): ConcernDefinition[] {
     return this.#profiles.concerns.value;
+  }
+
+  /**
+   * Takes the selected tools out of group `from` and puts them in `to`
+   * (one that exists or a new name), as one edit.
+   */
+  moveToGroup(from: string, to: string): Promise<boolean> {
+    return this.label({ op: 'moveToGroup', from, to: to.trim() });
   }
 
   /**

@@ -325,6 +325,53 @@ describe('labelling selected tools', () => {
     expect(stores.tools.selection).toEqual(['demo__read_file']);
   });
 
+  it('offers to move the selection out of the groups its tools are in, derived ones too, with how many each holds', async () => {
+    const listIssues = aRow({
+      exposedName: 'github__list_issues',
+      groups: ['issues', 'server:github'],
+      derivedGroups: ['issues'],
+    });
+    const searchIssues = aRow({
+      exposedName: 'github__search_issues',
+      groups: ['issues', 'search', 'server:github'],
+      derivedGroups: ['issues'],
+    });
+    fake.on('catalog_rows', () => [readFile, listIssues, searchIssues]);
+    await stores.tools.load();
+    expect(stores.tools.selectionGroups, 'nothing selected').toEqual([]);
+
+    stores.tools.select('github__list_issues', true);
+    stores.tools.select('github__search_issues', true);
+    stores.tools.select('demo__read_file', true);
+    expect(stores.tools.selectionGroups, "the servers' own groups are not offered").toEqual([
+      { group: 'files', tools: 1 },
+      { group: 'issues', tools: 2 },
+      { group: 'search', tools: 1 },
+    ]);
+    expect(stores.tools.isDerived('issues')).toBe(true);
+  });
+
+  it('moves the selected tools from one group to another as one edit, then clears the selection', async () => {
+    fake.on('label_edit', () => aLabelsView());
+    stores.tools.select('demo__read_file', true);
+    stores.tools.select('demo__delete_file', true);
+
+    expect(await stores.tools.moveToGroup('files', ' documents ')).toBe(true);
+
+    expect(fake.argsOf('label_edit')).toEqual([
+      {
+        edit: {
+          op: 'moveToGroup',
+          from: 'files',
+          to: 'documents',
+          tools: ['demo__read_file', 'demo__delete_file'],
+        },
+      },
+    ]);
+    expect(stores.tools.selection).toEqual([]);
+    expect(fake.count('catalog_rows'), 'the rows are read again').toBe(1);
+  });
+
   it("offers the concerns in force for the selection's values", async () => {
     fake.on('concern_definitions', () => [{ name: 'cost', values: ['minimal', 'moderate', 'high'], ordered: true }]);
     await stores.profiles.loadConcerns();
