@@ -12,7 +12,8 @@
 //!   events for the page, so every screen is live without polling.
 //! * [`tray`]: the tray icon, and closing the window into it.
 //!
-//! [`run`] reads `--home`, starts the engine and the proxy, and hands a
+//! [`run`] reads `--home` (and `--host-home`, where the AI hosts' files
+//! are looked for), starts the engine and the proxy, and hands a
 //! builder to [`build`], which tests drive with `tauri::test::mock_builder()`.
 
 pub mod commands;
@@ -44,16 +45,26 @@ pub struct AppState {
     pub sieve_binary: PathBuf,
     /// Stops the embedded proxy when the app quits.
     pub stop: CancellationToken,
+    /// `--host-home DIR`: the folder that stands for the home folder when
+    /// looking for the AI hosts' files (tests; the app is given no
+    /// environment by WebDriver). `None`: the user's own.
+    pub host_home: Option<PathBuf>,
 }
 
 /// `--home DIR` or `--home=DIR` among the program's arguments.
 fn home_argument(args: impl IntoIterator<Item = OsString>) -> Option<PathBuf> {
+    folder_argument(args, "--home")
+}
+
+/// `FLAG DIR` or `FLAG=DIR` among the program's arguments.
+fn folder_argument(args: impl IntoIterator<Item = OsString>, flag: &str) -> Option<PathBuf> {
     let mut args = args.into_iter();
+    let prefix = format!("{flag}=");
     while let Some(arg) = args.next() {
-        if arg == "--home" {
+        if arg == flag {
             return args.next().map(PathBuf::from);
         }
-        if let Some(dir) = arg.to_str().and_then(|a| a.strip_prefix("--home=")) {
+        if let Some(dir) = arg.to_str().and_then(|a| a.strip_prefix(prefix.as_str())) {
             return Some(PathBuf::from(dir));
         }
     }
@@ -84,6 +95,7 @@ pub async fn start(home: Home, port: u16) -> anyhow::Result<AppState> {
         engine,
         sieve_binary,
         stop,
+        host_home: None,
     })
 }
 
@@ -136,7 +148,10 @@ pub fn run() -> std::process::ExitCode {
         .and_then(|p| p.parse().ok())
         .unwrap_or(DEFAULT_PORT);
     let state = match tauri::async_runtime::block_on(start(home, port)) {
-        Ok(state) => state,
+        Ok(state) => AppState {
+            host_home: folder_argument(std::env::args_os(), "--host-home"),
+            ..state
+        },
         Err(error) => {
             eprintln!("error: {error}");
             return std::process::ExitCode::FAILURE;

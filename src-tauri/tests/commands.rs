@@ -30,6 +30,11 @@ impl Shell {
             let state = start(Home::at(home.path()), 0)
                 .await
                 .expect("the app starts");
+            // The AI hosts' files are looked for here, as `--host-home`.
+            let state = AppState {
+                host_home: Some(home.path().join("hosts")),
+                ..state
+            };
             tokio::time::timeout(
                 Duration::from_secs(30),
                 state.engine.settled(Duration::from_secs(20)),
@@ -184,6 +189,8 @@ fn a_host_gets_the_app_endpoint_or_the_command() {
         "host_snippet",
         json!({"host": "cursor", "transport": "http", "profile": "work"}),
     );
+    let cursor: Value = serde_json::from_str(cursor.as_str().expect("the snippet is text"))
+        .expect("Cursor's snippet is JSON");
     let entry = &cursor["mcpServers"]["sieve"];
     assert_eq!(
         entry["url"],
@@ -197,9 +204,88 @@ fn a_host_gets_the_app_endpoint_or_the_command() {
         "host_snippet",
         json!({"host": "claude-desktop", "transport": "stdio", "profile": "work"}),
     );
+    let claude: Value = serde_json::from_str(claude.as_str().unwrap()).unwrap();
     let args = &claude["mcpServers"]["sieve"]["args"];
     assert_eq!(args[0], "--home", "the app's home is passed on: {args}");
     assert_eq!(args[3], "--profile");
+    let codex = shell.ok(
+        "host_snippet",
+        json!({"host": "codex", "transport": "http", "profile": "work"}),
+    );
+    let codex = codex.as_str().unwrap();
+    assert!(
+        codex.starts_with("[mcp_servers.sieve]\n") && codex.contains("http_headers"),
+        "Codex's snippet is its TOML: {codex}"
+    );
+}
+
+#[test]
+fn hosts_are_listed_routed_and_given_back_through_the_commands() {
+    let shell = Shell::new();
+    let hosts = shell.home.path().join("hosts");
+    let cursor_file = hosts.join(".cursor/mcp.json");
+    std::fs::create_dir_all(cursor_file.parent().unwrap()).unwrap();
+    let original = r#"{"mcpServers": {"echo": {"command": "npx", "args": ["-y", "echo-mcp"]}}}"#;
+    std::fs::write(&cursor_file, original).unwrap();
+    let state_of = |host: &str| {
+        let listed = shell.ok("hosts_list", json!({}));
+        let row = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["host"] == host)
+            .cloned()
+            .unwrap_or_else(|| panic!("{host} is listed: {listed}"));
+        assert_eq!(listed.as_array().unwrap().len(), 15, "every host is listed");
+        row
+    };
+    assert_eq!(state_of("cursor")["state"], "installed");
+    assert_eq!(state_of("codex")["state"], "absent");
+
+    let report = shell.ok(
+        "host_route",
+        json!({"host": "cursor", "transport": "http", "profile": null, "keepSecrets": false}),
+    );
+    assert_eq!(report["profile"], "cursor");
+    assert_eq!(report["moved"], json!(["echo"]));
+    let row = state_of("cursor");
+    assert_eq!(
+        (row["state"].clone(), row["profile"].clone()),
+        (json!("routed"), json!("cursor"))
+    );
+    assert_eq!(row["transport"], "http");
+    let written = std::fs::read_to_string(&cursor_file).unwrap();
+    assert!(
+        written.contains("/mcp/p/cursor") && !written.contains("echo-mcp"),
+        "{written}"
+    );
+
+    let profiles = shell.ok("profiles_list", json!({}));
+    let cursor_profile = profiles
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "cursor")
+        .unwrap_or_else(|| panic!("the host's profile is listed: {profiles}"));
+    assert_eq!(cursor_profile["usedBy"], json!(["cursor"]));
+
+    let all = shell.ok(
+        "hosts_route_all",
+        json!({"transport": "stdio", "keepSecrets": false}),
+    );
+    assert_eq!(
+        all.as_array().unwrap().len(),
+        1,
+        "only the host that is here: {all}"
+    );
+    assert_eq!(state_of("cursor")["transport"], "stdio");
+
+    let back = shell.ok("host_unroute", json!({"host": "cursor"}));
+    assert_eq!(back["restored"], json!(["echo"]));
+    let restored: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cursor_file).unwrap()).unwrap();
+    assert_eq!(restored, serde_json::from_str::<Value>(original).unwrap());
+    assert_eq!(state_of("cursor")["state"], "installed");
 }
 
 #[test]

@@ -1,25 +1,36 @@
-//! Connecting a host: the exact entry Claude Desktop, Cursor or VS Code
-//! needs to reach MCP Sieve, and a writer that puts it into the host's file
-//! (`sieve_store::hosts`, where the hosts' files are kept), failing with an
-//! [`ApiError`](crate::ApiError) like every API function.
+//! The AI hosts (DESIGN §11): which are on this machine and whether they
+//! go through MCP Sieve; routing one or all of them through it (their
+//! servers imported, secrets offered to the keychain, a profile per host)
+//! and giving them back; the exact entry and snippet for each. The files
+//! themselves are `sieve_store::hosts`'s; this adds the choices a person
+//! makes and [`ApiError`](crate::ApiError)s.
 
-use crate::Result;
-use serde_json::Value;
-pub use sieve_store::hosts::{Connection, ENTRY, HostKind, HostWrite, profile_url};
+use crate::{ApiError, ErrorCode, Result};
+pub use sieve_store::hosts::route::{Left, RouteError, Routes};
+pub use sieve_store::hosts::{
+    Connection, ENTRY, HostDirs, HostKind, HostState, HostStatus, HostWrite, Platform, RouteReport,
+    UnrouteReport, Via, profile_url,
+};
+use sieve_store::store::Store;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The HTTP endpoint the app serves, and `mcp-sieve serve --http
+/// 127.0.0.1:8765` too: where HTTP entries point unless told otherwise.
+pub const DEFAULT_HTTP_BASE: &str = "http://127.0.0.1:8765/mcp";
+
 /// MCP Sieve's entry for `host`, as it goes under the server list.
-pub fn entry(host: HostKind, connection: &Connection) -> Result<Value> {
+pub fn entry(host: HostKind, connection: &Connection) -> Result<serde_json::Value> {
     Ok(sieve_store::hosts::entry(host, connection)?)
 }
 
-/// The snippet a person pastes into `host`'s file: the server list with
-/// MCP Sieve's entry in it.
-pub fn snippet(host: HostKind, connection: &Connection) -> Result<Value> {
+/// The snippet a person pastes into `host`'s file, in the file's format
+/// (JSON, TOML or YAML).
+pub fn snippet(host: HostKind, connection: &Connection) -> Result<String> {
     Ok(sieve_store::hosts::snippet(host, connection)?)
 }
 
-/// Where `host` keeps its config file for this user.
+/// Where `host` keeps its user-wide config file.
 pub fn default_path(host: HostKind) -> Result<PathBuf> {
     Ok(sieve_store::hosts::default_path(host)?)
 }
@@ -28,4 +39,139 @@ pub fn default_path(host: HostKind) -> Result<PathBuf> {
 /// missing), replacing an older `sieve` entry and keeping everything else.
 pub fn write(host: HostKind, path: &Path, connection: &Connection) -> Result<HostWrite> {
     Ok(sieve_store::hosts::write(host, path, connection)?)
+}
+
+/// The folders hosts are looked for in: this user's, or with `home` (a
+/// test's, or `--host-home`) that folder standing for the home folder,
+/// its configuration folder where the platform puts it.
+pub fn dirs(home: Option<&Path>) -> Result<HostDirs> {
+    let current = HostDirs::current().ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::Io,
+            "cannot find your home folder; pass --host-home DIR",
+        )
+    })?;
+    let Some(home) = home else {
+        return Ok(current);
+    };
+    let config_dir = match current.platform {
+        Platform::Linux => home.join(".config"),
+        Platform::MacOs => home.join("Library").join("Application Support"),
+        Platform::Windows => home.join("AppData").join("Roaming"),
+    };
+    Ok(HostDirs {
+        home_dir: home.to_path_buf(),
+        config_dir,
+        cwd: None,
+        codex_home: None,
+        ..current
+    })
+}
+
+/// Every host with where it stands, in the order a person is offered
+/// them.
+pub fn list(dirs: &HostDirs) -> Vec<HostStatus> {
+    sieve_store::hosts::detect_all(dirs)
+}
+
+/// How routing reaches MCP Sieve and what it does with secrets.
+#[derive(Debug, Clone)]
+pub struct RouteOptions {
+    /// The profile the host gets; default one named after it, made from
+    /// what it had.
+    pub profile: Option<String>,
+    pub via: Via,
+    /// Keep the env and header values of the imported servers in the
+    /// secret store rather than in `config.json`.
+    pub keep_secrets: bool,
+}
+
+/// Routes `host` through MCP Sieve: its servers imported, its profile,
+/// its file rewritten to the single `sieve` entry. Twice changes nothing.
+pub fn route(
+    store: &Store,
+    dirs: &HostDirs,
+    host: HostKind,
+    options: &RouteOptions,
+) -> Result<RouteReport> {
+    let path = host.user_path(dirs);
+    let mut report =
+        sieve_store::hosts::route(store, host, &path, options.profile.as_deref(), &options.via)?;
+    if options.keep_secrets && !report.import.secrets.is_empty() {
+        let secrets = crate::secrets::open(store)?;
+        for value in report.import.secrets.clone() {
+            let kept =
+                crate::secrets::keep_secret(store, &secrets, &value.server, &value.key, None)?;
+            report.import.kept_secrets.push(kept.secret);
+        }
+    }
+    Ok(report)
+}
+
+/// One host's outcome in [`route_all`].
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Routed {
+    pub host: HostKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report: Option<RouteReport>,
+    /// Why it was not routed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ApiError>,
+}
+
+/// Routes every host on this machine (installed or routed already), each
+/// with its own profile; one that fails (its file does not parse) does
+/// not stop the others. Hosts that take only stdio entries get one when
+/// `options.via` is HTTP with a stdio fallback.
+pub fn route_all(store: &Store, dirs: &HostDirs, options: &RouteOptions) -> Vec<Routed> {
+    list(dirs)
+        .into_iter()
+        .filter(|status| status.state != HostState::Absent)
+        .map(|status| {
+            let options = RouteOptions {
+                // One profile per host: a name given for all would merge
+                // them, so it applies to none.
+                profile: None,
+                ..options.clone()
+            };
+            match route(store, dirs, status.host, &options) {
+                Ok(report) => Routed {
+                    host: status.host,
+                    report: Some(report),
+                    error: None,
+                },
+                Err(error) => Routed {
+                    host: status.host,
+                    report: None,
+                    error: Some(error),
+                },
+            }
+        })
+        .collect()
+}
+
+/// Gives `host` back the servers it had before it was routed.
+pub fn unroute(store: &Store, dirs: &HostDirs, host: HostKind) -> Result<UnrouteReport> {
+    Ok(sieve_store::hosts::unroute(
+        store,
+        host,
+        &host.user_path(dirs),
+    )?)
+}
+
+/// The hosts routed to each profile (for "used by Claude Code, Codex").
+pub fn used_by(store: &Store) -> Result<BTreeMap<String, Vec<HostKind>>> {
+    Ok(Routes::load(store)?.by_profile())
+}
+
+impl From<RouteError> for ApiError {
+    fn from(error: RouteError) -> ApiError {
+        match error {
+            RouteError::HostFile(error) => ApiError::from(error),
+            RouteError::Import(error) => ApiError::from(error),
+            RouteError::Store(error) => ApiError::from(error),
+            other => ApiError::invalid("transport", other),
+        }
+    }
 }

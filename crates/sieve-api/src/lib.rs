@@ -55,7 +55,8 @@ pub use sieve_core::{ConcernDef, Kind, Profile, TokenCount};
 pub use sieve_gateway::engine::{Change, Engine, now_ms};
 pub use sieve_gateway::serve;
 pub use sieve_store::home::Home;
-pub use sieve_store::import::{HostKind, ImportReport};
+pub use sieve_store::hosts::HostKind;
+pub use sieve_store::import::ImportReport;
 pub use sieve_store::store::{Store, backup_path};
 
 /// The logs MCP Sieve writes unless `MCP_SIEVE_LOG` says otherwise: what
@@ -142,7 +143,6 @@ impl From<sieve_store::hosts::HostFileError> for ApiError {
             HostFileError::Store(_) | HostFileError::Read { .. } | HostFileError::NoHome => {
                 ErrorCode::Io
             }
-            HostFileError::UnknownPath { .. } => ErrorCode::NotFound,
             HostFileError::Broken { .. } => ErrorCode::BrokenFile,
             _ => ErrorCode::Invalid,
         };

@@ -60,11 +60,19 @@ pub struct ProfileSummary {
     pub active: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The hosts routed through MCP Sieve with this profile.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub used_by: Vec<crate::HostKind>,
 }
 
 /// Every profile, in name order, `default` included.
 pub fn summaries(store: &Store) -> Result<Vec<ProfileSummary>> {
     let config = store.load_config()?;
+    // A hosts.json that does not parse says so where hosts are routed;
+    // the profiles are listed without it.
+    let mut used_by = sieve_store::hosts::Routes::load(store)
+        .map(|routes| routes.by_profile())
+        .unwrap_or_default();
     let summaries = store
         .profile_names()?
         .into_iter()
@@ -72,6 +80,7 @@ pub fn summaries(store: &Store) -> Result<Vec<ProfileSummary>> {
             let active = name == config.settings.active_profile;
             match store.load_profile(&name, Some(&config)) {
                 Ok(loaded) => ProfileSummary {
+                    used_by: used_by.remove(&name).unwrap_or_default(),
                     name,
                     description: Some(loaded.profile.description),
                     valid: true,
@@ -79,6 +88,7 @@ pub fn summaries(store: &Store) -> Result<Vec<ProfileSummary>> {
                     error: None,
                 },
                 Err(error) => ProfileSummary {
+                    used_by: used_by.remove(&name).unwrap_or_default(),
                     name,
                     description: None,
                     valid: false,

@@ -240,7 +240,7 @@ fn kept(
 /// the report's `keptSecrets`).
 pub fn import(
     store: &Store,
-    host: sieve_store::import::HostKind,
+    host: sieve_store::hosts::HostKind,
     path: Option<&std::path::Path>,
     keep_secrets: bool,
 ) -> Result<sieve_store::import::ImportReport> {

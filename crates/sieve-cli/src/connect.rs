@@ -2,7 +2,6 @@
 //! printed or written into the host's file.
 
 use crate::hosts::host_kind_parser;
-use crate::output::print_json;
 use anyhow::{Context, Result};
 use clap::Args;
 use sieve_api::HostKind;
@@ -13,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct ConnectArgs {
-    /// The host: claude-desktop, cursor or vscode.
+    /// The host (`mcp-sieve hosts list` names them all).
     #[arg(value_parser = host_kind_parser())]
     pub host: HostKind,
     /// The profile the host gets (stdio).
@@ -45,7 +44,8 @@ pub(crate) fn run(store: &Store, args: &ConnectArgs, out: &mut dyn Write) -> Res
         },
     };
     if !args.write {
-        return print_json(out, &api::hosts::snippet(args.host, &connection)?);
+        write!(out, "{}", api::hosts::snippet(args.host, &connection)?)?;
+        return Ok(());
     }
     let path = match &args.path {
         Some(path) => path.clone(),

@@ -95,6 +95,9 @@ pub enum Command {
     /// Print the config entry that connects a host to MCP Sieve, or write it
     /// into the host's file (the old file is kept as .bak).
     Connect(ConnectArgs),
+    /// The AI hosts on this machine: list them, route them through MCP
+    /// Sieve (one profile each), give them back.
+    Hosts(hosts::HostsArgs),
     /// Run the built-in demo MCP server (about 40 tools) on stdio or HTTP.
     DemoServer(DemoServerArgs),
 }
@@ -131,5 +134,6 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
         Command::Tasks(args) => tasks::run(store, args, out),
         Command::Servers(command) => servers::run(&store, command, out),
         Command::Connect(args) => connect::run(&store, &args, out),
+        Command::Hosts(args) => hosts::run(&store, args, out),
     }
 }

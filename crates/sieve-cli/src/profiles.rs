@@ -50,11 +50,24 @@ pub(crate) fn run(store: &Store, command: ProfilesCommand, out: &mut dyn Write) 
             // The active profile is marked, as git marks the current branch.
             for s in &summaries {
                 let mark = if s.active { '*' } else { ' ' };
+                let used_by = match s.used_by.as_slice() {
+                    [] => String::new(),
+                    hosts => format!(
+                        " (used by {})",
+                        hosts
+                            .iter()
+                            .map(|h| h.title())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
                 match &s.error {
-                    Some(error) => writeln!(out, "{mark} {:width$}  (broken) {error}", s.name)?,
+                    Some(error) => {
+                        writeln!(out, "{mark} {:width$}  (broken) {error}{used_by}", s.name)?
+                    }
                     None => writeln!(
                         out,
-                        "{mark} {:width$}  {}",
+                        "{mark} {:width$}  {}{used_by}",
                         s.name,
                         s.description.as_deref().unwrap_or("")
                     )?,

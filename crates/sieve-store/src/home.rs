@@ -68,6 +68,12 @@ impl Home {
         self.config_dir.join("approvals.json")
     }
 
+    /// `hosts.json`: the hosts routed through MCP Sieve and the servers
+    /// each had, so unrouting can give them back.
+    pub fn hosts_file(&self) -> PathBuf {
+        self.config_dir.join("hosts.json")
+    }
+
     /// The folder of profile files.
     pub fn profiles_dir(&self) -> PathBuf {
         self.config_dir.join("profiles")

@@ -12,9 +12,10 @@
 //! * [`secrets`]: the secret store (system keychain, else a 0600 file
 //!   changed under the same lock).
 //! * [`watch`]: live reload: which of the user's files changed.
-//! * [`import`]: the MCP servers of Claude Desktop, Cursor and VS Code.
-//! * [`hosts`]: the entry that connects a host to MCP Sieve, and a writer
-//!   that puts it into the host's file (comments and other servers kept).
+//! * [`hosts`]: fifteen AI hosts' own config files: detect a host, import
+//!   its servers ([`import`]), write MCP Sieve's entry into its file
+//!   (comments and other settings kept), route it through MCP Sieve and
+//!   give it back.
 //!
 //! Which module uses which (no circles, checked by
 //! `scripts/check-layers.py` in `./test.sh`):
@@ -22,15 +23,14 @@
 //! ```text
 //! watch   -> home, secrets, store
 //! secrets -> home, store
-//! hosts   -> import, store
-//! import  -> home, store
+//! hosts   -> home, store
 //! store   -> home
 //! home: none
 //! ```
 
 pub mod home;
 pub mod hosts;
-pub mod import;
+pub use hosts::import;
 pub mod secrets;
 pub mod store;
 pub mod watch;

@@ -56,5 +56,9 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         tasks::task_cancel,
         hosts::host_snippet,
         hosts::host_write,
+        hosts::hosts_list,
+        hosts::host_route,
+        hosts::hosts_route_all,
+        hosts::host_unroute,
     ]
 }

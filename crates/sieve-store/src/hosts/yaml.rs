@@ -19,7 +19,7 @@
 //! list's indentation (two spaces where the list or mapping is new),
 //! strings quoted only where YAML needs it; an empty `[]` or `{}` that is to
 //! hold it becomes a block, a flow list with items stays flow. JSON nulls
-//! are left out of mappings. Removing a server removes its lines. A file of
+//! are written as YAML nulls. Removing a server removes its lines. A file of
 //! more than one YAML document (split by `---`) is refused as a wrong shape.
 //!
 //! yaml-edit's parser reads on past what YAML forbids; its validator then
@@ -375,15 +375,12 @@ fn merge(
 ) -> Result<(), ShapeError> {
     let gone: Vec<YamlNode> = mapping
         .keys()
-        .filter(|key| entry.get(&key_text(key)).is_none_or(Value::is_null))
+        .filter(|key| !entry.contains_key(&key_text(key)))
         .collect();
     for key in gone {
         mapping.remove(key);
     }
     for (key, value) in entry {
-        if value.is_null() {
-            continue;
-        }
         let Some((existing_key, existing)) = find_key(mapping, key) else {
             put(mapping, key, value);
             continue;
@@ -401,10 +398,10 @@ fn merge(
     Ok(())
 }
 
-/// Sets `key` of `mapping` to `value` (not null), written as new.
+/// Sets `key` of `mapping` to `value`, written as new.
 fn put(mapping: &Mapping, key: impl yaml_edit::AsYaml, value: &Value) {
     match value {
-        Value::Null => {}
+        Value::Null => mapping.set(key, None::<&str>),
         Value::Bool(b) => mapping.set(key, *b),
         Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
             (Some(i), _, _) => mapping.set(key, i),
@@ -796,14 +793,15 @@ GOOSE_MODE: smart_approve
             "        Authorization: Bearer t\n",
             "        Authorization: Bearer t\n  - name: sieve\n    type: stdio\n    \
              command: /usr/bin/mcp-sieve\n    args:\n    - serve\n    - '--profile'\n    \
-             - continue\n    env:\n      RUST_LOG: warn\n",
+             - continue\n    env:\n      RUST_LOG: warn\n      EMPTY: null\n    \
+             cwd: null\n",
         );
         assert_eq!(text, expected);
         let again = parse(&text);
         assert_eq!(names(&again, CONTINUE), ["github", "docs", "sieve"]);
-        let mut expected_entry = sieve();
-        expected_entry["env"] = json!({"RUST_LOG": "warn"});
-        expected_entry.as_object_mut().unwrap().shift_remove("cwd");
+        // Nulls are written as nulls (Goose writes `bundled: null`), so an
+        // entry given back reads as it was.
+        let expected_entry = sieve();
         assert_eq!(
             again.servers(CONTINUE).unwrap().unwrap()[2].1,
             expected_entry

@@ -1,12 +1,11 @@
-//! `mcp-sieve servers import claude-desktop|cursor|vscode [PATH]`: copies
-//! the MCP servers a host is configured with into `config.json`.
+//! `mcp-sieve servers import HOST [PATH]`: copies the MCP servers a host
+//! is configured with into `config.json`.
 //!
 //! Three steps, the first two pure:
 //!
-//! * [`parse_host_config`] reads a host's file (Claude Desktop and Cursor:
-//!   `{"mcpServers": {..}}`; VS Code: `{"servers": {..}, "inputs": [..]}`,
-//!   JSON with comments and trailing commas) into [`HostEntry`]s. Each entry
-//!   goes through `sieve-core`'s own `config.json` parser, so an imported
+//! * [`parse_host_config`] reads a host's file (JSON with comments, TOML or
+//!   YAML, each host's shape: see [`super::shape`]) into [`HostEntry`]s.
+//!   Each entry goes through `sieve-core`'s own `config.json` parser, so an imported
 //!   server is validated exactly like one written by hand, and one that
 //!   cannot be used (`"type": "sse"`, a `${input:..}` variable) is kept with
 //!   the reason instead of failing the whole file.
@@ -19,6 +18,9 @@
 //! Running an import twice adds nothing the second time: every server is
 //! then already present.
 
+use super::document::{self, ServerList};
+use super::kind::{HostDirs, HostKind};
+use super::shape;
 use crate::store::{Store, StoreError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -27,126 +29,6 @@ use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-
-/// A host whose MCP configuration can be imported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum HostKind {
-    /// Claude Desktop's `claude_desktop_config.json`.
-    ClaudeDesktop,
-    /// Cursor's `~/.cursor/mcp.json` (or a project's `.cursor/mcp.json`).
-    Cursor,
-    /// VS Code's user `mcp.json` (or a workspace's `.vscode/mcp.json`).
-    #[serde(rename = "vscode")]
-    VsCode,
-}
-
-impl HostKind {
-    /// Every host, in the order a person is offered them.
-    pub const ALL: [HostKind; 3] = [HostKind::ClaudeDesktop, HostKind::Cursor, HostKind::VsCode];
-
-    /// The name on the command line and in renamed servers.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HostKind::ClaudeDesktop => "claude-desktop",
-            HostKind::Cursor => "cursor",
-            HostKind::VsCode => "vscode",
-        }
-    }
-
-    /// The name a person knows the host by.
-    pub fn title(self) -> &'static str {
-        match self {
-            HostKind::ClaudeDesktop => "Claude Desktop",
-            HostKind::Cursor => "Cursor",
-            HostKind::VsCode => "VS Code",
-        }
-    }
-
-    /// Where the host keeps its configuration, most likely first.
-    ///
-    /// `dirs.config_dir` is the platform's configuration folder
-    /// (`~/.config`, `~/Library/Application Support`, `%APPDATA%`), which is
-    /// where Claude Desktop and VS Code keep theirs on every platform.
-    /// VS Code's workspace file in `cwd` comes after the user file.
-    pub fn default_paths(self, dirs: &HostDirs) -> Vec<PathBuf> {
-        match self {
-            HostKind::ClaudeDesktop => {
-                vec![dirs.config_dir.join("Claude/claude_desktop_config.json")]
-            }
-            HostKind::Cursor => vec![dirs.home_dir.join(".cursor/mcp.json")],
-            HostKind::VsCode => {
-                let mut paths = vec![dirs.config_dir.join("Code/User/mcp.json")];
-                paths.extend(dirs.cwd.as_ref().map(|cwd| cwd.join(".vscode/mcp.json")));
-                paths
-            }
-        }
-    }
-
-    /// The files to look for when the user names a folder: the host's own
-    /// folder (`~/.cursor`) or a project using it.
-    fn paths_in_folder(self, dir: &Path) -> Vec<PathBuf> {
-        match self {
-            HostKind::ClaudeDesktop => vec![dir.join("claude_desktop_config.json")],
-            HostKind::Cursor => vec![dir.join("mcp.json"), dir.join(".cursor/mcp.json")],
-            HostKind::VsCode => vec![dir.join("mcp.json"), dir.join(".vscode/mcp.json")],
-        }
-    }
-
-    /// Cursor and VS Code replace `${..}` variables (`${env:TOKEN}`,
-    /// `${input:key}`, `${workspaceFolder}`) when they start a server;
-    /// Claude Desktop passes every string as written.
-    fn expands_variables(self) -> bool {
-        !matches!(self, HostKind::ClaudeDesktop)
-    }
-}
-
-impl fmt::Display for HostKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A host name that names none of the hosts.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("there is no host {name:?}; name one of claude-desktop, cursor, vscode")]
-#[non_exhaustive]
-pub struct UnknownHost {
-    pub name: String,
-}
-
-impl std::str::FromStr for HostKind {
-    type Err = UnknownHost;
-
-    fn from_str(name: &str) -> Result<HostKind, UnknownHost> {
-        HostKind::ALL
-            .into_iter()
-            .find(|kind| kind.as_str() == name)
-            .ok_or_else(|| UnknownHost {
-                name: name.to_string(),
-            })
-    }
-}
-
-/// The folders the default host paths are relative to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostDirs {
-    pub config_dir: PathBuf,
-    pub home_dir: PathBuf,
-    pub cwd: Option<PathBuf>,
-}
-
-impl HostDirs {
-    /// This user's folders and the current directory.
-    pub fn current() -> Result<HostDirs, ImportError> {
-        let dirs = directories::BaseDirs::new().ok_or(ImportError::NoHome)?;
-        Ok(HostDirs {
-            config_dir: dirs.config_dir().to_path_buf(),
-            home_dir: dirs.home_dir().to_path_buf(),
-            cwd: std::env::current_dir().ok(),
-        })
-    }
-}
 
 /// One server as the host file lists it, converted or not.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,6 +45,9 @@ pub struct HostEntry {
 pub enum EntryError {
     #[error("the entry is not an object")]
     NotObject,
+    /// The host writes it in a way `config.json` has no words for.
+    #[error("{detail}")]
+    Host { detail: String },
     /// It holds a `${..}` variable its host fills in.
     #[error(
         "it uses {variable}, which {} fills in when it starts the server and \
@@ -353,8 +238,9 @@ pub enum ImportError {
     #[error("cannot read {path}")]
     Read { path: PathBuf, source: io::Error },
     #[error(
-        "{file}:{line}:{column}: {message}; the {} config must be JSON (comments allowed), fix it and import again",
-        .kind.title()
+        "{file}:{line}:{column}: {message}; the {} config must be {}, fix it and import again",
+        .kind.title(),
+        format_words(*.kind)
     )]
     Syntax {
         kind: HostKind,
@@ -375,6 +261,14 @@ pub enum ImportError {
     Store(StoreError),
     #[error("cannot find your home folder; pass the path of the host's config file")]
     NoHome,
+}
+
+fn format_words(kind: HostKind) -> &'static str {
+    match kind.format() {
+        document::Format::Json => "JSON (comments allowed)",
+        document::Format::Toml => "TOML",
+        document::Format::Yaml => "YAML",
+    }
 }
 
 fn not_found_message(kind: HostKind, tried: &[PathBuf], explicit: bool) -> String {
@@ -408,89 +302,63 @@ impl From<StoreError> for ImportError {
     }
 }
 
-/// The keys a host file keeps its servers under, in the order looked for:
-/// Claude Desktop and Cursor write `mcpServers`, VS Code's `mcp.json`
-/// `servers`, and older VS Code `settings.json` files `mcp.servers`. Every
-/// kind accepts every shape, so a file handed to the "wrong" kind still
-/// imports; the kind decides which comes first.
-fn server_keys(kind: HostKind) -> [&'static [&'static str]; 3] {
-    const MCP_SERVERS: &[&str] = &["mcpServers"];
-    const SERVERS: &[&str] = &["servers"];
-    const SETTINGS: &[&str] = &["mcp", "servers"];
-    match kind {
-        HostKind::VsCode => [SERVERS, SETTINGS, MCP_SERVERS],
-        HostKind::ClaudeDesktop | HostKind::Cursor => [MCP_SERVERS, SERVERS, SETTINGS],
-    }
-}
-
-/// JSONC as VS Code reads it: comments and trailing commas, nothing more.
-pub fn jsonc_options() -> jsonc_parser::ParseOptions {
-    jsonc_parser::ParseOptions {
-        allow_comments: true,
-        allow_trailing_commas: true,
-        allow_loose_object_property_names: false,
-        allow_missing_commas: false,
-        allow_single_quoted_strings: false,
-        allow_hexadecimal_numbers: false,
-        allow_unary_plus_numbers: false,
-        allow_bare_decimal_point_numbers: false,
-        allow_non_finite_numbers: false,
-        allow_extended_string_escapes: false,
-    }
-}
-
 /// Reads the servers of a host config file. `file` names it in messages.
 ///
-/// Fails only when the file as a whole cannot be read as JSON with
-/// comments; a server that cannot be imported becomes an entry with the
-/// reason. A file without servers (a fresh Claude Desktop config) yields
-/// no entries.
+/// Fails only when the file as a whole cannot be read in its format or
+/// its server list is not one; a server that cannot be imported becomes
+/// an entry with the reason. A file without servers (a fresh Claude
+/// Desktop config) yields no entries. The server list is looked for in
+/// each of the places the host reads ([`HostKind::server_lists`]), and,
+/// for a JSON file handed to the "wrong" host, in the other common
+/// ones, so that it still imports.
 pub fn parse_host_config(
     kind: HostKind,
     file: &str,
     text: &str,
 ) -> Result<Vec<HostEntry>, ImportError> {
-    let options = jsonc_options();
-    let document: Option<Value> =
-        jsonc_parser::parse_to_serde_value(text, &options).map_err(|e| ImportError::Syntax {
+    let document =
+        super::file::parse_document(kind.format(), text).map_err(|e| ImportError::Syntax {
             kind,
             file: file.to_string(),
-            line: e.line_display(),
-            column: e.column_display(),
-            message: e.kind().to_string(),
+            line: e.line,
+            column: e.column,
+            message: e.message,
         })?;
-    let shape = |message: String| ImportError::Shape {
-        kind,
-        file: file.to_string(),
-        message,
-    };
-    let root = match document {
-        None => return Ok(Vec::new()),
-        Some(Value::Object(root)) => root,
-        Some(_) => return Err(shape("the file is not a JSON object".into())),
-    };
-    let Some((key, servers)) = server_keys(kind)
-        .into_iter()
-        .find_map(|path| lookup(&root, path).map(|v| (path.join("."), v)))
-    else {
-        return Ok(Vec::new());
-    };
-    let Value::Object(servers) = servers else {
-        return Err(shape(format!("{key:?} is not an object of servers")));
-    };
-    Ok(servers
-        .iter()
-        .map(|(name, entry)| HostEntry {
-            name: name.clone(),
-            server: convert(kind, file, name, entry),
-        })
-        .collect())
+    const JSON_LISTS: [ServerList; 3] = [
+        ServerList::Map(&["mcpServers"]),
+        ServerList::Map(&["servers"]),
+        ServerList::Map(&["mcp", "servers"]),
+    ];
+    let mut lists = kind.server_lists().to_vec();
+    if kind.format() == document::Format::Json {
+        for list in JSON_LISTS {
+            if !lists.contains(&list) {
+                lists.push(list);
+            }
+        }
+    }
+    for list in lists {
+        let found = document.servers(list).map_err(|error| ImportError::Shape {
+            kind,
+            file: file.to_string(),
+            message: error.0,
+        })?;
+        if let Some(servers) = found {
+            return Ok(servers
+                .into_iter()
+                .map(|(name, raw)| host_entry(kind, file, name, &raw))
+                .collect());
+        }
+    }
+    Ok(Vec::new())
 }
 
-fn lookup<'a>(root: &'a Map<String, Value>, path: &[&str]) -> Option<&'a Value> {
-    let (first, rest) = path.split_first()?;
-    rest.iter()
-        .try_fold(root.get(*first)?, |value, key| value.get(key))
+/// One server of `kind`'s file, as the file writes it, converted.
+pub fn host_entry(kind: HostKind, file: &str, name: String, raw: &Value) -> HostEntry {
+    let server = shape::to_config(kind, raw)
+        .map_err(|error| EntryError::Host { detail: error.0 })
+        .and_then(|entry| convert(kind, file, &name, &entry));
+    HostEntry { name, server }
 }
 
 /// One host entry as a [`ServerConfig`], or why it cannot be one.
@@ -712,7 +580,10 @@ fn locate(kind: HostKind, path: Option<&Path>) -> Result<PathBuf, ImportError> {
     let (tried, explicit) = match path {
         Some(dir) if dir.is_dir() => (kind.paths_in_folder(dir), true),
         Some(file) => (vec![file.to_path_buf()], true),
-        None => (kind.default_paths(&HostDirs::current()?), false),
+        None => (
+            kind.default_paths(&HostDirs::current().ok_or(ImportError::NoHome)?),
+            false,
+        ),
     };
     match tried.iter().find(|p| p.is_file()) {
         Some(found) => Ok(found.clone()),
@@ -1108,42 +979,6 @@ mod tests {
         assert!(
             text.contains("skipped \"d\": the entry is not an object\n"),
             "{text}"
-        );
-    }
-
-    #[test]
-    fn names_round_trip() {
-        for kind in HostKind::ALL {
-            assert_eq!(kind.as_str().parse::<HostKind>(), Ok(kind));
-            assert_eq!(
-                serde_json::to_value(kind).unwrap(),
-                json!(kind.as_str()),
-                "JSON uses the command line's names"
-            );
-        }
-    }
-
-    #[test]
-    fn default_paths_follow_each_host() {
-        let dirs = HostDirs {
-            config_dir: "/cfg".into(),
-            home_dir: "/home/u".into(),
-            cwd: Some("/proj".into()),
-        };
-        assert_eq!(
-            HostKind::ClaudeDesktop.default_paths(&dirs),
-            [Path::new("/cfg/Claude/claude_desktop_config.json")]
-        );
-        assert_eq!(
-            HostKind::Cursor.default_paths(&dirs),
-            [Path::new("/home/u/.cursor/mcp.json")]
-        );
-        assert_eq!(
-            HostKind::VsCode.default_paths(&dirs),
-            [
-                Path::new("/cfg/Code/User/mcp.json"),
-                Path::new("/proj/.vscode/mcp.json")
-            ]
         );
     }
 
