@@ -1,9 +1,10 @@
 // Labelling: tools selected on the Tools screen and the bar that labels
-// them (a group, a tag, a concern's value), and the Labels screen (derived
-// groups with their renames, overlays as rules, concern definitions).
+// them (a group, a tag, a move between groups, a concern's value), and the
+// Labels screen (derived groups with their renames, overlays as rules and
+// their forms, concern definitions).
 
 import { By, Key, Select } from 'selenium-webdriver';
-import { typeInto } from '../support/app.js';
+import { testId, typeInto } from '../support/app.js';
 import { until } from '../support/wait.js';
 
 export class LabelsPage {
@@ -39,6 +40,25 @@ export class LabelsPage {
     await new Select(select).selectByValue(value);
   }
 
+  /**
+   * Chooses `from` in the bar's `label-move-from` (a group the selected
+   * tools are in), types `to` and moves them.
+   */
+  async moveToGroup(from, to) {
+    const select = await this.app.find('label-move-from');
+    await until(
+      async () => (await select.findElements(By.css(`option[value="${from}"]`))).length > 0,
+      { what: `label-move-from to offer ${from}` },
+    );
+    await new Select(select).selectByValue(from);
+    const field = await this.app.find('label-move-to');
+    await typeInto(field, to);
+    await until(async () => (await field.getAttribute('value')) === to, { what: `label-move-to to read "${to}"` });
+    const move = await this.app.find('label-move-apply');
+    await until(() => move.isEnabled(), { what: 'label-move-apply to be enabled' });
+    await move.click();
+  }
+
   /** Types `group` into the bar and adds the selected tools to it. */
   async addToGroup(group) {
     await typeInto(await this.app.find('label-group-input'), group);
@@ -64,6 +84,48 @@ export class LabelsPage {
         return Promise.all(rows.map((row) => row.getText()));
       },
       { what: `${count} overlay rules on the Labels screen` },
+    );
+  }
+
+  /**
+   * Opens rule `index`'s form, replaces the fields `change` names
+   * (`match`, `groups`, `tags`, `removeGroups`, `removeTags`, `title`,
+   * `description`: what is typed) and saves; waits until the form closes,
+   * which it does once the library has written the rule.
+   */
+  async editRule(index, change) {
+    await (await this.app.find(`overlay-edit-${index}`)).click();
+    const ids = {
+      match: 'match',
+      groups: 'groups',
+      tags: 'tags',
+      removeGroups: 'remove-groups',
+      removeTags: 'remove-tags',
+      title: 'title',
+      description: 'description',
+    };
+    for (const [key, text] of Object.entries(change)) {
+      const field = await this.app.find(`overlay-${ids[key]}-${index}`);
+      await typeInto(field, text);
+      await until(async () => (await field.getAttribute('value')) === text, {
+        what: `rule ${index}'s ${key} to read "${text}"`,
+      });
+    }
+    await (await this.app.find(`overlay-save-${index}`)).click();
+    await until(
+      async () => (await this.app.driver.findElements(testId(`overlay-match-${index}`))).length === 0,
+      { what: `rule ${index}'s form to close once saved` },
+    );
+  }
+
+  /** The text of rule `index`'s row once `test` holds for it. */
+  async ruleWhen(index, test, what) {
+    return until(
+      async () => {
+        const text = await (await this.app.find(`overlay-row-${index}`)).getText();
+        return test(text) ? text : null;
+      },
+      { what: `rule ${index} ${what}` },
     );
   }
 

@@ -52,6 +52,23 @@ export class ToolsPage {
     return this.app.find(`group-toggle-${group}`);
   }
 
+  /**
+   * Waits until group `group`'s count beside its switch (`shown/total`
+   * tools) passes `test`; returns `{shown, total}`.
+   */
+  async groupCountWhen(group, test, what) {
+    return until(
+      async () => {
+        const item = await (await this.groupToggle(group)).findElement(By.xpath('./ancestor::li[1]'));
+        const found = /(\d+)\/(\d+)/.exec(await item.getText());
+        if (!found) return null;
+        const count = { shown: Number(found[1]), total: Number(found[2]) };
+        return test(count) ? count : null;
+      },
+      { what: `group ${group}'s count ${what}` },
+    );
+  }
+
   async isGroupOn(group) {
     return (await this.groupToggle(group)).isSelected();
   }

@@ -4,7 +4,10 @@
 // `cost: high`, written to config.json as one overlay each, and a profile
 // choosing `cost: moderate` hides exactly those three; a derived group
 // renamed on the Labels screen renames its switch; `security: medium`
-// keeps read-only and non-destructive tools and hides destructive ones.
+// keeps read-only and non-destructive tools and hides destructive ones; a
+// rule's match widened in its form on the Labels screen takes its value to
+// every tool it now matches; three issue tools moved to another derived
+// group on the Tools screen change both groups' counts.
 // config.json declares no concerns, so the built-in ordered security and
 // cost are in force.
 
@@ -23,6 +26,18 @@ import { LAUNCH_TIMEOUT, until } from '../support/wait.js';
 const ISSUE_TOOLS = ['github__list_issues', 'github__issue_write', 'github__add_issue_comment'];
 /** How many of GitHub's tools are in `issues`. */
 const ISSUES = 28;
+/** GitHub's search tools, all read-only: `github__search_*` matches these. */
+const SEARCH_TOOLS = [
+  'github__search_code',
+  'github__search_commits',
+  'github__search_issues',
+  'github__search_orgs',
+  'github__search_pull_requests',
+  'github__search_repositories',
+  'github__search_users',
+];
+/** How many of GitHub's tools are in `repositories`. */
+const REPOSITORIES = 14;
 /** Three tools of three other derived groups (commits, files, code). */
 const EXPENSIVE = ['github__list_commits', 'github__get_file_contents', 'github__search_code'];
 
@@ -192,6 +207,109 @@ describe('Labels', () => {
     assert.doesNotMatch(await tools.rowWhen('github__create_issue', true), /hidden by/, 'a non-destructive write stays');
     const row = await tools.rowWhen('github__delete_file', false);
     assert.match(row, /security low is below the chosen medium/, `a destructive tool says why: ${row}`);
+    await tools.search('');
+  });
+
+  test("a rule's match widened in its form: config.json, the rule's count, the rows, a new switch and the meter follow", async () => {
+    const index = home.config().overlays.findIndex((o) => o.match === 'github__search_code');
+    assert.ok(index >= 0, 'the rule cost high wrote for github__search_code');
+    const others = home.config().overlays.filter((_, i) => i !== index);
+    await shell.open('labels');
+    await labels.ruleWhen(index, (text) => /\b1 primitive\b/.test(text), 'to match one primitive');
+    // Read from a meter that has long followed security medium: the form
+    // is opened and filled in first.
+    const before = await shell.meter();
+
+    await labels.editRule(index, { match: 'github__search_*', groups: 'costly' });
+
+    const rule = await until(
+      () => {
+        const overlay = home.config().overlays[index];
+        return overlay?.match === 'github__search_*' ? overlay : null;
+      },
+      { what: `overlays[${index}].match "github__search_*" in config.json` },
+    );
+    assert.deepEqual(
+      rule,
+      { match: 'github__search_*', groups: ['costly'], concerns: { cost: 'high' } },
+      'the match and the group replaced, cost high kept',
+    );
+    assert.equal(home.config().overlays.length, EXPENSIVE.length, 'edited in place, not added');
+    assert.deepEqual(
+      home.config().overlays.filter((_, i) => i !== index),
+      others,
+      'the other rules are left as they were',
+    );
+    const text = await labels.ruleWhen(
+      index,
+      (t) => t.includes(`${SEARCH_TOOLS.length} primitives`),
+      `to match ${SEARCH_TOOLS.length} primitives`,
+    );
+    assert.match(text, /group costly/, `the rule says what it adds now: ${text}`);
+    assert.match(text, /cost=high/, `and what it kept: ${text}`);
+
+    // The profile chooses cost moderate: every search tool is hidden now.
+    const lowered = await shell.meterWhen(
+      (m) => m.toolsVisible === before.toolsVisible - (SEARCH_TOOLS.length - 1),
+      `${SEARCH_TOOLS.length - 1} tools fewer than ${before.toolsVisible}`,
+    );
+    assert.ok(lowered.tokensVisible < before.tokensVisible, `fewer tokens: ${before.text} -> ${lowered.text}`);
+    await shell.open('tools');
+    const toggle = await tools.groupToggle('costly');
+    assert.equal(await toggle.getAttribute('data-derived'), 'false', 'a group a person made is not derived');
+    const costly = await tools.groupCountWhen(
+      'costly',
+      (c) => c.total === SEARCH_TOOLS.length,
+      `to hold ${SEARCH_TOOLS.length} tools`,
+    );
+    assert.equal(costly.shown, 0, 'all of them hidden by cost moderate');
+    for (const name of SEARCH_TOOLS) {
+      const row = await tools.rowWhen(name, false);
+      assert.match(row, /cost high is below the chosen moderate/, `${name} says why: ${row}`);
+    }
+    await tools.search('');
+  });
+
+  test('three selected tools moved from one derived group to another: config.json and both switches follow', async () => {
+    await shell.open('tools');
+    for (const group of ['issues', 'repositories']) {
+      const toggle = await tools.groupToggle(group);
+      assert.equal(await toggle.getAttribute('data-derived'), 'true', `${group} is derived`);
+    }
+    await tools.groupCountWhen('issues', (c) => c.total === ISSUES, `to hold ${ISSUES} tools`);
+    await tools.groupCountWhen('repositories', (c) => c.total === REPOSITORIES, `to hold ${REPOSITORIES} tools`);
+    for (const name of ISSUE_TOOLS) {
+      await tools.search(name);
+      await labels.select(name);
+    }
+
+    await labels.moveToGroup('issues', 'repositories');
+
+    const moved = await until(
+      () => {
+        const overlays = (home.config().overlays ?? []).filter((o) => ISSUE_TOOLS.includes(o.match));
+        return overlays.length === ISSUE_TOOLS.length ? overlays : null;
+      },
+      { what: 'an overlay for each moved tool in config.json' },
+    );
+    for (const overlay of moved) {
+      assert.deepEqual(
+        overlay,
+        { match: overlay.match, groups: ['repositories'], removeGroups: ['issues'] },
+        `${overlay.match} leaves issues for repositories`,
+      );
+    }
+    await until(async () => !(await labels.isSelected(ISSUE_TOOLS.at(-1))), { what: 'the selection to clear' });
+    await tools.search('');
+    const issues = await tools.groupCountWhen('issues', (c) => c.total === ISSUES - 3, `to hold ${ISSUES - 3} tools`);
+    const repositories = await tools.groupCountWhen(
+      'repositories',
+      (c) => c.total === REPOSITORIES + 3,
+      `to hold ${REPOSITORIES + 3} tools`,
+    );
+    assert.ok(issues.shown <= issues.total && repositories.shown <= repositories.total, 'counts read shown/total');
+    const row = await tools.rowWhen('github__list_issues', true);
+    assert.match(row, /repositories/, `list_issues is in repositories now: ${row}`);
     await tools.search('');
   });
 });
