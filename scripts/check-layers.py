@@ -47,7 +47,8 @@ MAX_CODE_LINES = 700
 # tokio or rmcp; store and ledger nothing of rmcp; the API nothing of the
 # command line.
 LAYER_RULES: dict[str, tuple[str, ...]] = {
-    "sieve-core": ("tokio", "rmcp", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api"),
+    "sieve-core": ("tokio", "rmcp", "sieve-postgres", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api"),
+    "sieve-postgres": ("rmcp", "sieve-core", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api"),
     "sieve-store": ("rmcp", "sieve-ledger", "sieve-gateway", "sieve-api"),
     "sieve-ledger": ("rmcp", "sieve-store", "sieve-gateway", "sieve-api"),
     "sieve-gateway": ("sieve-api", "clap", "tauri"),
@@ -913,6 +914,7 @@ def self_test_lexer() -> list[str]:
 def self_test_layering() -> list[str]:
     trees = {
         "sieve-core": "sieve-core v0.1.0 (/x)\nserde v1.0.0\ntokio v1.0.0\n",
+        "sieve-postgres": "sieve-postgres v0.1.0 (/x)\ntokio-postgres v0.7.0\n",
         "sieve-store": "sieve-store v0.1.0 (/x)\nrusqlite v0.1.0\nsieve-core v0.1.0 (/x) (*)\n",
         "sieve-ledger": "sieve-ledger v0.1.0 (/x)\nrusqlite v0.1.0\n",
         "sieve-gateway": "sieve-gateway v0.1.0 (/x)\nrmcp v3.9.0\nsieve-store v0.1.0 (/x)\n",
@@ -937,7 +939,7 @@ def self_test_layering() -> list[str]:
     }
     if keys != want:
         failures.append(f"layering found {keys}, want {want}")
-    if checked != ["sieve-core", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api", "sieve-cli"]:
+    if checked != ["sieve-core", "sieve-postgres", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api", "sieve-cli"]:
         failures.append(f"layering checked {checked}, notes {notes}")
     return failures
 

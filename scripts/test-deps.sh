@@ -41,6 +41,9 @@ command -v gnome-keyring-daemon >/dev/null || apt_install gnome-keyring
 command -v dbus-run-session >/dev/null || apt_install dbus-daemon
 # The headless browser of the sign-in tests (tests/clients/follow-redirect.sh).
 command -v curl >/dev/null || apt_install curl
+# PostgreSQL's server programs (initdb, pg_ctl), for the team gateway's
+# tests: each test starts a server of its own on a temporary folder.
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || apt_install postgresql
 npm_stamp="$clients/node_modules/.mcp-sieve-stamp"
 npm_want="$(hash_of "$clients/package.json" "$clients/package-lock.json")"
 if [ "$(cat "$npm_stamp" 2>/dev/null)" != "$npm_want" ]; then
