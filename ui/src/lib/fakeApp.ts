@@ -2,7 +2,8 @@
 // command has a plain answer; a test replaces the ones it is about.
 
 import { setBackend, type Settings } from './backend';
-import { aLabelsView, aReport, aView, FakeBackend } from './backend/fake';
+import { aHostStatus, aLabelsView, aReport, aView, FakeBackend } from './backend/fake';
+import { HOSTS } from './hosts';
 import { createStores, type Stores } from './stores';
 
 /** Noon, 1 May 2026, local time: what "today" is in the tests. */
@@ -44,11 +45,34 @@ export function fakeApp(): { fake: FakeBackend; stores: Stores } {
     .on('servers_list', () => [])
     .on('quarantine_list', () => [])
     .on('tasks_list', () => ({ tasks: [], nextCursor: null }))
-    .on('host_snippet', ({ host, profile }) => ({
-      [host === 'vscode' ? 'servers' : 'mcpServers']: {
-        sieve: { command: '/usr/bin/mcp-sieve', args: ['serve', '--profile', profile] },
-      },
-    }));
+    .on('host_snippet', ({ host, profile }) => aSnippet(host, profile))
+    // Claude Code with two servers, Codex routed, every other host absent.
+    .on('hosts_list', () =>
+      HOSTS.map(({ host, title }) =>
+        host === 'claude-code'
+          ? aHostStatus({ host, title, state: 'installed', path: '/home/me/.claude.json', servers: ['github', 'notes'] })
+          : host === 'codex'
+            ? aHostStatus({
+                host,
+                title,
+                state: 'routed',
+                path: '/home/me/.codex/config.toml',
+                profile: 'codex',
+                transport: 'stdio',
+              })
+            : aHostStatus({ host, title }),
+      ),
+    );
   setBackend(fake);
   return { fake, stores: createStores(() => NOW) };
+}
+
+/** MCP Sieve's snippet for `host` as the shell renders it: TOML for Codex, JSON for the JSON hosts. */
+export function aSnippet(host: string, profile: string): string {
+  if (host === 'codex') {
+    const args = `["serve", "--profile", "${profile}"]`;
+    return `[mcp_servers.sieve]\ncommand = "/usr/bin/mcp-sieve"\nargs = ${args}\n`;
+  }
+  const entry = { sieve: { command: '/usr/bin/mcp-sieve', args: ['serve', '--profile', profile] } };
+  return `${JSON.stringify({ [host === 'vscode' ? 'servers' : 'mcpServers']: entry }, null, 2)}\n`;
 }

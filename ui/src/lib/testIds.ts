@@ -89,6 +89,18 @@ export const TestId = {
   TaskFilterStatus: 'task-filter-status',
   TaskFilterSince: 'task-filter-since',
   Snippet: (host: Host) => `snippet-${host}`,
+  /** A host on the Connect screen, with `data-state`: `absent`, `installed`, `routed`. */
+  HostRow: (host: Host) => `host-row-${host}`,
+  /** Routes the host (again) with the profile and transport chosen on its row. */
+  HostRoute: (host: Host) => `host-route-${host}`,
+  /** Gives a routed host back the servers it had. */
+  HostUnroute: (host: Host) => `host-unroute-${host}`,
+  /** The profile a host is routed with: a `<select>` of the profiles, `''` for its own. */
+  HostProfile: (host: Host) => `host-profile-${host}`,
+  /** Routes every host on this machine, each with its own profile. */
+  HostsRouteAll: 'hosts-route-all',
+  /** Routing's "keep secrets in the system keychain" checkbox. */
+  HostsKeepSecrets: 'hosts-keep-secrets',
   /** The import's "keep values out of config.json" checkbox. */
   ImportKeepSecrets: 'import-keep-secrets',
   /** "Sign in" on the row of a server that needs a sign-in. */

@@ -4,6 +4,7 @@ import type {
   ConcernDefinition,
   Decision,
   Host,
+  HostStatus,
   HostTransport,
   HostWrite,
   ImportReport,
@@ -15,6 +16,8 @@ import type {
   ProfileSummary,
   ProfileView,
   QuarantinedTool,
+  RouteReport,
+  Routed,
   ServerRow,
   Settings,
   SignedIn,
@@ -23,6 +26,7 @@ import type {
   TaskPage,
   TaskRetry,
   TokenReport,
+  UnrouteReport,
 } from './types';
 
 type None = Record<string, never>;
@@ -66,14 +70,23 @@ export interface Commands {
   task_retry: { args: { id: string; force: boolean; profile: string }; result: TaskRetry };
   tool_try: { args: { profile: string; name: string; arguments: Record<string, unknown> }; result: TaskRetry };
   task_cancel: { args: { id: string }; result: null };
+  /** The snippet as text in the host's own format (JSON, TOML or YAML). */
   host_snippet: {
     args: { host: Host; transport: HostTransport; profile: string };
-    result: Record<string, unknown>;
+    result: string;
   };
   host_write: {
     args: { host: Host; transport: HostTransport; profile: string; path?: string };
     result: HostWrite;
   };
+  hosts_list: { args: None; result: HostStatus[] };
+  /** `profile` null: the host's own, named after it. */
+  host_route: {
+    args: { host: Host; transport: HostTransport; profile: string | null; keepSecrets: boolean };
+    result: RouteReport;
+  };
+  hosts_route_all: { args: { transport: HostTransport; keepSecrets: boolean }; result: Routed[] };
+  host_unroute: { args: { host: Host }; result: UnrouteReport };
 }
 
 export type Command = keyof Commands;

@@ -6,6 +6,8 @@ import type {
   ChangeEvent,
   ErrorPayload,
   HiddenReason,
+  Host,
+  HostStatus,
   Kind,
   LabelsView,
   PrimitiveRow,
@@ -13,6 +15,7 @@ import type {
   ProfileEdit,
   ProfileView,
   QuarantinedTool,
+  RouteReport,
   Section,
   ServerRow,
   Switch,
@@ -259,6 +262,33 @@ export function aTask(overrides: Partial<Task> & { taskId: string }): Task {
       'dev.mcp-sieve/server': 'demo',
       'dev.mcp-sieve/method': 'tools/call',
     },
+    ...overrides,
+  };
+}
+
+/** `host` as `hosts_list` has it; absent unless told, its file under /home/me. */
+export function aHostStatus(overrides: Partial<HostStatus> & { host: Host; title: string }): HostStatus {
+  return {
+    state: 'absent',
+    path: `/home/me/.${overrides.host}/mcp.json`,
+    servers: [],
+    takesHttp: overrides.host !== 'claude-desktop',
+    ...overrides,
+  };
+}
+
+/** Routing `host`: `moved` into config.json as they were, its own profile made, its file rewritten. */
+export function aRouteReport(host: Host, moved: string[], overrides: Partial<RouteReport> = {}): RouteReport {
+  const path = `/home/me/.${host}/mcp.json`;
+  return {
+    host,
+    path,
+    profile: host,
+    profileCreated: true,
+    import: { source: host, file: path, added: moved, renamed: [], skipped: [], secrets: [] },
+    moved,
+    left: [],
+    write: { path, backup: `${path}.bak`, changed: true },
     ...overrides,
   };
 }

@@ -117,3 +117,9 @@ export const hostSnippet = (host: Host, transport: HostTransport, profile: strin
   call('host_snippet', { host, transport, profile });
 export const hostWrite = (host: Host, transport: HostTransport, profile: string, path?: string) =>
   call('host_write', { host, transport, profile, path });
+export const hostsList = () => call('hosts_list', {});
+export const hostRoute = (host: Host, transport: HostTransport, profile: string | null, keepSecrets: boolean) =>
+  call('host_route', { host, transport, profile, keepSecrets });
+export const hostsRouteAll = (transport: HostTransport, keepSecrets: boolean) =>
+  call('hosts_route_all', { transport, keepSecrets });
+export const hostUnroute = (host: Host) => call('host_unroute', { host });

@@ -78,7 +78,23 @@ export interface OAuthClient {
   clientMetadataUrl?: string;
 }
 
-export type Host = 'claude-desktop' | 'cursor' | 'vscode';
+/** The AI hosts of DESIGN §11, by id. */
+export type Host =
+  | 'claude-desktop'
+  | 'claude-code'
+  | 'cursor'
+  | 'vscode'
+  | 'windsurf'
+  | 'codex'
+  | 'gemini'
+  | 'qwen'
+  | 'opencode'
+  | 'zed'
+  | 'lmstudio'
+  | 'kiro'
+  | 'cline'
+  | 'continue'
+  | 'goose';
 
 export interface ImportReport {
   source: Host;
@@ -269,6 +285,8 @@ export interface ProfileSummary {
   active: boolean;
   /** Why the file cannot be used, when it is not valid. */
   error?: string;
+  /** The hosts routed through MCP Sieve with this profile (left out when none). */
+  usedBy?: Host[];
 }
 
 /** `config.json`'s settings (defaults filled in). */
@@ -447,6 +465,66 @@ export interface HostWrite {
   backup: string | null;
   /** False when the entry was there already, exactly so. */
   changed: boolean;
+}
+
+/** Where a host stands: nothing of it here, here, or going through MCP Sieve. */
+export type HostState = 'absent' | 'installed' | 'routed';
+
+/** A host as found on this machine (`hosts_list`, every host in order). */
+export interface HostStatus {
+  host: Host;
+  title: string;
+  state: HostState;
+  /** Its user-wide config file (which may not exist yet). */
+  path: string;
+  /** The profile MCP Sieve's entry serves, when routed. */
+  profile?: string;
+  /** How it reaches MCP Sieve, when routed. */
+  transport?: HostTransport;
+  /** The other servers in its file. */
+  servers: string[];
+  /** Whether it reads HTTP entries (all but Claude Desktop). */
+  takesHttp: boolean;
+  /** Why its file does not parse, when it does not; it is then left alone. */
+  problem?: string;
+}
+
+/** What routing a host through MCP Sieve did. */
+export interface RouteReport {
+  host: Host;
+  path: string;
+  /** The profile the host now gets. */
+  profile: string;
+  /** Whether that profile was made now. */
+  profileCreated: boolean;
+  /** What importing its servers did to config.json. */
+  import: ImportReport;
+  /** The servers taken out of its file (kept to give back). */
+  moved: string[];
+  /** The servers left in its file, each with the reason. */
+  left: { name: string; reason: string }[];
+  write: HostWrite;
+}
+
+/** One host's outcome of routing them all. */
+export interface Routed {
+  host: Host;
+  report?: RouteReport;
+  /** Why it was not routed. */
+  error?: ErrorPayload;
+}
+
+/** What giving a host back its servers did. */
+export interface UnrouteReport {
+  host: Host;
+  path: string;
+  /** The servers put back into its file. */
+  restored: string[];
+  /** Recorded servers not put back: the file has a server of that name again. */
+  kept: string[];
+  /** False when there was no record of the host: only MCP Sieve's entry came out. */
+  recorded: boolean;
+  write: HostWrite;
 }
 
 // Events

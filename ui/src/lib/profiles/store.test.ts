@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { aRow, aView, type FakeBackend } from '../backend/fake';
 import { fakeApp } from '../fakeApp';
+import { HOSTS } from '../hosts';
 import type { Stores } from '../stores';
 
 let fake: FakeBackend;
@@ -23,7 +24,7 @@ describe('the profile being edited', () => {
     expect(stores.profiles.profile.value?.document).toEqual({ description: 'the work profile' });
     expect(fake.argsOf('catalog_rows')).toEqual([{ profile: 'work' }]);
     expect(fake.argsOf('token_report')).toEqual([{ profile: 'work' }]);
-    expect(fake.argsOf('host_snippet').map((args) => args.profile)).toEqual(['work', 'work', 'work']);
+    expect(fake.argsOf('host_snippet').map((args) => args.profile)).toEqual(HOSTS.map(() => 'work'));
   });
 
   it('shows the error of a broken profile file', async () => {
