@@ -1,32 +1,35 @@
-// The "Connect a host" screen: the app's HTTP endpoint, and per host the
-// exact config snippet and a writer into the host's config file.
+// The "Connect a host" screen: the app's HTTP endpoint, and per host (under
+// its row's "Connect by hand") the exact config snippet, in the host's own
+// format, and a writer into the host's config file.
 
 import { By } from 'selenium-webdriver';
 import { typeInto } from '../support/app.js';
 import { until } from '../support/wait.js';
+import { HostsPage } from './hosts.js';
 
 export class ConnectPage {
   /** @param {import('../support/app.js').App} app */
   constructor(app) {
     this.app = app;
+    this.hosts = new HostsPage(app);
   }
 
-  /** `snippet-<host>`'s JSON, once it is loaded. */
+  /** `snippet-<host>`'s JSON (a JSON host's), once it is loaded. */
   async snippet(host) {
-    const block = await this.app.find(`snippet-${host}`);
     const text = await until(
       async () => {
-        const value = await block.getText();
+        const value = await this.hosts.snippetText(host);
         return value.trim().startsWith('{') ? value : null;
       },
-      { what: `the ${host} snippet` },
+      { what: `the ${host} snippet to be JSON` },
     );
     return JSON.parse(text);
   }
 
-  /** The host's card: the section around its snippet. */
+  /** The host's "Connect by hand" block, opened: the section around its snippet. */
   async #card(host) {
     const block = await this.app.find(`snippet-${host}`);
+    await this.hosts.reveal(block);
     return block.findElement(By.xpath('ancestor::section[1]'));
   }
 

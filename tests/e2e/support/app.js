@@ -43,10 +43,12 @@ export class App {
    * Starts the app on `home` and waits until its window can be used.
    *
    * @param {import('./home.js').Home} home
-   * @param {{theme?: 'light' | 'dark', env?: Record<string, string>}} [options]
-   *   `env`: more variables for the app (say, `BROWSER` for a sign-in).
+   * @param {{theme?: 'light' | 'dark', env?: Record<string, string>, hostHome?: string}} [options]
+   *   `env`: more variables for the app (say, `BROWSER` for a sign-in);
+   *   `hostHome`: the folder the app looks for the AI hosts' files in, as
+   *   if it were the home folder (`--host-home`).
    */
-  static async launch(home, { theme = 'light', env: more = {} } = {}) {
+  static async launch(home, { theme = 'light', env: more = {}, hostHome } = {}) {
     launches += 1;
     const pidFile = home.file(`app-${launches}.pid`);
     const launcher = home.file(`launch-app-${launches}.sh`);
@@ -77,7 +79,8 @@ export class App {
 
     const capabilities = new Capabilities();
     capabilities.set('browserName', 'wry');
-    capabilities.set('tauri:options', { application: launcher, args: ['--home', home.dir] });
+    const args = ['--home', home.dir, ...(hostHome ? ['--host-home', hostHome] : [])];
+    capabilities.set('tauri:options', { application: launcher, args });
 
     const started = performance.now();
     const driver = new Builder().usingServer(env.webdriverUrl).withCapabilities(capabilities).build();
