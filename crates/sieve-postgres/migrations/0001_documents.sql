@@ -1,11 +1,13 @@
 -- The user's files of a team gateway, one row each: config.json,
 -- profiles/<name>.json, approvals.json, hosts.json. `body` is the file's
 -- text exactly, so the same parser and the same checks read it as read a
--- file; `version` counts the changes. Every change tells the replicas on
--- the channel sieve_documents, with the document's key.
+-- file; `previous` is the text before the last change (a file's .bak);
+-- `version` counts the changes. Every change tells the replicas on the
+-- channel sieve_documents, with the document's key.
 CREATE TABLE sieve_documents (
     key        text PRIMARY KEY,
     body       text NOT NULL,
+    previous   text,
     version    bigint NOT NULL DEFAULT 1,
     updated_at timestamptz NOT NULL DEFAULT now()
 );

@@ -8,6 +8,10 @@
 //!   synchronous store and ledger go through: the query runs on the
 //!   database's runtime and the caller waits, from any thread, inside a
 //!   tokio runtime or not.
+//! * Documents (`sieve_documents`): the user's files as rows, read,
+//!   changed under a lock held while the caller decides
+//!   ([`Database::update_document`]), made only when absent, renamed and
+//!   removed; the store keeps all it knows of their contents.
 //! * [`Database::listen`]: `LISTEN` on a channel, the notices delivered
 //!   to a tokio channel; a lost connection is reported and reconnected
 //!   with backoff, and reported again when it is back, so the engine can
@@ -17,8 +21,11 @@
 //!
 //! Addresses are never shown with their password ([`redact`]).
 
+mod documents;
 #[cfg(feature = "testing")]
 pub mod testing;
+
+pub use documents::{DocumentChange, RenameOutcome};
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use std::future::Future;
@@ -30,11 +37,14 @@ use tokio_postgres::NoTls;
 
 /// The schema, in order: (version, name, SQL). A database at version N has
 /// run the first N.
-pub const MIGRATIONS: &[(i32, &str, &str)] = &[(
-    1,
-    "documents",
-    include_str!("../migrations/0001_documents.sql"),
-)];
+pub const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
+        1,
+        "documents",
+        include_str!("../migrations/0001_documents.sql"),
+    ),
+    (2, "ledger", include_str!("../migrations/0002_ledger.sql")),
+];
 
 /// What can go wrong with the database, said for a person.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -221,6 +231,11 @@ impl Database {
                 cause: "the query was dropped".into(),
             }))
         })
+    }
+
+    /// Runs `task` on the database's runtime, in the background.
+    pub fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
+        self.runtime.spawn(task);
     }
 
     /// Brings the schema up to date, once even when replicas start

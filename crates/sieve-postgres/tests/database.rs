@@ -133,3 +133,86 @@ fn a_listener_hears_changes_and_the_server_coming_back() {
         assert!(count_documents(&db) >= 1, "queries work again, data kept");
     });
 }
+
+#[test]
+fn documents_changed_by_many_writers_at_once_lose_nothing() {
+    let server = TestServer::start();
+    let url = server.database("writers");
+    let writers: Vec<_> = (0..8)
+        .map(|writer| {
+            let db = Database::connect(&url).unwrap();
+            std::thread::spawn(move || {
+                for n in 0..25 {
+                    db.update_document::<DbError>("counter", &mut |text| {
+                        let mut lines: Vec<String> =
+                            text.unwrap_or("").lines().map(String::from).collect();
+                        lines.push(format!("{writer}-{n}"));
+                        Ok(Some(lines.join("\n")))
+                    })
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let db = Database::connect(&url).unwrap();
+    let text = db.read_document("counter").unwrap().unwrap();
+    assert_eq!(
+        text.lines().count(),
+        200,
+        "every one of 8 × 25 changes is there"
+    );
+}
+
+#[test]
+fn a_failed_change_writes_nothing_and_documents_move_and_go() {
+    let server = TestServer::start();
+    let db = Database::connect(&server.url()).unwrap();
+    assert!(db.create_document("profiles/a.json", "{}").unwrap());
+    assert!(
+        !db.create_document("profiles/a.json", "{\"x\": 1}").unwrap(),
+        "never replaced"
+    );
+    let refused: Result<(), DbError> = db.update_document("profiles/a.json", &mut |_| {
+        Err(DbError::BadUrl {
+            url: "u".into(),
+            reason: "the change says no".into(),
+        })
+    });
+    assert!(refused.is_err());
+    assert_eq!(
+        db.read_document("profiles/a.json").unwrap().as_deref(),
+        Some("{}")
+    );
+    db.update_document::<DbError>("profiles/a.json", &mut |_| Ok(None))
+        .unwrap();
+    assert_eq!(
+        db.read_document("profiles/a.json").unwrap().as_deref(),
+        Some("{}")
+    );
+
+    assert!(db.create_document("profiles/b.json", "{}").unwrap());
+    assert_eq!(
+        db.rename_document("profiles/a.json", "profiles/b.json")
+            .unwrap(),
+        sieve_postgres::RenameOutcome::Taken
+    );
+    assert_eq!(
+        db.rename_document("profiles/a.json", "profiles/c.json")
+            .unwrap(),
+        sieve_postgres::RenameOutcome::Renamed
+    );
+    assert_eq!(
+        db.rename_document("profiles/a.json", "profiles/d.json")
+            .unwrap(),
+        sieve_postgres::RenameOutcome::Missing
+    );
+    assert!(db.remove_document("profiles/c.json").unwrap());
+    assert!(!db.remove_document("profiles/c.json").unwrap());
+    assert_eq!(
+        db.document_keys("profiles/").unwrap(),
+        ["profiles/b.json", "profiles/c.json.bak"]
+    );
+}

@@ -1,14 +1,18 @@
-//! The user's files of MCP Sieve (DESIGN §2): where they are, reading and
-//! validating them, changing them under a lock, watching them, and the AI
-//! hosts' own config files. Nothing here speaks MCP: this crate does not
-//! link rmcp.
+//! The user's documents of MCP Sieve (DESIGN §2, §12): where they are
+//! (files, or a team's PostgreSQL database), reading and validating them,
+//! changing them under a lock, watching them, and the AI hosts' own config
+//! files. Nothing here speaks MCP: this crate does not link rmcp.
 //!
 //! * [`home`]: where a user's files are (`--home`, `MCP_SIEVE_HOME`, or
 //!   the platform's folders).
-//! * [`store`]: `config.json`, `profiles/*.json` and `approvals.json`:
-//!   every change one read-modify-write under the file's OS lock
-//!   ([`store::update_locked`]), atomic writes with one `.bak`, never
-//!   overwriting a file that does not parse.
+//! * [`store`]: `config.json`, `profiles/*.json`, `approvals.json` and the
+//!   HTTP token, parsed and checked: every change one read-modify-write
+//!   under the document's lock, never over a document that does not
+//!   parse. [`Store::open`](store::Store::open) picks where they live.
+//! * [`state`]: the two [`Backend`](state::Backend)s that keep the
+//!   documents' text: files (OS locks, atomic writes with one `.bak`) and
+//!   PostgreSQL (transactions, LISTEN/NOTIFY), the same rules over both.
+//! * [`error`]: what can go wrong with them, in words.
 //! * [`secrets`]: the secret store (system keychain, else a 0600 file
 //!   changed under the same lock).
 //! * [`watch`]: live reload: which of the user's files changed.
@@ -21,16 +25,21 @@
 //! `scripts/check-layers.py` in `./test.sh`):
 //!
 //! ```text
-//! watch   -> home, secrets, store
-//! secrets -> home, store
 //! hosts   -> home, store
-//! store   -> home
-//! home: none
+//! store   -> atomic, error, home, state
+//! state   -> atomic, error, home, watch
+//! watch   -> home, secrets
+//! secrets -> atomic, error, home
+//! atomic  -> error
+//! error, home: none
 //! ```
 
+mod atomic;
+pub mod error;
 pub mod home;
 pub mod hosts;
 pub use hosts::import;
 pub mod secrets;
+pub mod state;
 pub mod store;
 pub mod watch;

@@ -14,7 +14,8 @@
 //! No value is ever logged, and errors name keys, never values.
 
 use crate::home::Home;
-use crate::store::{StoreError, atomic_write};
+use crate::atomic::atomic_write;
+use crate::error::StoreError;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
@@ -338,7 +339,7 @@ fn update_file(
     let not_stored = |error| SecretError::Write {
         cause: Arc::new(error),
     };
-    let lock = crate::store::lock_file(&crate::store::lock_path(path)).map_err(not_stored)?;
+    let lock = crate::atomic::lock_file(&crate::atomic::lock_path(path)).map_err(not_stored)?;
     let mut secrets = read_file(path)?;
     change(&mut secrets);
     let mut text = serde_json::to_string_pretty(&secrets).expect("strings serialise");
@@ -346,7 +347,7 @@ fn update_file(
     // The temporary file is created 0600. No backup is kept: it would hold
     // secrets deleted or replaced.
     atomic_write(path, text.as_bytes()).map_err(not_stored)?;
-    let _ = fs::remove_file(crate::store::backup_path(path));
+    let _ = fs::remove_file(crate::atomic::backup_path(path));
     drop(lock);
     Ok(())
 }

@@ -1,5 +1,6 @@
-//! The files of one user: `config.json`, `profiles/<name>.json` and
-//! `approvals.json`.
+//! The documents of one user (or one team): `config.json`,
+//! `profiles/<name>.json`, `approvals.json` and the HTTP token, kept as
+//! files or in PostgreSQL by a [`Backend`] (`crate::state`).
 //!
 //! Every change is one read-modify-write under an exclusive OS lock on
 //! that file ([`Store::update_config`], [`Store::update_profile`],
@@ -14,83 +15,16 @@
 //! to it are refused with the parse error, so a hand edit with a typo is
 //! not lost to the app or a command.
 
+use crate::atomic::locked_change;
+pub use crate::atomic::{atomic_write, backup_path, lock_file, lock_path};
+pub use crate::error::{StoreError, Uncompilable};
 use crate::home::Home;
+use crate::state::{Backend, Doc};
 use sieve_core::profile::{DEFAULT_PROFILE, is_valid_profile_name};
-use sieve_core::{Approvals, Config, OverlayError, ParseError, Profile, RulesError};
-use std::fs;
-use std::io::{self, Write};
+use sieve_core::{Approvals, Config, ParseError, Profile};
+use std::io;
 use std::path::{Path, PathBuf};
-
-/// What can go wrong with the user's files.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum StoreError {
-    /// The io error's own words ("Permission denied") end the sentence.
-    /// (`cause` is not the error's `source`: the sentence holds it
-    /// already, and a chain printed whole would say it twice.)
-    #[error("cannot {action} {path}: {cause}")]
-    Io {
-        action: &'static str,
-        path: PathBuf,
-        cause: io::Error,
-    },
-    #[error(transparent)]
-    Parse(#[from] ParseError),
-    #[error(
-        "{path} does not parse, so it was left as it is ({error}); fix or delete it, then try again"
-    )]
-    Unparseable { path: PathBuf, error: ParseError },
-    /// A change that would leave a file that does not load (checked before
-    /// anything is written).
-    #[error("{error}")]
-    Invalid { error: ParseError },
-    /// A file that parses but whose glob patterns are too large to
-    /// compile (globset's size limits): `subject` names it for a person.
-    #[error(
-        "{subject} ({path}): its patterns could not be compiled: {error}; simplify the patterns"
-    )]
-    Uncompilable {
-        subject: String,
-        path: PathBuf,
-        error: Uncompilable,
-    },
-    #[error("there is no profile {name:?}; `mcp-sieve profiles list` shows the profiles there are")]
-    NoProfile { name: String },
-    #[error("profile {name:?} exists already; pick another name or delete it first")]
-    ProfileExists { name: String },
-    #[error(
-        "{name:?} cannot name a profile: use 1-64 letters, digits, '-' or '_', not starting with '-'"
-    )]
-    BadProfileName { name: String },
-    #[error("the default profile cannot be deleted; edit it instead")]
-    DefaultProfile,
-    #[error("the default profile keeps its name; clone it to make one with another name")]
-    DefaultProfileName,
-    #[error(
-        "profile {name:?} is the active one (hosts that name no profile get it); make another profile active first"
-    )]
-    ActiveProfile { name: String },
-}
-
-/// Patterns of a file that parse but cannot be compiled together.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum Uncompilable {
-    /// The overlays of `config.json`.
-    #[error(transparent)]
-    Overlays(#[from] OverlayError),
-    /// A profile's globs or tag expression.
-    #[error(transparent)]
-    Profile(#[from] RulesError),
-}
-
-fn io_error<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> StoreError + 'a {
-    move |cause| StoreError::Io {
-        action,
-        path: path.to_path_buf(),
-        cause,
-    }
-}
+use std::sync::Arc;
 
 /// A profile as read from disk: its text and what it says.
 #[derive(Debug, Clone)]
@@ -101,26 +35,104 @@ pub struct LoadedProfile {
     pub profile: Profile,
 }
 
-/// Reads and writes the files under a [`Home`].
+/// Reads and writes the documents of a [`Home`]: its files, or a
+/// team's database.
 #[derive(Debug, Clone)]
 pub struct Store {
     home: Home,
+    backend: Arc<dyn Backend>,
 }
 
 impl Store {
+    /// The files under `home`.
     pub fn new(home: Home) -> Store {
-        Store { home }
+        let backend = Arc::new(crate::state::files::Files::new(home.clone()));
+        Store { home, backend }
+    }
+
+    /// The store a person names: `--state URL`, `MCP_SIEVE_STATE`, or
+    /// `settings.state` in this machine's `config.json` (which then only
+    /// points at the team's database); none of them, the files of `home`.
+    pub fn open(home: Home, state: Option<&str>) -> Result<Store, StoreError> {
+        let named = match state.map(str::trim).filter(|url| !url.is_empty()) {
+            Some(url) => Some(url.to_string()),
+            None => {
+                let path = home.config_file();
+                match crate::atomic::read_optional(&path)? {
+                    Some(text) => {
+                        Config::parse(&path.display().to_string(), &text)?
+                            .settings
+                            .state
+                    }
+                    None => None,
+                }
+            }
+        };
+        let Some(url) = named else {
+            return Ok(Store::new(home));
+        };
+        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            return Err(StoreError::BadState {
+                url: sieve_postgres::redact(&url),
+            });
+        }
+        let db = sieve_postgres::Database::connect(&url)?;
+        let backend = Arc::new(crate::state::postgres::Postgres::new(db));
+        Ok(Store::with_backend(home, backend))
+    }
+
+    /// The documents of `backend`; `home` still holds what stays on this
+    /// machine (the task ledger's folder, `hosts.json`, secrets).
+    pub fn with_backend(home: Home, backend: Arc<dyn Backend>) -> Store {
+        Store { home, backend }
     }
 
     pub fn home(&self) -> &Home {
         &self.home
     }
 
+    /// What keeps the documents.
+    pub fn backend(&self) -> &Arc<dyn Backend> {
+        &self.backend
+    }
+
+    /// Where `doc` is, as messages name it.
+    pub fn location(&self, doc: &Doc) -> PathBuf {
+        self.backend.location(doc)
+    }
+
+    fn file_name(&self, doc: &Doc) -> String {
+        self.location(doc).display().to_string()
+    }
+
+    /// Changes `doc` as [`update_locked`] changes a file, through the
+    /// backend.
+    fn update_doc<T, R, E>(
+        &self,
+        doc: &Doc,
+        when: (Absent, WriteWhen),
+        parse: impl FnOnce(&str) -> Result<T, ParseError>,
+        render: impl FnOnce(&T) -> Result<String, StoreError>,
+        change: impl FnOnce(&mut T) -> Result<R, E>,
+    ) -> Result<R, E>
+    where
+        T: Default + Clone + PartialEq,
+        E: From<StoreError>,
+    {
+        typed_update(
+            self.location(doc),
+            |change| self.backend.update(doc, change),
+            when,
+            parse,
+            render,
+            change,
+        )
+    }
+
     /// `config.json`, or the empty config when there is none yet.
     pub fn load_config(&self) -> Result<Config, StoreError> {
-        let path = self.home.config_file();
-        match read_optional(&path)? {
-            Some(text) => Ok(Config::parse(&path.display().to_string(), &text)?),
+        match self.backend.read(&Doc::Config)? {
+            Some(text) => Ok(Config::parse(&self.file_name(&Doc::Config), &text)?),
             None => Ok(Config::default()),
         }
     }
@@ -141,10 +153,9 @@ impl Store {
         write: WriteWhen,
         change: impl FnOnce(&mut Config) -> Result<R, E>,
     ) -> Result<R, E> {
-        let path = self.home.config_file();
-        let file = path.display().to_string();
-        update_locked(
-            &path,
+        let file = self.file_name(&Doc::Config);
+        self.update_doc(
+            &Doc::Config,
             (Absent::Empty, write),
             |text| Config::parse(&file, text),
             |config| {
@@ -172,18 +183,13 @@ impl Store {
     /// the file's lock: after a secret was moved out of the file, the
     /// backup must not keep it.
     pub fn refresh_config_backup(&self) -> Result<(), StoreError> {
-        let path = self.home.config_file();
-        let _lock = lock_file(&lock_path(&path))?;
-        let backup = backup_path(&path);
-        fs::copy(&path, &backup).map_err(io_error("back up", &path))?;
-        set_private(&backup)
+        self.backend.forget_previous(&Doc::Config)
     }
 
     /// `approvals.json`, or none yet when there is no file.
     pub fn load_approvals(&self) -> Result<Approvals, StoreError> {
-        let path = self.home.approvals_file();
-        match read_optional(&path)? {
-            Some(text) => Ok(Approvals::parse(&path.display().to_string(), &text)?),
+        match self.backend.read(&Doc::Approvals)? {
+            Some(text) => Ok(Approvals::parse(&self.file_name(&Doc::Approvals), &text)?),
             None => Ok(Approvals::default()),
         }
     }
@@ -196,10 +202,9 @@ impl Store {
         &self,
         change: impl FnOnce(&mut Approvals) -> R,
     ) -> Result<(Approvals, R), StoreError> {
-        let path = self.home.approvals_file();
-        let file = path.display().to_string();
-        update_locked(
-            &path,
+        let file = self.file_name(&Doc::Approvals);
+        self.update_doc(
+            &Doc::Approvals,
             (Absent::Empty, WriteWhen::Changed),
             |text| Approvals::parse(&file, text),
             |approvals| Ok(approvals.to_json()),
@@ -221,10 +226,14 @@ impl Store {
         if name == DEFAULT_PROFILE {
             self.ensure_default()?;
         }
-        let path = self.home.profile_file(name);
-        let text = read_optional(&path)?.ok_or_else(|| StoreError::NoProfile {
-            name: name.to_string(),
-        })?;
+        let doc = Doc::Profile(name.to_string());
+        let path = self.location(&doc);
+        let text = self
+            .backend
+            .read(&doc)?
+            .ok_or_else(|| StoreError::NoProfile {
+                name: name.to_string(),
+            })?;
         let file = path.display().to_string();
         let profile = Profile::parse(&file, &text)?;
         if let Some(config) = config {
@@ -241,36 +250,20 @@ impl Store {
     /// Creates `profiles/default.json` (an empty profile: everything shows)
     /// when it does not exist. An existing file is left alone.
     pub fn ensure_default(&self) -> Result<(), StoreError> {
-        let path = self.home.profile_file(DEFAULT_PROFILE);
-        if path.exists() {
-            return Ok(());
-        }
-        let _lock = lock_file(&lock_path(&path))?;
-        // Another process may have made it while this one waited.
-        if path.exists() {
-            return Ok(());
-        }
         let profile = Profile {
             description: "Everything every server offers".into(),
             ..Profile::default()
         };
-        atomic_write(&path, pretty(&profile).as_bytes())
+        // Made only when absent: another process may make it meanwhile.
+        self.backend
+            .create(&Doc::Profile(DEFAULT_PROFILE.into()), &pretty(&profile))
+            .map(drop)
     }
 
     /// Profile names in order, `default` included.
     pub fn profile_names(&self) -> Result<Vec<String>, StoreError> {
         self.ensure_default()?;
-        let dir = self.home.profiles_dir();
-        let mut names = Vec::new();
-        for entry in fs::read_dir(&dir).map_err(io_error("read", &dir))? {
-            let path = entry.map_err(io_error("read", &dir))?.path();
-            if path.extension().is_some_and(|e| e == "json")
-                && let Some(stem) = path.file_stem().and_then(|s| s.to_str())
-                && is_valid_profile_name(stem)
-            {
-                names.push(stem.to_string());
-            }
-        }
+        let mut names = self.backend.profile_names()?;
         names.sort();
         Ok(names)
     }
@@ -288,10 +281,10 @@ impl Store {
         if name == DEFAULT_PROFILE {
             self.ensure_default()?;
         }
-        let path = self.home.profile_file(name);
-        let file = path.display().to_string();
-        update_locked(
-            &path,
+        let doc = Doc::Profile(name.to_string());
+        let file = self.file_name(&doc);
+        self.update_doc(
+            &doc,
             (
                 Absent::Refuse(StoreError::NoProfile {
                     name: name.to_string(),
@@ -310,10 +303,10 @@ impl Store {
     /// whole replacement loses what another process changed meanwhile.
     pub fn save_profile(&self, name: &str, profile: &Profile) -> Result<(), StoreError> {
         check_name(name)?;
-        let path = self.home.profile_file(name);
-        let file = path.display().to_string();
-        update_locked(
-            &path,
+        let doc = Doc::Profile(name.to_string());
+        let file = self.file_name(&doc);
+        self.update_doc(
+            &doc,
             (Absent::Empty, WriteWhen::Always),
             |text| Profile::parse(&file, text),
             |profile| profile_text(&file, profile),
@@ -328,54 +321,57 @@ impl Store {
     /// meanwhile by another process is refused, never replaced.
     pub fn new_profile(&self, name: &str, from: Option<&str>) -> Result<Profile, StoreError> {
         check_name(name)?;
-        let path = self.home.profile_file(name);
-        let exists = || StoreError::ProfileExists {
-            name: name.to_string(),
-        };
-        if path.exists() {
-            return Err(exists());
-        }
         let profile = match from {
             Some(source) => self.load_profile(source, None)?.profile,
             None => Profile::default(),
         };
-        let _lock = lock_file(&lock_path(&path))?;
-        if path.exists() {
-            return Err(exists());
+        if self
+            .backend
+            .create(&Doc::Profile(name.to_string()), &pretty(&profile))?
+        {
+            Ok(profile)
+        } else {
+            Err(StoreError::ProfileExists {
+                name: name.to_string(),
+            })
         }
-        atomic_write(&path, pretty(&profile).as_bytes())?;
-        Ok(profile)
     }
 
-    /// The bearer token of the HTTP endpoint: read from the config folder,
-    /// or made (32 random bytes, hex) and written there readable by the
-    /// user only.
+    /// The bearer token of the HTTP endpoint: read, or made (32 random
+    /// bytes, hex) and kept readable by the user only; every process (and
+    /// every replica of a team gateway) agrees on one.
     pub fn http_token(&self) -> Result<String, StoreError> {
-        let path = self.home.token_file();
         let read = || -> Result<Option<String>, StoreError> {
-            Ok(read_optional(&path)?
+            Ok(self
+                .backend
+                .read(&Doc::Token)?
                 .map(|text| text.trim().to_string())
                 .filter(|token| token.len() >= 32))
         };
         if let Some(token) = read()? {
             return Ok(token);
         }
-        // Made under the file's lock, so two processes starting at once
-        // agree on one token instead of each keeping its own.
-        let _lock = lock_file(&lock_path(&path))?;
-        if let Some(token) = read()? {
-            return Ok(token);
-        }
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes).map_err(|e| StoreError::Io {
             action: "make a random token for",
-            path: path.clone(),
+            path: self.location(&Doc::Token),
             cause: io::Error::other(e.to_string()),
         })?;
-        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        atomic_write(&path, format!("{token}\n").as_bytes())?;
-        set_private(&path)?;
-        Ok(token)
+        let made: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        // Under the token's lock, so two processes starting at once agree
+        // on one token instead of each keeping its own.
+        self.backend.update(&Doc::Token, &mut |text| {
+            let kept = text.map(str::trim).filter(|token| token.len() >= 32);
+            Ok(match kept {
+                Some(_) => None,
+                None => Some(format!("{made}\n")),
+            })
+        })?;
+        read()?.ok_or_else(|| StoreError::Io {
+            action: "keep the token in",
+            path: self.location(&Doc::Token),
+            cause: io::Error::other("it was not there after writing it"),
+        })
     }
 
     /// Renames profile `from` to `to`. The default profile keeps its name
@@ -388,39 +384,7 @@ impl Store {
         }
         // `default` always exists, so nothing is renamed onto it.
         self.ensure_default()?;
-        let source = self.home.profile_file(from);
-        if !source.exists() {
-            return Err(StoreError::NoProfile {
-                name: from.to_string(),
-            });
-        }
-        let target = self.home.profile_file(to);
-        // Both files' locks, in one order so two renames cannot wait for
-        // each other: no edit of `from` lands in the file being removed.
-        let mut locks = [lock_path(&source), lock_path(&target)];
-        locks.sort();
-        let _held = [lock_file(&locks[0])?, lock_file(&locks[1])?];
-        if !source.exists() {
-            return Err(StoreError::NoProfile {
-                name: from.to_string(),
-            });
-        }
-        // A hard link is created only if `to` does not exist, so a profile
-        // made meanwhile by another process is never replaced.
-        fs::hard_link(&source, &target).map_err(|error| {
-            if error.kind() == io::ErrorKind::AlreadyExists {
-                StoreError::ProfileExists {
-                    name: to.to_string(),
-                }
-            } else {
-                StoreError::Io {
-                    action: "rename",
-                    path: source.clone(),
-                    cause: error,
-                }
-            }
-        })?;
-        fs::remove_file(&source).map_err(io_error("rename", &source))?;
+        self.backend.rename_profile(from, to)?;
         // The active profile stays active under its new name.
         self.update_config(|config| {
             if config.settings.active_profile == from {
@@ -456,15 +420,7 @@ impl Store {
                 name: name.to_string(),
             });
         }
-        let path = self.home.profile_file(name);
-        let _lock = lock_file(&lock_path(&path))?;
-        if !path.exists() {
-            return Err(StoreError::NoProfile {
-                name: name.to_string(),
-            });
-        }
-        let backup = backup_path(&path);
-        fs::rename(&path, &backup).map_err(io_error("delete", &path))
+        self.backend.delete_profile(name)
     }
 }
 
@@ -475,14 +431,6 @@ fn check_name(name: &str) -> Result<(), StoreError> {
         Err(StoreError::BadProfileName {
             name: name.to_string(),
         })
-    }
-}
-
-fn read_optional(path: &Path) -> Result<Option<String>, StoreError> {
-    match fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_error("read", path)(e)),
     }
 }
 
@@ -529,6 +477,33 @@ pub enum WriteWhen {
 /// [`StoreError::Unparseable`]. Readers take no lock.
 pub fn update_locked<T, R, E>(
     path: &Path,
+    when: (Absent, WriteWhen),
+    parse: impl FnOnce(&str) -> Result<T, ParseError>,
+    render: impl FnOnce(&T) -> Result<String, StoreError>,
+    change: impl FnOnce(&mut T) -> Result<R, E>,
+) -> Result<R, E>
+where
+    T: Default + Clone + PartialEq,
+    E: From<StoreError>,
+{
+    typed_update(
+        path.to_path_buf(),
+        |change| locked_change(path, change),
+        when,
+        parse,
+        render,
+        change,
+    )
+}
+
+/// A typed read-change-write of a text that `run` holds locked: the text
+/// parsed (a text that does not parse refused, never overwritten; a
+/// missing one `absent`), `change` applied, the result rendered (which
+/// also checks it loads) and written when `write` says so. The caller's
+/// error comes back as it was.
+fn typed_update<T, R, E>(
+    location: PathBuf,
+    run: impl FnOnce(crate::atomic::Change<'_>) -> Result<(), StoreError>,
     (absent, write): (Absent, WriteWhen),
     parse: impl FnOnce(&str) -> Result<T, ParseError>,
     render: impl FnOnce(&T) -> Result<String, StoreError>,
@@ -538,105 +513,42 @@ where
     T: Default + Clone + PartialEq,
     E: From<StoreError>,
 {
-    let _lock = lock_file(&lock_path(path))?;
-    let before = match read_optional(path)? {
-        Some(text) => parse(&text).map_err(|error| StoreError::Unparseable {
-            path: path.to_path_buf(),
-            error,
-        })?,
-        None => match absent {
-            Absent::Refuse(error) => return Err(error.into()),
-            Absent::Empty => T::default(),
-        },
-    };
-    let mut value = before.clone();
-    let result = change(&mut value)?;
-    if write == WriteWhen::Always || value != before {
-        let text = render(&value)?;
-        atomic_write(path, text.as_bytes())?;
-    }
-    Ok(result)
-}
-
-/// `<file>.lock` beside `path`: the lock file [`update_locked`] holds.
-pub fn lock_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".lock");
-    path.with_file_name(name)
-}
-
-/// Makes `path` readable and writable by its owner only.
-fn set_private(path: &Path) -> Result<(), StoreError> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(path, fs::Permissions::from_mode(0o600))
-            .map_err(io_error("restrict", path))?;
-    }
-    Ok(())
-}
-
-/// Holds the lock file `path` (made, mode 0600, if it is not there) until
-/// the returned file is dropped: how processes take turns at a
-/// read-change-write of a shared file.
-pub fn lock_file(path: &Path) -> Result<fs::File, StoreError> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(io_error("create folder", dir))?;
-    }
-    let lock = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(io_error("open", path))?;
-    set_private(path)?;
-    lock.lock().map_err(io_error("lock", path))?;
-    Ok(lock)
-}
-
-/// `<file>.bak` beside `path`.
-pub fn backup_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".bak");
-    path.with_file_name(name)
-}
-
-/// Replaces `path` with `bytes` so that a reader sees the old or the new
-/// content, never a part; the old content is kept as `<file>.bak`.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io_error("create folder", dir))?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(".sieve-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(io_error("create a temporary file in", dir))?;
-    temp.write_all(bytes)
-        .map_err(io_error("write", temp.path()))?;
-    temp.as_file()
-        .sync_all()
-        .map_err(io_error("sync", temp.path()))?;
-    if path.exists() {
-        // Copy, not rename: the target must exist at every moment for the
-        // proxies that watch it.
-        let backup = backup_path(path);
-        fs::copy(path, &backup).map_err(io_error("back up", path))?;
-        // The copy keeps the old file's mode; a config the user left
-        // readable by others must not stay so in its backup.
-        set_private(&backup)?;
-    }
-    temp.persist(path)
-        .map_err(|e| io_error("replace", path)(e.error))?;
-    if let Ok(folder) = fs::File::open(dir) {
-        // Makes the rename durable; not every platform can sync a folder.
-        let _ = folder.sync_all();
-    }
-    Ok(())
+    let mut steps = Some((absent, parse, render, change));
+    let mut outcome: Option<Result<R, E>> = None;
+    run(&mut |text| {
+        let (absent, parse, render, change) = steps.take().expect("a change runs once");
+        let before = match text {
+            Some(text) => parse(text).map_err(|error| StoreError::Unparseable {
+                path: location.clone(),
+                error,
+            })?,
+            None => match absent {
+                Absent::Refuse(error) => return Err(error),
+                Absent::Empty => T::default(),
+            },
+        };
+        let mut value = before.clone();
+        match change(&mut value) {
+            Ok(result) => outcome = Some(Ok(result)),
+            Err(error) => {
+                // Nothing is written; the caller's error is theirs.
+                outcome = Some(Err(error));
+                return Ok(None);
+            }
+        }
+        if write == WriteWhen::Always || value != before {
+            Ok(Some(render(&value)?))
+        } else {
+            Ok(None)
+        }
+    })?;
+    outcome.expect("the change ran")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();

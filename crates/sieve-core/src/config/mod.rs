@@ -172,6 +172,12 @@ pub struct Settings {
     /// unless turned off here.
     #[serde(default = "default_on", skip_serializing_if = "is_on")]
     pub derive_groups: bool,
+    /// A team's state (DESIGN §12): `postgres://USER:PASSWORD@HOST/DB`.
+    /// Set in this machine's `config.json`, it points every command, the
+    /// app and the proxy at the team's database, where config, profiles,
+    /// approvals and the task ledger then live.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
 }
 
 fn default_on() -> bool {
@@ -246,6 +252,7 @@ impl Default for Settings {
             max_message_bytes: default_max_message_bytes(),
             quarantine: default_on(),
             derive_groups: default_on(),
+            state: None,
         }
     }
 }
