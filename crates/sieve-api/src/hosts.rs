@@ -43,7 +43,9 @@ pub fn write(host: HostKind, path: &Path, connection: &Connection) -> Result<Hos
 
 /// The folders hosts are looked for in: this user's, or with `home` (a
 /// test's, or `--host-home`) that folder standing for the home folder,
-/// its configuration folder where the platform puts it.
+/// its configuration folder where the platform puts it; then only files
+/// count, not the programs on this machine's `PATH`, so what is found
+/// depends on that folder alone.
 pub fn dirs(home: Option<&Path>) -> Result<HostDirs> {
     let current = HostDirs::current().ok_or_else(|| {
         ApiError::new(
@@ -64,6 +66,7 @@ pub fn dirs(home: Option<&Path>) -> Result<HostDirs> {
         config_dir,
         cwd: None,
         codex_home: None,
+        path: Vec::new(),
         ..current
     })
 }

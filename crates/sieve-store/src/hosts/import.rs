@@ -487,15 +487,62 @@ fn same_server(config: &Config, name: &str, server: &ServerConfig) -> Option<Str
     if config
         .mcp_servers
         .get(name)
-        .is_some_and(|s| s.transport == server.transport)
+        .is_some_and(|s| starts_alike(&s.transport, &server.transport))
     {
         return Some(name.to_string());
     }
     config
         .mcp_servers
         .iter()
-        .find(|(_, s)| s.transport == server.transport)
+        .find(|(_, s)| starts_alike(&s.transport, &server.transport))
         .map(|(n, _)| n.clone())
+}
+
+/// Whether `imported` starts as `existing` does. A value `existing` keeps
+/// in the secret store (`${secret:..}`) stands for the plain value the
+/// host file still writes, so a server imported from a second host after
+/// its secrets were kept is the same server, not a copy.
+fn starts_alike(existing: &Transport, imported: &Transport) -> bool {
+    let values_alike = |kept: &std::collections::BTreeMap<String, String>,
+                        plain: &std::collections::BTreeMap<String, String>| {
+        kept.len() == plain.len()
+            && kept.iter().all(|(key, value)| {
+                plain.get(key).is_some_and(|other| {
+                    other == value
+                        || sieve_core::secret_ref::references(value)
+                            .is_ok_and(|refs| !refs.is_empty())
+                })
+            })
+    };
+    match (existing, imported) {
+        (
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            },
+            Transport::Stdio {
+                command: command2,
+                args: args2,
+                env: env2,
+                cwd: cwd2,
+            },
+        ) => command == command2 && args == args2 && cwd == cwd2 && values_alike(env, env2),
+        (
+            Transport::Http {
+                url,
+                headers,
+                oauth,
+            },
+            Transport::Http {
+                url: url2,
+                headers: headers2,
+                oauth: oauth2,
+            },
+        ) => url == url2 && oauth == oauth2 && values_alike(headers, headers2),
+        _ => false,
+    }
 }
 
 fn free_name(config: &Config, name: &str, source: HostKind) -> String {
@@ -986,6 +1033,28 @@ mod tests {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let store = Store::new(Home::at(&dir.path().join("home")));
         (dir, store)
+    }
+
+    #[test]
+    fn a_server_whose_secrets_were_kept_is_not_imported_again() {
+        let mut config = Config::parse(
+            "c",
+            r#"{"mcpServers": {"github": {"command": "gh-mcp",
+                "env": {"TOKEN": "${secret:github.TOKEN}"}}}}"#,
+        )
+        .unwrap();
+        let host = r#"{"mcpServers": {"github": {"command": "gh-mcp", "env": {"TOKEN": "ghp_x"}},
+            "other": {"command": "gh-mcp", "env": {"TOKEN": "ghp_x", "MORE": "1"}}}}"#;
+        let report = merge(
+            &mut config,
+            entries(HostKind::Cursor, host),
+            HostKind::Cursor,
+        );
+        assert_eq!(report.added, ["other"], "{report:?}");
+        assert!(matches!(
+            &report.skipped[0].reason,
+            SkipReason::AlreadyPresent { existing } if existing == "github"
+        ));
     }
 
     #[test]
