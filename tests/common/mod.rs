@@ -118,6 +118,7 @@ pub fn two_demo_servers(home: &Home, binary: &str) {
 pub mod conformance;
 pub mod deps;
 pub mod http;
+pub mod installed;
 pub mod keychain;
 pub mod procs;
 pub mod wire;
