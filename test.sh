@@ -2,16 +2,19 @@
 # Runs every check and test of MCP Sieve: the UI's type check and unit
 # tests, formatting, clippy, the Python driver's own tests, then unit,
 # property and integration tests (their third-party clients and servers
-# come from scripts/test-deps.sh; the app's system packages, npm packages
-# and tauri-driver from scripts/app-deps.sh; the peer gateway the
-# benchmarks compare with from scripts/bench-deps.sh).
+# come from scripts/test-deps.sh; the hosts' own programs, which judge the
+# files `mcp-sieve hosts route` writes, from scripts/host-programs.sh; the
+# app's system packages, npm packages and tauri-driver from
+# scripts/app-deps.sh; the peer gateway the benchmarks compare with from
+# scripts/bench-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/env.sh
 eval "$(scripts/app-deps.sh)"
 eval "$(scripts/test-deps.sh)"
+eval "$(scripts/host-programs.sh)"
 eval "$(scripts/bench-deps.sh)"
-export MCP_SIEVE_PEER_GATEWAY
+export MCP_SIEVE_HOST_BIN MCP_SIEVE_PEER_GATEWAY
 # The desktop app's front end: types, its stores' tests, the build the app
 # embeds.
 (cd ui && npm run check && npm test && npm run build)
