@@ -56,6 +56,11 @@ fn home_argument(args: impl IntoIterator<Item = OsString>) -> Option<PathBuf> {
     folder_argument(args, "--home")
 }
 
+/// `FLAG VALUE` or `FLAG=VALUE` among the program's arguments, as text.
+fn string_argument(args: impl IntoIterator<Item = OsString>, flag: &str) -> Option<String> {
+    folder_argument(args, flag).map(|value| value.to_string_lossy().into_owned())
+}
+
 /// `FLAG DIR` or `FLAG=DIR` among the program's arguments.
 fn folder_argument(args: impl IntoIterator<Item = OsString>, flag: &str) -> Option<PathBuf> {
     let mut args = args.into_iter();
@@ -71,9 +76,14 @@ fn folder_argument(args: impl IntoIterator<Item = OsString>, flag: &str) -> Opti
     None
 }
 
-/// Starts the engine on `home` and the embedded proxy on loopback.
+/// Starts the engine on `home`'s files and the embedded proxy on loopback.
 pub async fn start(home: Home, port: u16) -> anyhow::Result<AppState> {
-    let store = Store::new(home);
+    start_store(Store::new(home), port).await
+}
+
+/// Starts the engine on `store` (files, or a team's database) and the
+/// embedded proxy on loopback.
+pub async fn start_store(store: Store, port: u16) -> anyhow::Result<AppState> {
     let engine = Engine::start(store.clone())?;
     engine.watch_files()?;
     let token = store.http_token()?;
@@ -147,7 +157,18 @@ pub fn run() -> std::process::ExitCode {
         .ok()
         .and_then(|p| p.parse().ok())
         .unwrap_or(DEFAULT_PORT);
-    let state = match tauri::async_runtime::block_on(start(home, port)) {
+    // `--state URL` (or MCP_SIEVE_STATE, or settings.state): a team's
+    // database instead of this machine's files.
+    let state_url = string_argument(std::env::args_os(), "--state")
+        .or_else(|| std::env::var("MCP_SIEVE_STATE").ok());
+    let store = match Store::open(home, state_url.as_deref()) {
+        Ok(store) => store,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let state = match tauri::async_runtime::block_on(start_store(store, port)) {
         Ok(state) => AppState {
             host_home: folder_argument(std::env::args_os(), "--host-home"),
             ..state

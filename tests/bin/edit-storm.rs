@@ -10,6 +10,9 @@
 //! * `secret`: keeps env `PREFIX_<i>` of server ARG in the secret store,
 //!   which writes `${secret:...}` into config.json.
 //!
+//! With `MCP_SIEVE_STATE=postgres://...` the changes go to a team's
+//! database instead (HOME then holds only this process's own files).
+//!
 //! Each change is its own call, as a person's clicks are; any refusal ends
 //! the process with the error.
 
@@ -29,7 +32,9 @@ fn main() -> ExitCode {
     };
     let count: usize = count.parse().expect("COUNT is a number");
     let arg = rest.first().map(String::as_str).unwrap_or_default();
-    let store = Store::new(Home::at(Path::new(home)));
+    // MCP_SIEVE_STATE: a team's database instead of the home's files.
+    let state = std::env::var("MCP_SIEVE_STATE").ok();
+    let store = Store::open(Home::at(Path::new(home)), state.as_deref()).expect("the store opens");
     for i in 0..count {
         let name = format!("{prefix}-{i}");
         let done = match kind.as_str() {

@@ -63,7 +63,7 @@ pub use sieve_store::store::{Store, backup_path};
 /// it does itself; rmcp narrates every handshake at info, so only its
 /// errors.
 pub const DEFAULT_LOG: &str =
-    "warn,rmcp=error,sieve_gateway=info,sieve_store=info,sieve_ledger=info,sieve_api=info";
+    "warn,rmcp=error,deadpool=error,sieve_gateway=info,sieve_store=info,sieve_ledger=info,sieve_postgres=info,sieve_api=info";
 
 /// Added to any log filter: rmcp's sign-in narrates codes and token
 /// responses at debug, so never below info there, whatever was asked for.

@@ -143,8 +143,9 @@ fn list(dirs: &HostDirs, json: bool, out: &mut dyn Write) -> Result<()> {
         .map(|h| h.host.as_str().len())
         .max()
         .unwrap_or(0);
-    for status in &hosts {
-        let state = match status.state {
+    let states: Vec<String> = hosts
+        .iter()
+        .map(|status| match status.state {
             HostState::Absent => "absent".to_string(),
             HostState::Installed => format!("installed, {} server(s)", status.servers.len()),
             HostState::Routed => format!(
@@ -156,10 +157,13 @@ fn list(dirs: &HostDirs, json: bool, out: &mut dyn Write) -> Result<()> {
                     n => format!(", {n} other server(s)"),
                 }
             ),
-        };
+        })
+        .collect();
+    let state_width = states.iter().map(String::len).max().unwrap_or(0);
+    for (status, state) in hosts.iter().zip(&states) {
         writeln!(
             out,
-            "{:width$}  {state:<34}  {}",
+            "{:width$}  {state:state_width$}  {}",
             status.host.as_str(),
             status.path.display()
         )?;

@@ -68,6 +68,18 @@ pub struct Cli {
     #[arg(long, global = true, env = "MCP_SIEVE_HOME", value_name = "DIR")]
     pub home: Option<PathBuf>,
 
+    /// Keep config, profiles, approvals and the task ledger in a team's
+    /// PostgreSQL database (postgres://USER:PASSWORD@HOST:PORT/DB) instead
+    /// of files; settings.state in this machine's config.json says the same.
+    #[arg(
+        long,
+        global = true,
+        env = "MCP_SIEVE_STATE",
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    pub state: Option<String>,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -123,7 +135,7 @@ pub fn main() -> std::process::ExitCode {
 
 /// Runs the parsed command line, printing to `out`.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
-    let store = Store::new(Home::resolve(cli.home.as_deref())?);
+    let store = Store::open(Home::resolve(cli.home.as_deref())?, cli.state.as_deref())?;
     match cli.command {
         Command::Tools(command) => tools::run(&store, command, out),
         Command::Tokens(args) => tokens::run(&store, &args, out),

@@ -107,8 +107,34 @@ pub fn redact(url: &str) -> String {
 pub struct Database {
     pool: Pool,
     config: tokio_postgres::Config,
-    runtime: Arc<tokio::runtime::Runtime>,
+    runtime: Arc<OwnRuntime>,
     url: Arc<str>,
+    /// Whether a listener found the database gone and has not heard it
+    /// back: the loss and the return are said once, however many listen.
+    lost: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// The database's runtime, shut down without waiting when the last handle
+/// goes: a store may be dropped anywhere, an async task included, where a
+/// runtime may not block to wait for its threads.
+struct OwnRuntime(Option<tokio::runtime::Runtime>);
+
+impl OwnRuntime {
+    fn spawn<F>(&self, task: F) -> tokio::task::JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.0.as_ref().expect("running until dropped").spawn(task)
+    }
+}
+
+impl Drop for OwnRuntime {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.0.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 impl std::fmt::Debug for Database {
@@ -167,8 +193,9 @@ impl Database {
         let database = Database {
             pool,
             config,
-            runtime: Arc::new(runtime),
+            runtime: Arc::new(OwnRuntime(Some(runtime))),
             url: shown.into(),
+            lost: Arc::default(),
         };
         database.migrate()?;
         Ok(database)
@@ -292,11 +319,13 @@ impl Database {
         let (send, receive) = tokio::sync::mpsc::unbounded_channel();
         let config = self.config.clone();
         let url = self.url.to_string();
+        let said = self.lost.clone();
         self.runtime.spawn(async move {
+            use std::sync::atomic::Ordering;
             let mut delay = Duration::from_millis(100);
             let mut lost = false;
             loop {
-                match listen_once(&config, channel, &send, lost).await {
+                match listen_once(&config, channel, &send, lost, &said).await {
                     Ok(()) => return, // the receiver is gone
                     Err((cause, listened)) => {
                         if send.is_closed() {
@@ -308,9 +337,11 @@ impl Database {
                             delay = Duration::from_millis(100);
                         }
                         if !lost {
-                            tracing::warn!(
-                                "lost the database at {url} ({cause}); serving the last state read, reconnecting"
-                            );
+                            if !said.swap(true, Ordering::SeqCst) {
+                                tracing::warn!(
+                                    "lost the database at {url} ({cause}); hosts are served from the last state read while it reconnects"
+                                );
+                            }
                             let _ = send.send(Notice::Lost(cause));
                         }
                         lost = true;
@@ -342,6 +373,7 @@ async fn listen_once(
     channel: &str,
     send: &tokio::sync::mpsc::UnboundedSender<Notice>,
     was_lost: bool,
+    said: &std::sync::atomic::AtomicBool,
 ) -> Result<(), (String, bool)> {
     use futures_util::StreamExt;
     let (client, mut connection) = config
@@ -375,7 +407,9 @@ async fn listen_once(
         return Err((cause, false));
     }
     if was_lost {
-        tracing::info!("the database is back; reading the state again");
+        if said.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            tracing::info!("the database is back; reading the state again");
+        }
         if send.send(Notice::Back).is_err() {
             driver.abort();
             return Ok(());

@@ -103,10 +103,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
 /// The text of `path` changed under its lock: `change` sees it (or
 /// `None`) and says what to write (`None`: nothing), written atomically
 /// with a `.bak`.
-pub(crate) fn locked_change(
-    path: &Path,
-    change: Change<'_>,
-) -> Result<(), StoreError> {
+pub(crate) fn locked_change(path: &Path, change: Change<'_>) -> Result<(), StoreError> {
     let _lock = lock_file(&lock_path(path))?;
     let text = read_optional(path)?;
     if let Some(written) = change(text.as_deref())? {

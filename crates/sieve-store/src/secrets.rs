@@ -13,9 +13,9 @@
 //! folder when `--home` chose one, so two homes never share a secret).
 //! No value is ever logged, and errors name keys, never values.
 
-use crate::home::Home;
 use crate::atomic::atomic_write;
 use crate::error::StoreError;
+use crate::home::Home;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;

@@ -129,21 +129,91 @@ pub fn sieve_profile(host: HostKind, entry: &Value) -> Option<String> {
         return profile_in_url(url).map(str::to_string);
     }
     let command = entry.get("command")?.as_str()?;
-    let file = command.rsplit(['/', '\\']).next().unwrap_or(command);
-    if file.trim_end_matches(".exe") != "mcp-sieve" {
-        return None;
-    }
-    let args: Vec<&str> = entry
-        .get("args")?
-        .as_array()?
-        .iter()
-        .filter_map(Value::as_str)
+    let args: Vec<String> = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|args| {
+            args.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    serves_sieve(command, &args)
+}
+
+/// The profile a command line `mcp-sieve [--home DIR] [--state URL] serve
+/// [--profile NAME]` serves (`default` without `--profile`), when that is
+/// what `command` and `args` run: the program itself, or an argument of
+/// a launcher (`npx -y mcp-sieve@1.2`, `cargo run --bin mcp-sieve --`).
+/// The program is recognised by its name, `mcp-sieve` or `mcp-sieve-*`
+/// (a renamed build), written with `/` or `\\` (a file from another
+/// machine), with or without `.exe`; it must be told to `serve`, so
+/// `mcp-sieve demo-server` is a server like any other.
+pub fn serves_sieve(command: &str, args: &[String]) -> Option<String> {
+    let words: Vec<&str> = std::iter::once(command)
+        .chain(args.iter().map(String::as_str))
         .collect();
-    let serve = args.iter().position(|arg| *arg == "serve")?;
-    let rest = &args[serve + 1..];
+    let at = words.iter().position(|word| {
+        let file = word.rsplit(['/', '\\']).next().unwrap_or(word);
+        let file = file.to_ascii_lowercase();
+        let file = file.strip_suffix(".exe").unwrap_or(&file);
+        let package = file.split('@').next().unwrap_or(file);
+        package == "mcp-sieve" || package.starts_with("mcp-sieve-")
+    })?;
+    let mut rest = words[at + 1..].iter();
+    // Global options before the command.
+    loop {
+        match rest.next()? {
+            &"--home" | &"--state" => {
+                rest.next()?;
+            }
+            option if option.starts_with("--home=") || option.starts_with("--state=") => {}
+            &"serve" => break,
+            _ => return None,
+        }
+    }
+    let rest: Vec<&str> = rest.copied().collect();
     let named = rest.iter().enumerate().find_map(|(at, arg)| match *arg {
         "--profile" | "-p" => rest.get(at + 1).copied(),
         _ => arg.strip_prefix("--profile="),
     });
     Some(named.unwrap_or("default").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> (String, Vec<String>) {
+        let mut words = line.split(' ').map(String::from);
+        (words.next().unwrap(), words.collect())
+    }
+
+    #[test]
+    fn mcp_sieve_serving_is_recognised_however_it_is_started() {
+        for (line, profile) in [
+            ("/usr/bin/mcp-sieve serve", Some("default")),
+            (
+                "/opt/mcp-sieve --home /h serve --profile work",
+                Some("work"),
+            ),
+            (
+                "C:\\Tools\\MCP-SIEVE.EXE --state=postgres://x serve -p ops",
+                Some("ops"),
+            ),
+            (
+                "/t/debug/mcp-sieve-under-test --home /h serve --profile=codex",
+                Some("codex"),
+            ),
+            ("npx -y mcp-sieve@1.2.0 serve --profile p", Some("p")),
+            ("/usr/bin/mcp-sieve demo-server", None),
+            ("/usr/bin/mcp-sieve serve-other", None),
+            ("/usr/bin/node server.js serve --profile x", None),
+            ("/usr/bin/mcp-sieved serve", None),
+        ] {
+            let (command, args) = words(line);
+            assert_eq!(serves_sieve(&command, &args).as_deref(), profile, "{line}");
+        }
+    }
 }

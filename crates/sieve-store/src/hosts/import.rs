@@ -556,22 +556,15 @@ fn free_name(config: &Config, name: &str, source: HostKind) -> String {
         .expect("an unbounded sequence of names has a free one")
 }
 
-/// Whether the server is mcp-sieve: its program, or a program's argument
-/// (`npx -y mcp-sieve`, `cargo run --bin mcp-sieve`), is named `mcp-sieve`.
+/// Whether the server is MCP Sieve's own proxy (`mcp-sieve ... serve`,
+/// see [`super::entry::serves_sieve`]).
 fn runs_mcp_sieve(transport: &Transport) -> bool {
-    let Transport::Stdio { command, args, .. } = transport else {
-        return false;
-    };
-    std::iter::once(command).chain(args).any(|word| {
-        // By hand, not with Path: a Windows path must be recognised on Unix
-        // too, since a host file may come from another machine.
-        let file = word.rsplit(['/', '\\']).next().unwrap_or(word);
-        let file = file.to_ascii_lowercase();
-        let file = file.strip_suffix(".exe").unwrap_or(&file);
-        // `mcp-sieve@1.2.0`, as npx takes it.
-        let package = file.split('@').next().unwrap_or(file);
-        package == "mcp-sieve"
-    })
+    match transport {
+        Transport::Stdio { command, args, .. } => {
+            super::entry::serves_sieve(command, args).is_some()
+        }
+        Transport::Http { .. } => false,
+    }
 }
 
 /// Imports the servers of host `kind` into the config.json of `store`.
@@ -989,7 +982,7 @@ mod tests {
             vec![
                 entry("a", stdio("theirs", &[])),
                 entry("b", stdio("mine", &[])),
-                entry("c", stdio("mcp-sieve", &[])),
+                entry("c", stdio("mcp-sieve", &["serve"])),
                 HostEntry {
                     name: "d".into(),
                     server: Err(EntryError::NotObject),

@@ -23,7 +23,7 @@
 //! route    -> entry, error, file, import, kind
 //! detect   -> entry, file, kind, shape
 //! entry    -> error, file, kind, shape
-//! import   -> document, file, kind, shape
+//! import   -> document, entry, file, kind, shape
 //! file     -> document, error, jsonc, toml, yaml, kind
 //! jsonc, toml, yaml -> document
 //! shape    -> kind
@@ -46,8 +46,8 @@ mod yaml;
 
 pub use detect::{HostState, HostStatus, detect, detect_all};
 pub use entry::{
-    Connection, ENTRY, default_path, entry, profile_in_url, profile_url, sieve_profile, snippet,
-    write,
+    Connection, ENTRY, default_path, entry, profile_in_url, profile_url, serves_sieve,
+    sieve_profile, snippet, write,
 };
 pub use error::HostFileError;
 pub use file::{HostFile, HostWrite};
