@@ -1,5 +1,5 @@
-//! How a listing runs: the plan (which index, which arms, which bounds)
-//! as SQL, and the merge of its arms into one page.
+//! A listing's plan: which index, which arms, which bounds, as SQL in
+//! either dialect.
 //!
 //! Every listing walks one index in order, never the table:
 //!
@@ -7,8 +7,8 @@
 //! * Otherwise the `servers`, `methods` and `status` filters pick an index
 //!   whose leading columns they fix, e.g. `(server, status, key, seq)`.
 //!   Each combination of their values is one *arm*, an ordered walk of one
-//!   slice of that index, and the arms are merged here. `status` has only
-//!   five values, so an index led by `server, status` also serves a
+//!   slice of that index, and the arms are merged (`merge`). `status` has
+//!   only five values, so an index led by `server, status` also serves a
 //!   `servers` filter alone (five arms): fewer indexes for every write.
 //! * Time bounds on the order key, and those implied by `created_at <=
 //!   last_updated_at` (`createdAfter` bounds `last_updated_at` too), are
@@ -18,31 +18,100 @@
 //!   (`key = ? AND seq < ?`, one seek) and those beyond that key. SQLite
 //!   does not seek on the `seq` half of a row value `(key, seq) < (?, ?)`,
 //!   and would step through every entry of a crowded millisecond.
-//! * Indexes are named with `INDEXED BY`: without statistics the planner
-//!   can pick a worse one, and the `EXPLAIN QUERY PLAN` test pins the plans.
+//! * On SQLite, indexes are named with `INDEXED BY`: without statistics
+//!   the planner can pick a worse one, and the `EXPLAIN QUERY PLAN` test
+//!   pins the plans. PostgreSQL has no such hint: a listing tells its
+//!   planner not to sort (`postgres::planner_settings`), so every arm is
+//!   an ordered walk of an index and the planner picks which; its
+//!   `EXPLAIN` test checks each shape, for the values and generically.
+//!
+//! The plan is written once, with `?` for each parameter, and
+//! [`Dialect::sql`] gives each database its own spelling.
 
-use super::schema::{COLUMNS, Column, LISTING_INDEXES, read_row};
-use super::{LedgerError, TaskPage, sql_error};
-use rusqlite::types::Value as SqlValue;
-use rusqlite::{Connection, Rows, params_from_iter};
-use sieve_core::tasks::{Cursor, OrderBy, TaskQuery, TaskRecord, TaskStatus};
-use std::path::Path;
+use super::schema::{COLUMNS, Column, ENTRY_COLUMNS, LISTING_INDEXES};
+use sieve_core::tasks::{OrderBy, TaskQuery, TaskStatus};
+use std::fmt::Write as _;
+
+/// The SQL each backend speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+impl Dialect {
+    /// The ledger's table: PostgreSQL's shares a team's database with the
+    /// rest of MCP Sieve's state, so its name says whose it is.
+    pub(super) fn table(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "tasks",
+            Dialect::Postgres => "sieve_tasks",
+        }
+    }
+
+    /// `sql`, written with `?` for each parameter in order, as this
+    /// database takes it: SQLite as written, PostgreSQL with `$1`, `$2`,
+    /// ... (the plans never write a `?` of their own, in a literal or
+    /// otherwise).
+    pub(super) fn sql(self, sql: &str) -> String {
+        match self {
+            Dialect::Sqlite => sql.to_string(),
+            Dialect::Postgres => {
+                let mut out = String::with_capacity(sql.len() + 16);
+                for (n, part) in sql.split('?').enumerate() {
+                    if n > 0 {
+                        let _ = write!(out, "${n}");
+                    }
+                    out.push_str(part);
+                }
+                out
+            }
+        }
+    }
+
+    /// The select of entries from `index` (PostgreSQL picks its own).
+    fn select(self, index: &str) -> String {
+        match self {
+            Dialect::Sqlite => format!("SELECT {COLUMNS} FROM tasks INDEXED BY {index}"),
+            Dialect::Postgres => format!("SELECT {COLUMNS} FROM sieve_tasks"),
+        }
+    }
+
+    /// The insert of one entry, its values in [`ENTRY_COLUMNS`] order.
+    pub(super) fn insert(self) -> String {
+        self.sql(&format!(
+            "INSERT INTO {} ({ENTRY_COLUMNS}) VALUES ({})",
+            self.table(),
+            placeholders(16)
+        ))
+    }
+}
+
+/// A parameter of a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Arg {
+    Int(i64),
+    Text(String),
+}
 
 /// More arms than this and the listing uses a shorter index prefix,
 /// filtering the remaining lists row by row instead.
 const MAX_ARMS: usize = 64;
 
 /// A listing as ordered walks of index slices (arms), each an SQL
-/// statement and its parameters.
+/// statement in the plan's dialect and its parameters.
 #[derive(Debug)]
 pub(super) struct ListPlan {
-    pub(super) arms: Vec<(String, Vec<SqlValue>)>,
+    pub(super) arms: Vec<(String, Vec<Arg>)>,
+    /// The arms look entries up by id, and sort the few they find;
+    /// otherwise each walks an index in the listing's order.
+    pub(super) by_id: bool,
 }
 
 impl ListPlan {
     /// `None` when the bounds leave nothing to list. Each arm returns at
     /// most `arm_limit` rows.
-    pub(super) fn new(query: &TaskQuery, arm_limit: usize) -> Option<ListPlan> {
+    pub(super) fn new(query: &TaskQuery, arm_limit: usize, dialect: Dialect) -> Option<ListPlan> {
         let (key, other) = match query.order_by {
             OrderBy::CreatedAt => ("created_at", "last_updated_at"),
             OrderBy::LastUpdatedAt => ("last_updated_at", "created_at"),
@@ -81,11 +150,11 @@ impl ListPlan {
             Some(c) => (">", Some(c), low.max(Some(c.key)), high),
         };
         let within = |k: i64| low.is_none_or(|l| k > l) && high.is_none_or(|h| k < h);
-        let mut walks: Vec<(Vec<String>, Vec<SqlValue>)> = Vec::new();
+        let mut walks: Vec<(Vec<String>, Vec<Arg>)> = Vec::new();
         if let Some(c) = tie.filter(|c| within(c.key)) {
             walks.push((
                 vec![format!("{key} = ?"), format!("seq {seq_op} ?")],
-                vec![SqlValue::Integer(c.key), SqlValue::Integer(c.seq)],
+                vec![Arg::Int(c.key), Arg::Int(c.seq)],
             ));
         }
         let open_range = match (beyond_low, beyond_high) {
@@ -97,7 +166,7 @@ impl ListPlan {
             for (bound, op) in [(beyond_low, ">"), (beyond_high, "<")] {
                 if let Some(t) = bound {
                     walk.0.push(format!("{key} {op} ?"));
-                    walk.1.push(SqlValue::Integer(t));
+                    walk.1.push(Arg::Int(t));
                 }
             }
             walks.push(walk);
@@ -145,7 +214,7 @@ impl ListPlan {
         };
 
         let mut terms: Vec<String> = prefix.iter().map(|c| format!("{} = ?", c.name())).collect();
-        let mut common: Vec<SqlValue> = Vec::new();
+        let mut common: Vec<Arg> = Vec::new();
         let mut one_of = |column: &str, list: &[&str], terms: &mut Vec<String>| {
             if !list.is_empty() {
                 terms.push(format!("{column} IN ({})", placeholders(list.len())));
@@ -166,17 +235,18 @@ impl ListPlan {
         for (bound, op) in [(other_after, ">"), (other_before, "<")] {
             if let Some(t) = bound {
                 terms.push(format!("{other} {op} ?"));
-                common.push(SqlValue::Integer(t));
+                common.push(Arg::Int(t));
             }
         }
-        let limit = SqlValue::Integer(i64::try_from(arm_limit).unwrap_or(i64::MAX));
         let direction = if query.descending { "DESC" } else { "ASC" };
-        // Left alone, the planner walks the status index for `taskIds` +
-        // `status` (it has no statistics); see the module doc.
-        let select = format!("SELECT {COLUMNS} FROM tasks INDEXED BY {index}");
-        let order = format!(" ORDER BY {key} {direction}, seq {direction} LIMIT ?");
+        // Left alone, SQLite's planner walks the status index for
+        // `taskIds` + `status` (it has no statistics); see the module doc.
+        let select = dialect.select(index);
+        // The limit is written in: it changes only with the page size, and
+        // a plan PostgreSQL makes once for any limit guesses one.
+        let order = format!(" ORDER BY {key} {direction}, seq {direction} LIMIT {arm_limit}");
 
-        let mut combos: Vec<Vec<SqlValue>> = vec![Vec::new()];
+        let mut combos: Vec<Vec<Arg>> = vec![Vec::new()];
         for &column in prefix {
             combos = combos
                 .iter()
@@ -201,103 +271,21 @@ impl ListPlan {
             } else {
                 format!(" WHERE {}", all_terms.join(" AND "))
             };
-            let sql = format!("{select}{filter}{order}");
+            let sql = dialect.sql(&format!("{select}{filter}{order}"));
             for combo in &combos {
                 let args = combo
                     .iter()
                     .chain(&common)
                     .chain(&walk_args)
-                    .chain([&limit])
                     .cloned()
                     .collect();
                 arms.push((sql.clone(), args));
             }
         }
-        Some(ListPlan { arms })
-    }
-
-    /// Runs the plan on `conn` (the ledger at `path`): merges its arms in
-    /// order, skipping hidden entries.
-    pub(super) fn page(
-        &self,
-        conn: &Connection,
-        path: &Path,
-        query: &TaskQuery,
-        limit: usize,
-        budget: usize,
-        visible: &dyn Fn(&TaskRecord) -> bool,
-    ) -> Result<TaskPage, LedgerError> {
-        let mut statements = Vec::with_capacity(self.arms.len());
-        for (sql, _) in &self.arms {
-            statements.push(
-                conn.prepare_cached(sql)
-                    .map_err(sql_error(path, "preparing a listing"))?,
-            );
-        }
-        let mut arms = Vec::with_capacity(self.arms.len());
-        for (statement, (_, args)) in statements.iter_mut().zip(&self.arms) {
-            let rows = statement
-                .query(params_from_iter(args))
-                .map_err(sql_error(path, "listing entries"))?;
-            let mut arm = Arm { rows, head: None };
-            arm.advance(path, query)?;
-            arms.push(arm);
-        }
-        let ahead = |a: (i64, i64), b: (i64, i64)| if query.descending { a > b } else { a < b };
-        let mut tasks = Vec::new();
-        let mut examined = 0;
-        loop {
-            let next = arms
-                .iter()
-                .enumerate()
-                .filter_map(|(i, arm)| arm.head.as_ref().map(|head| (i, head.0)))
-                .reduce(|best, other| if ahead(other.1, best.1) { other } else { best });
-            let Some((index, (key, seq))) = next else {
-                return Ok(TaskPage {
-                    tasks,
-                    next_cursor: None,
-                });
-            };
-            let (_, record) = arms[index].advance(path, query)?.expect("arm has a head");
-            examined += 1;
-            if visible(&record) {
-                tasks.push(record);
-            }
-            if tasks.len() == limit || examined == budget {
-                let more = arms.iter().any(|arm| arm.head.is_some());
-                return Ok(TaskPage {
-                    tasks,
-                    next_cursor: more.then(|| Cursor { key, seq }.encode()),
-                });
-            }
-        }
-    }
-}
-
-/// An entry and its place in a listing's order: `(key, seq)`.
-type Placed = ((i64, i64), TaskRecord);
-
-/// One ordered stream of a listing, with its next entry read ahead.
-struct Arm<'s> {
-    rows: Rows<'s>,
-    head: Option<Placed>,
-}
-
-impl Arm<'_> {
-    /// Returns the head and reads the next one.
-    fn advance(&mut self, path: &Path, query: &TaskQuery) -> Result<Option<Placed>, LedgerError> {
-        let next = match self
-            .rows
-            .next()
-            .map_err(sql_error(path, "listing entries"))?
-        {
-            Some(row) => {
-                let (seq, record) = read_row(path, row)?;
-                Some(((query.key(&record), seq), record))
-            }
-            None => None,
-        };
-        Ok(std::mem::replace(&mut self.head, next))
+        Some(ListPlan {
+            arms,
+            by_id: !ids.is_empty(),
+        })
     }
 }
 
@@ -321,6 +309,22 @@ pub(super) fn placeholders(count: usize) -> String {
     vec!["?"; count].join(", ")
 }
 
-pub(super) fn text(value: &str) -> SqlValue {
-    SqlValue::Text(value.to_string())
+pub(super) fn text(value: &str) -> Arg {
+    Arg::Text(value.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn postgres_numbers_the_parameters_in_order() {
+        let sql = "SELECT a FROM t WHERE b = ? AND c IN (?, ?) LIMIT ?";
+        assert_eq!(Dialect::Sqlite.sql(sql), sql);
+        assert_eq!(
+            Dialect::Postgres.sql(sql),
+            "SELECT a FROM t WHERE b = $1 AND c IN ($2, $3) LIMIT $4"
+        );
+        assert_eq!(Dialect::Postgres.sql("SELECT 1"), "SELECT 1");
+    }
 }
