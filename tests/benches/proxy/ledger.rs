@@ -1,17 +1,28 @@
 //! `tasks/list` against a task ledger of 1,000,000 entries (several
 //! servers, methods and statuses over 30 days, many equal timestamps): the
 //! first page of 50 for each filter the API offers, alone and combined,
-//! through the ledger query the proxy's `tasks/list` runs. Target: under
-//! 5 ms each.
+//! through the ledger query the proxy's `tasks/list` runs, on SQLite (one
+//! machine) and on PostgreSQL (a team gateway) side by side, the same
+//! entries in both. Target: under 5 ms each.
 //!
-//! The ledger is built once (one transaction, one prepared insert) and kept
-//! under `$CARGO_TARGET_DIR/mcp-sieve-bench` (or the temp folder), named by
-//! [`DATA_VERSION`]; bump that when the schema or the generator changes.
-//! A smoke run builds 20,000 entries in a temporary folder instead.
+//! The SQLite ledger is built once (one transaction, one prepared insert)
+//! and kept under `$CARGO_TARGET_DIR/mcp-sieve-bench` (or the temp folder),
+//! named by [`DATA_VERSION`]; bump that when the schema or the generator
+//! changes. The PostgreSQL one is built in each run, in a server of the
+//! run's own (sieve-postgres's `TestServer`: PostgreSQL's defaults but
+//! `fsync=off`), through the same `insert_all`, then vacuumed and
+//! analysed as autovacuum would. Before the timed runs, each case runs
+//! seven times with `auto_explain` logging every plan (the seventh is past
+//! the five after which PostgreSQL may switch a prepared statement to a
+//! generic plan): the table names the indexes the plans used, and a plan
+//! that reads the whole table fails the run. A smoke run builds 20,000
+//! entries in a temporary folder instead.
 
 use serde_json::json;
 use sieve_core::tasks::{Cursor, EntryKind, OrderBy, TaskQuery, TaskRecord, TaskStatus};
 use sieve_ledger::Ledger;
+use sieve_postgres::testing::TestServer;
+use sieve_postgres::{Database, DbError};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -175,18 +186,23 @@ fn entry(i: usize, entries: usize, rng: &mut Rng) -> TaskRecord {
     }
 }
 
-fn build(path: &Path, entries: usize) -> Ledger {
+/// Fills `ledger` with the generated entries, in one `insert_all`.
+fn fill(ledger: &Ledger, entries: usize) {
     let started = Instant::now();
-    let ledger = Ledger::open(path).expect("bench ledger opens");
     let mut rng = Rng(42);
     ledger
         .insert_all((0..entries).map(|i| entry(i, entries, &mut rng)))
         .expect("bench entries insert");
     eprintln!(
-        "built {entries} entries in {:.1} s at {}",
+        "built {entries} entries in {:.1} s in {}",
         started.elapsed().as_secs_f64(),
-        path.display()
+        ledger.location()
     );
+}
+
+fn build(path: &Path, entries: usize) -> Ledger {
+    let ledger = Ledger::open(path).expect("bench ledger opens");
+    fill(&ledger, entries);
     ledger
 }
 
@@ -353,38 +369,156 @@ fn cases(entries: usize) -> Vec<(&'static str, TaskQuery, Visible)> {
     ]
 }
 
+/// The ledger in a PostgreSQL server of this run's own.
+struct Postgres {
+    server: TestServer,
+    url: String,
+    ledger: Ledger,
+}
+
+impl Postgres {
+    /// Starts the server and builds the ledger: `entries` entries, then
+    /// vacuumed and analysed.
+    fn build(entries: usize) -> Postgres {
+        let server = TestServer::start();
+        let url = server.database("bench");
+        let ledger = Ledger::postgres(Database::connect(&url).expect("bench database connects"))
+            .expect("bench ledger opens");
+        fill(&ledger, entries);
+        let postgres = Postgres {
+            server,
+            url,
+            ledger,
+        };
+        postgres.execute("VACUUM ANALYZE sieve_tasks");
+        postgres
+    }
+
+    /// Runs `sql` on a connection of its own.
+    fn execute(&self, sql: &str) {
+        let db = Database::connect(&self.url).expect("bench database connects");
+        let error = db.error("running a statement of the benchmark");
+        let sql = sql.to_string();
+        db.run(move |client| async move { client.batch_execute(&sql).await.map_err(error) })
+            .unwrap_or_else(|e: DbError| panic!("{e}"));
+    }
+
+    /// The indexes each case's plans use, from `auto_explain`'s log of
+    /// seven runs of it on connections that load it. Panics on a plan that
+    /// reads the whole table.
+    fn plans(&self, cases: &[(&'static str, TaskQuery, Visible)]) -> Vec<String> {
+        self.execute(
+            "ALTER DATABASE bench SET session_preload_libraries = 'auto_explain'; \
+             ALTER DATABASE bench SET auto_explain.log_min_duration = 0",
+        );
+        let explained = Ledger::postgres(Database::connect(&self.url).expect("connects"))
+            .expect("bench ledger opens");
+        let log = self.server.dir().join("log");
+        let size = || std::fs::metadata(&log).map_or(0, |m| m.len());
+        let mut indexes = Vec::new();
+        for (name, query, visible) in cases {
+            let start = size();
+            for _ in 0..7 {
+                explained.list(query, visible).expect("list");
+            }
+            // A listing's portals are logged when its transaction ends,
+            // just after the page is returned: wait for the log to settle.
+            let deadline = Instant::now() + Duration::from_secs(5);
+            let mut last = size();
+            loop {
+                std::thread::sleep(Duration::from_millis(100));
+                let now = size();
+                if now == last || Instant::now() > deadline {
+                    break;
+                }
+                last = now;
+            }
+            let text = std::fs::read(&log).expect("the server's log");
+            let text = String::from_utf8_lossy(&text[start as usize..]);
+            assert!(
+                !text.contains("Seq Scan on sieve_tasks"),
+                "{name}: PostgreSQL read the whole table:\n{text}"
+            );
+            let mut used: Vec<&str> = text
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .windows(2)
+                .filter(|w| w[0] == "using" || (w[0] == "on" && w[1].starts_with("sieve_tasks_")))
+                .map(|w| w[1].trim_start_matches("sieve_tasks_"))
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            assert!(!used.is_empty(), "{name}: no index in the plans:\n{text}");
+            indexes.push(used.join(", "));
+        }
+        self.execute("ALTER DATABASE bench RESET ALL");
+        indexes
+    }
+}
+
+/// The p50 and p99 of `runs` listings of `query` after 3 warm-up runs, and
+/// the ids of the page.
+fn time(
+    ledger: &Ledger,
+    runs: usize,
+    query: &TaskQuery,
+    visible: Visible,
+) -> (Duration, Duration, Vec<String>) {
+    let mut ids = Vec::new();
+    let mut times: Vec<Duration> = (0..runs + 3)
+        .map(|_| {
+            let started = Instant::now();
+            let page = ledger.list(query, &visible).expect("list");
+            let took = started.elapsed();
+            ids = page.tasks.into_iter().map(|t| t.id).collect();
+            took
+        })
+        .skip(3)
+        .collect();
+    times.sort();
+    (quantile(&times, 0.5), quantile(&times, 0.99), ids)
+}
+
 pub fn run(plan: &Plan) {
-    let (_dir, ledger, entries, runs) = if plan.smoke {
+    let (_dir, sqlite, entries, runs) = if plan.smoke {
         let dir = tempfile::tempdir().expect("temp dir");
         let ledger = build(&dir.path().join("tasks.db"), 20_000);
         (Some(dir), ledger, 20_000, 5)
     } else {
         (None, cached_ledger(), ENTRIES, 51)
     };
+    let postgres = Postgres::build(entries);
+    let cases = cases(entries);
+    let indexes = postgres.plans(&cases);
     let mut table = Table::new(
         format!(
             "tasks/list on a ledger of {entries} entries, first page of 50, {runs} runs after 3 warm-up runs; ms"
         ),
-        &["filter", "p50", "p99", "rows"],
+        &[
+            "filter",
+            "SQLite p50",
+            "SQLite p99",
+            "PostgreSQL p50",
+            "PostgreSQL p99",
+            "rows",
+            "PostgreSQL's indexes",
+        ],
     );
-    for (name, query, visible) in cases(entries) {
-        let mut rows = 0;
-        let mut times: Vec<Duration> = (0..runs + 3)
-            .map(|_| {
-                let started = Instant::now();
-                let page = ledger.list(&query, &visible).expect("list");
-                let took = started.elapsed();
-                rows = page.tasks.len();
-                took
-            })
-            .skip(3)
-            .collect();
-        times.sort();
+    for ((name, query, visible), indexes) in cases.into_iter().zip(indexes) {
+        let (file_p50, file_p99, file_ids) = time(&sqlite, runs, &query, visible);
+        let (db_p50, db_p99, db_ids) = time(&postgres.ledger, runs, &query, visible);
+        assert_eq!(
+            file_ids, db_ids,
+            "{name}: both databases list the same page"
+        );
         table.row(vec![
             name.to_string(),
-            ms(quantile(&times, 0.5)),
-            ms(quantile(&times, 0.99)),
-            rows.to_string(),
+            ms(file_p50),
+            ms(file_p99),
+            ms(db_p50),
+            ms(db_p99),
+            file_ids.len().to_string(),
+            indexes,
         ]);
     }
     table.print();
