@@ -41,11 +41,23 @@ impl HttpProxy {
     /// [`HttpProxy::start`] with the token already known, so that the time
     /// it takes is the proxy's start alone.
     pub fn start_with_token(binary: &str, home: &Path, token: String) -> HttpProxy {
+        HttpProxy::start_with_env(binary, home, token, &[])
+    }
+
+    /// [`HttpProxy::start_with_token`] with more environment for the proxy
+    /// (`MCP_SIEVE_STATE`, for a replica of a team gateway).
+    pub fn start_with_env(
+        binary: &str,
+        home: &Path,
+        token: String,
+        env: &[(&str, &str)],
+    ) -> HttpProxy {
         let mut child = Command::new(binary)
             .arg("--home")
             .arg(home)
             .args(["serve", "--http", "127.0.0.1:0"])
             .env("MCP_SIEVE_LOG", "warn,rmcp=error")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -73,6 +85,32 @@ impl HttpProxy {
             token,
         }
     }
+}
+
+/// An rmcp host on `url` speaking 2026-07-28 (`server/discover`, no
+/// session) with the bearer `token`.
+pub async fn modern_host(
+    url: String,
+    token: &str,
+) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token.to_string());
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        ().serve_with_lifecycle(
+            StreamableHttpClientTransport::from_config(config),
+            lifecycle,
+        ),
+    )
+    .await
+    .expect("the proxy answers server/discover in time")
+    .expect("a 2026-07-28 connection")
 }
 
 impl HttpProxy {

@@ -89,7 +89,7 @@ pub struct Engine {
     /// the catalog and profile it was built from (search mode).
     search_indexes: Mutex<HashMap<String, SearchIndex>>,
     changes: broadcast::Sender<Change>,
-    watcher: Mutex<Option<sieve_store::watch::HomeWatcher>>,
+    watcher: Mutex<Option<sieve_store::state::Watching>>,
     tasks: Arc<Tasks>,
     stopping: tokio_util::sync::CancellationToken,
 }
@@ -255,7 +255,11 @@ impl Engine {
         let approvals = store.load_approvals()?;
         let hosts = Arc::new(Hosts::default());
         let db = store.home().tasks_db();
-        let ledger = crate::tasks::open_ledger(&db, config.settings.task_retention_days);
+        let ledger = crate::tasks::open_ledger(
+            &db,
+            store.backend().database(),
+            config.settings.task_retention_days,
+        );
         let pool = Pool::new(
             hosts.clone(),
             crate::tasks::on_upstream_status(ledger.clone()),
@@ -652,7 +656,9 @@ impl Engine {
     /// Watches `config.json` and the profile files and applies every valid
     /// change live, for as long as the engine lives.
     pub fn watch_files(self: &Arc<Self>) -> anyhow::Result<()> {
-        let (watcher, mut changes) = sieve_store::watch::watch(self.store.home())?;
+        // The files of this machine, or every replica's changes of a
+        // team's database: the same changes either way.
+        let (watcher, mut changes) = self.store.backend().watch()?;
         *self.watcher.locked() = Some(watcher);
         let weak = Arc::downgrade(self);
         tokio::spawn(async move {

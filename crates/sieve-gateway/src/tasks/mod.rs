@@ -53,8 +53,17 @@ pub(crate) struct Tasks {
 /// Opens the ledger at `db` and drops entries older than `retention_days`.
 /// The proxy works without a ledger (tasks are then not recorded), so a
 /// failure is logged.
-pub(crate) fn open_ledger(db: &Path, retention_days: u32) -> Option<Ledger> {
-    match Ledger::open(db) {
+pub(crate) fn open_ledger(
+    db: &Path,
+    team: Option<&sieve_postgres::Database>,
+    retention_days: u32,
+) -> Option<Ledger> {
+    // A team's ledger is in its database, beside its documents.
+    let opened = match team {
+        Some(database) => Ledger::postgres(database.clone()),
+        None => Ledger::open(db),
+    };
+    match opened {
         Ok(ledger) => {
             let keep = i64::from(retention_days) * 86_400_000;
             if let Err(error) = ledger.purge(now_ms() - keep) {

@@ -1,0 +1,284 @@
+//! The team gateway (DESIGN §12) with real parts: a PostgreSQL server of
+//! the test's own, two `mcp-sieve serve --http` replicas sharing it
+//! (`MCP_SIEVE_STATE`), the command line pointed at the same database, and
+//! real clients (rmcp, Python `mcp`) as hosts.
+
+use rmcp::model::{ServerNotification, SubscriptionFilter};
+use serde_json::{Value, json};
+use sieve_postgres::Database;
+use sieve_postgres::testing::TestServer;
+use sieve_tests::http::{HttpProxy, modern_host};
+use std::process::Command;
+use std::time::{Duration, Instant};
+use tokio::time::timeout;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
+const STORM: &str = env!("CARGO_BIN_EXE_edit-storm");
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A replica: `mcp-sieve serve --http` on the team's database, with a home
+/// of its own for what stays on its machine; killed when dropped.
+struct Replica {
+    proxy: HttpProxy,
+    _home: tempfile::TempDir,
+}
+
+impl Replica {
+    fn start(url: &str, token: &str) -> Replica {
+        let home = tempfile::tempdir().unwrap();
+        let proxy = HttpProxy::start_with_env(
+            BIN,
+            home.path(),
+            token.to_string(),
+            &[("MCP_SIEVE_STATE", url)],
+        );
+        Replica { proxy, _home: home }
+    }
+
+    fn mcp(&self, path: &str) -> String {
+        format!("{}{path}", self.proxy.base)
+    }
+}
+
+/// `mcp-sieve --state URL ARGS`, which must succeed.
+fn cli(url: &str, args: &[&str]) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .arg("--home")
+        .arg(home.path())
+        .arg("--state")
+        .arg(url)
+        .args(args)
+        .output()
+        .expect("mcp-sieve runs");
+    assert!(
+        out.status.success(),
+        "mcp-sieve {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A team database whose config has the demo server, and its token.
+fn team(server: &TestServer, name: &str) -> (String, String) {
+    let url = server.database(name);
+    let db = Database::connect(&url).expect("the database takes the schema");
+    let config = json!({"mcpServers": {"demo": {"command": BIN, "args": ["demo-server"]}}});
+    db.update_document::<sieve_postgres::DbError>("config.json", &mut |_| {
+        Ok(Some(format!("{config:#}\n")))
+    })
+    .unwrap();
+    db.update_document::<sieve_postgres::DbError>("profiles/billing.json", &mut |_| {
+        Ok(Some("{\"groups\": [\"billing\"]}\n".into()))
+    })
+    .unwrap();
+    let token = cli(&url, &["serve", "--print-token"]).trim().to_string();
+    (url, token)
+}
+
+async fn tool_count(host: &rmcp::service::RunningService<rmcp::RoleClient, ()>) -> usize {
+    timeout(WAIT, host.peer().list_all_tools())
+        .await
+        .expect("tools/list answers in time")
+        .expect("tools/list works")
+        .len()
+}
+
+/// Runs the Python `mcp` client's `script` against `endpoint` at 2026-07-28.
+fn python(endpoint: &str, token: &str, script: Value) -> Vec<Value> {
+    sieve_tests::python_client(
+        &[
+            "--http",
+            endpoint,
+            "--header",
+            &format!("Authorization: Bearer {token}"),
+            "--protocol",
+            "2026-07-28",
+        ],
+        &script,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_through_the_team_database_reaches_a_host_on_another_replica() {
+    let server = TestServer::start();
+    let (url, token) = team(&server, "live");
+    let a = Replica::start(&url, &token);
+    let b = Replica::start(&url, &token);
+    let on_b = modern_host(b.mcp("/mcp"), &token).await;
+    assert_eq!(
+        tool_count(&on_b).await,
+        40,
+        "the demo's tools under default"
+    );
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut listening = timeout(WAIT, on_b.peer().listen(filter))
+        .await
+        .expect("the listen is acknowledged")
+        .expect("the replica accepts the listen");
+
+    // The active profile switched by the command line on the database.
+    let started = Instant::now();
+    cli(&url, &["profiles", "use", "billing"]);
+    let heard = timeout(WAIT, listening.next())
+        .await
+        .expect("the switch reaches the host on B")
+        .expect("the stream stays open")
+        .expect("a notification");
+    let took = started.elapsed();
+    assert!(
+        matches!(heard, ServerNotification::ToolListChangedNotification(_)),
+        "{heard:?}"
+    );
+    eprintln!("list_changed on replica B {took:?} after the command line's change");
+    assert!(
+        took < Duration::from_secs(3),
+        "within about a second: {took:?}"
+    );
+    assert_eq!(tool_count(&on_b).await, 8, "B serves the billing group now");
+    let on_a = modern_host(a.mcp("/mcp"), &token).await;
+    assert_eq!(tool_count(&on_a).await, 8, "and so does A");
+
+    // A replica started later serves the state as it is now.
+    let c = Replica::start(&url, &token);
+    let on_c = modern_host(c.mcp("/mcp"), &token).await;
+    assert_eq!(
+        tool_count(&on_c).await,
+        8,
+        "C starts with the current state"
+    );
+    for h in [on_a, on_b, on_c] {
+        h.cancel().await.expect("the host disconnects");
+    }
+}
+
+#[test]
+fn a_failed_call_through_one_replica_is_listed_and_retried_through_another() {
+    let server = TestServer::start();
+    let (url, token) = team(&server, "tasks");
+    let a = Replica::start(&url, &token);
+    let b = Replica::start(&url, &token);
+    let through_a = python(
+        &a.mcp("/mcp"),
+        &token,
+        json!([{"op": "call_tool", "name": "demo__get_issue", "arguments": {"id": 999}}]),
+    );
+    assert_eq!(through_a[1]["result"]["isError"], true, "{through_a:?}");
+    let listed = python(
+        &b.mcp("/mcp"),
+        &token,
+        json!([{"op": "request", "method": "tasks/list", "params": {}}]),
+    );
+    let tasks = listed[1]["result"]["tasks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(tasks.len(), 1, "B lists what A recorded: {listed:?}");
+    assert_eq!(tasks[0]["status"], "failed");
+    let id = tasks[0]["taskId"].as_str().unwrap().to_string();
+    let retried = python(
+        &b.mcp("/mcp"),
+        &token,
+        json!([
+            {"op": "request", "method": "tasks/retry", "params": {"taskId": id}},
+            {"op": "request", "method": "tasks/list", "params": {"orderBy": "createdAt", "order": "asc"}}
+        ]),
+    );
+    assert!(
+        retried[1].get("result").is_some(),
+        "B retries A's entry: {retried:?}"
+    );
+    let all = retried[2]["result"]["tasks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(all.len(), 2, "{retried:?}");
+    assert_eq!(all[1]["_meta"]["dev.mcp-sieve/retryOf"], id.as_str());
+    let again_from_a = python(
+        &a.mcp("/mcp"),
+        &token,
+        json!([{"op": "request", "method": "tasks/list", "params": {}}]),
+    );
+    assert_eq!(
+        again_from_a[1]["result"]["tasks"].as_array().map(Vec::len),
+        Some(2),
+        "A lists B's retry: {again_from_a:?}"
+    );
+}
+
+#[test]
+fn eight_writers_on_one_profile_through_the_team_database_lose_nothing() {
+    let server = TestServer::start();
+    let (url, token) = team(&server, "writers");
+    let _a = Replica::start(&url, &token);
+    let _b = Replica::start(&url, &token);
+    let writers: Vec<_> = (0..8)
+        .map(|w| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let home = tempfile::tempdir().unwrap();
+                let out = Command::new(STORM)
+                    .arg(home.path())
+                    .args(["deny", &format!("w{w}"), "20", "billing"])
+                    .env("MCP_SIEVE_STATE", &url)
+                    .output()
+                    .expect("edit-storm runs");
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let shown = cli(&url, &["profiles", "show", "billing", "--json"]);
+    let profile: Value = serde_json::from_str(&shown).unwrap();
+    let denied = profile["tools"]["deny"].as_array().unwrap();
+    assert_eq!(denied.len(), 160, "8 writers × 20 edits, none lost");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_keeps_serving_while_the_database_restarts_and_catches_up() {
+    let server = TestServer::start();
+    let (url, token) = team(&server, "restart");
+    let a = Replica::start(&url, &token);
+    let on_a = modern_host(a.mcp("/mcp/p/default"), &token).await;
+    assert_eq!(tool_count(&on_a).await, 40);
+
+    server.stop();
+    for _ in 0..5 {
+        assert_eq!(
+            tool_count(&on_a).await,
+            40,
+            "the host is served from the last good state while the database is down"
+        );
+    }
+    server.start_again();
+
+    // Once the replica is back on the database, a change reaches it again.
+    let on_billing = modern_host(a.mcp("/mcp/p/billing"), &token).await;
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut listening = timeout(WAIT, on_billing.peer().listen(filter))
+        .await
+        .expect("the listen is acknowledged")
+        .expect("the replica accepts the listen");
+    // Each round changes what billing shows (demo__echo in and out of
+    // the group), so each is a change its host must hear.
+    let deadline = Instant::now() + WAIT;
+    let mut n = 0;
+    loop {
+        n += 1;
+        let action = if n % 2 == 1 { "add" } else { "remove" };
+        cli(&url, &["labels", "group", action, "billing", "demo__echo"]);
+        if let Ok(Ok(Some(_))) = timeout(Duration::from_millis(1500), listening.next()).await {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the replica hears changes again after the restart"
+        );
+    }
+}
