@@ -44,6 +44,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         include_str!("../migrations/0001_documents.sql"),
     ),
     (2, "ledger", include_str!("../migrations/0002_ledger.sql")),
+    (
+        3,
+        "tasks notify",
+        include_str!("../migrations/0003_tasks_notify.sql"),
+    ),
 ];
 
 /// What can go wrong with the database, said for a person.
