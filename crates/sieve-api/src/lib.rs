@@ -62,8 +62,7 @@ pub use sieve_store::store::{Store, backup_path};
 /// The logs MCP Sieve writes unless `MCP_SIEVE_LOG` says otherwise: what
 /// it does itself; rmcp narrates every handshake at info, so only its
 /// errors.
-pub const DEFAULT_LOG: &str =
-    "warn,rmcp=error,deadpool=error,sieve_gateway=info,sieve_store=info,sieve_ledger=info,sieve_postgres=info,sieve_api=info";
+pub const DEFAULT_LOG: &str = "warn,rmcp=error,deadpool=error,sieve_gateway=info,sieve_store=info,sieve_ledger=info,sieve_postgres=info,sieve_api=info";
 
 /// Added to any log filter: rmcp's sign-in narrates codes and token
 /// responses at debug, so never below info there, whatever was asked for.
