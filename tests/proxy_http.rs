@@ -326,3 +326,348 @@ async fn the_mcp_endpoint_follows_the_active_profile() {
     by_name.cancel().await.expect("the host disconnects");
     host.cancel().await.expect("the host disconnects");
 }
+
+/// The built-in demo's reindex: `steps` progress notifications when the
+/// call carries a progress token, `step_ms` apart, then its answer.
+fn reindex(steps: u32, step_ms: u32) -> Value {
+    json!({"name": "demo__reindex", "arguments": {"steps": steps, "step_ms": step_ms}})
+}
+
+fn echo() -> Value {
+    json!({"name": "demo__echo", "arguments": {"text": "hi"}})
+}
+
+/// How rmcp's client transport (its reqwest side, which decides between a
+/// JSON body and a stream) receives the proxy's answer to `message`:
+/// "json", "stream" or "accepted", and the session id that came with it.
+async fn rmcp_answer(
+    url: &str,
+    token: &str,
+    session: Option<&str>,
+    modern: bool,
+    message: Value,
+) -> (&'static str, Option<String>) {
+    use reqwest::header::{HeaderName, HeaderValue};
+    use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+    use rmcp::transport::streamable_http_client::{
+        StreamableHttpClient, StreamableHttpPostResponse,
+    };
+    let mut headers = std::collections::HashMap::new();
+    if modern {
+        // The headers rmcp's transport adds for this generation (SEP-2243).
+        let header = |value: &Value| HeaderValue::from_str(value.as_str().expect("text")).unwrap();
+        headers.insert(
+            HeaderName::from_static("mcp-protocol-version"),
+            HeaderValue::from_static("2026-07-28"),
+        );
+        headers.insert(
+            HeaderName::from_static("mcp-method"),
+            header(&message["method"]),
+        );
+        if message["method"] == "tools/call" {
+            headers.insert(
+                HeaderName::from_static("mcp-name"),
+                header(&message["params"]["name"]),
+            );
+        }
+    }
+    let message: ClientJsonRpcMessage =
+        serde_json::from_value(message).expect("a message rmcp's client can send");
+    let answer = timeout(
+        WAIT,
+        reqwest::Client::new().post_message(
+            url.into(),
+            message,
+            session.map(Into::into),
+            Some(token.to_string()),
+            headers,
+        ),
+    )
+    .await
+    .expect("the proxy answers in time")
+    .expect("rmcp's client takes the answer");
+    match answer {
+        StreamableHttpPostResponse::Json(ServerJsonRpcMessage::Response(_), session) => {
+            ("json", session)
+        }
+        StreamableHttpPostResponse::Json(other, _) => panic!("not a result: {other:?}"),
+        StreamableHttpPostResponse::Sse(_, session) => ("stream", session),
+        StreamableHttpPostResponse::Accepted => ("accepted", None),
+        other => panic!("an answer rmcp does not know: {other:?}"),
+    }
+}
+
+/// A request of the 2026-07-28 generation: what it says of itself in `_meta`.
+fn modern_request(id: u32, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "http-test", "version": "1"},
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A request whose answer is one response comes back to rmcp's client as
+/// plain JSON in both generations (the spec lets the server choose); a
+/// call that reports progress still streams.
+#[tokio::test]
+async fn a_whole_answer_is_plain_json_to_the_rmcp_client() {
+    let home = Home::new(BIN);
+    let proxy = HttpProxy::start(BIN, home.path());
+    let url = format!("{}/mcp", proxy.base);
+    let token = proxy.token.as_str();
+
+    let (how, session) = rmcp_answer(&url, token, None, false, initialize()).await;
+    assert_eq!(how, "json", "initialize of a 2025-11-25 session");
+    let session = session.expect("the session's id comes with the answer");
+    let session = Some(session.as_str());
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        rmcp_answer(&url, token, session, false, initialized)
+            .await
+            .0,
+        "accepted",
+        "a notification is still 202"
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": echo()});
+    assert_eq!(
+        rmcp_answer(&url, token, session, false, call).await.0,
+        "json"
+    );
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}});
+    assert_eq!(
+        rmcp_answer(&url, token, session, false, list).await.0,
+        "json"
+    );
+    let mut params = reindex(3, 20);
+    params["_meta"] = json!({"progressToken": "p"});
+    let progress = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": params});
+    assert_eq!(
+        rmcp_answer(&url, token, session, false, progress).await.0,
+        "stream",
+        "a call with progress streams"
+    );
+
+    let discover = modern_request(1, "server/discover", json!({}));
+    assert_eq!(
+        rmcp_answer(&url, token, None, true, discover).await.0,
+        "json",
+        "server/discover"
+    );
+    let call = modern_request(2, "tools/call", echo());
+    assert_eq!(
+        rmcp_answer(&url, token, None, true, call).await.0,
+        "json",
+        "a 2026-07-28 call"
+    );
+    let mut params = reindex(3, 20);
+    let progress = {
+        let mut request = modern_request(3, "tools/call", params.take());
+        request["params"]["_meta"]["progressToken"] = json!("p");
+        request
+    };
+    assert_eq!(
+        rmcp_answer(&url, token, None, true, progress).await.0,
+        "stream",
+        "a 2026-07-28 call with progress streams"
+    );
+}
+
+/// A host that keeps the progress it is told of.
+#[derive(Clone)]
+struct ProgressHost(tokio::sync::mpsc::UnboundedSender<f64>);
+
+impl rmcp::ClientHandler for ProgressHost {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        let _ = self.0.send(params.progress);
+    }
+}
+
+/// Through the whole rmcp client, both generations: the echo answers, and
+/// a reindex's progress reaches the host before its answer.
+#[tokio::test]
+async fn progress_still_streams_to_the_rmcp_client() {
+    use rmcp::model::{CallToolRequestParams, ProtocolVersion};
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+    let home = Home::new(BIN);
+    let proxy = HttpProxy::start(BIN, home.path());
+    let call = |params: Value| {
+        CallToolRequestParams::new(params["name"].as_str().expect("a name").to_string())
+            .with_arguments(params["arguments"].as_object().cloned().expect("arguments"))
+    };
+    for lifecycle in [
+        ClientLifecycleMode::Initialize,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    ] {
+        let config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", proxy.base))
+            .auth_header(proxy.token.clone());
+        let (told, mut progress) = tokio::sync::mpsc::unbounded_channel();
+        let host = timeout(
+            WAIT,
+            ProgressHost(told).serve_with_lifecycle(
+                StreamableHttpClientTransport::from_config(config),
+                lifecycle.clone(),
+            ),
+        )
+        .await
+        .expect("the proxy answers the handshake in time")
+        .expect("the host connects");
+        let echoed = timeout(WAIT, host.call_tool(call(echo())))
+            .await
+            .expect("echo answers in time")
+            .expect("echo works");
+        assert_eq!(
+            echoed.structured_content.expect("structured")["text"],
+            "hi",
+            "{lifecycle:?}"
+        );
+        let reindexed = timeout(WAIT, host.call_tool(call(reindex(3, 20))))
+            .await
+            .expect("reindex answers in time")
+            .expect("reindex works");
+        assert_eq!(
+            reindexed.structured_content.expect("structured")["steps"],
+            3
+        );
+        let mut heard = Vec::new();
+        while let Ok(step) = progress.try_recv() {
+            heard.push(step);
+        }
+        assert_eq!(
+            heard,
+            [1.0, 2.0, 3.0],
+            "every step's progress before the answer ({lifecycle:?})"
+        );
+        host.cancel().await.expect("the host disconnects");
+    }
+}
+
+/// The Python `mcp` client, both generations: every POST of a request that
+/// answers at once gets `application/json`, notifications 202, and the
+/// reindex that reports progress a stream, whose progress the client hears.
+#[test]
+fn the_python_client_gets_plain_json_and_progress_still_streams() {
+    let home = Home::new(BIN);
+    let proxy = HttpProxy::start(BIN, home.path());
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("proxy_http/answers.py");
+    for (mode, version) in [("legacy", "2025-11-25"), ("auto", "2026-07-28")] {
+        let output = std::process::Command::new(&sieve_tests::deps::deps().python)
+            .arg(&script)
+            .args([&format!("{}/mcp", proxy.base), &proxy.token, mode])
+            .output()
+            .expect("python runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "answers.py {mode}: {stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let seen: Value = serde_json::from_str(&stdout).expect("one JSON object");
+        assert_eq!(seen["protocolVersion"], version, "{seen}");
+        assert_eq!(seen["echo"]["text"], "hi", "{seen}");
+        assert_eq!(seen["tools"], 40, "{seen}");
+        assert_eq!(seen["progress"], json!([1.0, 2.0, 3.0]), "{seen}");
+        assert_eq!(seen["reindex"]["steps"], 3, "{seen}");
+        let answers = seen["answers"].as_array().expect("answers");
+        let (last, requests) = answers.split_last().expect("some POSTs");
+        for answer in requests {
+            let expected = if answer["method"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("notifications/"))
+            {
+                json!({"status": 202, "contentType": null})
+            } else {
+                json!({"status": 200, "contentType": "application/json"})
+            };
+            assert_eq!(
+                json!({"status": answer["status"], "contentType": answer["contentType"]}),
+                expected,
+                "{mode}: {answer}"
+            );
+        }
+        assert_eq!(
+            *last,
+            json!({"method": "tools/call", "status": 200, "contentType": "text/event-stream"}),
+            "{mode}: the reindex streams"
+        );
+    }
+}
+
+/// The stream of a 2025-11-25 call, raw: a call that says nothing for a
+/// while streams as before, its priming event first (an id the host can
+/// resume from) and its answer last; the session's GET stream is a stream.
+#[tokio::test]
+async fn a_call_silent_for_a_while_streams_with_its_priming_event() {
+    let home = Home::new(BIN);
+    let proxy = HttpProxy::start(BIN, home.path());
+    let client = reqwest::Client::new();
+    let url = format!("{}/mcp", proxy.base);
+    let bearer = format!("Bearer {}", proxy.token);
+    let started = post(&client, &url, &[("Authorization", &bearer)]).await;
+    assert_eq!(started.headers()["content-type"], "application/json");
+    let session = started.headers()["mcp-session-id"]
+        .to_str()
+        .expect("a session id")
+        .to_string();
+    let send = |body: Value| {
+        client
+            .post(&url)
+            .header("Authorization", &bearer)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Mcp-Session-Id", &session)
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .body(body.to_string())
+            .send()
+    };
+    let initialized = send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await
+        .expect("the proxy answers");
+    assert_eq!(initialized.status(), 202);
+
+    // One step longer than the proxy holds an answer to see what it is.
+    let silent =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": reindex(1, 2_500)});
+    let streamed = timeout(WAIT, send(silent))
+        .await
+        .expect("the proxy answers in time")
+        .expect("the proxy answers");
+    assert_eq!(streamed.status(), 200);
+    assert_eq!(streamed.headers()["content-type"], "text/event-stream");
+    let body = timeout(WAIT, streamed.text())
+        .await
+        .expect("the stream ends after the answer")
+        .expect("the stream reads");
+    let events: Vec<&str> = body.split("\n\n").filter(|e| !e.is_empty()).collect();
+    assert!(
+        events[0].contains("id: ") && events[0].contains("retry: "),
+        "the priming event first: {body}"
+    );
+    assert!(
+        events
+            .last()
+            .is_some_and(|e| e.contains(r#""id":2,"result""#)),
+        "the answer last: {body}"
+    );
+
+    let stream = client
+        .get(&url)
+        .header("Authorization", &bearer)
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", &session)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .send()
+        .await
+        .expect("the proxy answers");
+    assert_eq!(stream.status(), 200);
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+}

@@ -14,7 +14,8 @@
 //!   tasks, relaying them to hosts of both generations, retry, cancel.
 //! * `server` (internal): the filtered MCP server a host talks to;
 //!   [`serve`]: stdio and streamable HTTP (token, Origin, one endpoint per
-//!   profile); [`tap`]: the raw JSON rmcp's typed model drops.
+//!   profile); `reply` (internal): a POST's answer as plain JSON when it
+//!   is one response; [`tap`]: the raw JSON rmcp's typed model drops.
 //! * [`oauth`]: signing in to HTTP servers with rmcp's OAuth, the sign-ins
 //!   kept in the secret store.
 //! * [`error`]: [`CallError`](error::CallError), why a call, retry or
@@ -27,12 +28,12 @@
 //! `scripts/check-layers.py` in `./test.sh`):
 //!
 //! ```text
-//! serve    -> server, engine, tap
+//! serve    -> server, engine, reply, tap
 //! server   -> engine, tasks, upstream, hosts, tap, error
 //! engine   -> tasks, upstream, hosts, clock, oauth, error
 //! tasks    -> upstream, hosts, clock, tap, error
 //! upstream -> hosts, tap, clock, oauth, error
-//! hosts, tap, clock, oauth, sync, error: none of this crate's
+//! hosts, reply, tap, clock, oauth, sync, error: none of this crate's
 //! ```
 //!
 //! The built-in demo server (crate `sieve-demo`) is the upstream when
@@ -43,6 +44,7 @@ pub mod engine;
 pub mod error;
 pub mod hosts;
 pub mod oauth;
+mod reply;
 pub mod serve;
 mod server;
 mod sync;

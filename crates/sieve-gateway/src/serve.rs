@@ -5,7 +5,9 @@
 //! requests without the user's bearer token (401) and requests from a web
 //! page of another origin (403, DNS-rebinding protection as the spec asks),
 //! and keeps each request's raw JSON body for the server, since rmcp's
-//! typed params drop the filters hosts send.
+//! typed params drop the filters hosts send. A POST whose answer is one
+//! response gets it as plain JSON rather than rmcp's SSE stream of one
+//! event (`reply`).
 //!
 //! Before rmcp sees a request, its endpoint's profile is put in force:
 //! from then on an edit of that profile is announced to the endpoint's
@@ -16,6 +18,7 @@
 //! every request would fail.
 
 use crate::engine::Engine;
+use crate::reply;
 pub use crate::server::ProfileChoice;
 use crate::server::{EndpointProfile, RawBody, SieveServer, unusable_profile};
 use crate::tap::{Keep, LineTap, RawLog, rename_legacy_task_request};
@@ -24,6 +27,7 @@ use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::routing::MethodRouter;
 use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -135,8 +139,8 @@ pub async fn serve_http(
     let service = mcp_service(move || SieveServer::http(make_engine.clone()), &sessions);
     let token: Arc<str> = token.into();
     let router = axum::Router::new()
-        .route_service("/mcp", service.clone())
-        .route_service("/mcp/p/{profile}", service)
+        .route("/mcp", service.clone())
+        .route("/mcp/p/{profile}", service)
         .layer(axum::middleware::from_fn(
             move |request: Request, next: Next| {
                 let token = token.clone();
@@ -155,23 +159,40 @@ pub async fn serve_handler_http<S: ServerHandler + Send + 'static>(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<SocketAddr> {
     let sessions = CancellationToken::new();
-    let router = axum::Router::new().route_service("/mcp", mcp_service(make, &sessions));
+    let router = axum::Router::new().route("/mcp", mcp_service(make, &sessions));
     run_router(addr, router, sessions, shutdown).await
 }
 
-/// rmcp's streamable HTTP service for servers made by `make`; cancelling
-/// `sessions` ends their open SSE streams.
+/// rmcp's streamable HTTP service for servers made by `make`, every method,
+/// with a POST's answer as plain JSON when it is one response (see
+/// [`reply`]); cancelling `sessions` ends their open SSE streams.
 fn mcp_service<S: ServerHandler + Send + 'static>(
     make: impl Fn() -> S + Send + Sync + 'static,
     sessions: &CancellationToken,
-) -> StreamableHttpService<S, LocalSessionManager> {
+) -> MethodRouter {
+    // rmcp's `json_response` is left off: it would answer sessionless
+    // requests with JSON itself, but with no bound on the wait.
     let config =
         StreamableHttpServerConfig::default().with_cancellation_token(sessions.child_token());
-    StreamableHttpService::new(
-        move || Ok(make()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    )
+    // Behind an Arc: a clone of the service itself copies its config.
+    let service: Arc<StreamableHttpService<S, LocalSessionManager>> =
+        Arc::new(StreamableHttpService::new(
+            move || Ok(make()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        ));
+    axum::routing::any(move |request: Request| {
+        let service = service.clone();
+        async move {
+            let plain = reply::may_be_plain(request.method(), request.headers());
+            let response = service.handle(request).await.map(Body::new);
+            if plain {
+                reply::plain_when_whole(response, reply::WAIT).await
+            } else {
+                response
+            }
+        }
+    })
 }
 
 /// Binds `addr` and serves `router` in the background until `shutdown`
@@ -330,15 +351,17 @@ async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Re
             );
         }
     };
+    // Parsed once, for the check and for the server.
+    let parsed = serde_json::from_slice::<Value>(&bytes);
     let endpoint = parts.uri.path() == "/mcp" || parts.uri.path().starts_with("/mcp/p/");
-    if endpoint && parts.method == axum::http::Method::POST {
-        let parsed = serde_json::from_slice::<Value>(&bytes);
-        if let Some((code, message)) = not_a_message(parsed.as_ref()) {
-            return json_rpc_refusal(code, &message);
-        }
+    if endpoint
+        && parts.method == axum::http::Method::POST
+        && let Some((code, message)) = not_a_message(parsed.as_ref())
+    {
+        return json_rpc_refusal(code, &message);
     }
-    let mut body = bytes.to_vec();
-    if let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) {
+    let mut body = Body::from(bytes);
+    if let Ok(mut value) = parsed {
         // 2025-11-25 task requests go to the proxy's own handlers (the
         // session's revision is in the header hosts send after initialize).
         let legacy = parts
@@ -358,11 +381,11 @@ async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Re
             message => rename_legacy_task_request(message, legacy),
         };
         if renamed {
-            body = value.to_string().into_bytes();
+            body = Body::from(value.to_string());
         }
         parts.extensions.insert(RawBody(Arc::new(value)));
     }
-    next.run(Request::from_parts(parts, Body::from(body))).await
+    next.run(Request::from_parts(parts, body)).await
 }
 
 /// Puts profile `name` in force for its endpoint, or says why the request
