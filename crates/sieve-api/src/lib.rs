@@ -21,6 +21,8 @@
 //! * [`quarantine`]: the tools held because they are new or changed since
 //!   approved, with both definitions; approve and keep hidden.
 //! * [`settings`]: `config.json`'s settings, and the app's own switch.
+//! * [`audit`]: the calls recorded with `settings.audit` on, filtered
+//!   like tasks.
 //! * [`tasks`]: task queries from filter values, one entry with its retry
 //!   chain, retry and cancel.
 //! * [`labels`]: labelling tools (groups, tags, concern values), renaming
@@ -32,6 +34,7 @@
 //! Every function fails with one [`ApiError`]: a sentence a person can act
 //! on, and a [`ErrorCode`] only where a caller branches on it.
 
+pub mod audit;
 pub mod catalog;
 pub mod hosts;
 pub mod labels;

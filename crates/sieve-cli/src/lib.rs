@@ -19,6 +19,7 @@
 //! * `servers`: the upstream servers (`list`, `secret`, `login`, `probe`,
 //!   `import`);
 //! * `tasks`: the task ledger (list, `show`, `retry`, `cancel`);
+//! * `audit`: the calls recorded with `settings.audit` on;
 //! * `connect`: the config entry that connects a host.
 //!
 //! What several groups share lives in modules that use no group module
@@ -31,6 +32,7 @@
 //!   shutdown signal;
 //! * `logging`: logs on stderr.
 
+mod audit;
 mod connect;
 mod hosts;
 mod labels;
@@ -104,6 +106,8 @@ pub enum Command {
     Servers(ServersCommand),
     /// The task ledger: list, show, retry and cancel tasks and failed calls.
     Tasks(TasksArgs),
+    /// The calls recorded with settings.audit on, newest first.
+    Audit(audit::AuditArgs),
     /// Print the config entry that connects a host to MCP Sieve, or write it
     /// into the host's file (the old file is kept as .bak).
     Connect(ConnectArgs),
@@ -144,6 +148,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
         Command::DemoServer(args) => serve::demo_server(&args, out),
         Command::Serve(args) => serve::serve(store, &args, out),
         Command::Tasks(args) => tasks::run(store, args, out),
+        Command::Audit(args) => audit::run(&store, args, out),
         Command::Servers(command) => servers::run(&store, command, out),
         Command::Connect(args) => connect::run(&store, &args, out),
         Command::Hosts(args) => hosts::run(&store, args, out),

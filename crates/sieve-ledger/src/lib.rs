@@ -34,12 +34,17 @@
 //! entries and returns a cursor after the last one examined, so a listing
 //! where nearly everything is hidden still answers promptly.
 //!
+//! Beside the tasks, the same database holds the audit (`audit`): a record
+//! of every call when `settings.audit` is on, listed newest first and
+//! purged with the entries.
+//!
 //! Layout: this file holds the [`Ledger`], what it does the same on both
-//! databases, and its errors; `schema` the table's columns, its listing
+//! databases, and its errors; `audit` the audit's records; `schema` the table's columns, its listing
 //! indexes and an entry as a row; `query` a listing's plan as SQL in
 //! either dialect; `merge` the merge of its arms into a page; `sqlite` and
 //! `postgres` the two backends.
 
+mod audit;
 mod merge;
 mod postgres;
 mod query;
@@ -48,6 +53,7 @@ mod sqlite;
 #[cfg(test)]
 mod tests;
 
+pub use audit::{AuditCursor, AuditPage, AuditQuery, AuditRecord, AuditStatus, MAX_AUDIT_LIMIT};
 use merge::Merge;
 use postgres::Postgres;
 use query::{Arg, Dialect, ListPlan, placeholders, text};
@@ -357,7 +363,8 @@ impl Ledger {
     }
 
     /// Retention: deletes finished entries last updated before
-    /// `finished_before_ms`, returning how many.
+    /// `finished_before_ms`, and audit records of calls made before it,
+    /// returning how many of both.
     pub fn purge(&self, finished_before_ms: i64) -> Result<usize, LedgerError> {
         let mut args: Vec<Arg> = TERMINAL.iter().map(|s| text(s.as_str())).collect();
         args.push(Arg::Int(finished_before_ms));
@@ -366,10 +373,16 @@ impl Ledger {
             self.table(),
             placeholders(TERMINAL.len())
         ));
-        let action = "purging finished entries";
+        let entries = self.execute(&sql, &args, "purging finished entries")?;
+        Ok(entries + self.purge_audit(finished_before_ms)?)
+    }
+
+    /// Runs `sql`, in this ledger's dialect, returning how many rows it
+    /// changed.
+    fn execute(&self, sql: &str, args: &[Arg], action: &'static str) -> Result<usize, LedgerError> {
         match &self.backend {
-            Backend::Sqlite(b) => b.execute(&sql, &args, action),
-            Backend::Postgres(b) => b.execute(&sql, &args, action),
+            Backend::Sqlite(b) => b.execute(sql, args, action),
+            Backend::Postgres(b) => b.execute(sql, args, action),
         }
     }
 

@@ -23,6 +23,7 @@
 //! every arm), binds each arm as a portal and fetches from the portals in
 //! batches as the merge asks, every arm it asks for in one round trip.
 
+use super::audit::AuditRow;
 use super::merge::{Merge, Step};
 use super::query::{Arg, Dialect, ListPlan};
 use super::schema::Entry;
@@ -175,6 +176,39 @@ impl Postgres {
         args: &[Arg],
         action: &'static str,
     ) -> Result<Vec<Entry>, LedgerError> {
+        self.query(sql, args, action, entry_of)
+    }
+
+    /// The audit records `sql`, a select of `AUDIT_COLUMNS`, finds.
+    pub(super) fn select_audit(
+        &self,
+        sql: &str,
+        args: &[Arg],
+        action: &'static str,
+    ) -> Result<Vec<AuditRow>, LedgerError> {
+        self.query(sql, args, action, |row| {
+            Ok(AuditRow {
+                id: row.try_get(0)?,
+                at: row.try_get(1)?,
+                who: row.try_get(2)?,
+                profile: row.try_get(3)?,
+                server: row.try_get(4)?,
+                tool: row.try_get(5)?,
+                status: row.try_get(6)?,
+                duration_ms: row.try_get(7)?,
+                arguments: row.try_get(8)?,
+            })
+        })
+    }
+
+    /// The rows `sql` finds with `args`, each read by `read`.
+    fn query<T: Send + 'static>(
+        &self,
+        sql: &str,
+        args: &[Arg],
+        action: &'static str,
+        read: fn(&Row) -> Result<T, tokio_postgres::Error>,
+    ) -> Result<Vec<T>, LedgerError> {
         let fail = self.failure(action);
         let (sql, args) = (sql.to_string(), args.to_vec());
         self.db.run(move |client| async move {
@@ -184,7 +218,7 @@ impl Postgres {
                 .await
                 .map_err(&fail)?;
             rows.iter()
-                .map(entry_of)
+                .map(read)
                 .collect::<Result<_, _>>()
                 .map_err(&fail)
         })
@@ -475,6 +509,7 @@ pub(super) fn values(args: &[Arg]) -> Vec<&(dyn ToSql + Sync)> {
         .map(|arg| match arg {
             Arg::Int(value) => value as &(dyn ToSql + Sync),
             Arg::Text(value) => value as &(dyn ToSql + Sync),
+            Arg::MaybeText(value) => value as &(dyn ToSql + Sync),
         })
         .collect()
 }

@@ -92,6 +92,8 @@ impl Dialect {
 pub(super) enum Arg {
     Int(i64),
     Text(String),
+    /// Text or NULL.
+    MaybeText(Option<String>),
 }
 
 /// More arms than this and the listing uses a shorter index prefix,
@@ -298,7 +300,7 @@ fn min_some(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 }
 
 /// The values of a filter list without repeats, which would repeat arms.
-fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+pub(super) fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut list: Vec<&str> = values.collect();
     list.sort_unstable();
     list.dedup();

@@ -8,6 +8,7 @@
 //! schema is versioned with `PRAGMA user_version`; a file from a newer MCP
 //! Sieve is refused rather than guessed at.
 
+use super::audit::AuditRow;
 use super::merge::{Merge, Step};
 use super::query::{Arg, Dialect, ListPlan};
 use super::schema::Entry;
@@ -30,14 +31,14 @@ pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Schema versions, in order: entry `n` takes a file from version `n` to
 /// `n + 1`. Never edit one that has shipped; append a new one.
-const MIGRATIONS: &[&str] = &[SCHEMA_V1];
+const MIGRATIONS: &[&str] = &[SCHEMA_V1, SCHEMA_V2];
 
 /// Version 1. `seq` is AUTOINCREMENT so a purged row's number is never
 /// reused: cursors stay positions in one history. No foreign key on
 /// `retry_of`: a retry must outlive the purge of the entry it retried.
 /// The indexes are `schema::LISTING_INDEXES`, and PostgreSQL's are the
 /// same (sieve-postgres `migrations/0002_ledger.sql`).
-const SCHEMA_V1: &str = "
+pub(super) const SCHEMA_V1: &str = "
 CREATE TABLE tasks (
     seq              INTEGER PRIMARY KEY AUTOINCREMENT,
     id               TEXT    NOT NULL,
@@ -71,6 +72,26 @@ CREATE INDEX tasks_server_method_status_updated ON tasks (server, method, status
 CREATE INDEX tasks_server_method_status_created ON tasks (server, method, status, created_at, seq);
 ";
 
+/// Version 2: the audit (`audit`), one row per `tools/call` when
+/// `settings.audit` is on. The same columns and indexes as PostgreSQL's
+/// `sieve_audit` (sieve-postgres `migrations/0004_audit.sql`).
+const SCHEMA_V2: &str = "
+CREATE TABLE audit (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    at          INTEGER NOT NULL,
+    who         TEXT    NOT NULL,
+    profile     TEXT    NOT NULL,
+    server      TEXT    NOT NULL,
+    tool        TEXT    NOT NULL,
+    status      TEXT    NOT NULL CHECK (status IN ('ok', 'error', 'refused', 'cancelled')),
+    duration_ms INTEGER NOT NULL CHECK (duration_ms >= 0),
+    arguments   TEXT
+) STRICT;
+CREATE INDEX audit_at ON audit (at, id);
+CREATE INDEX audit_server ON audit (server, at, id);
+CREATE INDEX audit_status ON audit (status, at, id);
+";
+
 /// Sorts SQLite's failures into the ones a person can act on.
 pub(super) fn sql_error(
     path: &Path,
@@ -100,6 +121,7 @@ impl ToSql for Arg {
         match self {
             Arg::Int(value) => value.to_sql(),
             Arg::Text(value) => value.to_sql(),
+            Arg::MaybeText(value) => value.to_sql(),
         }
     }
 }
@@ -279,16 +301,49 @@ impl Sqlite {
         args: &[Arg],
         action: &'static str,
     ) -> Result<Vec<Entry>, LedgerError> {
+        self.query(sql, args, action, entry_of)
+    }
+
+    /// The audit records `sql`, a select of `AUDIT_COLUMNS`, finds.
+    pub(super) fn select_audit(
+        &self,
+        sql: &str,
+        args: &[Arg],
+        action: &'static str,
+    ) -> Result<Vec<AuditRow>, LedgerError> {
+        self.query(sql, args, action, |row| {
+            Ok(AuditRow {
+                id: row.get(0)?,
+                at: row.get(1)?,
+                who: row.get(2)?,
+                profile: row.get(3)?,
+                server: row.get(4)?,
+                tool: row.get(5)?,
+                status: row.get(6)?,
+                duration_ms: row.get(7)?,
+                arguments: row.get(8)?,
+            })
+        })
+    }
+
+    /// The rows `sql` finds with `args`, each read by `read`.
+    fn query<T>(
+        &self,
+        sql: &str,
+        args: &[Arg],
+        action: &'static str,
+        read: impl Fn(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, LedgerError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(sql).map_err(self.error(action))?;
         let mut rows = stmt
             .query(params_from_iter(args))
             .map_err(self.error(action))?;
-        let mut entries = Vec::new();
+        let mut found = Vec::new();
         while let Some(row) = rows.next().map_err(self.error(action))? {
-            entries.push(entry_of(row).map_err(self.error(action))?);
+            found.push(read(row).map_err(self.error(action))?);
         }
-        Ok(entries)
+        Ok(found)
     }
 
     /// Runs `sql`, returning how many rows it changed.

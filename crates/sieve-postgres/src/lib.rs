@@ -49,6 +49,7 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "tasks notify",
         include_str!("../migrations/0003_tasks_notify.sql"),
     ),
+    (4, "audit", include_str!("../migrations/0004_audit.sql")),
 ];
 
 /// What can go wrong with the database, said for a person.

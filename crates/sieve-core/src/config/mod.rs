@@ -9,12 +9,14 @@
 //! glob); their types are re-exported here. This file holds the whole
 //! document, its settings and the checks that need all of it.
 
+mod audit;
 mod oauth;
 mod overlay;
 mod server;
 
 // Its home was this module, and callers still import it from here.
 pub use crate::glob::{GlobError, compile_glob};
+pub use audit::Audit;
 pub use oauth::{
     ClientMetadataUrlError, Grant, OAuthClient, OAuthClientError, SIGNING_ALGORITHMS,
     check_client_metadata_url,
@@ -178,6 +180,10 @@ pub struct Settings {
     /// approvals and the task ledger then live.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
+    /// The audit (DESIGN §12): every `tools/call` recorded beside the task
+    /// ledger, kept for `taskRetentionDays`. Off unless turned on.
+    #[serde(default, skip_serializing_if = "Audit::is_off")]
+    pub audit: Audit,
 }
 
 fn default_on() -> bool {
@@ -253,6 +259,7 @@ impl Default for Settings {
             quarantine: default_on(),
             derive_groups: default_on(),
             state: None,
+            audit: Audit::default(),
         }
     }
 }
@@ -540,5 +547,44 @@ mod tests {
             .expect("a profile name is accepted");
         assert_eq!(config.settings.active_profile, "work");
         assert_eq!(Config::default().settings.active_profile, "default");
+    }
+
+    #[test]
+    fn the_audit_is_a_switch_or_asks_for_arguments() {
+        let audit = |text: &str| Config::parse("c", text).map(|c| c.settings.audit);
+        assert_eq!(audit("{}").unwrap(), Audit::default());
+        let on = Audit {
+            on: true,
+            arguments: false,
+        };
+        let with_arguments = Audit {
+            on: true,
+            arguments: true,
+        };
+        assert_eq!(audit(r#"{"settings": {"audit": true}}"#).unwrap(), on);
+        assert_eq!(
+            audit(r#"{"settings": {"audit": false}}"#).unwrap(),
+            Audit::default()
+        );
+        assert_eq!(
+            audit(r#"{"settings": {"audit": {"arguments": true}}}"#).unwrap(),
+            with_arguments
+        );
+        for (audit, written) in [
+            (Audit::default(), "{}"),
+            (on, r#"{"audit":true}"#),
+            (with_arguments, r#"{"audit":{"arguments":true}}"#),
+        ] {
+            let settings = Settings {
+                audit,
+                ..Settings::default()
+            };
+            assert_eq!(serde_json::to_string(&settings).unwrap(), written);
+        }
+        for bad in [r#""yes""#, r#"{"args": true}"#, "1"] {
+            let err = error_of(&format!(r#"{{"settings": {{"audit": {bad}}}}}"#));
+            assert_eq!(err.path, "settings.audit", "{err}");
+            assert!(err.expected.contains("{\"arguments\": true}"), "{err}");
+        }
     }
 }

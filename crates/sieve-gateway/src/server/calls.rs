@@ -26,7 +26,7 @@ impl SieveServer {
     /// answers resumes with them; a call that fails or is cut off is
     /// recorded for retry; a call that becomes a task is recorded and
     /// answered with the task or its result, as the host can take it.
-    pub(super) async fn handle_call_tool(
+    pub(super) async fn serve_call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
@@ -353,6 +353,12 @@ impl SieveServer {
         }
         Ok(())
     }
+}
+
+/// Whether a call named `name` is `sieve__call_tool`, served as the call
+/// it stands for (which is then audited in its place).
+pub(super) fn served_as_call_through(name: &str, separator: &str) -> bool {
+    name == search_tool_name(CALL_TOOL, separator)
 }
 
 /// The call `sieve__call_tool {name, arguments}` stands for.

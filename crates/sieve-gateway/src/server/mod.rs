@@ -18,6 +18,8 @@
 //! request to the file of its kind:
 //!
 //! * `lists`: the four list methods, one generic handler;
+//! * `audit`: `tools/call` recorded in the audit when `settings.audit` is
+//!   on, around the call `calls` serves;
 //! * `calls`: `tools/call`, `prompts/get`, `resources/read`, subscriptions,
 //!   completion, log level;
 //! * `forward`: a request on its way upstream and back (cancellation,
@@ -30,6 +32,7 @@
 
 #![allow(deprecated)] // logging and subscriptions: deprecated in 2026-07-28, live in 2025-11-25
 
+mod audit;
 mod calls;
 mod forward;
 mod lists;

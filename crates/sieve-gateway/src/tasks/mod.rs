@@ -4,7 +4,8 @@
 //! * Here: [`Tasks`], the ledger of this process with the upstream pool
 //!   and the hosts its tasks live between; recording the calls that failed
 //!   or were cut off (for retry) and the tasks upstreams create; which
-//!   entries a profile shows; `tasks/list`, retry and cancel.
+//!   entries a profile shows; `tasks/list`, retry and cancel; and the
+//!   audit's records (`settings.audit`), written beside the tasks.
 //! * [`wire`]: an entry in the shapes of both protocol generations.
 //! * [`follow`]: keeping a live task's status current (polling at the
 //!   server's interval, resumed after a restart), telling the host that
@@ -30,9 +31,10 @@ use rmcp::model::{ServerResult, Task};
 use serde_json::{Value, json};
 use sieve_core::tasks::{EntryKind, TaskQuery, TaskRecord, TaskStatus, parse_timestamp};
 use sieve_core::{Catalog, Kind, Narrowing, Primitive, Rules};
-use sieve_ledger::Ledger;
+use sieve_ledger::{AuditRecord, Ledger};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use tokio_util::sync::CancellationToken;
 use wire::Created;
 
@@ -48,6 +50,9 @@ pub(crate) struct Tasks {
     hosts: Arc<Hosts>,
     /// Ends the background following of tasks when the engine stops.
     stopping: CancellationToken,
+    /// An audit record could not be written, and that was said: a
+    /// database that stays away is said once, not at every call.
+    audit_failed: AtomicBool,
 }
 
 /// Opens the ledger at `db` and drops entries older than `retention_days`.
@@ -246,6 +251,7 @@ impl Tasks {
             pool,
             hosts,
             stopping,
+            audit_failed: AtomicBool::new(false),
         })
     }
 
@@ -275,6 +281,26 @@ impl Tasks {
         };
         if let Err(error) = ledger.insert(&record) {
             tracing::warn!("{error}");
+        }
+    }
+
+    /// Writes an audit record. A call never fails for its audit: a record
+    /// that cannot be written is logged, once until one is written again.
+    pub(crate) fn audit(&self, record: &AuditRecord) {
+        let written = match &self.ledger {
+            Some(ledger) => ledger.audit(record).map_err(|e| e.to_string()),
+            None => Err(format!(
+                "the task ledger {} could not be opened",
+                self.db.display()
+            )),
+        };
+        match written {
+            Ok(()) => self.audit_failed.store(false, Ordering::Relaxed),
+            Err(error) => {
+                if !self.audit_failed.swap(true, Ordering::Relaxed) {
+                    tracing::error!("{error}; calls are not being audited");
+                }
+            }
         }
     }
 

@@ -1,6 +1,8 @@
 //! What both backends promise, each test run on each (see `on_both!`).
 
 use super::*;
+// The audit's, in a file of their own.
+pub(super) use super::audit::*;
 
 pub(super) fn insert_then_get_round_trips_every_field(ledger: &Fresh) {
     let mut full = record("st-1", 10, 20);

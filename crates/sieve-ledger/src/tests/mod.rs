@@ -9,6 +9,7 @@
 //! what only one of them has. A missing PostgreSQL fails the tests that
 //! need it, saying what to install; it never skips them.
 
+mod audit;
 mod both;
 mod postgres;
 mod sqlite;
@@ -451,6 +452,9 @@ on_both!(
     hidden_entries_do_not_shorten_pages,
     nearly_everything_hidden_stops_early_with_a_cursor,
     clones_and_second_handles_write_from_threads_without_loss,
+    audit_records_round_trip_newest_first,
+    audit_filters_and_pages_list_what_matches,
+    purge_deletes_old_audit_records,
 );
 
 /// Set in a child copy of this test binary: the ledger it writes to.

@@ -268,7 +268,10 @@ fn explain(ledger: &Ledger, sql: &str, args: &[Arg], settings: &[(&str, &str)]) 
         .iter()
         .map(|arg| match arg {
             Arg::Int(value) => value.to_string(),
-            Arg::Text(value) => format!("'{}'", value.replace('\'', "''")),
+            Arg::Text(value) | Arg::MaybeText(Some(value)) => {
+                format!("'{}'", value.replace('\'', "''"))
+            }
+            Arg::MaybeText(None) => "NULL".to_string(),
         })
         .collect();
     let set: String = settings

@@ -27,7 +27,7 @@ fn opens_a_private_wal_file_in_a_new_folder() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 1);
+    assert_eq!(version, 2);
     let fk: i64 = conn
         .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
         .unwrap();
@@ -54,6 +54,36 @@ fn an_existing_readable_file_is_made_private() {
 }
 
 #[test]
+fn a_version_1_file_gains_the_audit_and_keeps_its_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.db");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(super::super::sqlite::SCHEMA_V1).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+    }
+    let ledger = Ledger::open(&path).expect("a version 1 file opens");
+    ledger.insert(&record("kept", 1, 1)).unwrap();
+    let call = AuditRecord {
+        id: 0,
+        at: 5,
+        who: "host 1".into(),
+        profile: "default".into(),
+        server: "github".into(),
+        tool: "github__x".into(),
+        status: AuditStatus::Ok,
+        duration_ms: 1,
+        arguments: None,
+    };
+    ledger.audit(&call).expect("the audit table was added");
+    let version: i64 = file(&ledger)
+        .conn()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
+}
+
+#[test]
 fn a_newer_schema_is_refused() {
     let ledger = Fresh::sqlite();
     file(&ledger)
@@ -66,7 +96,7 @@ fn a_newer_schema_is_refused() {
             err,
             LedgerError::TooNew {
                 found: 7,
-                known: 1,
+                known: 2,
                 ..
             }
         ),

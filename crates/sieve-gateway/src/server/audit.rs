@@ -1,0 +1,99 @@
+//! The audit of `tools/call` (DESIGN §12): with `settings.audit` on, each
+//! call a host makes is recorded once it is answered: who made it, under
+//! which profile, which server's tool, how it ended and how long it took,
+//! and its arguments only when `settings.audit.arguments` asks. With the
+//! audit off a call costs one read of the settings more.
+//!
+//! `sieve__call_tool` (search mode) is recorded as the call it stands for,
+//! under that tool's name, not twice.
+
+use super::{SieveServer, calls::served_as_call_through};
+use crate::clock::now_ms;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ErrorCode};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::Value;
+use sieve_ledger::{AuditRecord, AuditStatus};
+use std::time::Instant;
+
+impl SieveServer {
+    /// `tools/call`, recorded in the audit when the settings say so.
+    pub(super) async fn handle_call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let config = self.engine.config();
+        let audit = config.settings.audit;
+        if !audit.on || served_as_call_through(&request.name, &config.settings.separator) {
+            return self.serve_call_tool(request, context).await;
+        }
+        let started = Instant::now();
+        let at = now_ms();
+        let tool = request.name.to_string();
+        let arguments = audit
+            .arguments
+            .then(|| Value::Object(request.arguments.clone().unwrap_or_default()));
+        let who = self.who(&context);
+        let profile = self.profile_name(&context.extensions);
+        let cancel = context.ct.clone();
+        let outcome = self.serve_call_tool(request, context).await;
+        let server = self
+            .engine
+            .published()
+            .catalog
+            .find_tool(&tool)
+            .map_or_else(|| "sieve".to_string(), |t| t.server.clone());
+        let record = AuditRecord {
+            id: 0,
+            at,
+            who,
+            profile,
+            server,
+            tool,
+            status: status_of(&outcome, cancel.is_cancelled()),
+            duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
+            arguments,
+        };
+        self.engine.tasks().audit(&record);
+        outcome
+    }
+
+    /// The caller as this connection knows it: the host's name and version
+    /// from its `initialize`, and how it reached the proxy. (A person's
+    /// identity, from an identity provider's token, goes here later.)
+    fn who(&self, context: &RequestContext<RoleServer>) -> String {
+        let host = context.peer.peer_info().map_or_else(
+            || "a host".to_string(),
+            |info| format!("{} {}", info.client_info.name, info.client_info.version),
+        );
+        let way = match self.conn.fixed_profile {
+            Some(_) => "stdio",
+            None => "HTTP, bearer token",
+        };
+        format!("{host} ({way})")
+    }
+}
+
+/// How a call ended, for the audit. A result the tool marks as an error is
+/// a failed call, as the task ledger has it.
+fn status_of(outcome: &Result<CallToolResponse, ErrorData>, cancelled: bool) -> AuditStatus {
+    match outcome {
+        Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
+            AuditStatus::Error
+        }
+        Ok(_) => AuditStatus::Ok,
+        Err(_) if cancelled => AuditStatus::Cancelled,
+        // The profile's refusal says why, with the profile and its reasons.
+        Err(error)
+            if error.code == ErrorCode::INVALID_PARAMS
+                && error
+                    .data
+                    .as_ref()
+                    .is_some_and(|d| d.get("hiddenBy").is_some()) =>
+        {
+            AuditStatus::Refused
+        }
+        Err(_) => AuditStatus::Error,
+    }
+}
