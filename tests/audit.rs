@@ -2,7 +2,8 @@
 //! on, every `tools/call` a host makes through `mcp-sieve serve`, one that
 //! succeeds, one that fails and one the profile refuses, is listed by
 //! `mcp-sieve audit` with its status and duration, its arguments only when
-//! `{"arguments": true}` asks; with the audit off nothing is written.
+//! `{"arguments": true}` asks, and a call through search mode as the tool
+//! it calls; with the audit off nothing is written.
 
 use serde_json::{Value, json};
 use sieve_tests::Home;
@@ -146,4 +147,45 @@ async fn with_the_audit_off_nothing_is_written() {
         "{}",
         table.stdout
     );
+}
+
+/// In search mode `sieve__call_tool` is audited once, as the call it stands
+/// for; `sieve__find_tools` is a call to the proxy itself.
+#[tokio::test]
+async fn a_call_through_search_mode_is_audited_as_the_tool_it_calls() {
+    let home = Home::new(BIN);
+    home.write(
+        "config.json",
+        r#"{"settings": {"audit": {"arguments": true}}}"#,
+    );
+    home.write("profiles/search.json", r#"{"disclosure": "search"}"#);
+    let mut host = Wire::start(BIN, home.path(), &["--profile", "search"], json!({})).await;
+    let found = host
+        .request(
+            "tools/call",
+            json!({"name": "sieve__find_tools", "arguments": {"query": "get an issue"}}),
+        )
+        .await;
+    assert!(found["result"].is_object(), "{found}");
+    let called = host
+        .request(
+            "tools/call",
+            json!({"name": "sieve__call_tool", "arguments": {"name": "demo__get_issue", "arguments": {"id": 1}}}),
+        )
+        .await;
+    assert_eq!(called["result"]["isError"], false, "{called}");
+    host.close().await;
+
+    let audited = calls(&home.run(&["audit", "--json"]).json());
+    let seen: Vec<(&str, &str)> = audited
+        .iter()
+        .map(|c| (c["server"].as_str().unwrap(), c["tool"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        seen,
+        [("demo", "demo__get_issue"), ("sieve", "sieve__find_tools")],
+        "{audited:?}"
+    );
+    assert_eq!(audited[0]["arguments"], json!({"id": 1}), "{audited:?}");
+    assert_eq!(audited[0]["profile"], "search");
 }
