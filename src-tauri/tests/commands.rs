@@ -653,3 +653,21 @@ fn a_concern_set_on_two_tools_is_written_and_their_rows_show_it() {
         "nothing more written: {listed}"
     );
 }
+
+/// The Audit screen's list: empty until `settings.audit` records a call,
+/// and a filter the audit cannot take names its field.
+#[test]
+fn the_audit_is_listed_and_a_bad_filter_names_its_field() {
+    let shell = Shell::new();
+    assert_eq!(
+        shell.ok(
+            "audit_list",
+            json!({"filter": {"status": ["error"], "since": "1h"}})
+        ),
+        json!({"calls": [], "nextCursor": null})
+    );
+    let refused = shell
+        .call("audit_list", json!({"filter": {"status": ["failed"]}}))
+        .unwrap_err();
+    assert_eq!(refused["field"], "status", "{refused}");
+}

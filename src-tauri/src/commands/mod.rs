@@ -3,6 +3,7 @@
 //! reaches the page as `{code, message, field?}`. One file per domain.
 
 pub mod app;
+pub mod audit;
 pub mod hosts;
 pub mod labels;
 pub mod profiles;
@@ -54,6 +55,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         tasks::task_show,
         tasks::task_retry,
         tasks::task_cancel,
+        audit::audit_list,
         hosts::host_snippet,
         hosts::host_write,
         hosts::hosts_list,

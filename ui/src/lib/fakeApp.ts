@@ -45,6 +45,7 @@ export function fakeApp(): { fake: FakeBackend; stores: Stores } {
     .on('servers_list', () => [])
     .on('quarantine_list', () => [])
     .on('tasks_list', () => ({ tasks: [], nextCursor: null }))
+    .on('audit_list', () => ({ calls: [], nextCursor: null }))
     .on('host_snippet', ({ host, profile }) => aSnippet(host, profile))
     // Claude Code with two servers, Codex routed, every other host absent.
     .on('hosts_list', () =>

@@ -47,9 +47,9 @@ it('reloads the profile being edited when it changed, and the list either way', 
   expect(fake.argsOf('profile_show')).toEqual([{ name: 'default' }]);
 });
 
-it('reloads the task page on a tasks change, and nothing else', async () => {
+it('reloads the task page and the audit on a tasks change, and nothing else', async () => {
   await live.apply({ what: 'tasks' });
-  expect(commands()).toEqual(['tasks_list']);
+  expect(commands()).toEqual(['audit_list', 'tasks_list']);
 });
 
 it("follows the shell's events once started", async () => {

@@ -37,10 +37,11 @@ export class Live {
   readonly #profileList: () => Promise<void>;
   readonly #editing: () => Promise<void>;
   readonly #tasks: () => Promise<void>;
+  readonly #audit: () => Promise<void>;
 
   constructor(stores: Stores) {
     this.#stores = stores;
-    const { servers, tools, labels, meter, quarantine, profiles, tasks, connect } = stores;
+    const { servers, tools, labels, meter, quarantine, profiles, tasks, audit, connect } = stores;
     // A listing that brings a new or changed tool records it in
     // approvals.json before the catalog change is reported. The labels
     // count what the servers list.
@@ -55,6 +56,8 @@ export class Live {
     this.#profileList = coalesce(() => profiles.loadList());
     this.#editing = coalesce(() => profiles.reloadEditing());
     this.#tasks = coalesce(() => tasks.refresh());
+    // The audit is in the ledger's database: its writes are reported as the tasks'.
+    this.#audit = coalesce(() => audit.refresh());
   }
 
   /** Reloads what `event` may have changed. */
@@ -76,7 +79,7 @@ export class Live {
         break;
       }
       case 'tasks':
-        await this.#tasks();
+        await Promise.all([this.#tasks(), this.#audit()]);
         break;
     }
   }

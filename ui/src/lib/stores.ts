@@ -1,5 +1,6 @@
 // The stores of the app, made once and wired to each other.
 
+import { AuditStore } from './audit/store.svelte';
 import { ConnectStore } from './connect/store.svelte';
 import { LabelsStore } from './labels/store.svelte';
 import { MeterStore } from './meter/store.svelte';
@@ -17,6 +18,7 @@ export interface Stores {
   quarantine: QuarantineStore;
   servers: ServersStore;
   tasks: TasksStore;
+  audit: AuditStore;
   connect: ConnectStore;
 }
 
@@ -33,6 +35,7 @@ export function createStores(now?: () => Date): Stores {
     quarantine: new QuarantineStore(connect.settings),
     servers: new ServersStore(),
     tasks: new TasksStore(profiles, now),
+    audit: new AuditStore(now),
     connect,
   };
   // What the profile being edited shows: its rows, its tokens, its snippets.
@@ -52,6 +55,7 @@ export async function loadAll(stores: Stores): Promise<void> {
     stores.quarantine.load(),
     stores.servers.load(),
     stores.tasks.load(),
+    stores.audit.load(),
     stores.connect.load(),
   ]);
 }

@@ -10,6 +10,7 @@ export const TestId = {
   NavQuarantine: 'nav-quarantine',
   NavProfiles: 'nav-profiles',
   NavTasks: 'nav-tasks',
+  NavAudit: 'nav-audit',
   NavConnect: 'nav-connect',
   /** Its text holds the `visible / total` counts. */
   TokenMeter: 'token-meter',
@@ -88,6 +89,14 @@ export const TestId = {
   TaskCancel: (id: string) => `task-cancel-${id}`,
   TaskFilterStatus: 'task-filter-status',
   TaskFilterSince: 'task-filter-since',
+  /** With `data-status`: `ok`, `error`, `refused`, `cancelled`. */
+  AuditRow: (id: number | string) => `audit-row-${id}`,
+  AuditFilterStatus: 'audit-filter-status',
+  AuditFilterServer: 'audit-filter-server',
+  AuditFilterSince: 'audit-filter-since',
+  AuditMore: 'audit-more',
+  /** No call recorded: says how to turn the audit on. */
+  AuditEmpty: 'audit-empty',
   Snippet: (host: Host) => `snippet-${host}`,
   /** A host on the Connect screen, with `data-state`: `absent`, `installed`, `routed`. */
   HostRow: (host: Host) => `host-row-${host}`,

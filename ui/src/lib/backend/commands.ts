@@ -1,5 +1,7 @@
 import type {
   AppInfo,
+  AuditFilter,
+  AuditPage,
   ChangeEvent,
   ConcernDefinition,
   Decision,
@@ -70,6 +72,7 @@ export interface Commands {
   task_retry: { args: { id: string; force: boolean; profile: string }; result: TaskRetry };
   tool_try: { args: { profile: string; name: string; arguments: Record<string, unknown> }; result: TaskRetry };
   task_cancel: { args: { id: string }; result: null };
+  audit_list: { args: { filter: AuditFilter }; result: AuditPage };
   /** The snippet as text in the host's own format (JSON, TOML or YAML). */
   host_snippet: {
     args: { host: Host; transport: HostTransport; profile: string };

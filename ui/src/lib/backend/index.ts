@@ -5,6 +5,7 @@
 import type { Args, Backend, Command, Result } from './commands';
 import { tauriBackend } from './tauri';
 import type {
+  AuditFilter,
   ChangeEvent,
   ErrorCode,
   Host,
@@ -110,6 +111,7 @@ export const taskShow = (id: string) => call('task_show', { id });
 export const taskRetry = (id: string, force: boolean, profile: string) =>
   call('task_retry', { id, force, profile });
 export const taskCancel = (id: string) => call('task_cancel', { id });
+export const auditList = (filter: AuditFilter) => call('audit_list', { filter });
 export const toolTry = (profile: string, name: string, args: Record<string, unknown>) =>
   call('tool_try', { profile, name, arguments: args });
 

@@ -412,6 +412,42 @@ export interface TaskDetail extends Task {
   retryChain?: string[];
 }
 
+// The audit
+
+export type AuditStatus = 'ok' | 'error' | 'refused' | 'cancelled';
+
+export interface AuditFilter {
+  /** An ISO timestamp or an age such as `1h`. */
+  since?: string;
+  until?: string;
+  servers: string[];
+  status: AuditStatus[];
+  /** Tools by the name hosts call them. */
+  tools?: string[];
+  limit?: number;
+  cursor?: string;
+}
+
+/** One call a host made through a proxy, as `settings.audit` recorded it. */
+export interface AuditCall {
+  id: number;
+  at: string;
+  /** The host's clientInfo and its stdio or HTTP token. */
+  who: string;
+  profile: string;
+  server: string;
+  tool: string;
+  status: AuditStatus;
+  durationMs: number;
+  /** Only when `settings.audit` is `{"arguments": true}`. */
+  arguments?: unknown;
+}
+
+export interface AuditPage {
+  calls: AuditCall[];
+  nextCursor: string | null;
+}
+
 export interface TaskRetry {
   record: Task;
   answer?: unknown;
