@@ -1,12 +1,21 @@
 //! `tools/call` through each way a host can reach an upstream's `echo`:
 //! calls per second and p50/p99, at 1 and at 32 concurrent callers on one
 //! connection (a host with many calls in flight), each way beside the
-//! direct one of its transport with the ratio.
+//! direct one of its transport with the ratio; then the HTTP ways from the
+//! Python `mcp` client in both its modes, and `mcp-sieve serve --http`
+//! against the peer gateway with each client, side by side.
+//!
+//! Every way is measured in rounds taken in turn (way 1, way 2, ..., way 1,
+//! ...), so a burst of other work on the machine falls on all of them
+//! alike. `MCP_SIEVE_BENCH_BASELINE=/path/to/mcp-sieve` adds that binary
+//! (a build of an earlier commit) as one more HTTP way, so a change is
+//! measured before and after in the same run.
 
 use crate::Plan;
 use crate::clients::{self, Client, SIEVE, Spawned, Upstream};
 use crate::report::{Table, ms, quantile, ratio};
 use rmcp::model::CallToolRequestParams;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,12 +23,37 @@ use std::time::{Duration, Instant};
 /// Callers in flight at once in the concurrent runs.
 const CONCURRENT: usize = 32;
 
-/// What one run of calls gave.
-#[derive(Debug, Clone)]
+/// Rounds each measurement is split into, the ways taking turns.
+const ROUNDS: usize = 4;
+
+/// The Python client's modes: a 2025-11-25 session, and its default.
+const PYTHON_MODES: [&str; 2] = ["legacy", "auto"];
+
+/// What the calls of one way took, over all its rounds.
+#[derive(Debug, Clone, Default)]
 struct Calls {
-    per_second: f64,
-    p50: Duration,
-    p99: Duration,
+    /// Each call's time.
+    times: Vec<Duration>,
+    /// The time the calls took together (with several callers, less than
+    /// the sum of `times`).
+    wall: Duration,
+}
+
+impl Calls {
+    fn add(&mut self, other: Calls) {
+        self.times.extend(other.times);
+        self.wall += other.wall;
+    }
+
+    fn per_second(&self) -> f64 {
+        self.times.len() as f64 / self.wall.as_secs_f64()
+    }
+
+    fn quantile(&self, q: f64) -> Duration {
+        let mut sorted = self.times.clone();
+        sorted.sort();
+        quantile(&sorted, q)
+    }
 }
 
 /// `total` calls of `tool` spread over `callers` tasks on `client`, after
@@ -72,24 +106,23 @@ async fn measure(
     for task in tasks {
         times.extend(task.await.expect("a caller finishes"));
     }
-    let wall = started.elapsed();
-    times.sort();
     Calls {
-        per_second: total as f64 / wall.as_secs_f64(),
-        p50: quantile(&times, 0.50),
-        p99: quantile(&times, 0.99),
+        times,
+        wall: started.elapsed(),
     }
 }
 
 /// `total` sequential calls from the Python `mcp` client (httpx, one
-/// kept-alive connection) to an HTTP way.
+/// kept-alive connection) to an HTTP way, in `mode`; and the protocol
+/// version it settled on.
 fn python_calls(
     url: &str,
     token: Option<&str>,
     tool: &str,
     arguments: &serde_json::Value,
     total: usize,
-) -> Calls {
+    mode: &str,
+) -> (Calls, String) {
     let script =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/proxy/python_calls.py");
     let output = Command::new(&sieve_tests::deps::deps().python)
@@ -100,6 +133,7 @@ fn python_calls(
             tool,
             &arguments.to_string(),
             &total.to_string(),
+            mode,
         ])
         .stderr(Stdio::null())
         .output()
@@ -111,18 +145,32 @@ fn python_calls(
     );
     let line: serde_json::Value = serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("python_calls.py printed {stdout:?}: {e}"));
-    let millis =
-        |key: &str| Duration::from_secs_f64(line[key].as_f64().expect("a number") / 1000.0);
-    Calls {
-        per_second: line["perSecond"].as_f64().expect("a number"),
-        p50: millis("p50Ms"),
-        p99: millis("p99Ms"),
-    }
+    let times: Vec<Duration> = line["timesMs"]
+        .as_array()
+        .expect("the times")
+        .iter()
+        .map(|ms| Duration::from_secs_f64(ms.as_f64().expect("a number") / 1000.0))
+        .collect();
+    // One call at a time: the calls' wall time is their sum.
+    let wall = times.iter().sum();
+    let version = line["protocolVersion"].as_str().unwrap_or("?").to_string();
+    (Calls { times, wall }, version)
+}
+
+/// What a way is, for the side-by-side table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Direct,
+    Sieve,
+    /// The binary of `MCP_SIEVE_BENCH_BASELINE`.
+    Baseline,
+    Peer,
 }
 
 /// One way to reach the upstream, ready to be called.
 struct Way {
     label: String,
+    kind: Kind,
     /// The direct way it is compared with (same transport to the host).
     base: &'static str,
     client: Client,
@@ -158,6 +206,35 @@ fn direct_http(upstream: &Upstream) -> (Spawned, String) {
     (spawned, format!("http://127.0.0.1:{port}/mcp"))
 }
 
+/// `MCP_SIEVE_BENCH_BASELINE`: another `mcp-sieve` to measure beside.
+fn baseline() -> Option<PathBuf> {
+    let path = PathBuf::from(std::env::var_os("MCP_SIEVE_BENCH_BASELINE")?);
+    assert!(
+        path.is_file(),
+        "MCP_SIEVE_BENCH_BASELINE={} is no file",
+        path.display()
+    );
+    Some(path)
+}
+
+/// `binary serve --http` in front of `upstream`, as a way.
+async fn sieve_http(binary: &str, label: String, kind: Kind, upstream: &Upstream) -> Way {
+    let entry = vec![(upstream.name.to_string(), upstream.program.config_entry())];
+    let home = clients::sieve_home(&entry);
+    let (proxy, url) = clients::sieve_http(binary, &home);
+    let token = proxy.token.clone();
+    Way {
+        label,
+        kind,
+        base: "direct, its own HTTP",
+        client: clients::http(&url, Some(&token)).await,
+        tool: format!("{}__{}", upstream.name, upstream.echo),
+        http: Some((url, Some(token))),
+        // The proxy ends before its home goes.
+        _keep: vec![Box::new(proxy), Box::new(home)],
+    }
+}
+
 async fn ways(upstream: &Upstream) -> Vec<Way> {
     let mut ways = Vec::new();
     let entry = vec![(upstream.name.to_string(), upstream.program.config_entry())];
@@ -165,6 +242,7 @@ async fn ways(upstream: &Upstream) -> Vec<Way> {
 
     ways.push(Way {
         label: "direct, stdio".into(),
+        kind: Kind::Direct,
         base: "direct, stdio",
         client: clients::stdio(&upstream.program, &[]).await,
         tool: upstream.echo.into(),
@@ -174,9 +252,10 @@ async fn ways(upstream: &Upstream) -> Vec<Way> {
     let home = clients::sieve_home(&entry);
     ways.push(Way {
         label: "mcp-sieve serve, stdio".into(),
+        kind: Kind::Sieve,
         base: "direct, stdio",
         client: clients::stdio(&clients::serve(&home, &[]), &[]).await,
-        tool: proxied.clone(),
+        tool: proxied,
         http: None,
         _keep: vec![Box::new(home)],
     });
@@ -184,27 +263,24 @@ async fn ways(upstream: &Upstream) -> Vec<Way> {
     let (server, url) = direct_http(upstream);
     ways.push(Way {
         label: "direct, its own HTTP".into(),
+        kind: Kind::Direct,
         base: "direct, its own HTTP",
         client: clients::http(&url, None).await,
         tool: upstream.echo.into(),
         http: Some((url, None)),
         _keep: vec![Box::new(server)],
     });
-    let home = clients::sieve_home(&entry);
-    let (proxy, url) = clients::sieve_http(&home);
-    let token = proxy.token.clone();
-    ways.push(Way {
-        label: "mcp-sieve serve --http".into(),
-        base: "direct, its own HTTP",
-        client: clients::http(&url, Some(&token)).await,
-        tool: proxied,
-        http: Some((url, Some(token))),
-        // The proxy ends before its home goes.
-        _keep: vec![Box::new(proxy), Box::new(home)],
-    });
+    let label = "mcp-sieve serve --http".to_string();
+    ways.push(sieve_http(SIEVE, label, Kind::Sieve, upstream).await);
+    if let Some(binary) = baseline() {
+        let label = "mcp-sieve serve --http, baseline".to_string();
+        let binary = binary.display().to_string();
+        ways.push(sieve_http(&binary, label, Kind::Baseline, upstream).await);
+    }
     let (peer, url, tool) = crate::peer::start(upstream);
     ways.push(Way {
         label: format!("{} (HTTP)", crate::peer::NAME),
+        kind: Kind::Peer,
         base: "direct, its own HTTP",
         client: clients::http(&url, None).await,
         tool,
@@ -214,12 +290,66 @@ async fn ways(upstream: &Upstream) -> Vec<Way> {
     ways
 }
 
+/// What one upstream's ways gave: per way, rmcp's client at 1 and at
+/// [`CONCURRENT`] callers, and the Python client per mode (HTTP ways only)
+/// with the protocol it settled on.
+struct Results {
+    one: Vec<Calls>,
+    many: Vec<Calls>,
+    python: Vec<Vec<Option<(Calls, String)>>>,
+}
+
+async fn measure_all(
+    upstream: &Upstream,
+    ways: &[Way],
+    sequential: usize,
+    concurrent: usize,
+    python_total: usize,
+) -> Results {
+    let mut results = Results {
+        one: vec![Calls::default(); ways.len()],
+        many: vec![Calls::default(); ways.len()],
+        python: vec![vec![None; ways.len()]; PYTHON_MODES.len()],
+    };
+    let arguments = &upstream.echo_arguments;
+    for round in 0..ROUNDS {
+        let share = |total: usize| total / ROUNDS + usize::from(round < total % ROUNDS);
+        for (i, way) in ways.iter().enumerate() {
+            let one = measure(&way.client, &way.tool, arguments, 1, share(sequential)).await;
+            results.one[i].add(one);
+        }
+        for (i, way) in ways.iter().enumerate() {
+            let many = measure(
+                &way.client,
+                &way.tool,
+                arguments,
+                CONCURRENT,
+                share(concurrent),
+            );
+            results.many[i].add(many.await);
+        }
+        for (m, mode) in PYTHON_MODES.iter().enumerate() {
+            for (i, way) in ways.iter().enumerate() {
+                let Some((url, token)) = &way.http else {
+                    continue;
+                };
+                let total = share(python_total);
+                let (calls, version) =
+                    python_calls(url, token.as_deref(), &way.tool, arguments, total, mode);
+                let slot = results.python[m][i].get_or_insert_with(|| (Calls::default(), version));
+                slot.0.add(calls);
+            }
+        }
+    }
+    results
+}
+
 pub async fn run(plan: &Plan) {
     let sequential = plan.size(3_000, 150);
     let concurrent = plan.size(20_000, 320);
     let mut table = Table::new(
         format!(
-            "tools/call of echo: {sequential} calls by 1 caller, {concurrent} by {CONCURRENT} callers on one connection (after 20 warm-up calls); ms"
+            "tools/call of echo from rmcp's client: {sequential} calls by 1 caller, {concurrent} by {CONCURRENT} callers on one connection (in {ROUNDS} rounds, each after 20 warm-up calls); ms"
         ),
         &[
             "upstream",
@@ -237,73 +367,119 @@ pub async fn run(plan: &Plan) {
     let python_total = plan.size(1_000, 100);
     let mut python = Table::new(
         format!(
-            "tools/call of echo from the Python mcp client (httpx, one kept-alive connection), {python_total} sequential calls after 20; ms"
+            "tools/call of echo from the Python mcp client (httpx, one kept-alive connection), {python_total} sequential calls (in {ROUNDS} rounds, each after 20); ms"
         ),
-        &["upstream", "way", "calls/s", "p50", "p99", "vs direct"],
+        &[
+            "upstream",
+            "mode",
+            "way",
+            "protocol",
+            "calls/s",
+            "p50",
+            "p99",
+            "vs direct",
+        ],
+    );
+    let with_baseline = baseline().is_some();
+    let mut header = vec!["upstream", "client", "mcp-sieve serve --http"];
+    if with_baseline {
+        header.push("baseline");
+    }
+    header.extend([crate::peer::NAME, "mcp-sieve / peer"]);
+    if with_baseline {
+        header.push("baseline / peer");
+    }
+    let mut against = Table::new(
+        format!(
+            "HTTP, one kept-alive connection: mcp-sieve serve --http beside {} in front of the same upstream, calls/s (from the tables above)",
+            crate::peer::NAME
+        ),
+        &header,
     );
     for upstream in [Upstream::everything(), Upstream::demo()] {
         let ways = ways(&upstream).await;
-        let mut over_python: Vec<(String, Calls)> = Vec::new();
-        for way in &ways {
-            if let Some((url, token)) = &way.http {
-                let calls = python_calls(
-                    url,
-                    token.as_deref(),
-                    &way.tool,
-                    &upstream.echo_arguments,
-                    python_total,
-                );
-                over_python.push((way.label.clone(), calls));
-            }
-        }
-        let base = over_python[0].1.per_second;
-        for (label, calls) in &over_python {
-            python.row(vec![
-                upstream.name.into(),
-                label.clone(),
-                format!("{:.0}", calls.per_second),
-                ms(calls.p50),
-                ms(calls.p99),
-                ratio(calls.per_second, base),
-            ]);
-        }
-        let mut results: Vec<(String, &'static str, Calls, Calls)> = Vec::new();
-        for way in &ways {
-            let one = measure(
-                &way.client,
-                &way.tool,
-                &upstream.echo_arguments,
-                1,
-                sequential,
-            )
-            .await;
-            let many = measure(
-                &way.client,
-                &way.tool,
-                &upstream.echo_arguments,
-                CONCURRENT,
-                concurrent,
-            )
-            .await;
-            results.push((way.label.clone(), way.base, one, many));
-        }
-        for (label, base, one, many) in &results {
-            let direct = results
+        let results = measure_all(&upstream, &ways, sequential, concurrent, python_total).await;
+        let direct = |base: &str, of: &[Calls]| {
+            let i = ways
                 .iter()
-                .find(|(l, ..)| l == base)
+                .position(|w| w.label == base)
                 .expect("the direct way of the transport was measured");
+            of[i].per_second()
+        };
+        for (i, way) in ways.iter().enumerate() {
+            let (one, many) = (&results.one[i], &results.many[i]);
             table.row(vec![
                 upstream.name.into(),
-                label.clone(),
-                format!("{:.0}", one.per_second),
-                ms(one.p50),
-                ms(one.p99),
-                ratio(one.per_second, direct.2.per_second),
-                format!("{:.0}", many.per_second),
-                ms(many.p50),
-                ms(many.p99),
-                ratio(many.per_second, direct.3.per_second),
+                way.label.clone(),
+                format!("{:.0}", one.per_second()),
+                ms(one.quantile(0.50)),
+                ms(one.quantile(0.99)),
+                ratio(one.per_second(), direct(way.base, &results.one)),
+                format!("{:.0}", many.per_second()),
+                ms(many.quantile(0.50)),
+                ms(many.quantile(0.99)),
+                ratio(many.per_second(), direct(way.base, &results.many)),
             ]);
+        }
+        for (m, mode) in PYTHON_MODES.iter().enumerate() {
+            let of = &results.python[m];
+            let base = ways
+                .iter()
+                .position(|w| w.label == "direct, its own HTTP")
+                .and_then(|i| of[i].as_ref())
+                .map_or(0.0, |(calls, _)| calls.per_second());
+            for (way, measured) in ways.iter().zip(of) {
+                let Some((calls, version)) = measured else {
+                    continue;
+                };
+                python.row(vec![
+                    upstream.name.into(),
+                    (*mode).into(),
+                    way.label.clone(),
+                    version.clone(),
+                    format!("{:.0}", calls.per_second()),
+                    ms(calls.quantile(0.50)),
+                    ms(calls.quantile(0.99)),
+                    ratio(calls.per_second(), base),
+                ]);
+            }
+        }
+        // The HTTP ways side by side, per client: calls per second by way.
+        let mut by_client: Vec<(String, Vec<Option<f64>>)> = vec![
+            (
+                "rmcp, 1 caller".into(),
+                results.one.iter().map(|c| Some(c.per_second())).collect(),
+            ),
+            (
+                format!("rmcp, {CONCURRENT} callers"),
+                results.many.iter().map(|c| Some(c.per_second())).collect(),
+            ),
+        ];
+        for (m, mode) in PYTHON_MODES.iter().enumerate() {
+            let rates = results.python[m]
+                .iter()
+                .map(|measured| measured.as_ref().map(|(calls, _)| calls.per_second()))
+                .collect();
+            by_client.push((format!("Python mcp, {mode}"), rates));
+        }
+        for (client, rates) in &by_client {
+            let of = |kind: Kind| {
+                ways.iter()
+                    .position(|w| w.kind == kind && w.http.is_some())
+                    .and_then(|i| rates[i])
+                    .unwrap_or(0.0)
+            };
+            let (sieve, old, peer) = (of(Kind::Sieve), of(Kind::Baseline), of(Kind::Peer));
+            let mut row = vec![upstream.name.to_string(), client.clone()];
+            row.push(format!("{sieve:.0}"));
+            if with_baseline {
+                row.push(format!("{old:.0}"));
+            }
+            row.extend([format!("{peer:.0}"), ratio(sieve, peer)]);
+            if with_baseline {
+                row.push(ratio(old, peer));
+            }
+            against.row(row);
         }
         for way in ways {
             let _ = way.client.cancel().await;
@@ -311,7 +487,8 @@ pub async fn run(plan: &Plan) {
     }
     table.print();
     python.print();
+    against.print();
     println!(
-        "\n\"vs direct\" is calls per second through the way over calls per second direct on the same transport (1.00× = no cost; higher is faster)."
+        "\n\"vs direct\" is calls per second through the way over calls per second direct on the same transport (1.00× = no cost; higher is faster); \"mcp-sieve / peer\" is mcp-sieve's calls per second over the peer gateway's (above 1.00×: mcp-sieve is faster)."
     );
 }

@@ -206,10 +206,11 @@ pub fn serve(home: &Home, args: &[&str]) -> Program {
     }
 }
 
-/// `mcp-sieve serve --http` on a free port of `home` (the tests' fixture),
-/// and its `/mcp` URL.
-pub fn sieve_http(home: &Home) -> (HttpProxy, String) {
-    let proxy = HttpProxy::start(SIEVE, home.path());
+/// `binary serve --http` (an `mcp-sieve`: [`SIEVE`], or another build
+/// to compare with) on a free port of `home` (the tests' fixture), and its
+/// `/mcp` URL.
+pub fn sieve_http(binary: &str, home: &Home) -> (HttpProxy, String) {
+    let proxy = HttpProxy::start(binary, home.path());
     let url = format!("{}/mcp", proxy.base);
     (proxy, url)
 }
