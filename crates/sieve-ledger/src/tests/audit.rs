@@ -13,7 +13,9 @@ fn call(i: usize, at: i64) -> AuditRecord {
         tool: format!("{}__tool_{}", SERVERS[i % 3], i % 2),
         status: AuditStatus::ALL[(i / 3) % 4],
         duration_ms: i as i64 * 3,
-        arguments: i.is_multiple_of(4).then(|| json!({"n": i, "text": "a ? b"})),
+        arguments: i
+            .is_multiple_of(4)
+            .then(|| json!({"n": i, "text": "a ? b"})),
     }
 }
 
