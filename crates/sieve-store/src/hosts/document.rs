@@ -91,3 +91,41 @@ pub trait Document {
     /// The file's text, everything not changed as it was.
     fn render(&self) -> String;
 }
+
+/// What the formats' tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Document, ServerList};
+
+    /// The names of the servers at `list`, in order.
+    pub(crate) fn names(file: &dyn Document, list: ServerList) -> Vec<String> {
+        file.servers(list)
+            .unwrap()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect()
+    }
+
+    /// The lines of `after` that are not in `before`, and those of
+    /// `before` that are not in `after`, in order.
+    pub(crate) fn changed_lines<'a>(
+        before: &'a str,
+        after: &'a str,
+    ) -> (Vec<&'a str>, Vec<&'a str>) {
+        let before_lines: Vec<_> = before.lines().collect();
+        let after_lines: Vec<_> = after.lines().collect();
+        (
+            after_lines
+                .iter()
+                .filter(|line| !before_lines.contains(line))
+                .copied()
+                .collect(),
+            before_lines
+                .iter()
+                .filter(|line| !after_lines.contains(line))
+                .copied()
+                .collect(),
+        )
+    }
+}

@@ -351,6 +351,11 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 
 #[cfg(test)]
 mod tests {
+    use crate::hosts::document::testing::changed_lines;
+
+    fn names(file: &TomlFile) -> Vec<String> {
+        crate::hosts::document::testing::names(file, SERVERS)
+    }
     use super::*;
     use serde_json::json;
 
@@ -381,34 +386,6 @@ network_access = true # keep me
 
     fn parse(text: &str) -> TomlFile {
         TomlFile::parse(text).unwrap_or_else(|error| panic!("{error} in {text:?}"))
-    }
-
-    fn names(file: &TomlFile) -> Vec<String> {
-        file.servers(SERVERS)
-            .unwrap()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(name, _)| name)
-            .collect()
-    }
-
-    /// The lines of `after` that are not in `before`, and those of
-    /// `before` that are not in `after`, in order.
-    fn changed_lines<'a>(before: &'a str, after: &'a str) -> (Vec<&'a str>, Vec<&'a str>) {
-        let before_lines: Vec<_> = before.lines().collect();
-        let after_lines: Vec<_> = after.lines().collect();
-        (
-            after_lines
-                .iter()
-                .filter(|line| !before_lines.contains(line))
-                .copied()
-                .collect(),
-            before_lines
-                .iter()
-                .filter(|line| !after_lines.contains(line))
-                .copied()
-                .collect(),
-        )
     }
 
     #[test]

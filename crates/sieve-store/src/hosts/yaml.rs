@@ -573,6 +573,11 @@ fn syntax_error(text: &str, offset: u32, message: &str) -> SyntaxError {
 
 #[cfg(test)]
 mod tests {
+    use crate::hosts::document::testing::changed_lines;
+
+    fn names(file: &YamlFile, list: ServerList) -> Vec<String> {
+        crate::hosts::document::testing::names(file, list)
+    }
     use super::*;
     use serde_json::json;
 
@@ -636,33 +641,6 @@ GOOSE_MODE: smart_approve
 
     fn parse(text: &str) -> YamlFile {
         YamlFile::parse(text).unwrap_or_else(|error| panic!("{error} in {text:?}"))
-    }
-
-    fn names(file: &YamlFile, list: ServerList) -> Vec<String> {
-        file.servers(list)
-            .unwrap()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(name, _)| name)
-            .collect()
-    }
-
-    /// The lines of `after` not in `before`, and of `before` not in `after`.
-    fn changed_lines<'a>(before: &'a str, after: &'a str) -> (Vec<&'a str>, Vec<&'a str>) {
-        let before_lines: Vec<_> = before.lines().collect();
-        let after_lines: Vec<_> = after.lines().collect();
-        (
-            after_lines
-                .iter()
-                .filter(|line| !before_lines.contains(line))
-                .copied()
-                .collect(),
-            before_lines
-                .iter()
-                .filter(|line| !after_lines.contains(line))
-                .copied()
-                .collect(),
-        )
     }
 
     fn sieve() -> Value {
