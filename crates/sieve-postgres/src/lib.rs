@@ -50,6 +50,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         include_str!("../migrations/0003_tasks_notify.sql"),
     ),
     (4, "audit", include_str!("../migrations/0004_audit.sql")),
+    (
+        5,
+        "audit notify",
+        include_str!("../migrations/0005_audit_notify.sql"),
+    ),
 ];
 
 /// What can go wrong with the database, said for a person.

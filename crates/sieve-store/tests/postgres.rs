@@ -169,6 +169,29 @@ fn a_change_through_one_replica_is_heard_by_the_other() {
             "B hears config.json change within a second or so"
         );
         assert_eq!(b.load_config().unwrap().settings.call_timeout_seconds, 7);
+
+        // A write of the task ledger, and of the audit beside it (any
+        // statement on their tables), is heard as the ledger changing.
+        let db = a.backend().database().unwrap().clone();
+        for statement in [
+            "DELETE FROM sieve_tasks WHERE id = 'none'",
+            "DELETE FROM sieve_audit WHERE id = -1",
+        ] {
+            let error = db.error("writing the ledger");
+            db.run(
+                move |client| async move { client.execute(statement, &[]).await.map_err(&error) },
+            )
+            .unwrap();
+            let heard = tokio::time::timeout(Duration::from_secs(5), async {
+                loop {
+                    if let Some(FileChange::Tasks) = changes.recv().await {
+                        break;
+                    }
+                }
+            })
+            .await;
+            assert!(heard.is_ok(), "B hears {statement:?}");
+        }
     });
     assert_eq!(
         a.location(&Doc::Config).display().to_string(),
