@@ -1,9 +1,10 @@
 import { auditList, type AuditFilter, type AuditPage, type AuditStatus } from '../backend';
 import { Loader } from '../request.svelte';
+import { timeWindow, type Since } from '../timeWindow';
 
 export const STATUSES: readonly AuditStatus[] = ['ok', 'error', 'refused', 'cancelled'];
 
-export type Since = 'any' | '1h' | 'today' | 'yesterday' | 'custom';
+export type { Since } from '../timeWindow';
 
 /** The filters as the screen holds them. */
 export interface AuditFilters {
@@ -23,38 +24,12 @@ const MAX_PAGE = 1000;
 export const TURN_ON = '"settings": {"audit": true}';
 export const TURN_ON_ARGUMENTS = '"settings": {"audit": {"arguments": true}}';
 
-function localMidnight(now: Date, daysBack: number): string {
-  // The Date constructor does the calendar: DST days, month starts.
-  return new Date(now.getFullYear(), now.getMonth(), now.getDate() - daysBack).toISOString();
-}
-
-function fromLocal(value: string): string | undefined {
-  if (!value) return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
 /** The shell's AuditFilter for what the screen shows at time `now`. */
 export function toAuditFilter(filters: AuditFilters, now: Date): AuditFilter {
   const filter: AuditFilter = { status: [...filters.status], servers: [...filters.servers] };
-  switch (filters.since) {
-    case 'any':
-      break;
-    case '1h':
-      filter.since = '1h';
-      break;
-    case 'today':
-      filter.since = localMidnight(now, 0);
-      break;
-    case 'yesterday':
-      filter.since = localMidnight(now, 1);
-      filter.until = localMidnight(now, 0);
-      break;
-    case 'custom':
-      filter.since = fromLocal(filters.from);
-      filter.until = fromLocal(filters.to);
-      break;
-  }
+  const span = timeWindow(filters.since, filters.from, filters.to, now);
+  if (span.since !== undefined) filter.since = span.since;
+  if (span.until !== undefined) filter.until = span.until;
   return filter;
 }
 

@@ -12,6 +12,7 @@ import {
 } from '../backend';
 import type { ProfilesStore } from '../profiles/store.svelte';
 import { Action, Loader } from '../request.svelte';
+import { timeWindow, type Since } from '../timeWindow';
 
 export const STATUSES: readonly TaskStatus[] = [
   'working',
@@ -23,7 +24,7 @@ export const STATUSES: readonly TaskStatus[] = [
 
 export const METHODS: readonly string[] = ['tools/call', 'prompts/get', 'resources/read'];
 
-export type Since = 'any' | '1h' | 'today' | 'yesterday' | 'custom';
+export type { Since } from '../timeWindow';
 
 /** The filters as the screen holds them. */
 export interface TaskFilters {
@@ -42,17 +43,6 @@ export const PAGE_SIZE = 50;
 /** The most a live reload asks for at once (the ledger's page limit). */
 const MAX_PAGE = 500;
 
-function localMidnight(now: Date, daysBack: number): string {
-  // The Date constructor does the calendar: DST days, month starts.
-  return new Date(now.getFullYear(), now.getMonth(), now.getDate() - daysBack).toISOString();
-}
-
-function fromLocal(value: string): string | undefined {
-  if (!value) return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
 /** The shell's TaskFilter for what the screen shows at time `now`. */
 export function toTaskFilter(filters: TaskFilters, now: Date): TaskFilter {
   const filter: TaskFilter = {
@@ -62,24 +52,9 @@ export function toTaskFilter(filters: TaskFilters, now: Date): TaskFilter {
     orderBy: filters.orderBy,
     ascending: filters.ascending,
   };
-  switch (filters.since) {
-    case 'any':
-      break;
-    case '1h':
-      filter.since = '1h';
-      break;
-    case 'today':
-      filter.since = localMidnight(now, 0);
-      break;
-    case 'yesterday':
-      filter.since = localMidnight(now, 1);
-      filter.until = localMidnight(now, 0);
-      break;
-    case 'custom':
-      filter.since = fromLocal(filters.from);
-      filter.until = fromLocal(filters.to);
-      break;
-  }
+  const span = timeWindow(filters.since, filters.from, filters.to, now);
+  if (span.since !== undefined) filter.since = span.since;
+  if (span.until !== undefined) filter.until = span.until;
   return filter;
 }
 
