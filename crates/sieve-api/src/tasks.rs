@@ -178,7 +178,7 @@ impl From<Retried> for RetryView {
 /// again only with `force`.
 pub async fn retry(engine: &Engine, id: &str, force: bool, profile: &str) -> Result<Retried> {
     let active = engine.profile(profile)?;
-    let (record, answer) = engine.retry(id, force, &active).await?;
+    let (record, answer) = engine.retry(id, force, &active, None).await?;
     Ok(Retried {
         record,
         answer: answer.map_err(ApiError::from),

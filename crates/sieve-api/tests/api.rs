@@ -646,6 +646,7 @@ async fn a_ledger_write_by_another_process_is_a_change() {
         poll_interval_ms: None,
         profile: Some("default".into()),
         retry_of: None,
+        owner: None,
         result: None,
     };
     other.insert(&record).expect("recorded");

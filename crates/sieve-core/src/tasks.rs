@@ -116,6 +116,10 @@ pub struct TaskRecord {
     pub profile: Option<String>,
     /// The entry this one retries.
     pub retry_of: Option<String>,
+    /// The person who made it, as the team's identity provider names
+    /// them (`sub`); `None` for a caller with the static token or on stdio.
+    /// A signed-in caller sees only their own entries.
+    pub owner: Option<String>,
     /// The final result or error, once there is one.
     pub result: Option<Value>,
 }
@@ -152,6 +156,7 @@ impl TaskRecord {
             ("upstreamTaskId", &self.upstream_id),
             ("profile", &self.profile),
             ("retryOf", &self.retry_of),
+            ("owner", &self.owner),
         ] {
             if let Some(value) = value {
                 meta[format!("{META}{key}")] = json!(value);
@@ -222,6 +227,9 @@ pub struct TaskQuery {
     pub descending: bool,
     pub cursor: Option<Cursor>,
     pub limit: u32,
+    /// Only this person's entries (see [`TaskRecord::owner`]). Set by the
+    /// proxy for a signed-in caller; never read from a request.
+    pub owner: Option<String>,
 }
 
 impl Default for TaskQuery {
@@ -239,6 +247,7 @@ impl Default for TaskQuery {
             descending: true,
             cursor: None,
             limit: DEFAULT_LIMIT,
+            owner: None,
         }
     }
 }
@@ -366,6 +375,10 @@ impl TaskQuery {
             && self
                 .last_updated_before
                 .is_none_or(|t| record.last_updated_at < t)
+            && self
+                .owner
+                .as_ref()
+                .is_none_or(|o| record.owner.as_ref() == Some(o))
     }
 
     /// The order key of `record` under this query.
@@ -476,6 +489,7 @@ mod tests {
             poll_interval_ms: Some(500),
             profile: Some("default".into()),
             retry_of: None,
+            owner: None,
             result: None,
         }
     }

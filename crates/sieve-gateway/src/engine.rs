@@ -689,18 +689,21 @@ impl Engine {
     /// Runs entry `id` again: the recorded request to the same server, as
     /// a new entry that points to the old one. A completed entry (or one
     /// still running) is only run again with `force`; the tool must be
-    /// visible under `profile`.
+    /// visible under `profile`. A signed-in person (`owner`) retries only
+    /// their own entries.
     pub async fn retry(
         &self,
         id: &str,
         force: bool,
         profile: &ActiveProfile,
+        owner: Option<&str>,
     ) -> Result<(TaskRecord, Result<Value, CallError>), CallError> {
         let catalog = self.catalog();
         let viewer = Viewer {
             catalog: &catalog,
             rules: &profile.rules,
             narrowing: None,
+            owner,
         };
         self.tasks.retry(id, force, &profile.name, &viewer).await
     }
@@ -752,6 +755,7 @@ impl Engine {
             tool: &tool.exposed_name,
             params: &params,
             profile: &profile.name,
+            owner: None,
         };
         self.tasks.try_call(&call).await
     }

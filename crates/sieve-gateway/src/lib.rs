@@ -17,7 +17,9 @@
 //!   profile); `reply` (internal): a POST's answer as plain JSON when it
 //!   is one response; [`tap`]: the raw JSON rmcp's typed model drops.
 //! * [`oauth`]: signing in to HTTP servers with rmcp's OAuth, the sign-ins
-//!   kept in the secret store.
+//!   kept in the secret store; [`identity`]: the other way round, people
+//!   signed in to the gateway by their team's identity provider (their
+//!   access tokens checked against its keys, a claim choosing the profile).
 //! * [`error`]: [`CallError`](error::CallError), why a call, retry or
 //!   task request did not go through and whose doing it was; a JSON-RPC
 //!   error only where the server answers a host.
@@ -28,12 +30,13 @@
 //! `scripts/check-layers.py` in `./test.sh`):
 //!
 //! ```text
-//! serve    -> server, engine, reply, tap
+//! serve    -> server, engine, reply, tap, identity
+//! server   -> identity (the signed-in person of a request)
 //! server   -> engine, tasks, upstream, hosts, tap, error
 //! engine   -> tasks, upstream, hosts, clock, oauth, error
 //! tasks    -> upstream, hosts, clock, tap, error
 //! upstream -> hosts, tap, clock, oauth, error
-//! hosts, reply, tap, clock, oauth, sync, error: none of this crate's
+//! hosts, reply, tap, clock, oauth, sync, error, identity: none of this crate's
 //! ```
 //!
 //! The built-in demo server (crate `sieve-demo`) is the upstream when
@@ -43,6 +46,7 @@ mod clock;
 pub mod engine;
 pub mod error;
 pub mod hosts;
+pub mod identity;
 pub mod oauth;
 mod reply;
 pub mod serve;

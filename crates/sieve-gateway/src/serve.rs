@@ -18,6 +18,7 @@
 //! every request would fail.
 
 use crate::engine::Engine;
+use crate::identity::{self, Person, Refusal, SignedIn, Verifier};
 use crate::reply;
 pub use crate::server::ProfileChoice;
 use crate::server::{EndpointProfile, RawBody, SieveServer, unusable_profile};
@@ -138,6 +139,12 @@ pub async fn serve_http(
     let make_engine = engine.clone();
     let service = mcp_service(move || SieveServer::http(make_engine.clone()), &sessions);
     let token: Arc<str> = token.into();
+    let verifier = Arc::new(Verifier::new());
+    let metadata_engine = engine.clone();
+    let metadata = axum::routing::get(move || {
+        let engine = metadata_engine.clone();
+        async move { protected_resource(&engine) }
+    });
     let router = axum::Router::new()
         .route("/mcp", service.clone())
         .route("/mcp/p/{profile}", service)
@@ -145,9 +152,13 @@ pub async fn serve_http(
             move |request: Request, next: Next| {
                 let token = token.clone();
                 let engine = engine.clone();
-                async move { guard(request, next, &engine, &token).await }
+                let verifier = verifier.clone();
+                async move { guard(request, next, &engine, &token, &verifier).await }
             },
-        ));
+        ))
+        // Read before signing in: no token, and nothing secret in it.
+        .route("/.well-known/oauth-protected-resource", metadata.clone())
+        .route("/.well-known/oauth-protected-resource/{*path}", metadata);
     run_router(addr, router, sessions, shutdown).await
 }
 
@@ -304,9 +315,92 @@ fn json_rpc_refusal(code: i64, message: &str) -> Response {
         .into_response()
 }
 
+/// The protected resource metadata (RFC 9728) of a gateway that takes
+/// its team's sign-ins; 404 without `settings.identity`.
+fn protected_resource(engine: &Engine) -> Response {
+    match &engine.config().settings.identity {
+        Some(identity) => (
+            [(header::CONTENT_TYPE, "application/json")],
+            identity::metadata(identity).to_string(),
+        )
+            .into_response(),
+        None => refuse(
+            StatusCode::NOT_FOUND,
+            "this gateway takes no sign-ins from an identity provider (settings.identity is not set)",
+        ),
+    }
+}
+
+/// Who sends `headers`: `Ok(None)` for the static token, `Ok(Some)` for a
+/// person the team's identity provider signed in, or the refusal.
+async fn caller(
+    headers: &HeaderMap,
+    token: &str,
+    engine: &Engine,
+    verifier: &Verifier,
+) -> Result<Option<Person>, Response> {
+    if has_token(headers, token) {
+        return Ok(None);
+    }
+    let config = engine.config();
+    let Some(identity) = &config.settings.identity else {
+        return Err(refuse(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong bearer token; `mcp-sieve serve --print-token` prints it",
+        ));
+    };
+    let Some(given) = bearer(headers) else {
+        let mut response = refuse(
+            StatusCode::UNAUTHORIZED,
+            &format!(
+                "sign in through {} (the host finds where in this gateway's protected resource metadata), or send the gateway's token",
+                identity.issuer
+            ),
+        );
+        set_challenge(&mut response, &identity::challenge(identity, None));
+        return Err(response);
+    };
+    verifier
+        .verify(identity, given)
+        .await
+        .map(Some)
+        .map_err(|refusal| {
+            let status = match refusal {
+                Refusal::Invalid(_) => StatusCode::UNAUTHORIZED,
+                Refusal::Scope(_) | Refusal::NoProfile(_) => StatusCode::FORBIDDEN,
+                Refusal::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            };
+            if status == StatusCode::SERVICE_UNAVAILABLE {
+                tracing::warn!("{refusal}");
+            }
+            let mut response = refuse(status, &refusal.to_string());
+            if matches!(refusal, Refusal::Invalid(_) | Refusal::Scope(_)) {
+                set_challenge(
+                    &mut response,
+                    &identity::challenge(identity, Some(&refusal)),
+                );
+            }
+            response
+        })
+}
+
+fn set_challenge(response: &mut Response, challenge: &str) {
+    if let Ok(value) = header::HeaderValue::from_str(challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+}
+
 /// Origin, token and endpoint checks, the endpoint's profile put in force,
 /// then the raw body for the server.
-async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Response {
+async fn guard(
+    request: Request,
+    next: Next,
+    engine: &Engine,
+    token: &str,
+    verifier: &Verifier,
+) -> Response {
     let headers = request.headers();
     if let Some(origin) = headers.get(header::ORIGIN)
         && !is_local_origin(origin.to_str().unwrap_or(""))
@@ -316,16 +410,29 @@ async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Re
             "requests from web pages of other origins are refused (DNS-rebinding protection)",
         );
     }
-    if !has_token(headers, token) {
-        return refuse(
-            StatusCode::UNAUTHORIZED,
-            "missing or wrong bearer token; `mcp-sieve serve --print-token` prints it",
-        );
-    }
-    let choice = match request.uri().path().strip_prefix("/mcp/p/") {
-        None => ProfileChoice::Active,
-        Some(name) if is_valid_profile_name(name) => ProfileChoice::Named(name.to_string()),
-        Some(name) => {
+    let person = match caller(headers, token, engine, verifier).await {
+        Ok(person) => person,
+        Err(refusal) => return refusal,
+    };
+    let choice = match (request.uri().path().strip_prefix("/mcp/p/"), &person) {
+        // A person's claim chooses their profile, whatever the path.
+        (None, Some(person)) => ProfileChoice::Named(person.profile.clone()),
+        (Some(name), Some(person)) if *name == person.profile => {
+            ProfileChoice::Named(person.profile.clone())
+        }
+        (Some(name), Some(person)) => {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                &format!(
+                    "{} is signed in with profile {:?}, not {name:?}; connect to /mcp",
+                    person.label(),
+                    person.profile
+                ),
+            );
+        }
+        (None, None) => ProfileChoice::Active,
+        (Some(name), None) if is_valid_profile_name(name) => ProfileChoice::Named(name.to_string()),
+        (Some(name), None) => {
             return refuse(
                 StatusCode::NOT_FOUND,
                 &format!("{name:?} cannot name a profile"),
@@ -338,6 +445,9 @@ async fn guard(request: Request, next: Next, engine: &Engine, token: &str) -> Re
     }
     let (mut parts, body) = request.into_parts();
     parts.extensions.insert(EndpointProfile(choice));
+    if let Some(person) = person {
+        parts.extensions.insert(SignedIn(Arc::new(person)));
+    }
     let limit = engine.config().settings.max_message_bytes;
     let bytes = match axum::body::to_bytes(body, usize::try_from(limit).unwrap_or(usize::MAX)).await
     {
@@ -409,13 +519,19 @@ fn put_in_force(engine: &Engine, name: &str) -> Option<Response> {
     Some(refusal)
 }
 
-/// Constant-time comparison of the bearer token.
-fn has_token(headers: &HeaderMap, token: &str) -> bool {
-    let Some(given) = headers
+/// The bearer token of a request, if it sends one.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-    else {
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+}
+
+/// Constant-time comparison of the bearer token.
+fn has_token(headers: &HeaderMap, token: &str) -> bool {
+    let Some(given) = bearer(headers) else {
         return false;
     };
     // `subtle` compares every byte whatever the first difference (a

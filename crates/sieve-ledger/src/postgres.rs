@@ -515,7 +515,7 @@ pub(super) fn values(args: &[Arg]) -> Vec<&(dyn ToSql + Sync)> {
 }
 
 /// An entry's values, in `ENTRY_COLUMNS` order.
-fn entry_values(e: &Entry) -> [&(dyn ToSql + Sync); 16] {
+fn entry_values(e: &Entry) -> [&(dyn ToSql + Sync); 17] {
     [
         &e.id,
         &e.kind,
@@ -533,6 +533,7 @@ fn entry_values(e: &Entry) -> [&(dyn ToSql + Sync); 16] {
         &e.profile,
         &e.retry_of,
         &e.result,
+        &e.owner,
     ]
 }
 
@@ -556,5 +557,6 @@ fn entry_of(row: &Row) -> Result<Entry, tokio_postgres::Error> {
         profile: row.try_get(14)?,
         retry_of: row.try_get(15)?,
         result: row.try_get(16)?,
+        owner: row.try_get(17)?,
     })
 }

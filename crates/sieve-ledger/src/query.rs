@@ -82,7 +82,7 @@ impl Dialect {
         self.sql(&format!(
             "INSERT INTO {} ({ENTRY_COLUMNS}) VALUES ({})",
             self.table(),
-            placeholders(16)
+            placeholders(17)
         ))
     }
 }
@@ -181,12 +181,14 @@ impl ListPlan {
         let servers = distinct(query.servers.iter().map(String::as_str));
         let methods = distinct(query.methods.iter().map(String::as_str));
         let statuses = distinct(query.statuses.iter().map(|s| s.as_str()));
+        let owner: Vec<&str> = query.owner.iter().map(String::as_str).collect();
         let all_statuses: Vec<&str> = TaskStatus::ALL.iter().map(|s| s.as_str()).collect();
         let values = |column: Column| match column {
             Column::Server => &servers,
             Column::Method => &methods,
             Column::Status if statuses.is_empty() => &all_statuses,
             Column::Status => &statuses,
+            Column::Owner => &owner,
         };
 
         // Ids pick their few rows through the id index; otherwise the
@@ -224,7 +226,12 @@ impl ListPlan {
             }
         };
         one_of("id", &ids, &mut terms);
-        for column in [Column::Server, Column::Method, Column::Status] {
+        for column in [
+            Column::Server,
+            Column::Method,
+            Column::Status,
+            Column::Owner,
+        ] {
             if !prefix.contains(&column) {
                 let list = if column == Column::Status {
                     &statuses

@@ -11,7 +11,7 @@ use sieve_core::tasks::{EntryKind, TaskRecord, TaskStatus};
 macro_rules! entry_columns {
     () => {
         "id, kind, server, upstream_id, method, tool, params, status, status_message, \
-         created_at, last_updated_at, ttl_ms, poll_interval_ms, profile, retry_of, result"
+         created_at, last_updated_at, ttl_ms, poll_interval_ms, profile, retry_of, result, owner"
     };
 }
 
@@ -28,6 +28,7 @@ pub(super) enum Column {
     Server,
     Method,
     Status,
+    Owner,
 }
 
 impl Column {
@@ -36,14 +37,22 @@ impl Column {
             Column::Server => "server",
             Column::Method => "method",
             Column::Status => "status",
+            Column::Owner => "owner",
         }
     }
 }
 
 /// The listing indexes: leading equality columns, then the index by
 /// `(last_updated_at, seq)` and the one by `(created_at, seq)`. Best
-/// first. Both schemas have exactly these.
-pub(super) const LISTING_INDEXES: [(&[Column], &str, &str); 5] = [
+/// first. Both schemas have exactly these. A signed-in person's listing
+/// (`owner`) walks their own slice; their other filters are checked row by
+/// row there, since one person's entries are few beside a team's.
+pub(super) const LISTING_INDEXES: [(&[Column], &str, &str); 6] = [
+    (
+        &[Column::Owner, Column::Status],
+        "tasks_owner_status_updated",
+        "tasks_owner_status_created",
+    ),
     (
         &[Column::Server, Column::Method, Column::Status],
         "tasks_server_method_status_updated",
@@ -88,6 +97,7 @@ pub(super) struct Entry {
     pub profile: Option<String>,
     pub retry_of: Option<String>,
     pub result: Option<String>,
+    pub owner: Option<String>,
 }
 
 impl Entry {
@@ -112,6 +122,7 @@ impl Entry {
             profile: r.profile.clone(),
             retry_of: r.retry_of.clone(),
             result: r.result.as_ref().map(Value::to_string),
+            owner: r.owner.clone(),
         }
     }
 
@@ -153,6 +164,7 @@ impl Entry {
             poll_interval_ms: self.poll_interval_ms,
             profile: self.profile,
             retry_of: self.retry_of,
+            owner: self.owner,
             result,
         };
         Ok((self.seq, record))

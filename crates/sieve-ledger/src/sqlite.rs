@@ -31,7 +31,7 @@ pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Schema versions, in order: entry `n` takes a file from version `n` to
 /// `n + 1`. Never edit one that has shipped; append a new one.
-const MIGRATIONS: &[&str] = &[SCHEMA_V1, SCHEMA_V2];
+const MIGRATIONS: &[&str] = &[SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
 
 /// Version 1. `seq` is AUTOINCREMENT so a purged row's number is never
 /// reused: cursors stay positions in one history. No foreign key on
@@ -90,6 +90,15 @@ CREATE TABLE audit (
 CREATE INDEX audit_at ON audit (at, id);
 CREATE INDEX audit_server ON audit (server, at, id);
 CREATE INDEX audit_status ON audit (status, at, id);
+";
+
+/// Version 3: who made an entry (`owner`, a signed-in person of a team
+/// gateway), and the listing index of one person's entries. PostgreSQL's
+/// are the same (sieve-postgres `migrations/0006_task_owner.sql`).
+const SCHEMA_V3: &str = "
+ALTER TABLE tasks ADD COLUMN owner TEXT;
+CREATE INDEX tasks_owner_status_updated ON tasks (owner, status, last_updated_at, seq);
+CREATE INDEX tasks_owner_status_created ON tasks (owner, status, created_at, seq);
 ";
 
 /// Sorts SQLite's failures into the ones a person can act on.
@@ -224,6 +233,7 @@ impl Sqlite {
                         e.profile,
                         e.retry_of,
                         e.result,
+                        e.owner,
                     ])
                     .map_err(|error| self.insert_error(&e, error))?;
                 count += 1;
@@ -424,6 +434,7 @@ fn entry_of(row: &Row<'_>) -> rusqlite::Result<Entry> {
         profile: row.get(14)?,
         retry_of: row.get(15)?,
         result: row.get(16)?,
+        owner: row.get(17)?,
     })
 }
 

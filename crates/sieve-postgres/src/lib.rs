@@ -55,6 +55,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "audit notify",
         include_str!("../migrations/0005_audit_notify.sql"),
     ),
+    (
+        6,
+        "task owner",
+        include_str!("../migrations/0006_task_owner.sql"),
+    ),
 ];
 
 /// What can go wrong with the database, said for a person.

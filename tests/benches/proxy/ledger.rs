@@ -182,6 +182,7 @@ fn entry(i: usize, entries: usize, rng: &mut Rng) -> TaskRecord {
         poll_interval_ms: (kind == EntryKind::Task).then_some(1_000),
         profile: Some(PROFILES[rng.below(3) as usize].to_string()),
         retry_of: rng.chance(20).then(|| id_of(i.saturating_sub(1))),
+        owner: None,
         result,
     }
 }

@@ -10,6 +10,7 @@
 //! document, its settings and the checks that need all of it.
 
 mod audit;
+mod identity;
 mod oauth;
 mod overlay;
 mod server;
@@ -17,6 +18,7 @@ mod server;
 // Its home was this module, and callers still import it from here.
 pub use crate::glob::{GlobError, compile_glob};
 pub use audit::Audit;
+pub use identity::{Identity, ProfileFor};
 pub use oauth::{
     ClientMetadataUrlError, Grant, OAuthClient, OAuthClientError, SIGNING_ALGORITHMS,
     check_client_metadata_url,
@@ -184,6 +186,11 @@ pub struct Settings {
     /// ledger, kept for `taskRetentionDays`. Off unless turned on.
     #[serde(default, skip_serializing_if = "Audit::is_off")]
     pub audit: Audit,
+    /// The team's identity provider (DESIGN §12): its people's access
+    /// tokens are taken over HTTP beside the static token, and a claim of
+    /// theirs chooses their profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Identity>,
 }
 
 fn default_on() -> bool {
@@ -260,6 +267,7 @@ impl Default for Settings {
             derive_groups: default_on(),
             state: None,
             audit: Audit::default(),
+            identity: None,
         }
     }
 }
@@ -337,6 +345,11 @@ impl Config {
                     self.settings.active_profile
                 ),
             );
+        }
+        if let Some((field, needle, expected)) =
+            self.settings.identity.as_ref().and_then(Identity::problem)
+        {
+            return fail(format!("settings.identity.{field}"), &needle, expected);
         }
         for (from, to) in &self.group_renames {
             if from.trim().is_empty() || to.trim().is_empty() {
@@ -547,6 +560,25 @@ mod tests {
             .expect("a profile name is accepted");
         assert_eq!(config.settings.active_profile, "work");
         assert_eq!(Config::default().settings.active_profile, "default");
+    }
+
+    #[test]
+    fn a_bad_identity_provider_is_named_by_its_field() {
+        let err = error_of(
+            r#"{"settings": {"identity": {"issuer": "http://login.example.com", "audience": "x"}}}"#,
+        );
+        assert_eq!(err.path, "settings.identity.issuer", "{err}");
+        assert!(err.expected.contains("https://"), "{err}");
+        assert_eq!(err.line, 1, "points at the issuer: {err}");
+        let err = error_of(r#"{"settings": {"identity": {"issuer": "https://a.example"}}}"#);
+        assert!(err.to_string().contains("audience"), "{err}");
+        let ok = Config::parse(
+            "c",
+            r#"{"settings": {"identity": {"issuer": "https://a.example", "audience": "https://s.example/mcp", "claim": "groups", "profiles": {"eng": "eng"}}}}"#,
+        )
+        .expect("a good identity parses");
+        let identity = ok.settings.identity.expect("identity");
+        assert_eq!(identity.profiles["eng"], "eng");
     }
 
     #[test]

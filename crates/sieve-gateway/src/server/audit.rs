@@ -59,14 +59,17 @@ impl SieveServer {
         outcome
     }
 
-    /// The caller as this connection knows it: the host's name and version
-    /// from its `initialize`, and how it reached the proxy. (A person's
-    /// identity, from an identity provider's token, goes here later.)
+    /// The caller: the person their team's identity provider signed in,
+    /// if one did, and the host as this connection knows it (its name and
+    /// version from its `initialize`), and how it reached the proxy.
     fn who(&self, context: &RequestContext<RoleServer>) -> String {
         let host = context.peer.peer_info().map_or_else(
             || "a host".to_string(),
             |info| format!("{} {}", info.client_info.name, info.client_info.version),
         );
+        if let Some(person) = super::signed_in(&context.extensions) {
+            return format!("{} with {host} (HTTP, signed in)", person.label());
+        }
         let way = match self.conn.fixed_profile {
             Some(_) => "stdio",
             None => "HTTP, bearer token",

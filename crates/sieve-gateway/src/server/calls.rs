@@ -80,6 +80,7 @@ impl SieveServer {
             tool: &tool.exposed_name,
             params: &params,
             profile: &view.profile.name,
+            owner: view.owner.as_deref(),
         };
         let tasks = self.engine.tasks();
         if tasks.runs_as_legacy_task(call.server, &tool.definition, false) {

@@ -147,6 +147,9 @@ struct View {
     forms: Arc<HostForms>,
     profile: Arc<ActiveProfile>,
     narrowing: Narrowing,
+    /// The signed-in person making the request: they see only their own
+    /// entries, and what they start is theirs.
+    owner: Option<String>,
 }
 
 impl View {
@@ -156,6 +159,7 @@ impl View {
             catalog: &self.catalog,
             rules: &self.profile.rules,
             narrowing: Some(&self.narrowing),
+            owner: self.owner.as_deref(),
         }
     }
 }
@@ -287,6 +291,7 @@ impl SieveServer {
             forms: published.forms,
             profile: self.active_profile(&name)?,
             narrowing: self.narrowing(context, list)?,
+            owner: signed_in(&context.extensions).map(|p| p.subject.clone()),
         })
     }
 
@@ -410,6 +415,14 @@ impl SieveServer {
         self.state().concerns = concerns;
         Ok(())
     }
+}
+
+/// The person an HTTP request's token signed in, if it was one.
+fn signed_in(extensions: &rmcp::model::Extensions) -> Option<&crate::identity::Person> {
+    extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<crate::identity::SignedIn>())
+        .map(|signed| signed.0.as_ref())
 }
 
 fn convert<T: DeserializeOwned>(value: impl serde::Serialize, what: &str) -> Result<T, ErrorData> {

@@ -94,7 +94,10 @@ impl SieveServer {
             .unwrap_or(false);
         self.ready().await;
         let view = self.view(context, false)?;
-        let (record, answer) = self.engine.retry(id, force, &view.profile).await?;
+        let (record, answer) = self
+            .engine
+            .retry(id, force, &view.profile, view.owner.as_deref())
+            .await?;
         Ok(CustomResult(wire::retried(
             &record,
             answer.map_err(ErrorData::from),
@@ -157,6 +160,7 @@ impl SieveServer {
             tool: &tool.exposed_name,
             params: &upstream,
             profile: &view.profile.name,
+            owner: view.owner.as_deref(),
         };
         let tasks = self.engine.tasks();
         if tasks.runs_as_legacy_task(call.server, &tool.definition, true) {

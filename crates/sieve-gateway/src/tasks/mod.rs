@@ -114,6 +114,8 @@ pub(crate) struct Call<'a> {
     pub params: &'a Value,
     /// The profile the call was made under.
     pub profile: &'a str,
+    /// The signed-in person who made it.
+    pub owner: Option<&'a str>,
 }
 
 impl Call<'_> {
@@ -141,22 +143,31 @@ impl Call<'_> {
             poll_interval_ms: None,
             profile: Some(self.profile.to_string()),
             retry_of: None,
+            owner: self.owner.map(str::to_string),
             result: None,
         }
     }
 }
 
-/// What a caller sees: a task is as visible as the tool that started it.
+/// What a caller sees: a task is as visible as the tool that started it,
+/// and a signed-in person's own entries only.
 pub(crate) struct Viewer<'a> {
     pub catalog: &'a Catalog,
     pub rules: &'a Rules,
     /// What the request narrows, beyond the profile.
     pub narrowing: Option<&'a Narrowing>,
+    /// The signed-in person asking, if one is; `None` sees every entry.
+    pub owner: Option<&'a str>,
 }
 
 impl Viewer<'_> {
     pub(crate) fn sees(&self, record: &TaskRecord) -> bool {
-        self.rules.is_visible(&self.task(record), self.narrowing)
+        self.owns(record) && self.rules.is_visible(&self.task(record), self.narrowing)
+    }
+
+    fn owns(&self, record: &TaskRecord) -> bool {
+        self.owner
+            .is_none_or(|owner| record.owner.as_deref() == Some(owner))
     }
 
     /// Why a call of `record`'s tool is refused (hidden under a profile
@@ -342,9 +353,14 @@ impl Tasks {
 
     /// `tasks/list`: one page of the entries `viewer` sees.
     pub(crate) fn list(&self, query: &TaskQuery, viewer: &Viewer<'_>) -> Result<Value, CallError> {
+        // A person's listing walks their own slice of the ledger.
+        let query = TaskQuery {
+            owner: viewer.owner.map(str::to_string),
+            ..query.clone()
+        };
         let page = self
             .ledger()?
-            .list(query, &|record: &TaskRecord| viewer.sees(record))?;
+            .list(&query, &|record: &TaskRecord| viewer.sees(record))?;
         let tasks: Vec<Value> = page.tasks.iter().map(TaskRecord::to_wire).collect();
         let mut result = json!({ "tasks": tasks });
         if let Some(cursor) = page.next_cursor {
@@ -366,8 +382,10 @@ impl Tasks {
         viewer: &Viewer<'_>,
     ) -> Result<(TaskRecord, Result<Value, CallError>), CallError> {
         let ledger = self.ledger()?;
+        // Another person's entry is not there, as a hidden one is not.
         let old = ledger
             .get(id)?
+            .filter(|old| viewer.owns(old))
             .ok_or_else(|| CallError::NoTask { id: id.to_string() })?;
         if !force && old.status == TaskStatus::Completed {
             return Err(CallError::Completed { id: id.to_string() });
@@ -397,6 +415,9 @@ impl Tasks {
             last_updated_at: now,
             retry_of: Some(id.to_string()),
             profile: Some(profile.to_string()),
+            // A retry stays the person's: theirs, or the static token's
+            // retry of it.
+            owner: viewer.owner.map(str::to_string).or(old.owner.clone()),
             result: None,
             ..old.clone()
         };

@@ -199,6 +199,7 @@ mod tests {
             poll_interval_ms: None,
             profile: None,
             retry_of: None,
+            owner: None,
             result: None,
         };
         for (legacy, method) in [

@@ -42,6 +42,7 @@ fn record(id: &str, created: i64, updated: i64) -> TaskRecord {
         poll_interval_ms: Some(500),
         profile: Some("default".into()),
         retry_of: None,
+        owner: None,
         result: None,
     }
 }
@@ -57,6 +58,11 @@ fn fixture(ledger: &Ledger, n: usize) -> Vec<TaskRecord> {
             r.server = SERVERS[i % 3].into();
             r.method = METHODS[usize::from(i % 7 == 0)].into();
             r.status = TaskStatus::ALL[(i / 2) % 5];
+            r.owner = match i % 4 {
+                0 | 3 => Some("alice".into()),
+                1 => Some("bob".into()),
+                _ => None,
+            };
             if i % 5 == 0 {
                 r.kind = EntryKind::Call;
                 r.upstream_id = None;
@@ -241,6 +247,31 @@ fn shapes() -> Vec<(&'static str, TaskQuery)> {
             TaskQuery {
                 methods: vec!["tools/call".into()],
                 statuses: vec![TaskStatus::InputRequired],
+                created_after: Some(1_020),
+                ..q()
+            },
+        ),
+        (
+            "owner",
+            TaskQuery {
+                owner: Some("alice".into()),
+                ..q()
+            },
+        ),
+        (
+            "owner+server+status",
+            TaskQuery {
+                owner: Some("bob".into()),
+                servers: vec!["files".into()],
+                statuses: vec![TaskStatus::Completed, TaskStatus::Failed],
+                ..q()
+            },
+        ),
+        (
+            "owner+method+created",
+            TaskQuery {
+                owner: Some("alice".into()),
+                methods: vec!["prompts/get".into()],
                 created_after: Some(1_020),
                 ..q()
             },

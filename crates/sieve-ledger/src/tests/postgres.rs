@@ -53,6 +53,7 @@ fn replicas_see_each_others_entries() {
     );
     let retry = TaskRecord {
         retry_of: Some("a".into()),
+        owner: None,
         ..record("a-retry", 6, 6)
     };
     two.insert(&retry).expect("retried from the other");

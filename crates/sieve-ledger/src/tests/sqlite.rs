@@ -27,7 +27,7 @@ fn opens_a_private_wal_file_in_a_new_folder() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
     let fk: i64 = conn
         .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
         .unwrap();
@@ -54,7 +54,7 @@ fn an_existing_readable_file_is_made_private() {
 }
 
 #[test]
-fn a_version_1_file_gains_the_audit_and_keeps_its_entries() {
+fn a_version_1_file_gains_the_audit_and_owners_and_keeps_its_entries() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tasks.db");
     {
@@ -76,11 +76,18 @@ fn a_version_1_file_gains_the_audit_and_keeps_its_entries() {
         arguments: None,
     };
     ledger.audit(&call).expect("the audit table was added");
+    let owned = TaskRecord {
+        owner: Some("alice".into()),
+        ..record("owned", 2, 2)
+    };
+    ledger.insert(&owned).expect("the owner column was added");
+    assert_eq!(ledger.get("owned").unwrap(), Some(owned));
+    assert_eq!(ledger.get("kept").unwrap().unwrap().owner, None);
     let version: i64 = file(&ledger)
         .conn()
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
 }
 
 #[test]
@@ -96,7 +103,7 @@ fn a_newer_schema_is_refused() {
             err,
             LedgerError::TooNew {
                 found: 7,
-                known: 2,
+                known: 3,
                 ..
             }
         ),
@@ -189,7 +196,8 @@ fn listings_never_scan_the_table_or_sort_it() {
                 let unbounded = plan[0].starts_with("SCAN");
                 let filtered = !(query.statuses.is_empty()
                     && query.servers.is_empty()
-                    && query.methods.is_empty());
+                    && query.methods.is_empty()
+                    && query.owner.is_none());
                 let key_bounded = match query.order_by {
                     OrderBy::LastUpdatedAt => query
                         .last_updated_after
