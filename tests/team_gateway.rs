@@ -282,3 +282,83 @@ async fn a_replica_keeps_serving_while_the_database_restarts_and_catches_up() {
         );
     }
 }
+
+/// The entry of `tool` among `replica`'s `tasks/list`, if there is one.
+fn listed_entry(replica: &Replica, token: &str, tool: &str) -> Option<Value> {
+    let listed = python(
+        &replica.mcp("/mcp"),
+        token,
+        json!([{"op": "request", "method": "tasks/list", "params": {}}]),
+    );
+    listed[1]["result"]["tasks"]
+        .as_array()?
+        .iter()
+        .find(|t| t["_meta"]["dev.mcp-sieve/tool"] == tool)
+        .cloned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_killed_mid_call_leaves_a_failed_entry_that_another_lists() {
+    let server = TestServer::start();
+    let (url, token) = team(&server, "killed");
+    let a = Replica::start(&url, &token);
+    let b = Replica::start(&url, &token);
+    // A plain call of some 20 seconds through A, from a host of its own.
+    let on_a = modern_host(a.mcp("/mcp"), &token).await;
+    let arguments = json!({"steps": 50, "step_ms": 400});
+    let call = rmcp::model::CallToolRequestParams::new("demo__reindex")
+        .with_arguments(arguments.as_object().cloned().unwrap());
+    let peer = on_a.peer().clone();
+    let host = tokio::spawn(async move { peer.call_tool(call).await });
+    let deadline = Instant::now() + WAIT;
+    let running = loop {
+        if let Some(entry) = listed_entry(&b, &token, "demo__reindex") {
+            break entry;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "B never listed A's call in flight"
+        );
+    };
+    assert_eq!(running["status"], "working", "{running}");
+    let id = running["taskId"].as_str().unwrap().to_string();
+
+    let killed = Command::new("kill")
+        .args(["-KILL", &a.proxy.pid().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success(), "replica A is killed");
+    let answered = timeout(WAIT, host)
+        .await
+        .expect("the host hears that A is gone")
+        .expect("the call's task ends");
+    assert!(answered.is_err(), "A died before answering: {answered:?}");
+
+    // B (the only one left) notices A's silence and marks its call.
+    let deadline = Instant::now() + WAIT;
+    let failed = loop {
+        let entry = listed_entry(&b, &token, "demo__reindex").expect("the entry stays listed");
+        assert_eq!(entry["taskId"], id.as_str(), "the same entry");
+        if entry["status"] != "working" {
+            break entry;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "A's call was never marked: {entry}"
+        );
+    };
+    assert_eq!(failed["status"], "failed", "{failed}");
+    let message = failed["statusMessage"].as_str().unwrap_or_default();
+    assert!(message.starts_with("cut off"), "{failed}");
+
+    // And it can be retried through B.
+    let retried = python(
+        &b.mcp("/mcp"),
+        &token,
+        json!([{"op": "request", "method": "tasks/retry", "params": {"taskId": id}}]),
+    );
+    assert!(
+        retried[1].get("result").is_some(),
+        "B retries the cut-off call: {retried:?}"
+    );
+}

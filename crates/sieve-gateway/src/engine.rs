@@ -767,6 +767,7 @@ impl Engine {
 
     /// Stops every server.
     pub async fn shutdown(&self) {
+        self.tasks.leave().await;
         self.stopping.cancel();
         self.pool.shutdown().await;
     }

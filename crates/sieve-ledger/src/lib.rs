@@ -36,7 +36,9 @@
 //!
 //! Beside the tasks, the same database holds the audit (`audit`): a record
 //! of every call when `settings.audit` is on, listed newest first and
-//! purged with the entries.
+//! purged with the entries; and (`replicas`) the calls in flight of a team
+//! gateway's replicas, so a replica that dies mid-call leaves its entries
+//! failed, not working for ever.
 //!
 //! Layout: this file holds the [`Ledger`], what it does the same on both
 //! databases, and its errors; `audit` the audit's records; `schema` the table's columns, its listing
@@ -48,6 +50,7 @@ mod audit;
 mod merge;
 mod postgres;
 mod query;
+mod replicas;
 mod schema;
 mod sqlite;
 #[cfg(test)]

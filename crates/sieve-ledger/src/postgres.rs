@@ -515,7 +515,7 @@ pub(super) fn values(args: &[Arg]) -> Vec<&(dyn ToSql + Sync)> {
 }
 
 /// An entry's values, in `ENTRY_COLUMNS` order.
-fn entry_values(e: &Entry) -> [&(dyn ToSql + Sync); 17] {
+fn entry_values(e: &Entry) -> [&(dyn ToSql + Sync); 18] {
     [
         &e.id,
         &e.kind,
@@ -534,6 +534,7 @@ fn entry_values(e: &Entry) -> [&(dyn ToSql + Sync); 17] {
         &e.retry_of,
         &e.result,
         &e.owner,
+        &e.replica,
     ]
 }
 
@@ -558,5 +559,6 @@ fn entry_of(row: &Row) -> Result<Entry, tokio_postgres::Error> {
         retry_of: row.try_get(15)?,
         result: row.try_get(16)?,
         owner: row.try_get(17)?,
+        replica: row.try_get(18)?,
     })
 }

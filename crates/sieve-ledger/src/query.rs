@@ -82,7 +82,7 @@ impl Dialect {
         self.sql(&format!(
             "INSERT INTO {} ({ENTRY_COLUMNS}) VALUES ({})",
             self.table(),
-            placeholders(17)
+            placeholders(18)
         ))
     }
 }

@@ -11,7 +11,7 @@ use sieve_core::tasks::{EntryKind, TaskRecord, TaskStatus};
 macro_rules! entry_columns {
     () => {
         "id, kind, server, upstream_id, method, tool, params, status, status_message, \
-         created_at, last_updated_at, ttl_ms, poll_interval_ms, profile, retry_of, result, owner"
+         created_at, last_updated_at, ttl_ms, poll_interval_ms, profile, retry_of, result, owner, replica"
     };
 }
 
@@ -98,6 +98,8 @@ pub(super) struct Entry {
     pub retry_of: Option<String>,
     pub result: Option<String>,
     pub owner: Option<String>,
+    /// The process running this call, while it runs (see `replicas`).
+    pub replica: Option<String>,
 }
 
 impl Entry {
@@ -123,6 +125,7 @@ impl Entry {
             retry_of: r.retry_of.clone(),
             result: r.result.as_ref().map(Value::to_string),
             owner: r.owner.clone(),
+            replica: None,
         }
     }
 

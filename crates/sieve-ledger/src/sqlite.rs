@@ -93,12 +93,22 @@ CREATE INDEX audit_status ON audit (status, at, id);
 ";
 
 /// Version 3: who made an entry (`owner`, a signed-in person of a team
-/// gateway), and the listing index of one person's entries. PostgreSQL's
-/// are the same (sieve-postgres `migrations/0006_task_owner.sql`).
+/// gateway), and the listing index of one person's entries; which process
+/// runs a call in flight (`replica`), and each process's last sign of life
+/// (`replicas`), so the calls of one that died are marked cut off.
+/// PostgreSQL's are the same (sieve-postgres
+/// `migrations/0006_owners_and_replicas.sql`).
 const SCHEMA_V3: &str = "
 ALTER TABLE tasks ADD COLUMN owner TEXT;
+ALTER TABLE tasks ADD COLUMN replica TEXT;
 CREATE INDEX tasks_owner_status_updated ON tasks (owner, status, last_updated_at, seq);
 CREATE INDEX tasks_owner_status_created ON tasks (owner, status, created_at, seq);
+CREATE INDEX tasks_replica ON tasks (replica, status) WHERE replica IS NOT NULL;
+CREATE TABLE replicas (
+    id         TEXT    PRIMARY KEY,
+    started_at INTEGER NOT NULL,
+    seen_at    INTEGER NOT NULL
+) STRICT;
 ";
 
 /// Sorts SQLite's failures into the ones a person can act on.
@@ -234,6 +244,7 @@ impl Sqlite {
                         e.retry_of,
                         e.result,
                         e.owner,
+                        e.replica,
                     ])
                     .map_err(|error| self.insert_error(&e, error))?;
                 count += 1;
@@ -435,6 +446,7 @@ fn entry_of(row: &Row<'_>) -> rusqlite::Result<Entry> {
         retry_of: row.get(15)?,
         result: row.get(16)?,
         owner: row.get(17)?,
+        replica: row.get(18)?,
     })
 }
 

@@ -57,8 +57,8 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
     ),
     (
         6,
-        "task owner",
-        include_str!("../migrations/0006_task_owner.sql"),
+        "owners and replicas",
+        include_str!("../migrations/0006_owners_and_replicas.sql"),
     ),
 ];
 

@@ -97,11 +97,14 @@ impl SieveServer {
                 }
             };
         }
+        let flight = tasks.call_started(&call);
         let outcome = self
             .forward(call.server, "tools/call", params.clone(), &context)
             .await;
         // A call that failed or was cut off goes to the ledger, for retry.
-        tasks.record_failed(&call, &outcome, context.ct.is_cancelled());
+        tasks
+            .call_ended(flight, &call, &outcome, context.ct.is_cancelled())
+            .await;
         match outcome? {
             ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
             ServerResult::CreateTaskResult(created) => {

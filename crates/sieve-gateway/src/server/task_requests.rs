@@ -172,10 +172,13 @@ impl SieveServer {
                 },
             ));
         }
+        let flight = tasks.call_started(&call);
         let outcome = self
             .forward(call.server, "tools/call", upstream.clone(), context)
             .await;
-        tasks.record_failed(&call, &outcome, context.ct.is_cancelled());
+        tasks
+            .call_ended(flight, &call, &outcome, context.ct.is_cancelled())
+            .await;
         match outcome? {
             ServerResult::CreateTaskResult(created) => {
                 let record = tasks.record_task(&call, &created.task)?;

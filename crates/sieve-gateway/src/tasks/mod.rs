@@ -18,6 +18,7 @@
 
 mod follow;
 mod legacy;
+mod replica;
 pub(crate) mod wire;
 
 pub(crate) use legacy::Started;
@@ -53,6 +54,9 @@ pub(crate) struct Tasks {
     /// An audit record could not be written, and that was said: a
     /// database that stays away is said once, not at every call.
     audit_failed: AtomicBool,
+    /// This process's id among a team gateway's replicas (`replica`),
+    /// when the ledger is shared.
+    replica: Option<String>,
 }
 
 /// Opens the ledger at `db` and drops entries older than `retention_days`.
@@ -256,6 +260,10 @@ impl Tasks {
         hosts: Arc<Hosts>,
         stopping: CancellationToken,
     ) -> Arc<Tasks> {
+        let replica = replica::replica_id(ledger.as_ref());
+        if let (Some(ledger), Some(id)) = (&ledger, &replica) {
+            replica::keep_alive(ledger.clone(), id.clone(), stopping.clone());
+        }
         Arc::new(Tasks {
             ledger,
             db,
@@ -263,6 +271,7 @@ impl Tasks {
             hosts,
             stopping,
             audit_failed: AtomicBool::new(false),
+            replica,
         })
     }
 
@@ -435,7 +444,10 @@ impl Tasks {
         params: Value,
     ) -> Result<(TaskRecord, Result<Value, CallError>), CallError> {
         let ledger = self.ledger()?;
-        ledger.insert(&record)?;
+        match &self.replica {
+            Some(replica) => ledger.insert_running(&record, replica)?,
+            None => ledger.insert(&record)?,
+        }
         let outcome = self.pool.call(server, method, params).await;
         // The ledger keeps a failure as the JSON-RPC error a host is given.
         let answered = outcome.as_ref().map_err(|e| ErrorData::from(e.clone()));

@@ -464,3 +464,58 @@ pub(super) fn clones_and_second_handles_write_from_threads_without_loss(ledger: 
     assert_eq!(count(ledger), 600, "every entry kept");
     assert!(ledger.live().unwrap().is_empty(), "every update kept");
 }
+
+pub(super) fn a_silent_replicas_calls_are_marked_cut_off(ledger: &Fresh) {
+    let call = |id: &str, created: i64| TaskRecord {
+        kind: EntryKind::Call,
+        upstream_id: None,
+        ..record(id, created, created)
+    };
+    ledger.beat("alive", 1_000).unwrap();
+    ledger.beat("dead", 1_000).unwrap();
+    ledger
+        .insert_running(&call("on-alive", 1_000), "alive")
+        .unwrap();
+    ledger
+        .insert_running(&call("on-dead", 1_000), "dead")
+        .unwrap();
+    ledger
+        .insert_running(&call("on-unknown", 1_000), "never-beat")
+        .unwrap();
+    ledger
+        .insert_running(&call("on-unknown-new", 9_500), "starting")
+        .unwrap();
+    ledger.insert(&call("plain", 1_000)).unwrap();
+    ledger.beat("alive", 9_000).unwrap();
+    // Silent since before 5,000: "dead", and "never-beat"'s old call.
+    assert_eq!(ledger.sweep(5_000, 10_000).unwrap(), 2);
+    let status = |id: &str| ledger.get(id).unwrap().expect(id).status;
+    assert_eq!(status("on-alive"), TaskStatus::Working);
+    assert_eq!(status("on-dead"), TaskStatus::Failed);
+    assert_eq!(status("on-unknown"), TaskStatus::Failed);
+    assert_eq!(
+        status("on-unknown-new"),
+        TaskStatus::Working,
+        "a call newer than the silence is not judged yet"
+    );
+    assert_eq!(
+        status("plain"),
+        TaskStatus::Working,
+        "no replica, not swept"
+    );
+    let dead = ledger.get("on-dead").unwrap().unwrap();
+    assert!(
+        dead.status_message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("cut off")),
+        "{dead:?}"
+    );
+    assert_eq!(dead.last_updated_at, 10_000);
+    assert_eq!(ledger.sweep(5_000, 10_000).unwrap(), 0, "once only");
+
+    assert_eq!(ledger.leave("alive", 11_000).unwrap(), 1);
+    assert_eq!(status("on-alive"), TaskStatus::Failed);
+    assert!(ledger.delete("on-alive").unwrap());
+    assert!(!ledger.delete("on-alive").unwrap());
+    assert_eq!(ledger.get("on-alive").unwrap(), None);
+}

@@ -486,6 +486,7 @@ on_both!(
     audit_records_round_trip_newest_first,
     audit_filters_and_pages_list_what_matches,
     purge_deletes_old_audit_records,
+    a_silent_replicas_calls_are_marked_cut_off,
 );
 
 /// Set in a child copy of this test binary: the ledger it writes to.
