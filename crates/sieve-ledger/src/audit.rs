@@ -134,6 +134,25 @@ pub struct AuditPage {
 const AUDIT_COLUMNS: &str = "id, at, who, profile, server, tool, status, duration_ms, arguments";
 
 /// A record as its row holds it.
+/// The [`AuditRow`] of a row of the audit's select, read with the driver's
+/// `$get`, as [`entry_of_row`](super::schema::entry_of_row) does.
+macro_rules! audit_of_row {
+    ($row:expr, $get:ident) => {
+        $crate::audit::AuditRow {
+            id: $row.$get(0)?,
+            at: $row.$get(1)?,
+            who: $row.$get(2)?,
+            profile: $row.$get(3)?,
+            server: $row.$get(4)?,
+            tool: $row.$get(5)?,
+            status: $row.$get(6)?,
+            duration_ms: $row.$get(7)?,
+            arguments: $row.$get(8)?,
+        }
+    };
+}
+pub(super) use audit_of_row;
+
 pub(super) struct AuditRow {
     pub id: i64,
     pub at: i64,

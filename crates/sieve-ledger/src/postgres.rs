@@ -23,10 +23,10 @@
 //! every arm), binds each arm as a portal and fetches from the portals in
 //! batches as the merge asks, every arm it asks for in one round trip.
 
-use super::audit::AuditRow;
+use super::audit::{AuditRow, audit_of_row};
 use super::merge::{Merge, Step};
 use super::query::{Arg, Dialect, ListPlan};
-use super::schema::Entry;
+use super::schema::{Entry, entry_of_row};
 use super::{LedgerError, Location, TERMINAL, TaskPage, duplicate};
 use deadpool_postgres::Object;
 use futures_util::future::{join, try_join_all};
@@ -186,19 +186,7 @@ impl Postgres {
         args: &[Arg],
         action: &'static str,
     ) -> Result<Vec<AuditRow>, LedgerError> {
-        self.query(sql, args, action, |row| {
-            Ok(AuditRow {
-                id: row.try_get(0)?,
-                at: row.try_get(1)?,
-                who: row.try_get(2)?,
-                profile: row.try_get(3)?,
-                server: row.try_get(4)?,
-                tool: row.try_get(5)?,
-                status: row.try_get(6)?,
-                duration_ms: row.try_get(7)?,
-                arguments: row.try_get(8)?,
-            })
-        })
+        self.query(sql, args, action, |row| Ok(audit_of_row!(row, try_get)))
     }
 
     /// The rows `sql` finds with `args`, each read by `read`.
@@ -540,25 +528,5 @@ fn entry_values(e: &Entry) -> [&(dyn ToSql + Sync); 18] {
 
 /// A row selected with `COLUMNS`.
 fn entry_of(row: &Row) -> Result<Entry, tokio_postgres::Error> {
-    Ok(Entry {
-        seq: row.try_get(0)?,
-        id: row.try_get(1)?,
-        kind: row.try_get(2)?,
-        server: row.try_get(3)?,
-        upstream_id: row.try_get(4)?,
-        method: row.try_get(5)?,
-        tool: row.try_get(6)?,
-        params: row.try_get(7)?,
-        status: row.try_get(8)?,
-        status_message: row.try_get(9)?,
-        created_at: row.try_get(10)?,
-        last_updated_at: row.try_get(11)?,
-        ttl_ms: row.try_get(12)?,
-        poll_interval_ms: row.try_get(13)?,
-        profile: row.try_get(14)?,
-        retry_of: row.try_get(15)?,
-        result: row.try_get(16)?,
-        owner: row.try_get(17)?,
-        replica: row.try_get(18)?,
-    })
+    Ok(entry_of_row!(row, try_get))
 }

@@ -76,6 +76,36 @@ pub(super) const LISTING_INDEXES: [(&[Column], &str, &str); 6] = [
     (&[], "tasks_updated", "tasks_created"),
 ];
 
+/// The [`Entry`] of a row selected with [`COLUMNS`], each column read with
+/// the driver's `$get` (`get` for SQLite, `try_get` for PostgreSQL): one
+/// mapping for both drivers, whose value traits differ.
+macro_rules! entry_of_row {
+    ($row:expr, $get:ident) => {
+        $crate::schema::Entry {
+            seq: $row.$get(0)?,
+            id: $row.$get(1)?,
+            kind: $row.$get(2)?,
+            server: $row.$get(3)?,
+            upstream_id: $row.$get(4)?,
+            method: $row.$get(5)?,
+            tool: $row.$get(6)?,
+            params: $row.$get(7)?,
+            status: $row.$get(8)?,
+            status_message: $row.$get(9)?,
+            created_at: $row.$get(10)?,
+            last_updated_at: $row.$get(11)?,
+            ttl_ms: $row.$get(12)?,
+            poll_interval_ms: $row.$get(13)?,
+            profile: $row.$get(14)?,
+            retry_of: $row.$get(15)?,
+            result: $row.$get(16)?,
+            owner: $row.$get(17)?,
+            replica: $row.$get(18)?,
+        }
+    };
+}
+pub(super) use entry_of_row;
+
 /// An entry as its row holds it: JSON as text, kind and status as their
 /// names. Written in [`ENTRY_COLUMNS`] order; `seq` is only read.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,10 +8,10 @@
 //! schema is versioned with `PRAGMA user_version`; a file from a newer MCP
 //! Sieve is refused rather than guessed at.
 
-use super::audit::AuditRow;
+use super::audit::{AuditRow, audit_of_row};
 use super::merge::{Merge, Step};
 use super::query::{Arg, Dialect, ListPlan};
-use super::schema::Entry;
+use super::schema::{Entry, entry_of_row};
 use super::{LedgerError, Location, TERMINAL, TaskPage, duplicate};
 use rusqlite::types::ToSqlOutput;
 use rusqlite::{
@@ -332,19 +332,7 @@ impl Sqlite {
         args: &[Arg],
         action: &'static str,
     ) -> Result<Vec<AuditRow>, LedgerError> {
-        self.query(sql, args, action, |row| {
-            Ok(AuditRow {
-                id: row.get(0)?,
-                at: row.get(1)?,
-                who: row.get(2)?,
-                profile: row.get(3)?,
-                server: row.get(4)?,
-                tool: row.get(5)?,
-                status: row.get(6)?,
-                duration_ms: row.get(7)?,
-                arguments: row.get(8)?,
-            })
-        })
+        self.query(sql, args, action, |row| Ok(audit_of_row!(row, get)))
     }
 
     /// The rows `sql` finds with `args`, each read by `read`.
@@ -427,27 +415,7 @@ impl Sqlite {
 
 /// A row selected with `COLUMNS`.
 fn entry_of(row: &Row<'_>) -> rusqlite::Result<Entry> {
-    Ok(Entry {
-        seq: row.get(0)?,
-        id: row.get(1)?,
-        kind: row.get(2)?,
-        server: row.get(3)?,
-        upstream_id: row.get(4)?,
-        method: row.get(5)?,
-        tool: row.get(6)?,
-        params: row.get(7)?,
-        status: row.get(8)?,
-        status_message: row.get(9)?,
-        created_at: row.get(10)?,
-        last_updated_at: row.get(11)?,
-        ttl_ms: row.get(12)?,
-        poll_interval_ms: row.get(13)?,
-        profile: row.get(14)?,
-        retry_of: row.get(15)?,
-        result: row.get(16)?,
-        owner: row.get(17)?,
-        replica: row.get(18)?,
-    })
+    Ok(entry_of_row!(row, get))
 }
 
 /// Brings the schema to the newest version, inside one `IMMEDIATE`
