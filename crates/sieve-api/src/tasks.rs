@@ -34,6 +34,9 @@ pub struct TaskFilter {
     pub limit: Option<u32>,
     /// Where the page starts: a previous page's `nextCursor`.
     pub cursor: Option<String>,
+    /// Only the entries of this person (their `sub`, on a team gateway
+    /// with `settings.identity`).
+    pub owner: Option<String>,
 }
 
 impl TaskFilter {
@@ -67,8 +70,10 @@ impl TaskFilter {
                 params[bound] = json!(format_timestamp(ms));
             }
         }
-        TaskQuery::from_params(&params)
-            .map_err(|error| ApiError::invalid(&error.field, error.message))
+        let mut query = TaskQuery::from_params(&params)
+            .map_err(|error| ApiError::invalid(&error.field, error.message))?;
+        query.owner.clone_from(&self.owner);
+        Ok(query)
     }
 }
 

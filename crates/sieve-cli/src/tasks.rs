@@ -30,6 +30,9 @@ pub struct TasksArgs {
     /// Only tasks of this method, e.g. tools/call (repeatable).
     #[arg(long, value_name = "M")]
     pub method: Vec<String>,
+    /// Only the tasks of this signed-in person (their `sub`).
+    #[arg(long, value_name = "SUB")]
+    pub owner: Option<String>,
     /// Order by createdAt or lastUpdatedAt (the default).
     #[arg(long, value_name = "FIELD", default_value = "lastUpdatedAt")]
     pub order_by: String,
@@ -90,6 +93,7 @@ pub(crate) fn run(store: Store, args: TasksArgs, out: &mut dyn Write) -> Result<
                 ascending: args.asc,
                 limit: Some(args.limit),
                 cursor: None,
+                owner: args.owner,
             };
             let page = api::tasks::list(&store, &filter, now_ms()).map_err(|error| match &error
                 .field
@@ -112,13 +116,14 @@ pub(crate) fn run(store: Store, args: TasksArgs, out: &mut dyn Write) -> Result<
             for task in &page.tasks {
                 writeln!(
                     out,
-                    "{}  {:14}  {:24}  {}  {}",
+                    "{}  {:14}  {:24}  {}  {}{}",
                     task["taskId"].as_str().unwrap_or_default(),
                     task["status"].as_str().unwrap_or_default(),
                     meta(task, "tool")
                         .or_else(|| meta(task, "method"))
                         .unwrap_or_default(),
                     task["lastUpdatedAt"].as_str().unwrap_or_default(),
+                    meta(task, "owner").map_or_else(String::new, |o| format!("[{o}] ")),
                     task["statusMessage"].as_str().unwrap_or_default()
                 )?;
             }

@@ -377,6 +377,8 @@ export interface TaskFilter {
   ascending: boolean;
   limit?: number;
   cursor?: string;
+  /** Only the entries of this signed-in person (a team gateway's). */
+  owner?: string;
 }
 
 export interface TaskMeta {
@@ -387,6 +389,8 @@ export interface TaskMeta {
   'dev.mcp-sieve/upstreamTaskId'?: string;
   'dev.mcp-sieve/retryOf'?: string;
   'dev.mcp-sieve/profile'?: string;
+  /** The signed-in person who made it (a team gateway's). */
+  'dev.mcp-sieve/owner'?: string;
 }
 
 export interface Task {
