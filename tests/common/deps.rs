@@ -1,6 +1,6 @@
 //! The third-party clients and servers of the tests (MCP Inspector,
 //! server-everything, server-filesystem, the MCP conformance suite, the
-//! Python `mcp` client, Node 22),
+//! Python `mcp` client, Node 22, the OpenID provider `oidc-provider`),
 //! installed by `scripts/test-deps.sh` on first use in a test run.
 
 use std::collections::HashMap;
@@ -11,6 +11,9 @@ use std::sync::OnceLock;
 /// Where the installed tools are.
 #[derive(Debug)]
 pub struct Deps {
+    /// `tests/clients`: the npm packages' folder and our scripts that import
+    /// them (e.g. `oidc/provider.mjs`).
+    pub clients: PathBuf,
     pub node22: PathBuf,
     pub inspector: PathBuf,
     pub server_everything: PathBuf,
@@ -27,7 +30,8 @@ pub struct Deps {
 pub fn deps() -> &'static Deps {
     static DEPS: OnceLock<Deps> = OnceLock::new();
     DEPS.get_or_init(|| {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/test-deps.sh");
+        let tests = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let script = tests.join("../scripts/test-deps.sh");
         let output = Command::new("bash")
             .arg(&script)
             .output()
@@ -51,6 +55,7 @@ pub fn deps() -> &'static Deps {
             path
         };
         Deps {
+            clients: tests.join("clients"),
             node22: get("MCP_SIEVE_NODE22"),
             inspector: get("MCP_SIEVE_INSPECTOR"),
             server_everything: get("MCP_SIEVE_SERVER_EVERYTHING"),

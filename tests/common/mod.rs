@@ -120,6 +120,7 @@ pub mod deps;
 pub mod http;
 pub mod installed;
 pub mod keychain;
+pub mod oidc;
 pub mod procs;
 pub mod wire;
 
