@@ -146,6 +146,17 @@ impl Verifier {
                 header.alg
             )));
         }
+        // A token of another provider is refused before its key is looked
+        // for, so foreign tokens never make the gateway fetch keys. (Read
+        // unverified here; the signature check below reads it again.)
+        let claimed = jsonwebtoken::dangerous::insecure_decode_claims::<Map<String, Value>>(token)
+            .map_err(|_| Refusal::Invalid("the access token's claims are not JSON".into()))?;
+        if claimed.get("iss").and_then(Value::as_str) != Some(identity.issuer.as_str()) {
+            return Err(Refusal::Invalid(plain(
+                identity,
+                Some(&jsonwebtoken::errors::ErrorKind::InvalidIssuer),
+            )));
+        }
         let kid = header.kid.as_deref();
         let candidates = match self.candidates(identity, kid, header.alg) {
             Some(found) if !found.is_empty() => found,
