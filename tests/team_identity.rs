@@ -158,8 +158,8 @@ async fn request(endpoint: &str, token: &str, method: &str, mut params: Value) -
     // A whole answer is plain JSON; a stream's last event holds it.
     let json = text
         .lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .last()
+        .rev()
+        .find_map(|l| l.strip_prefix("data: "))
         .unwrap_or(&text);
     (
         status,
