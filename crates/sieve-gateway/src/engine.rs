@@ -756,6 +756,7 @@ impl Engine {
             params: &params,
             profile: &profile.name,
             owner: None,
+            local: crate::tasks::Call::is_local(&self.config(), &tool.server),
         };
         self.tasks.try_call(&call).await
     }

@@ -3,7 +3,8 @@
 //! A team gateway's replica records each plain call as `working` when it
 //! starts ([`Ledger::insert_running`], with the replica's id), and when it
 //! ends deletes the entry (a success needs no retry) or records how it
-//! failed. Each replica says it is alive every few seconds
+//! failed; a task of a server that runs as the replica's child is recorded
+//! as the replica's too, since it ends with the replica. Each replica says it is alive every few seconds
 //! ([`Ledger::beat`]). Should one die mid-call, its entries would stay
 //! `working` for ever; [`Ledger::sweep`], run by every replica, marks the
 //! working calls of a replica silent for longer than the given time failed
@@ -14,7 +15,7 @@
 use super::query::{Arg, Dialect, placeholders, text};
 use super::schema::Entry;
 use super::{Backend, Ledger, LedgerError};
-use sieve_core::tasks::{EntryKind, TaskRecord, TaskStatus};
+use sieve_core::tasks::{TaskRecord, TaskStatus};
 
 /// The message of a call its replica left unfinished.
 fn cut_off(how: &str) -> String {
@@ -55,26 +56,27 @@ impl Ledger {
             .map(drop)
     }
 
-    /// Marks failed the calls still working of every replica not seen
-    /// since `silent_since_ms` (and of none recorded at all, if the call
-    /// is that old), then forgets those replicas. Returns how many calls
+    /// Marks failed the entries still running of every replica not seen
+    /// since `silent_since_ms` (and of none recorded at all, if the entry
+    /// is that old), then forgets those replicas. Returns how many entries
     /// it marked.
     pub fn sweep(&self, silent_since_ms: i64, now_ms: i64) -> Result<usize, LedgerError> {
         let dialect = self.dialect();
         let sql = dialect.sql(&format!(
             "UPDATE {tasks} SET status = ?, status_message = ?, last_updated_at = {later} \
-             WHERE kind = ? AND status = ? AND replica IS NOT NULL AND created_at < ? \
+             WHERE status IN ({running}) AND replica IS NOT NULL AND created_at < ? \
              AND replica NOT IN (SELECT id FROM {replicas} WHERE seen_at >= ?)",
             tasks = self.table(),
             later = later(dialect),
+            running = placeholders(2),
             replicas = replicas(dialect),
         ));
         let args = [
             text(TaskStatus::Failed.as_str()),
             text(&cut_off("stopped answering")),
             Arg::Int(now_ms),
-            text(EntryKind::Call.as_str()),
             text(TaskStatus::Working.as_str()),
+            text(TaskStatus::InputRequired.as_str()),
             Arg::Int(silent_since_ms),
             Arg::Int(silent_since_ms),
         ];

@@ -81,6 +81,7 @@ impl SieveServer {
             params: &params,
             profile: &view.profile.name,
             owner: view.owner.as_deref(),
+            local: Call::is_local(&view.config, &tool.server),
         };
         let tasks = self.engine.tasks();
         if tasks.runs_as_legacy_task(call.server, &tool.definition, false) {

@@ -161,6 +161,7 @@ impl SieveServer {
             params: &upstream,
             profile: &view.profile.name,
             owner: view.owner.as_deref(),
+            local: Call::is_local(&view.config, &tool.server),
         };
         let tasks = self.engine.tasks();
         if tasks.runs_as_legacy_task(call.server, &tool.definition, true) {

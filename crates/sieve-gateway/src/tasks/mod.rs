@@ -120,6 +120,20 @@ pub(crate) struct Call<'a> {
     pub profile: &'a str,
     /// The signed-in person who made it.
     pub owner: Option<&'a str>,
+    /// The server runs inside this process or as its child (stdio, the
+    /// built-in demo), so a task it runs ends when this replica does.
+    pub local: bool,
+}
+
+impl Call<'_> {
+    /// Whether `server` of `config` runs as this process's child or inside
+    /// it: any server but an HTTP one.
+    pub(crate) fn is_local(config: &sieve_core::Config, server: &str) -> bool {
+        !matches!(
+            config.mcp_servers.get(server).map(|s| &s.transport),
+            Some(sieve_core::config::Transport::Http { .. })
+        )
+    }
 }
 
 impl Call<'_> {
@@ -347,7 +361,12 @@ impl Tasks {
             poll_interval_ms: created.poll_interval_ms,
             ..call.entry(EntryKind::Task, created.status, created.message, now)
         };
-        self.ledger()?.insert(&record)?;
+        // A task of a child server dies with this replica: it is marked
+        // as this replica's, so the others mark it cut off if it does.
+        match (&self.replica, call.local) {
+            (Some(replica), true) => self.ledger()?.insert_running(&record, replica)?,
+            _ => self.ledger()?.insert(&record)?,
+        }
         Ok(record)
     }
 

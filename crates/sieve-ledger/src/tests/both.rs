@@ -479,6 +479,9 @@ pub(super) fn a_silent_replicas_calls_are_marked_cut_off(ledger: &Fresh) {
     ledger
         .insert_running(&call("on-dead", 1_000), "dead")
         .unwrap();
+    let mut task = record("task-on-dead", 1_000, 1_000);
+    task.status = TaskStatus::InputRequired;
+    ledger.insert_running(&task, "dead").unwrap();
     ledger
         .insert_running(&call("on-unknown", 1_000), "never-beat")
         .unwrap();
@@ -487,11 +490,13 @@ pub(super) fn a_silent_replicas_calls_are_marked_cut_off(ledger: &Fresh) {
         .unwrap();
     ledger.insert(&call("plain", 1_000)).unwrap();
     ledger.beat("alive", 9_000).unwrap();
-    // Silent since before 5,000: "dead", and "never-beat"'s old call.
-    assert_eq!(ledger.sweep(5_000, 10_000).unwrap(), 2);
+    // Silent since before 5,000: "dead" (a call and a task of its child
+    // server), and "never-beat"'s old call.
+    assert_eq!(ledger.sweep(5_000, 10_000).unwrap(), 3);
     let status = |id: &str| ledger.get(id).unwrap().expect(id).status;
     assert_eq!(status("on-alive"), TaskStatus::Working);
     assert_eq!(status("on-dead"), TaskStatus::Failed);
+    assert_eq!(status("task-on-dead"), TaskStatus::Failed);
     assert_eq!(status("on-unknown"), TaskStatus::Failed);
     assert_eq!(
         status("on-unknown-new"),
