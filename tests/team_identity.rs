@@ -372,3 +372,87 @@ fn kid(token: &str) -> String {
         .kid
         .unwrap_or_default()
 }
+
+/// One message of a 2025-11-25 session, raw: the status, the session id
+/// the answer carries, and the answer.
+async fn in_session(
+    endpoint: &str,
+    token: &str,
+    session: Option<&str>,
+    message: Value,
+) -> (u16, Option<String>, Value) {
+    let mut post = reqwest::Client::new()
+        .post(endpoint)
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream");
+    if let Some(session) = session {
+        post = post
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    let response = timeout(WAIT, post.json(&message).send())
+        .await
+        .expect("the gateway answers in time")
+        .expect("the gateway answers");
+    let status = response.status().as_u16();
+    let id = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let text = response.text().await.unwrap_or_default();
+    let json = text
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or(&text);
+    (
+        status,
+        id,
+        serde_json::from_str(json).unwrap_or(Value::Null),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_serves_only_the_person_who_opened_it() {
+    let keys = tempfile::tempdir().unwrap();
+    let provider = Provider::start(&keys.path().join("keys.json"));
+    let server = TestServer::start();
+    let (url, static_token) = team(&server, "sessions", provider.issuer());
+    let replica = Replica::start(&url, &static_token);
+    let endpoint = replica.url("/mcp");
+    let alice = provider.token("alice", AUDIENCE);
+    let bob = provider.token("bob", AUDIENCE);
+
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "session-test", "version": "1"}
+        }
+    });
+    let (status, session, answer) = in_session(&endpoint, &alice, None, initialize).await;
+    assert_eq!(status, 200, "{answer}");
+    let session = session.expect("a session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    in_session(&endpoint, &alice, Some(&session), initialized).await;
+
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+    let (_, _, hers) = in_session(&endpoint, &alice, Some(&session), list.clone()).await;
+    assert!(
+        hers["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "alice lists in her session: {hers}"
+    );
+    for (who, token) in [("bob", bob.as_str()), ("the static token", &static_token)] {
+        let (_, _, refused) = in_session(&endpoint, token, Some(&session), list.clone()).await;
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("opened by someone else")),
+            "{who} is refused in alice's session: {refused}"
+        );
+    }
+}

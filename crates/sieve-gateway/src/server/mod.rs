@@ -136,6 +136,10 @@ struct ConnState {
     concerns: BTreeMap<String, String>,
     host: Option<HostId>,
     seen: Option<Fingerprints>,
+    /// Who opened this connection over HTTP: a signed-in person's subject,
+    /// or `None` for the static token. A 2025-11-25 session serves only
+    /// them.
+    caller: Option<Option<String>>,
 }
 
 /// What a request is served with.
@@ -281,8 +285,31 @@ impl SieveServer {
         Ok(narrowing.concerns(&self.state().concerns))
     }
 
+    /// Refuses a request on a connection another caller opened: a
+    /// session id is no credential, so a person's session serves only
+    /// their own token.
+    fn same_caller(&self, extensions: &rmcp::model::Extensions) -> Result<(), ErrorData> {
+        if self.conn.fixed_profile.is_some() {
+            return Ok(());
+        }
+        let subject = signed_in(extensions).map(|p| p.subject.clone());
+        let mut state = self.state();
+        match &state.caller {
+            None => {
+                state.caller = Some(subject);
+                Ok(())
+            }
+            Some(first) if *first == subject => Ok(()),
+            Some(_) => Err(ErrorData::invalid_request(
+                "this session was opened by someone else; open a session of your own",
+                None,
+            )),
+        }
+    }
+
     /// The catalog, profile and narrowing a request is served with.
     fn view(&self, context: &RequestContext<RoleServer>, list: bool) -> Result<View, ErrorData> {
+        self.same_caller(&context.extensions)?;
         let name = self.profile_name(&context.extensions);
         let published = self.engine.published();
         Ok(View {
@@ -502,6 +529,7 @@ impl ServerHandler for SieveServer {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
+        self.same_caller(&context.extensions)?;
         self.handle_initialize(request, context).await
     }
 
