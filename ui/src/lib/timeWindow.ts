@@ -5,6 +5,14 @@
 
 export type Since = 'any' | '1h' | 'today' | 'yesterday' | 'custom';
 
+/** The time filter as a screen holds it. */
+export interface TimeFilter {
+  since: Since;
+  /** `custom`: `datetime-local` values, local time. */
+  from: string;
+  to: string;
+}
+
 /** `since` and `until` as the shell's filters take them. */
 export interface Window {
   since?: string;

@@ -1,18 +1,12 @@
 import { auditList, type AuditFilter, type AuditPage, type AuditStatus } from '../backend';
 import { Loader } from '../request.svelte';
-import { timeWindow, type Since } from '../timeWindow';
+import { timeWindow, type TimeFilter } from '../timeWindow';
 
 export const STATUSES: readonly AuditStatus[] = ['ok', 'error', 'refused', 'cancelled'];
 
-export type { Since } from '../timeWindow';
-
 /** The filters as the screen holds them. */
-export interface AuditFilters {
+export interface AuditFilters extends TimeFilter {
   status: AuditStatus[];
-  since: Since;
-  /** `custom`: `datetime-local` values, local time. */
-  from: string;
-  to: string;
   servers: string[];
 }
 

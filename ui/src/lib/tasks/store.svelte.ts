@@ -12,7 +12,7 @@ import {
 } from '../backend';
 import type { ProfilesStore } from '../profiles/store.svelte';
 import { Action, Loader } from '../request.svelte';
-import { timeWindow, type Since } from '../timeWindow';
+import { timeWindow, type TimeFilter } from '../timeWindow';
 
 export const STATUSES: readonly TaskStatus[] = [
   'working',
@@ -24,15 +24,9 @@ export const STATUSES: readonly TaskStatus[] = [
 
 export const METHODS: readonly string[] = ['tools/call', 'prompts/get', 'resources/read'];
 
-export type { Since } from '../timeWindow';
-
 /** The filters as the screen holds them. */
-export interface TaskFilters {
+export interface TaskFilters extends TimeFilter {
   status: TaskStatus[];
-  since: Since;
-  /** `custom`: `datetime-local` values, local time. */
-  from: string;
-  to: string;
   servers: string[];
   methods: string[];
   orderBy: TaskOrder;
