@@ -7,7 +7,8 @@ use rmcp::model::{ServerNotification, SubscriptionFilter};
 use serde_json::{Value, json};
 use sieve_postgres::Database;
 use sieve_postgres::testing::TestServer;
-use sieve_tests::http::{HttpProxy, modern_host};
+use sieve_tests::http::modern_host;
+use sieve_tests::team::{Replica, cli};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use tokio::time::timeout;
@@ -15,49 +16,6 @@ use tokio::time::timeout;
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
 const STORM: &str = env!("CARGO_BIN_EXE_edit-storm");
 const WAIT: Duration = Duration::from_secs(30);
-
-/// A replica: `mcp-sieve serve --http` on the team's database, with a home
-/// of its own for what stays on its machine; killed when dropped.
-struct Replica {
-    proxy: HttpProxy,
-    _home: tempfile::TempDir,
-}
-
-impl Replica {
-    fn start(url: &str, token: &str) -> Replica {
-        let home = tempfile::tempdir().unwrap();
-        let proxy = HttpProxy::start_with_env(
-            BIN,
-            home.path(),
-            token.to_string(),
-            &[("MCP_SIEVE_STATE", url)],
-        );
-        Replica { proxy, _home: home }
-    }
-
-    fn mcp(&self, path: &str) -> String {
-        format!("{}{path}", self.proxy.base)
-    }
-}
-
-/// `mcp-sieve --state URL ARGS`, which must succeed.
-fn cli(url: &str, args: &[&str]) -> String {
-    let home = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN)
-        .arg("--home")
-        .arg(home.path())
-        .arg("--state")
-        .arg(url)
-        .args(args)
-        .output()
-        .expect("mcp-sieve runs");
-    assert!(
-        out.status.success(),
-        "mcp-sieve {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// A team database whose config has the demo server, and its token.
 fn team(server: &TestServer, name: &str) -> (String, String) {
@@ -72,7 +30,9 @@ fn team(server: &TestServer, name: &str) -> (String, String) {
         Ok(Some("{\"groups\": [\"billing\"]}\n".into()))
     })
     .unwrap();
-    let token = cli(&url, &["serve", "--print-token"]).trim().to_string();
+    let token = cli(BIN, &url, &["serve", "--print-token"])
+        .trim()
+        .to_string();
     (url, token)
 }
 
@@ -103,9 +63,9 @@ fn python(endpoint: &str, token: &str, script: Value) -> Vec<Value> {
 async fn a_change_through_the_team_database_reaches_a_host_on_another_replica() {
     let server = TestServer::start();
     let (url, token) = team(&server, "live");
-    let a = Replica::start(&url, &token);
-    let b = Replica::start(&url, &token);
-    let on_b = modern_host(b.mcp("/mcp"), &token).await;
+    let a = Replica::start(BIN, &url, &token);
+    let b = Replica::start(BIN, &url, &token);
+    let on_b = modern_host(b.url("/mcp"), &token).await;
     assert_eq!(
         tool_count(&on_b).await,
         40,
@@ -119,7 +79,7 @@ async fn a_change_through_the_team_database_reaches_a_host_on_another_replica() 
 
     // The active profile switched by the command line on the database.
     let started = Instant::now();
-    cli(&url, &["profiles", "use", "billing"]);
+    cli(BIN, &url, &["profiles", "use", "billing"]);
     let heard = timeout(WAIT, listening.next())
         .await
         .expect("the switch reaches the host on B")
@@ -136,12 +96,12 @@ async fn a_change_through_the_team_database_reaches_a_host_on_another_replica() 
         "within about a second: {took:?}"
     );
     assert_eq!(tool_count(&on_b).await, 8, "B serves the billing group now");
-    let on_a = modern_host(a.mcp("/mcp"), &token).await;
+    let on_a = modern_host(a.url("/mcp"), &token).await;
     assert_eq!(tool_count(&on_a).await, 8, "and so does A");
 
     // A replica started later serves the state as it is now.
-    let c = Replica::start(&url, &token);
-    let on_c = modern_host(c.mcp("/mcp"), &token).await;
+    let c = Replica::start(BIN, &url, &token);
+    let on_c = modern_host(c.url("/mcp"), &token).await;
     assert_eq!(
         tool_count(&on_c).await,
         8,
@@ -156,16 +116,16 @@ async fn a_change_through_the_team_database_reaches_a_host_on_another_replica() 
 fn a_failed_call_through_one_replica_is_listed_and_retried_through_another() {
     let server = TestServer::start();
     let (url, token) = team(&server, "tasks");
-    let a = Replica::start(&url, &token);
-    let b = Replica::start(&url, &token);
+    let a = Replica::start(BIN, &url, &token);
+    let b = Replica::start(BIN, &url, &token);
     let through_a = python(
-        &a.mcp("/mcp"),
+        &a.url("/mcp"),
         &token,
         json!([{"op": "call_tool", "name": "demo__get_issue", "arguments": {"id": 999}}]),
     );
     assert_eq!(through_a[1]["result"]["isError"], true, "{through_a:?}");
     let listed = python(
-        &b.mcp("/mcp"),
+        &b.url("/mcp"),
         &token,
         json!([{"op": "request", "method": "tasks/list", "params": {}}]),
     );
@@ -177,7 +137,7 @@ fn a_failed_call_through_one_replica_is_listed_and_retried_through_another() {
     assert_eq!(tasks[0]["status"], "failed");
     let id = tasks[0]["taskId"].as_str().unwrap().to_string();
     let retried = python(
-        &b.mcp("/mcp"),
+        &b.url("/mcp"),
         &token,
         json!([
             {"op": "request", "method": "tasks/retry", "params": {"taskId": id}},
@@ -195,7 +155,7 @@ fn a_failed_call_through_one_replica_is_listed_and_retried_through_another() {
     assert_eq!(all.len(), 2, "{retried:?}");
     assert_eq!(all[1]["_meta"]["dev.mcp-sieve/retryOf"], id.as_str());
     let again_from_a = python(
-        &a.mcp("/mcp"),
+        &a.url("/mcp"),
         &token,
         json!([{"op": "request", "method": "tasks/list", "params": {}}]),
     );
@@ -210,8 +170,8 @@ fn a_failed_call_through_one_replica_is_listed_and_retried_through_another() {
 fn eight_writers_on_one_profile_through_the_team_database_lose_nothing() {
     let server = TestServer::start();
     let (url, token) = team(&server, "writers");
-    let _a = Replica::start(&url, &token);
-    let _b = Replica::start(&url, &token);
+    let _a = Replica::start(BIN, &url, &token);
+    let _b = Replica::start(BIN, &url, &token);
     let writers: Vec<_> = (0..8)
         .map(|w| {
             let url = url.clone();
@@ -234,7 +194,7 @@ fn eight_writers_on_one_profile_through_the_team_database_lose_nothing() {
     for writer in writers {
         writer.join().unwrap();
     }
-    let shown = cli(&url, &["profiles", "show", "billing", "--json"]);
+    let shown = cli(BIN, &url, &["profiles", "show", "billing", "--json"]);
     let profile: Value = serde_json::from_str(&shown).unwrap();
     let denied = profile["tools"]["deny"].as_array().unwrap();
     assert_eq!(denied.len(), 160, "8 writers × 20 edits, none lost");
@@ -244,8 +204,8 @@ fn eight_writers_on_one_profile_through_the_team_database_lose_nothing() {
 async fn a_replica_keeps_serving_while_the_database_restarts_and_catches_up() {
     let server = TestServer::start();
     let (url, token) = team(&server, "restart");
-    let a = Replica::start(&url, &token);
-    let on_a = modern_host(a.mcp("/mcp/p/default"), &token).await;
+    let a = Replica::start(BIN, &url, &token);
+    let on_a = modern_host(a.url("/mcp/p/default"), &token).await;
     assert_eq!(tool_count(&on_a).await, 40);
 
     server.stop();
@@ -259,7 +219,7 @@ async fn a_replica_keeps_serving_while_the_database_restarts_and_catches_up() {
     server.start_again();
 
     // Once the replica is back on the database, a change reaches it again.
-    let on_billing = modern_host(a.mcp("/mcp/p/billing"), &token).await;
+    let on_billing = modern_host(a.url("/mcp/p/billing"), &token).await;
     let filter = SubscriptionFilter::builder().tools_list_changed().build();
     let mut listening = timeout(WAIT, on_billing.peer().listen(filter))
         .await
@@ -272,7 +232,11 @@ async fn a_replica_keeps_serving_while_the_database_restarts_and_catches_up() {
     loop {
         n += 1;
         let action = if n % 2 == 1 { "add" } else { "remove" };
-        cli(&url, &["labels", "group", action, "billing", "demo__echo"]);
+        cli(
+            BIN,
+            &url,
+            &["labels", "group", action, "billing", "demo__echo"],
+        );
         if let Ok(Ok(Some(_))) = timeout(Duration::from_millis(1500), listening.next()).await {
             break;
         }
@@ -286,7 +250,7 @@ async fn a_replica_keeps_serving_while_the_database_restarts_and_catches_up() {
 /// The entry of `tool` among `replica`'s `tasks/list`, if there is one.
 fn listed_entry(replica: &Replica, token: &str, tool: &str) -> Option<Value> {
     let listed = python(
-        &replica.mcp("/mcp"),
+        &replica.url("/mcp"),
         token,
         json!([{"op": "request", "method": "tasks/list", "params": {}}]),
     );
@@ -301,10 +265,10 @@ fn listed_entry(replica: &Replica, token: &str, tool: &str) -> Option<Value> {
 async fn a_replica_killed_mid_call_leaves_a_failed_entry_that_another_lists() {
     let server = TestServer::start();
     let (url, token) = team(&server, "killed");
-    let a = Replica::start(&url, &token);
-    let b = Replica::start(&url, &token);
+    let a = Replica::start(BIN, &url, &token);
+    let b = Replica::start(BIN, &url, &token);
     // A plain call of some 20 seconds through A, from a host of its own.
-    let on_a = modern_host(a.mcp("/mcp"), &token).await;
+    let on_a = modern_host(a.url("/mcp"), &token).await;
     let arguments = json!({"steps": 50, "step_ms": 400});
     let call = rmcp::model::CallToolRequestParams::new("demo__reindex")
         .with_arguments(arguments.as_object().cloned().unwrap());
@@ -353,7 +317,7 @@ async fn a_replica_killed_mid_call_leaves_a_failed_entry_that_another_lists() {
 
     // And it can be retried through B.
     let retried = python(
-        &b.mcp("/mcp"),
+        &b.url("/mcp"),
         &token,
         json!([{"op": "request", "method": "tasks/retry", "params": {"taskId": id}}]),
     );

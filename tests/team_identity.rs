@@ -8,9 +8,9 @@ use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 use sieve_postgres::Database;
 use sieve_postgres::testing::TestServer;
-use sieve_tests::http::{HttpProxy, modern_host};
+use sieve_tests::http::modern_host;
 use sieve_tests::oidc::Provider;
-use std::process::Command;
+use sieve_tests::team::{Replica, cli};
 use std::time::{Duration, Instant};
 use tokio::time::timeout;
 
@@ -19,47 +19,6 @@ const WAIT: Duration = Duration::from_secs(30);
 /// The gateway as people's hosts name it (its load balancer's address):
 /// what their tokens are for.
 const AUDIENCE: &str = "http://sieve.test/mcp";
-
-struct Replica {
-    proxy: HttpProxy,
-    _home: tempfile::TempDir,
-}
-
-impl Replica {
-    fn start(url: &str, token: &str) -> Replica {
-        let home = tempfile::tempdir().unwrap();
-        let proxy = HttpProxy::start_with_env(
-            BIN,
-            home.path(),
-            token.to_string(),
-            &[("MCP_SIEVE_STATE", url)],
-        );
-        Replica { proxy, _home: home }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.proxy.base)
-    }
-}
-
-/// `mcp-sieve --state URL ARGS`, which must succeed.
-fn cli(url: &str, args: &[&str]) -> String {
-    let home = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN)
-        .arg("--home")
-        .arg(home.path())
-        .arg("--state")
-        .arg(url)
-        .args(args)
-        .output()
-        .expect("mcp-sieve runs");
-    assert!(
-        out.status.success(),
-        "mcp-sieve {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// A team whose config has the demo server, the audit on, and the
 /// provider at `issuer`: engineering gets profile `eng` (every tool),
@@ -90,7 +49,9 @@ fn team(server: &TestServer, name: &str, issuer: &str) -> (String, String) {
         db.update_document::<sieve_postgres::DbError>(document, &mut |_| Ok(Some(text.clone())))
             .unwrap();
     }
-    let token = cli(&url, &["serve", "--print-token"]).trim().to_string();
+    let token = cli(BIN, &url, &["serve", "--print-token"])
+        .trim()
+        .to_string();
     (url, token)
 }
 
@@ -154,17 +115,18 @@ async fn request(endpoint: &str, token: &str, method: &str, mut params: Value) -
     .expect("the gateway answers in time")
     .expect("the gateway answers");
     let status = response.status().as_u16();
-    let text = response.text().await.unwrap_or_default();
-    // A whole answer is plain JSON; a stream's last event holds it.
+    (status, answer(&response.text().await.unwrap_or_default()))
+}
+
+/// An answer's JSON: the body when it is plain JSON, else the last event
+/// of its stream; a refusal's text as a string.
+fn answer(text: &str) -> Value {
     let json = text
         .lines()
         .rev()
         .find_map(|l| l.strip_prefix("data: "))
-        .unwrap_or(&text);
-    (
-        status,
-        serde_json::from_str(json).unwrap_or(Value::String(text.clone())),
-    )
+        .unwrap_or(text);
+    serde_json::from_str(json).unwrap_or_else(|_| Value::String(text.to_string()))
 }
 
 /// The entries (id, owner) `token`'s person sees through `endpoint`.
@@ -194,8 +156,8 @@ async fn two_people_see_their_own_tools_and_only_their_own_tasks() {
     let provider = Provider::start(&keys.path().join("keys.json"));
     let server = TestServer::start();
     let (url, static_token) = team(&server, "people", provider.issuer());
-    let a = Replica::start(&url, &static_token);
-    let b = Replica::start(&url, &static_token);
+    let a = Replica::start(BIN, &url, &static_token);
+    let b = Replica::start(BIN, &url, &static_token);
     let alice = provider.token("alice", AUDIENCE);
     let bob = provider.token("bob", AUDIENCE);
 
@@ -259,7 +221,7 @@ async fn two_people_see_their_own_tools_and_only_their_own_tasks() {
     assert_eq!(status, 403, "{answer}");
 
     // The audit names the person.
-    let audit: Value = serde_json::from_str(&cli(&url, &["audit", "--json"])).unwrap();
+    let audit: Value = serde_json::from_str(&cli(BIN, &url, &["audit", "--json"])).unwrap();
     let who: Vec<&str> = audit["calls"]
         .as_array()
         .expect("calls")
@@ -281,7 +243,7 @@ async fn tokens_of_another_issuer_audience_or_time_get_401_and_a_rotated_key_is_
     let stranger = Provider::start(&keys.path().join("stranger.json"));
     let server = TestServer::start();
     let (url, static_token) = team(&server, "refusals", provider.issuer());
-    let replica = Replica::start(&url, &static_token);
+    let replica = Replica::start(BIN, &url, &static_token);
     let endpoint = replica.url("/mcp");
 
     // The protected resource metadata names the provider.
@@ -400,16 +362,10 @@ async fn in_session(
         .get("mcp-session-id")
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let text = response.text().await.unwrap_or_default();
-    let json = text
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("data: "))
-        .unwrap_or(&text);
     (
         status,
         id,
-        serde_json::from_str(json).unwrap_or(Value::Null),
+        answer(&response.text().await.unwrap_or_default()),
     )
 }
 
@@ -419,7 +375,7 @@ async fn a_session_serves_only_the_person_who_opened_it() {
     let provider = Provider::start(&keys.path().join("keys.json"));
     let server = TestServer::start();
     let (url, static_token) = team(&server, "sessions", provider.issuer());
-    let replica = Replica::start(&url, &static_token);
+    let replica = Replica::start(BIN, &url, &static_token);
     let endpoint = replica.url("/mcp");
     let alice = provider.token("alice", AUDIENCE);
     let bob = provider.token("bob", AUDIENCE);

@@ -122,6 +122,7 @@ pub mod installed;
 pub mod keychain;
 pub mod oidc;
 pub mod procs;
+pub mod team;
 pub mod wire;
 
 /// Runs `mcp_client.py` (the Python `mcp` client) with `args` and a script;
