@@ -74,6 +74,12 @@ pub(crate) fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Resu
                     "hosts must send \"Authorization: Bearer <token>\"; the token is in {} (`mcp-sieve serve --print-token`)",
                     store.home().token_file().display()
                 );
+                if let Some(identity) = &engine.config().settings.identity {
+                    eprintln!(
+                        "people signed in through {} are taken too, with a token for {}; their {} claim chooses their profile",
+                        identity.issuer, identity.audience, identity.claim
+                    );
+                }
                 shutdown_signal().await;
                 stop.cancel();
             }
