@@ -326,3 +326,61 @@ async fn a_replica_killed_mid_call_leaves_a_failed_entry_that_another_lists() {
         "B retries the cut-off call: {retried:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_kept_through_the_command_line_reaches_every_replica_sealed() {
+    let deps = sieve_tests::deps::deps();
+    let server = TestServer::start();
+    let url = server.database("secrets");
+    let db = Database::connect(&url).expect("the database takes the schema");
+    let config = json!({"mcpServers": {"everything": {
+        "command": deps.node22,
+        "args": [deps.server_everything],
+        "env": {"TEAM_TOKEN": "team-value-1234"}
+    }}});
+    db.update_document::<sieve_postgres::DbError>("config.json", &mut |_| {
+        Ok(Some(format!("{config:#}\n")))
+    })
+    .unwrap();
+    let key = [(
+        "MCP_SIEVE_TEAM_KEY",
+        "q3mX2f0Z8yQ1N0m2x1Q3n9s6t4r2p0o8i6u4y2t0r8E=",
+    )];
+    let kept = sieve_tests::team::cli_with(
+        BIN,
+        &url,
+        &["servers", "secret", "everything", "TEAM_TOKEN"],
+        &key,
+    );
+    assert!(kept.contains("team's database"), "{kept}");
+    let text = db.read_document("config.json").unwrap().unwrap();
+    assert!(!text.contains("team-value-1234"), "moved out: {text}");
+    assert!(text.contains("${secret:"), "{text}");
+
+    // Two replicas, each given the key: both start the server with it.
+    let token = cli(BIN, &url, &["serve", "--print-token"])
+        .trim()
+        .to_string();
+    for replica in [
+        Replica::start_with(BIN, &url, &token, &key),
+        Replica::start_with(BIN, &url, &token, &key),
+    ] {
+        let host = modern_host(replica.url("/mcp"), &token).await;
+        let env = timeout(
+            WAIT,
+            host.peer()
+                .call_tool(rmcp::model::CallToolRequestParams::new(
+                    "everything__get-env",
+                )),
+        )
+        .await
+        .expect("get-env answers in time")
+        .expect("get-env works");
+        let printed = serde_json::to_string(&env.content).unwrap();
+        assert!(
+            printed.contains("team-value-1234"),
+            "the replica put the team's secret in the server's environment"
+        );
+        host.cancel().await.ok();
+    }
+}

@@ -15,13 +15,15 @@ pub struct Replica {
 impl Replica {
     /// Starts `binary` as a replica on `url`, taking the static `token`.
     pub fn start(binary: &str, url: &str, token: &str) -> Replica {
+        Replica::start_with(binary, url, token, &[])
+    }
+
+    /// [`Replica::start`] with more environment, e.g. the team's key.
+    pub fn start_with(binary: &str, url: &str, token: &str, env: &[(&str, &str)]) -> Replica {
         let home = tempfile::tempdir().expect("a temp home");
-        let proxy = HttpProxy::start_with_env(
-            binary,
-            home.path(),
-            token.to_string(),
-            &[("MCP_SIEVE_STATE", url)],
-        );
+        let mut all = vec![("MCP_SIEVE_STATE", url)];
+        all.extend_from_slice(env);
+        let proxy = HttpProxy::start_with_env(binary, home.path(), token.to_string(), &all);
         Replica { proxy, _home: home }
     }
 
@@ -34,8 +36,14 @@ impl Replica {
 /// `binary --state URL ARGS` from a home of its own, which must succeed:
 /// its standard output.
 pub fn cli(binary: &str, url: &str, args: &[&str]) -> String {
+    cli_with(binary, url, args, &[])
+}
+
+/// [`cli`] with more environment.
+pub fn cli_with(binary: &str, url: &str, args: &[&str], env: &[(&str, &str)]) -> String {
     let home = tempfile::tempdir().expect("a temp home");
     let out = Command::new(binary)
+        .envs(env.iter().copied())
         .arg("--home")
         .arg(home.path())
         .arg("--state")

@@ -9,11 +9,13 @@ use sieve_core::secret_ref::{reference, references};
 use sieve_store::secrets::Secrets;
 use sieve_store::store::Store;
 
-/// The secret store of `store`'s home: the system keychain where one
-/// answers, else the 0600 file (see [`Secrets::open`]). Talks to D-Bus,
-/// so call it outside async code.
+/// The secret store of `store`: the system keychain where one answers,
+/// else the 0600 file; for a team's database, the team's own, sealed,
+/// when `MCP_SIEVE_TEAM_KEY` gives its key (see [`Secrets::open_for`]).
+/// Talks to D-Bus, so call it outside async code.
 pub fn open(store: &Store) -> Result<Secrets> {
-    Secrets::open(store.home()).map_err(|error| ApiError::new(ErrorCode::Io, error.to_string()))
+    Secrets::open_for(store.home(), store.backend().database())
+        .map_err(|error| ApiError::new(ErrorCode::Io, error.to_string()))
 }
 
 /// What [`keep_secret`] did.

@@ -223,12 +223,17 @@ pub(crate) fn refused(
     })
 }
 
-/// Looks secrets up in `home`'s store, opened the first time one is
-/// asked for (most configs have none, and opening asks D-Bus).
-fn secret_lookup(home: sieve_store::home::Home) -> crate::upstream::SecretLookup {
+/// Looks secrets up in `home`'s store (or `team`'s, sealed, when its key
+/// is given), opened the first time one is asked for (most configs have
+/// none, and opening asks D-Bus).
+fn secret_lookup(
+    home: sieve_store::home::Home,
+    team: Option<sieve_postgres::Database>,
+) -> crate::upstream::SecretLookup {
     let opened = Arc::new(std::sync::OnceLock::new());
     Arc::new(move |name: &str| {
-        let secrets = opened.get_or_init(|| sieve_store::secrets::Secrets::open(&home));
+        let secrets =
+            opened.get_or_init(|| sieve_store::secrets::Secrets::open_for(&home, team.as_ref()));
         match secrets {
             Ok(secrets) => secrets.get(name),
             Err(error) => Err(error.clone()),
@@ -264,7 +269,10 @@ impl Engine {
             hosts.clone(),
             crate::tasks::on_upstream_status(ledger.clone()),
         );
-        pool.set_secrets(secret_lookup(store.home().clone()));
+        pool.set_secrets(secret_lookup(
+            store.home().clone(),
+            store.backend().database().cloned(),
+        ));
         let secrets = crate::oauth::SharedSecrets::new(store.home().clone());
         pool.set_credentials(Arc::new(move |server: &str| {
             crate::oauth::Credentials::stored(secrets.clone(), server)

@@ -12,6 +12,8 @@
 //!   changed under a lock held while the caller decides
 //!   ([`Database::update_document`]), made only when absent, renamed and
 //!   removed; the store keeps all it knows of their contents.
+//! * Secrets (`sieve_secrets`): a team's `${secret:..}` values as the
+//!   bytes sieve-store sealed them to; never a value in the clear.
 //! * [`Database::listen`]: `LISTEN` on a channel, the notices delivered
 //!   to a tokio channel; a lost connection is reported and reconnected
 //!   with backoff, and reported again when it is back, so the engine can
@@ -22,6 +24,7 @@
 //! Addresses are never shown with their password ([`redact`]).
 
 mod documents;
+mod secrets;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -60,6 +63,7 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "owners and replicas",
         include_str!("../migrations/0006_owners_and_replicas.sql"),
     ),
+    (7, "secrets", include_str!("../migrations/0007_secrets.sql")),
 ];
 
 /// What can go wrong with the database, said for a person.

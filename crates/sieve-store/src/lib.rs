@@ -14,7 +14,8 @@
 //!   PostgreSQL (transactions, LISTEN/NOTIFY), the same rules over both.
 //! * [`error`]: what can go wrong with them, in words.
 //! * [`secrets`]: the secret store (system keychain, else a 0600 file
-//!   changed under the same lock).
+//!   changed under the same lock, or a team's database, sealed with the
+//!   team's key).
 //! * [`watch`]: live reload: which of the user's files changed.
 //! * [`hosts`]: fifteen AI hosts' own config files: detect a host, import
 //!   its servers ([`import`]), write MCP Sieve's entry into its file

@@ -12,6 +12,10 @@
 //! in the keychain they are items of service `mcp-sieve` (plus the home
 //! folder when `--home` chose one, so two homes never share a secret).
 //! No value is ever logged, and errors name keys, never values.
+//!
+//! A store on a team's database keeps the `${secret:..}` values there
+//! instead, sealed with the team's key (`team`, [`Secrets::open_for`]),
+//! when each process is given that key in `MCP_SIEVE_TEAM_KEY`.
 
 use crate::atomic::atomic_write;
 use crate::error::StoreError;
@@ -20,6 +24,9 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 use std::sync::Arc;
+
+mod team;
+pub use team::TEAM_KEY_ENV;
 
 /// Chooses the secret store.
 pub const SECRETS_ENV: &str = "MCP_SIEVE_SECRETS";
@@ -67,6 +74,25 @@ pub enum SecretError {
     /// `secrets.json` could not be locked or written: nothing was stored.
     #[error("{cause}; the secret was not stored")]
     Write { cause: Arc<StoreError> },
+    /// `MCP_SIEVE_TEAM_KEY` is not a key.
+    #[error(
+        "{} cannot be used: {why}; give 32 random bytes in base64 (`openssl rand -base64 32`), the same on every replica",
+        team::TEAM_KEY_ENV
+    )]
+    TeamKey { why: String },
+    /// A secret in the team's database does not open with this key.
+    #[error(
+        "secret {name:?} in the team's database does not open with this {}; every replica needs the key it was stored with",
+        team::TEAM_KEY_ENV
+    )]
+    Sealed { name: String },
+    /// The team's database failed to `action` secret `name`.
+    #[error("cannot {action} secret {name:?} in the team's database: {cause}")]
+    Team {
+        action: &'static str,
+        name: String,
+        cause: sieve_postgres::DbError,
+    },
 }
 
 /// What the system keychain said, in words rather than its type names.
@@ -106,6 +132,8 @@ enum Backend {
     File {
         path: PathBuf,
     },
+    /// A team's database, sealed with its key.
+    Team(Box<team::TeamSecrets>),
 }
 
 impl std::fmt::Debug for Secrets {
@@ -119,6 +147,29 @@ impl Secrets {
     /// `MCP_SIEVE_SECRETS`), else the file. Talks to D-Bus, so call it
     /// outside async code (or in `spawn_blocking`).
     pub fn open(home: &Home) -> Result<Secrets, SecretError> {
+        Secrets::open_for(home, None)
+    }
+
+    /// The store of `${secret:..}` values for a store on `team`'s
+    /// database: the team's own, sealed, when `MCP_SIEVE_TEAM_KEY` gives
+    /// its key; else this machine's, as [`Secrets::open`].
+    pub fn open_for(
+        home: &Home,
+        team: Option<&sieve_postgres::Database>,
+    ) -> Result<Secrets, SecretError> {
+        if let Some(db) = team {
+            match team::TeamSecrets::from_env(db)? {
+                Some(team) => {
+                    return Ok(Secrets {
+                        backend: Backend::Team(Box::new(team)),
+                    });
+                }
+                None => tracing::info!(
+                    "secrets are kept on this machine; set {} on every replica to keep them in the team's database, sealed",
+                    team::TEAM_KEY_ENV
+                ),
+            }
+        }
         let file = Secrets::file(home);
         let choice = std::env::var(SECRETS_ENV).unwrap_or_default();
         match choice.as_str() {
@@ -153,6 +204,13 @@ impl Secrets {
         }
     }
 
+    /// The team store of `db`, sealed with `key` (32 bytes in base64).
+    pub fn team(db: &sieve_postgres::Database, key: &str) -> Result<Secrets, SecretError> {
+        Ok(Secrets {
+            backend: Backend::Team(Box::new(team::TeamSecrets::new(db, key)?)),
+        })
+    }
+
     /// The file store of `home` (`secrets.json` in its data folder), whether
     /// or not there is a keychain.
     pub fn file(home: &Home) -> Secrets {
@@ -169,6 +227,7 @@ impl Secrets {
         match &self.backend {
             Backend::Keychain { .. } => "the system keychain (Secret Service)".to_string(),
             Backend::File { path, .. } => format!("{} (readable by you only)", path.display()),
+            Backend::Team(team) => team.location(),
         }
     }
 
@@ -188,6 +247,7 @@ impl Secrets {
                 }
             }
             Backend::File { path, .. } => Ok(read_file(path)?.remove(key)),
+            Backend::Team(team) => team.get(key),
         }
     }
 
@@ -215,6 +275,7 @@ impl Secrets {
             Backend::File { path } => update_file(path, |secrets| {
                 secrets.insert(key.to_string(), value.to_string());
             }),
+            Backend::Team(team) => team.set(key, value),
         }
     }
 
@@ -238,6 +299,7 @@ impl Secrets {
                 update_file(path, |secrets| had = secrets.remove(key).is_some())?;
                 Ok(had)
             }
+            Backend::Team(team) => team.delete(key),
         }
     }
 }

@@ -210,3 +210,68 @@ fn a_state_that_is_not_postgres_is_refused_in_words() {
         "{error}"
     );
 }
+
+#[test]
+fn a_teams_secrets_are_sealed_in_its_database_and_open_only_with_its_key() {
+    use sieve_store::secrets::{SecretError, Secrets};
+    let server = TestServer::start();
+    let url = server.database("secrets");
+    let db = sieve_postgres::Database::connect(&url).expect("the database takes the schema");
+    let key = "q3mX2f0Z8yQ1N0m2x1Q3n9s6t4r2p0o8i6u4y2t0r8E=";
+    let secrets = Secrets::team(&db, key).expect("a 32-byte key");
+    assert!(
+        secrets.location().contains("team's database"),
+        "{}",
+        secrets.location()
+    );
+    assert_eq!(secrets.get("github/env/GITHUB_TOKEN").unwrap(), None);
+    secrets
+        .set("github/env/GITHUB_TOKEN", "ghp_not-in-the-clear")
+        .unwrap();
+
+    // Another process with the same key reads it; the row holds no value.
+    let other = Secrets::team(&db, key).unwrap();
+    assert_eq!(
+        other.get("github/env/GITHUB_TOKEN").unwrap().as_deref(),
+        Some("ghp_not-in-the-clear")
+    );
+    let sealed = db
+        .read_sealed("github/env/GITHUB_TOKEN")
+        .unwrap()
+        .expect("a row");
+    assert!(
+        !sealed.windows(8).any(|w| w == b"ghp_not-"),
+        "the database holds no value in the clear"
+    );
+    // A fresh nonce each time: the same value seals differently.
+    secrets
+        .set("github/env/GITHUB_TOKEN", "ghp_not-in-the-clear")
+        .unwrap();
+    assert_ne!(
+        db.read_sealed("github/env/GITHUB_TOKEN").unwrap().unwrap(),
+        sealed
+    );
+
+    // Another key, or the sealed bytes under another name, do not open.
+    let stranger = Secrets::team(&db, "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=").unwrap();
+    let err = stranger.get("github/env/GITHUB_TOKEN").unwrap_err();
+    assert!(matches!(err, SecretError::Sealed { .. }), "{err}");
+    assert!(err.to_string().contains("MCP_SIEVE_TEAM_KEY"), "{err}");
+    db.write_sealed("moved", sealed, 0).unwrap();
+    assert!(matches!(
+        secrets.get("moved"),
+        Err(SecretError::Sealed { .. })
+    ));
+
+    // A key that is no key is refused in words.
+    for bad in ["not base64!", "c2hvcnQ="] {
+        let err = Secrets::team(&db, bad).expect_err("refused");
+        assert!(
+            matches!(err, SecretError::TeamKey { .. }) && err.to_string().contains("openssl rand"),
+            "{err}"
+        );
+    }
+    assert!(secrets.delete("github/env/GITHUB_TOKEN").unwrap());
+    assert!(!secrets.delete("github/env/GITHUB_TOKEN").unwrap());
+    assert_eq!(other.get("github/env/GITHUB_TOKEN").unwrap(), None);
+}
