@@ -6,10 +6,10 @@
 //! The load is rmcp's client calling the demo server's `echo` (each
 //! replica runs its own, a stdio child) with [`CONCURRENT`] callers in
 //! flight: on one replica all of them on one connection, on two replicas
-//! half on a connection to each, at the same time. The four ways take
-//! turns over [`ROUNDS`] rounds. With the audit on, every call is one
-//! write to the database; the run checks the calls were audited (and not,
-//! with it off).
+//! half on a connection to each, at the same time. The four ways (one or
+//! two replicas, audit off or on) take turns over [`ROUNDS`] rounds. With
+//! the audit on, every call is one write to the database; the run checks
+//! the calls were audited (and not, with it off).
 
 use crate::Plan;
 use crate::calls::{CONCURRENT, Calls, ROUNDS, measure};
@@ -56,8 +56,11 @@ fn team(server: &TestServer, name: &str, audit: bool) -> (String, String) {
     (url, token)
 }
 
+/// What must live as long as a replica is measured: its process, its home.
+type Keep = Vec<Box<dyn std::any::Any>>;
+
 /// A replica on the team's database, with a home of its own; its client.
-async fn replica(url: &str, token: &str) -> (Client, Vec<Box<dyn std::any::Any>>) {
+async fn replica(url: &str, token: &str) -> (Client, Keep) {
     let home = tempfile::tempdir().expect("a temp dir");
     let proxy = HttpProxy::start_with_env(
         SIEVE,
@@ -98,20 +101,24 @@ pub async fn run(plan: &Plan) {
             "2 / 1",
         ],
     );
-    let mut per_second = Vec::new();
+    // Both teams first, so that their rounds can take turns.
+    let mut teams = Vec::new();
     for audit in [false, true] {
         let name = if audit { "audit_on" } else { "audit_off" };
         let (url, token) = team(&server, name, audit);
-        let (a, _keep_a) = replica(&url, &token).await;
-        let (b, _keep_b) = replica(&url, &token).await;
-        let (mut one, mut two) = (Calls::default(), Calls::default());
-        for round in 0..ROUNDS {
-            let share = total / ROUNDS + usize::from(round < total % ROUNDS);
-            one.add(measure(&a, &tool, &demo.echo_arguments, CONCURRENT, share).await);
+        let (a, keep_a) = replica(&url, &token).await;
+        let (b, keep_b) = replica(&url, &token).await;
+        teams.push((audit, url, a, b, [keep_a, keep_b]));
+    }
+    let mut measured = vec![(Calls::default(), Calls::default()); teams.len()];
+    for round in 0..ROUNDS {
+        let share = total / ROUNDS + usize::from(round < total % ROUNDS);
+        for ((_, _, a, b, _), (one, two)) in teams.iter().zip(&mut measured) {
+            one.add(measure(a, &tool, &demo.echo_arguments, CONCURRENT, share).await);
             let started = Instant::now();
             let (on_a, on_b) = tokio::join!(
-                measure(&a, &tool, &demo.echo_arguments, half, share / 2),
-                measure(&b, &tool, &demo.echo_arguments, half, share - share / 2),
+                measure(a, &tool, &demo.echo_arguments, half, share / 2),
+                measure(b, &tool, &demo.echo_arguments, half, share - share / 2),
             );
             // Both ran at once: their wall time is the pair's, from the
             // first call (after both warm-ups) to the last.
@@ -122,6 +129,9 @@ pub async fn run(plan: &Plan) {
             pair.wall = wall;
             two.add(pair);
         }
+    }
+    let mut per_second = Vec::new();
+    for ((audit, url, a, b, _keep), (one, two)) in teams.into_iter().zip(measured) {
         let listed = audited(&url, 1);
         assert_eq!(
             listed,
