@@ -7,7 +7,7 @@
 #   scripts/bench.sh --smoke            # every section, a few hundred calls
 #   scripts/bench.sh calls lists        # only those sections
 #
-# Sections: calls, lists, changes, ledger, memory (docs/benchmarks.md says
+# Sections: calls, lists, changes, ledger, memory, team (docs/benchmarks.md says
 # what each measures). The first full `ledger` run builds a 1,000,000-entry
 # ledger (about 770 MB) once under the target folder.
 set -euo pipefail

@@ -11,6 +11,27 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Runtime::new().context("cannot start the async runtime")
 }
 
+/// The runtime of the proxy (`serve`): one worker thread for every two
+/// cores, at least one, or `TOKIO_WORKER_THREADS`. A host's request crosses
+/// several tasks (its HTTP connection, rmcp's session and service, the
+/// handler, the upstream's connection), and every crossing to a task on
+/// another worker wakes that worker: a system call and a context switch.
+/// On 2 cores, which the proxy shares with its hosts and the upstreams it
+/// runs, those wake-ups were the largest part of its CPU time per call
+/// (docs/benchmarks.md, "HTTP against the peer gateway"); with one worker
+/// a call crosses tasks on one thread.
+pub(crate) fn serving_runtime() -> Result<tokio::runtime::Runtime> {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        builder.worker_threads((cores / 2).max(1));
+    }
+    builder
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
 /// Runs `work` on an engine whose servers have all answered (or failed)
 /// once, then stops them: for commands that talk to servers and exit.
 pub(crate) fn with_engine<T>(

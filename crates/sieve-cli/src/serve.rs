@@ -2,7 +2,7 @@
 //! HTTP), and `mcp-sieve demo-server`, the built-in demo MCP server.
 
 use crate::logging::init_logging;
-use crate::runtime::{runtime, shutdown_signal};
+use crate::runtime::{runtime, serving_runtime, shutdown_signal};
 use anyhow::Result;
 use clap::Args;
 use sieve_api::Engine;
@@ -52,7 +52,7 @@ pub(crate) fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Resu
         Some(name) => ProfileChoice::Named(name.clone()),
         None => ProfileChoice::Active,
     };
-    runtime()?.block_on(async {
+    serving_runtime()?.block_on(async {
         let engine = Engine::start(store.clone())?;
         // A missing or broken profile is an error now, not at the first request.
         let profile = choice.resolve(&engine);

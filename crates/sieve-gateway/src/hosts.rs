@@ -521,7 +521,14 @@ pub struct Flight {
     /// The upstream request, to cancel it.
     pub id: rmcp::model::RequestId,
     pub peer: Peer<rmcp::RoleClient>,
-    pub upstream: tokio::task::JoinHandle<Result<rmcp::model::ServerResult, rmcp::ServiceError>>,
+    /// The upstream's answer, awaited where the call is driven (not in a
+    /// task of its own, one more hop per call); dropping it gives up on it.
+    pub upstream: std::pin::Pin<
+        Box<
+            dyn std::future::Future<Output = Result<rmcp::model::ServerResult, rmcp::ServiceError>>
+                + Send,
+        >,
+    >,
     pub asked: tokio::sync::mpsc::UnboundedReceiver<Asked>,
     /// Answers owed to the upstream, by the key the host was given.
     pub answers: std::collections::BTreeMap<
@@ -544,10 +551,8 @@ impl Hosts {
         let hosts = Arc::downgrade(self);
         tokio::spawn(async move {
             tokio::time::sleep(PARKED_FOR).await;
-            let flight = hosts.upgrade().and_then(|h| h.resume(&token));
-            if let Some(flight) = flight {
-                flight.upstream.abort();
-            }
+            // Dropped: its answer is no longer awaited.
+            drop(hosts.upgrade().and_then(|h| h.resume(&token)));
         });
     }
 

@@ -181,21 +181,36 @@ fn mcp_service<S: ServerHandler + Send + 'static>(
     make: impl Fn() -> S + Send + Sync + 'static,
     sessions: &CancellationToken,
 ) -> MethodRouter {
-    // rmcp's `json_response` is left off: it would answer sessionless
-    // requests with JSON itself, but with no bound on the wait.
     let config =
         StreamableHttpServerConfig::default().with_cancellation_token(sessions.child_token());
-    // Behind an Arc: a clone of the service itself copies its config.
-    let service: Arc<StreamableHttpService<S, LocalSessionManager>> =
+    let make = Arc::new(make);
+    let manager = Arc::new(LocalSessionManager::default());
+    let service = |config: StreamableHttpServerConfig| {
+        let make = make.clone();
+        // Behind an Arc: a clone of the service itself copies its config.
         Arc::new(StreamableHttpService::new(
             move || Ok(make()),
-            Arc::new(LocalSessionManager::default()),
+            manager.clone(),
             config,
-        ));
+        ))
+    };
+    // rmcp's `json_response` is left off in general: it would answer other
+    // sessionless requests with JSON itself, but with no bound on the wait.
+    let streamed: Arc<StreamableHttpService<S, LocalSessionManager>> = service(config.clone());
+    // A request that names its protocol version in `_meta` (2026-07-28)
+    // is held by rmcp until its first message whatever the setting, so
+    // there it costs no wait, and a whole answer goes back as JSON without
+    // being made an SSE stream first and read back.
+    let whole = service(config.with_json_response(true));
     axum::routing::any(move |request: Request| {
-        let service = service.clone();
+        let (streamed, whole) = (streamed.clone(), whole.clone());
         async move {
             let plain = reply::may_be_plain(request.method(), request.headers());
+            let service = if plain && names_its_version(&request) {
+                whole
+            } else {
+                streamed
+            };
             let response = service.handle(request).await.map(Body::new);
             if plain {
                 reply::plain_when_whole(response, reply::WAIT).await
@@ -205,6 +220,20 @@ fn mcp_service<S: ServerHandler + Send + 'static>(
         }
     })
 }
+
+/// Whether the request's body (as the guard kept it) is one JSON-RPC
+/// request with its protocol version in `_meta`: a 2026-07-28 request,
+/// which rmcp serves on its own, without a session.
+fn names_its_version(request: &Request) -> bool {
+    request
+        .extensions()
+        .get::<RawBody>()
+        .and_then(|RawBody(body)| body.get("params")?.get("_meta")?.get(PROTOCOL_VERSION_META))
+        .is_some_and(Value::is_string)
+}
+
+/// Where a 2026-07-28 request names its protocol version.
+const PROTOCOL_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// Binds `addr` and serves `router` in the background until `shutdown`
 /// resolves; then `sessions` is cancelled, since graceful shutdown would

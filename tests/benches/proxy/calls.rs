@@ -21,35 +21,35 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Callers in flight at once in the concurrent runs.
-const CONCURRENT: usize = 32;
+pub const CONCURRENT: usize = 32;
 
 /// Rounds each measurement is split into, the ways taking turns.
-const ROUNDS: usize = 4;
+pub const ROUNDS: usize = 4;
 
 /// The Python client's modes: a 2025-11-25 session, and its default.
 const PYTHON_MODES: [&str; 2] = ["legacy", "auto"];
 
 /// What the calls of one way took, over all its rounds.
 #[derive(Debug, Clone, Default)]
-struct Calls {
+pub struct Calls {
     /// Each call's time.
-    times: Vec<Duration>,
+    pub times: Vec<Duration>,
     /// The time the calls took together (with several callers, less than
     /// the sum of `times`).
-    wall: Duration,
+    pub wall: Duration,
 }
 
 impl Calls {
-    fn add(&mut self, other: Calls) {
+    pub fn add(&mut self, other: Calls) {
         self.times.extend(other.times);
         self.wall += other.wall;
     }
 
-    fn per_second(&self) -> f64 {
+    pub fn per_second(&self) -> f64 {
         self.times.len() as f64 / self.wall.as_secs_f64()
     }
 
-    fn quantile(&self, q: f64) -> Duration {
+    pub fn quantile(&self, q: f64) -> Duration {
         let mut sorted = self.times.clone();
         sorted.sort();
         quantile(&sorted, q)
@@ -58,7 +58,7 @@ impl Calls {
 
 /// `total` calls of `tool` spread over `callers` tasks on `client`, after
 /// a warm-up; every call must succeed.
-async fn measure(
+pub async fn measure(
     client: &Client,
     tool: &str,
     arguments: &serde_json::Value,

@@ -12,7 +12,9 @@
 //! * `changes`: from a profile file edit to `tools/list_changed` at the host;
 //! * `ledger`: `tasks/list` with filters on a ledger of 1,000,000 entries;
 //! * `memory`: the proxy's resident memory idle and under load with 5
-//!   upstreams, and its start-up time to the first answered request.
+//!   upstreams, and its start-up time to the first answered request;
+//! * `team`: calls per second through one and two `serve --http` replicas
+//!   sharing a PostgreSQL database, with `settings.audit` off and on.
 //!
 //! `scripts/bench.sh [--smoke] [SECTION...]` installs what it needs and
 //! runs `cargo bench -p sieve-tests --bench proxy -- ...`. `--smoke` makes
@@ -28,6 +30,7 @@ mod lists;
 mod memory;
 mod peer;
 mod report;
+mod team;
 
 use std::time::Duration;
 
@@ -72,7 +75,7 @@ impl Plan {
     }
 }
 
-const SECTIONS: [&str; 5] = ["calls", "lists", "changes", "ledger", "memory"];
+const SECTIONS: [&str; 6] = ["calls", "lists", "changes", "ledger", "memory", "team"];
 
 /// How long any one step may take before the harness gives up on it.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(120);
@@ -97,6 +100,9 @@ async fn main() -> std::process::ExitCode {
     }
     if plan.runs("memory") {
         memory::run(&plan).await;
+    }
+    if plan.runs("team") {
+        team::run(&plan).await;
     }
     std::process::ExitCode::SUCCESS
 }

@@ -60,7 +60,7 @@ impl SieveServer {
             server: server.to_string(),
             id: handle.id.clone(),
             peer: handle.peer.clone(),
-            upstream: tokio::spawn(handle.await_response()),
+            upstream: Box::pin(handle.await_response()),
             asked,
             answers: Default::default(),
             tracked,
@@ -79,9 +79,10 @@ impl SieveServer {
     ) -> Result<ServerResult, ErrorData> {
         let limit = Duration::from_secs(self.engine.config().settings.call_timeout_seconds);
         let server = flight.server.clone();
+        // The answer is given up on as `flight` goes, at the end of this
+        // call: what is left is to tell the upstream.
         let cancel = |flight: &Flight, reason: &'static str| {
             let (peer, id) = (flight.peer.clone(), flight.id.clone());
-            flight.upstream.abort();
             async move {
                 let cancel: Result<rmcp::model::ClientNotification, _> =
                     serde_json::from_value(json!({
@@ -94,12 +95,9 @@ impl SieveServer {
             }
         };
         tokio::select! {
-            joined = &mut flight.upstream => match joined {
-                Ok(result) => result
-                    .map(mark_complete)
-                    .map_err(|e| ErrorData::from(self.engine.pool().request_failed(&server, e))),
-                Err(_) => Err(ErrorData::internal_error(format!("the call to server {server:?} ended abruptly"), None)),
-            },
+            answered = &mut flight.upstream => answered
+                .map(mark_complete)
+                .map_err(|e| ErrorData::from(self.engine.pool().request_failed(&server, e))),
             Some(first) = flight.asked.recv() => {
                 let mut requests = rmcp::model::InputRequests::new();
                 let mut next = Some(first);

@@ -35,6 +35,7 @@
 mod audit;
 mod calls;
 mod forward;
+mod info;
 mod lists;
 mod methods;
 mod notifications;
@@ -48,12 +49,11 @@ use notifications::{Fingerprints, Following};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
-    GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
-    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, Resource, ResourceTemplate, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
-    UnsubscribeRequestParams, UpdateTaskParams,
+    GetTaskParams, GetTaskResult, InitializeRequestParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    Prompt, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, Resource,
+    ResourceTemplate, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -401,33 +401,6 @@ impl SieveServer {
         }
     }
 
-    fn experimental(&self) -> BTreeMap<String, JsonObject> {
-        let config = self.engine.config();
-        let object = |value: Value| match value {
-            Value::Object(object) => object,
-            _ => JsonObject::new(),
-        };
-        BTreeMap::from([
-            (
-                "filtering".to_string(),
-                object(json!({
-                    "groups": {"listChanged": true},
-                    "tags": {"listChanged": true},
-                    // `filter.tagExpr`: and, or, not and parentheses.
-                    "tagExpr": true,
-                })),
-            ),
-            (
-                "concerns".to_string(),
-                object(json!({"definitions": config.concerns_in_force(), "update": true})),
-            ),
-            (
-                "tasksListFilter".to_string(),
-                object(sieve_core::tasks::supported_filters()),
-            ),
-        ])
-    }
-
     /// Applies concerns a host sent (`concerns/update`, `initialize`,
     /// `initialized`). Values must be among a declared concern's values.
     fn set_concerns(&self, value: &Value, field: &str) -> Result<(), ErrorData> {
@@ -496,28 +469,13 @@ fn template_matches(template: &str, uri: &str) -> bool {
 }
 
 /// The entry points rmcp calls; each hands the request to the file of its
-/// kind (see the module's layout).
+/// kind (see the module's layout). Each handler's future is boxed: rmcp
+/// moves every request's future into a task of its own, and unboxed it
+/// would be as large as the largest handler's, kilobytes copied per
+/// request.
 impl ServerHandler for SieveServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
-            .enable_experimental_with(self.experimental())
-            .enable_tools()
-            .enable_tool_list_changed()
-            .enable_prompts()
-            .enable_prompts_list_changed()
-            .enable_resources()
-            .enable_resources_list_changed()
-            .enable_resources_subscribe()
-            .enable_completions()
-            .enable_logging()
-            .enable_tasks()
-            .build();
-        ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new("mcp-sieve", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "MCP Sieve: the tools, resources and prompts of several MCP servers, \
-                 named <server>__<name>, filtered by the user's profile.",
-            )
+        info::server_info(&self.engine.config())
     }
 
     fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
@@ -530,7 +488,7 @@ impl ServerHandler for SieveServer {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         self.same_caller(&context.extensions)?;
-        self.handle_initialize(request, context).await
+        Box::pin(self.handle_initialize(request, context)).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -549,7 +507,7 @@ impl ServerHandler for SieveServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        self.handle_listen(context).await
+        Box::pin(self.handle_listen(context)).await
     }
 
     async fn list_tools(
@@ -557,7 +515,7 @@ impl ServerHandler for SieveServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.list::<Tool>(&context).await
+        Box::pin(self.list::<Tool>(&context)).await
     }
 
     async fn list_prompts(
@@ -565,7 +523,7 @@ impl ServerHandler for SieveServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        self.list::<Prompt>(&context).await
+        Box::pin(self.list::<Prompt>(&context)).await
     }
 
     async fn list_resources(
@@ -573,7 +531,7 @@ impl ServerHandler for SieveServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        self.list::<Resource>(&context).await
+        Box::pin(self.list::<Resource>(&context)).await
     }
 
     async fn list_resource_templates(
@@ -581,7 +539,7 @@ impl ServerHandler for SieveServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        self.list::<ResourceTemplate>(&context).await
+        Box::pin(self.list::<ResourceTemplate>(&context)).await
     }
 
     async fn call_tool(
@@ -589,7 +547,7 @@ impl ServerHandler for SieveServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.handle_call_tool(request, context).await
+        Box::pin(self.handle_call_tool(request, context)).await
     }
 
     async fn get_prompt(
@@ -597,7 +555,7 @@ impl ServerHandler for SieveServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.handle_get_prompt(request, context).await
+        Box::pin(self.handle_get_prompt(request, context)).await
     }
 
     async fn read_resource(
@@ -605,7 +563,7 @@ impl ServerHandler for SieveServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.handle_read_resource(request, context).await
+        Box::pin(self.handle_read_resource(request, context)).await
     }
 
     async fn subscribe(
@@ -613,7 +571,7 @@ impl ServerHandler for SieveServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.handle_subscribe(request, context).await
+        Box::pin(self.handle_subscribe(request, context)).await
     }
 
     async fn unsubscribe(
@@ -621,7 +579,7 @@ impl ServerHandler for SieveServer {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.handle_unsubscribe(request, context).await
+        Box::pin(self.handle_unsubscribe(request, context)).await
     }
 
     async fn complete(
@@ -629,7 +587,7 @@ impl ServerHandler for SieveServer {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.handle_complete(request, context).await
+        Box::pin(self.handle_complete(request, context)).await
     }
 
     async fn set_level(
@@ -637,7 +595,7 @@ impl ServerHandler for SieveServer {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.handle_set_level(request, context).await
+        Box::pin(self.handle_set_level(request, context)).await
     }
 
     async fn on_custom_request(
@@ -645,7 +603,7 @@ impl ServerHandler for SieveServer {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        self.handle_custom_request(request, context).await
+        Box::pin(self.handle_custom_request(request, context)).await
     }
 
     async fn get_task(
@@ -653,7 +611,7 @@ impl ServerHandler for SieveServer {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.handle_get_task(request, context).await
+        Box::pin(self.handle_get_task(request, context)).await
     }
 
     async fn cancel_task(
@@ -661,7 +619,7 @@ impl ServerHandler for SieveServer {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.handle_cancel_task(request, context).await
+        Box::pin(self.handle_cancel_task(request, context)).await
     }
 
     async fn update_task(
@@ -669,7 +627,7 @@ impl ServerHandler for SieveServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.handle_update_task(request, context).await
+        Box::pin(self.handle_update_task(request, context)).await
     }
 }
 
