@@ -2,8 +2,9 @@
 //! call a host makes is recorded once it is answered: who made it, under
 //! which profile, which server's tool, how it ended and how long it took,
 //! and its arguments only when `settings.audit.arguments` asks. With the
-//! audit off a call costs one read of the settings more; with it on, one
-//! write, made on a blocking thread.
+//! audit off a call costs one read of the settings more; with it on, a
+//! wait for its record to be written, together with those of the calls
+//! made meanwhile (`tasks::audit`).
 //!
 //! `sieve__call_tool` (search mode) is recorded as the call it stands for,
 //! under that tool's name, not twice.
@@ -56,12 +57,9 @@ impl SieveServer {
             duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
             arguments,
         };
-        // Written before the answer goes back, but off the runtime's
-        // workers: a write to the team's database waits a round trip, and
-        // the proxy runs few workers (one on 2 cores) that every host's
-        // calls share.
-        let tasks = self.engine.tasks().clone();
-        let _ = tokio::task::spawn_blocking(move || tasks.audit(&record)).await;
+        // Written before the answer goes back, by the audit's writer,
+        // with the records of other calls made meanwhile.
+        self.engine.tasks().audit(record).await;
         outcome
     }
 

@@ -16,6 +16,7 @@
 //! Upstreams' status notifications come in through the pool's callback
 //! ([`on_upstream_status`]): the pool knows nothing of the ledger.
 
+mod audit;
 mod follow;
 mod legacy;
 mod replica;
@@ -32,10 +33,10 @@ use rmcp::model::{ServerResult, Task};
 use serde_json::{Value, json};
 use sieve_core::tasks::{EntryKind, TaskQuery, TaskRecord, TaskStatus, parse_timestamp};
 use sieve_core::{Catalog, Kind, Narrowing, Primitive, Rules};
-use sieve_ledger::{AuditRecord, Ledger};
+use sieve_ledger::Ledger;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use tokio_util::sync::CancellationToken;
 use wire::Created;
 
@@ -53,7 +54,9 @@ pub(crate) struct Tasks {
     stopping: CancellationToken,
     /// An audit record could not be written, and that was said: a
     /// database that stays away is said once, not at every call.
-    audit_failed: AtomicBool,
+    audit_failed: Arc<AtomicBool>,
+    /// Writes the audit's records in groups (`audit`).
+    audit_writer: Option<audit::AuditWriter>,
     /// This process's id among a team gateway's replicas (`replica`),
     /// when the ledger is shared.
     replica: Option<String>,
@@ -278,13 +281,18 @@ impl Tasks {
         if let (Some(ledger), Some(id)) = (&ledger, &replica) {
             replica::keep_alive(ledger.clone(), id.clone(), stopping.clone());
         }
+        let audit_failed = Arc::new(AtomicBool::new(false));
+        let audit_writer = ledger
+            .clone()
+            .and_then(|ledger| audit::AuditWriter::start(ledger, audit_failed.clone()));
         Arc::new(Tasks {
             ledger,
             db,
             pool,
             hosts,
             stopping,
-            audit_failed: AtomicBool::new(false),
+            audit_failed,
+            audit_writer,
             replica,
         })
     }
@@ -315,26 +323,6 @@ impl Tasks {
         };
         if let Err(error) = ledger.insert(&record) {
             tracing::warn!("{error}");
-        }
-    }
-
-    /// Writes an audit record. A call never fails for its audit: a record
-    /// that cannot be written is logged, once until one is written again.
-    pub(crate) fn audit(&self, record: &AuditRecord) {
-        let written = match &self.ledger {
-            Some(ledger) => ledger.audit(record).map_err(|e| e.to_string()),
-            None => Err(format!(
-                "the task ledger {} could not be opened",
-                self.db.display()
-            )),
-        };
-        match written {
-            Ok(()) => self.audit_failed.store(false, Ordering::Relaxed),
-            Err(error) => {
-                if !self.audit_failed.swap(true, Ordering::Relaxed) {
-                    tracing::error!("{error}; calls are not being audited");
-                }
-            }
         }
     }
 

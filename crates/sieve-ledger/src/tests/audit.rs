@@ -39,9 +39,12 @@ fn walk_audit(ledger: &Ledger, query: &AuditQuery) -> Vec<AuditRecord> {
 
 pub(super) fn audit_records_round_trip_newest_first(ledger: &Fresh) {
     let written: Vec<AuditRecord> = (0..5).map(|i| call(i, 1_000 + i as i64)).collect();
-    for record in &written {
+    // Two one by one, three in one statement, in their order.
+    for record in &written[..2] {
         ledger.audit(record).expect("recorded");
     }
+    ledger.audit_all(&written[2..]).expect("recorded together");
+    ledger.audit_all(&[]).expect("nothing to record");
     let page = ledger
         .audit_list(&AuditQuery {
             limit: 10,
