@@ -25,23 +25,44 @@ fn cut_off(how: &str) -> String {
 impl Ledger {
     /// Adds `record`, a call starting now, as run by `replica`.
     pub fn insert_running(&self, record: &TaskRecord, replica: &str) -> Result<(), LedgerError> {
-        let entry = Entry {
+        self.insert_running_all(std::slice::from_ref(record), replica)
+    }
+
+    /// Adds `records` as run by `replica`, in one transaction: all of
+    /// them or none.
+    pub fn insert_running_all(
+        &self,
+        records: &[TaskRecord],
+        replica: &str,
+    ) -> Result<(), LedgerError> {
+        let entries = records.iter().map(|record| Entry {
             replica: Some(replica.to_string()),
             ..Entry::of(record)
-        };
+        });
         match &self.backend {
-            Backend::Sqlite(b) => b.insert_all(std::iter::once(entry)),
-            Backend::Postgres(b) => b.insert_all(std::iter::once(entry)),
+            Backend::Sqlite(b) => b.insert_all(entries),
+            Backend::Postgres(b) => b.insert_all(entries),
         }
         .map(drop)
     }
 
     /// Removes entry `id`; false when there was none.
     pub fn delete(&self, id: &str) -> Result<bool, LedgerError> {
-        let sql = self
-            .dialect()
-            .sql(&format!("DELETE FROM {} WHERE id = ?", self.table()));
-        Ok(self.execute(&sql, &[text(id)], "deleting an entry")? > 0)
+        Ok(self.delete_all(&[id.to_string()])? > 0)
+    }
+
+    /// Removes the entries `ids` in one statement; how many there were.
+    pub fn delete_all(&self, ids: &[String]) -> Result<usize, LedgerError> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let sql = self.dialect().sql(&format!(
+            "DELETE FROM {} WHERE id IN ({})",
+            self.table(),
+            placeholders(ids.len())
+        ));
+        let args: Vec<Arg> = ids.iter().map(|id| text(id)).collect();
+        self.execute(&sql, &args, "deleting entries")
     }
 
     /// Records that `replica` is alive at `now_ms`.

@@ -60,6 +60,8 @@ pub(crate) struct Tasks {
     /// This process's id among a team gateway's replicas (`replica`),
     /// when the ledger is shared.
     replica: Option<String>,
+    /// The writer of this replica's calls in flight, when it is one.
+    flights: Option<replica::Flights>,
 }
 
 /// Opens the ledger at `db` and drops entries older than `retention_days`.
@@ -278,8 +280,10 @@ impl Tasks {
         stopping: CancellationToken,
     ) -> Arc<Tasks> {
         let replica = replica::replica_id(ledger.as_ref());
+        let mut flights = None;
         if let (Some(ledger), Some(id)) = (&ledger, &replica) {
             replica::keep_alive(ledger.clone(), id.clone(), stopping.clone());
+            flights = replica::Flights::start(ledger.clone(), id.clone());
         }
         let audit_failed = Arc::new(AtomicBool::new(false));
         let audit_writer = ledger
@@ -294,6 +298,7 @@ impl Tasks {
             audit_failed,
             audit_writer,
             replica,
+            flights,
         })
     }
 

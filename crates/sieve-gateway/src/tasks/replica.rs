@@ -12,11 +12,14 @@ use super::{Call, Tasks, call_outcome};
 use crate::clock::now_ms;
 use rmcp::ErrorData;
 use rmcp::model::ServerResult;
-use sieve_core::tasks::{EntryKind, TaskStatus};
+use serde_json::Value;
+use sieve_core::tasks::{EntryKind, TaskRecord, TaskStatus};
 use sieve_ledger::{Ledger, Location};
+use std::collections::HashSet;
 use std::sync::Arc;
+use std::sync::mpsc;
 use std::time::Duration;
-use tokio::task::JoinHandle;
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 /// How often a replica says it is alive.
@@ -26,10 +29,121 @@ pub(crate) const BEAT: Duration = Duration::from_secs(2);
 /// working are marked failed.
 pub(crate) const SILENT: Duration = Duration::from_secs(10);
 
-/// A plain call being recorded as working: its entry's id, and the write.
+/// A plain call recorded as working: its entry's id.
 pub(crate) struct InFlight {
     id: String,
-    written: JoinHandle<bool>,
+}
+
+/// The most changes one batch of [`Flights`] writes.
+const BATCH: usize = 256;
+
+/// A change of the calls in flight.
+pub(crate) enum Op {
+    /// A call started: its working entry.
+    Start(Box<TaskRecord>),
+    /// A call ended: its entry deleted (a success), or marked as it failed;
+    /// `done` is told once that is written.
+    End {
+        id: String,
+        failed: Option<(TaskStatus, String, Value)>,
+        done: Option<oneshot::Sender<()>>,
+    },
+}
+
+/// The writer of this replica's calls in flight: one thread that writes
+/// whatever changes are waiting in one go (the starts in one insert, the
+/// successes in one delete), so under load many calls share a round trip
+/// and a commit instead of costing two each. A call whose start and
+/// success wait in the same batch ended before its entry was written:
+/// neither is written. A lone call is written at once, as before.
+pub(crate) struct Flights {
+    queue: mpsc::Sender<Op>,
+}
+
+impl Flights {
+    /// Starts the writer of `replica`'s calls on `ledger`.
+    pub(crate) fn start(ledger: Ledger, replica: String) -> Option<Flights> {
+        let (queue, waiting) = mpsc::channel::<Op>();
+        let spawned = std::thread::Builder::new()
+            .name("calls-in-flight".into())
+            .spawn(move || {
+                while let Ok(first) = waiting.recv() {
+                    let mut batch = vec![first];
+                    while batch.len() < BATCH {
+                        match waiting.try_recv() {
+                            Ok(next) => batch.push(next),
+                            Err(_) => break,
+                        }
+                    }
+                    write(&ledger, &replica, batch);
+                }
+            });
+        match spawned {
+            Ok(_) => Some(Flights { queue }),
+            Err(error) => {
+                tracing::warn!("calls in flight will not be recorded: no thread for it ({error})");
+                None
+            }
+        }
+    }
+
+    fn send(&self, op: Op) {
+        // The writer lives as long as `Tasks` does.
+        let _ = self.queue.send(op);
+    }
+}
+
+/// Writes one batch: the starts, then the successes' deletes, then the
+/// failures, so an entry is always there before it is changed.
+fn write(ledger: &Ledger, replica: &str, batch: Vec<Op>) {
+    let mut starts = Vec::new();
+    let mut ended_before_written = HashSet::new();
+    let mut succeeded = Vec::new();
+    let mut failed = Vec::new();
+    let started: HashSet<String> = batch
+        .iter()
+        .filter_map(|op| match op {
+            Op::Start(record) => Some(record.id.clone()),
+            Op::End { .. } => None,
+        })
+        .collect();
+    for op in batch {
+        match op {
+            Op::Start(record) => starts.push(*record),
+            Op::End {
+                id, failed: None, ..
+            } if started.contains(&id) => {
+                ended_before_written.insert(id);
+            }
+            Op::End {
+                id, failed: None, ..
+            } => succeeded.push(id),
+            Op::End {
+                id,
+                failed: Some(how),
+                done,
+            } => failed.push((id, how, done)),
+        }
+    }
+    starts.retain(|record| !ended_before_written.contains(&record.id));
+    let warn = |error: sieve_ledger::LedgerError| tracing::warn!("{error}");
+    if !starts.is_empty() {
+        ledger
+            .insert_running_all(&starts, replica)
+            .unwrap_or_else(warn);
+    }
+    if !succeeded.is_empty() {
+        ledger.delete_all(&succeeded).map(drop).unwrap_or_else(warn);
+    }
+    for (id, (status, message, result), done) in failed {
+        ledger
+            .update(&id, status, Some(&message), Some(&result), now_ms())
+            .map(drop)
+            .unwrap_or_else(warn);
+        if let Some(done) = done {
+            let _ = done.send(());
+        }
+    }
 }
 
 /// This process's id among the replicas, when its ledger is shared.
@@ -81,20 +195,14 @@ pub(crate) fn keep_alive(ledger: Ledger, replica: String, stopping: Cancellation
 
 impl Tasks {
     /// Records `call` as working on this replica, when the ledger is
-    /// shared; the write runs beside the call, not before it.
+    /// shared; the write goes beside the call, with those of the other
+    /// calls made meanwhile ([`Flights`]).
     pub(crate) fn call_started(&self, call: &Call<'_>) -> Option<InFlight> {
-        let (ledger, replica) = (self.ledger.clone()?, self.replica.clone()?);
+        let flights = self.flights.as_ref()?;
         let record = call.entry(EntryKind::Call, TaskStatus::Working, None, now_ms());
         let id = record.id.clone();
-        let written =
-            tokio::task::spawn_blocking(move || match ledger.insert_running(&record, &replica) {
-                Ok(()) => true,
-                Err(error) => {
-                    tracing::warn!("{error}");
-                    false
-                }
-            });
-        Some(InFlight { id, written })
+        flights.send(Op::Start(Box::new(record)));
+        Some(InFlight { id })
     }
 
     /// Records how `call` ended: its working entry deleted on success, or
@@ -107,35 +215,28 @@ impl Tasks {
         outcome: &Result<ServerResult, ErrorData>,
         cancelled: bool,
     ) {
-        let (Some(flight), Some(ledger)) = (flight, self.ledger.clone()) else {
+        let (Some(flight), Some(flights)) = (flight, &self.flights) else {
             self.record_failed(call, outcome, cancelled);
             return;
         };
-        let ended = call_outcome(outcome.as_ref(), cancelled);
-        let finish = async move {
-            if !flight.written.await.unwrap_or(false) {
-                return;
+        match call_outcome(outcome.as_ref(), cancelled) {
+            // A success's entry goes in the background: the host has its
+            // answer.
+            None => flights.send(Op::End {
+                id: flight.id,
+                failed: None,
+                done: None,
+            }),
+            // A failure is in the ledger before the host hears of it.
+            Some(failed) => {
+                let (done, written) = oneshot::channel();
+                flights.send(Op::End {
+                    id: flight.id,
+                    failed: Some(failed),
+                    done: Some(done),
+                });
+                let _ = written.await;
             }
-            let id = flight.id;
-            let _ = tokio::task::spawn_blocking(move || {
-                let done = match ended {
-                    None => ledger.delete(&id).map(drop),
-                    Some((status, message, result)) => ledger
-                        .update(&id, status, Some(&message), Some(&result), now_ms())
-                        .map(drop),
-                };
-                if let Err(error) = done {
-                    tracing::warn!("{error}");
-                }
-            })
-            .await;
-        };
-        // A success's entry goes in the background: the host has its
-        // answer. A failure is in the ledger before the host hears of it.
-        if outcome.as_ref().is_ok_and(|r| !is_tool_error(r)) && !cancelled {
-            tokio::spawn(finish);
-        } else {
-            finish.await;
         }
     }
 
@@ -152,6 +253,74 @@ impl Tasks {
     }
 }
 
-fn is_tool_error(result: &ServerResult) -> bool {
-    matches!(result, ServerResult::CallToolResult(r) if r.is_error == Some(true))
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(id: &str) -> TaskRecord {
+        TaskRecord {
+            id: id.into(),
+            kind: EntryKind::Call,
+            server: "demo".into(),
+            upstream_id: None,
+            method: "tools/call".into(),
+            tool: Some("demo__echo".into()),
+            params: json!({"name": "echo"}),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: 1,
+            last_updated_at: 1,
+            ttl_ms: None,
+            poll_interval_ms: None,
+            profile: Some("default".into()),
+            retry_of: None,
+            owner: None,
+            result: None,
+        }
+    }
+
+    #[test]
+    fn a_batch_writes_starts_then_ends_and_skips_calls_that_ended_unwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::open(&dir.path().join("tasks.db")).unwrap();
+        write(&ledger, "r-1", vec![Op::Start(Box::new(call("earlier")))]);
+        let (done, mut told) = oneshot::channel();
+        let failure = (TaskStatus::Failed, "no such issue".to_string(), json!({}));
+        write(
+            &ledger,
+            "r-1",
+            vec![
+                Op::Start(Box::new(call("quick"))),
+                Op::Start(Box::new(call("failing"))),
+                Op::Start(Box::new(call("long"))),
+                Op::End {
+                    id: "quick".into(),
+                    failed: None,
+                    done: None,
+                },
+                Op::End {
+                    id: "failing".into(),
+                    failed: Some(failure),
+                    done: Some(done),
+                },
+                Op::End {
+                    id: "earlier".into(),
+                    failed: None,
+                    done: None,
+                },
+            ],
+        );
+        assert_eq!(ledger.get("quick").unwrap(), None, "ended before written");
+        assert_eq!(ledger.get("earlier").unwrap(), None, "deleted on success");
+        let failing = ledger
+            .get("failing")
+            .unwrap()
+            .expect("written, then marked");
+        assert_eq!(failing.status, TaskStatus::Failed);
+        assert_eq!(failing.status_message.as_deref(), Some("no such issue"));
+        assert!(told.try_recv().is_ok(), "the failing call was told");
+        let long = ledger.get("long").unwrap().expect("still running");
+        assert_eq!(long.status, TaskStatus::Working);
+    }
 }

@@ -523,4 +523,13 @@ pub(super) fn a_silent_replicas_calls_are_marked_cut_off(ledger: &Fresh) {
     assert!(ledger.delete("on-alive").unwrap());
     assert!(!ledger.delete("on-alive").unwrap());
     assert_eq!(ledger.get("on-alive").unwrap(), None);
+
+    // Many at once, as a busy replica writes them.
+    let many: Vec<TaskRecord> = (0..5).map(|i| call(&format!("many-{i}"), 20_000)).collect();
+    ledger.insert_running_all(&many, "busy").unwrap();
+    assert_eq!(status("many-4"), TaskStatus::Working);
+    let ids: Vec<String> = many[..3].iter().map(|r| r.id.clone()).collect();
+    assert_eq!(ledger.delete_all(&ids).unwrap(), 3);
+    assert_eq!(ledger.get("many-0").unwrap(), None);
+    assert_eq!(status("many-3"), TaskStatus::Working);
 }
