@@ -18,28 +18,8 @@ use crate::report::{Table, ms, ratio};
 use serde_json::{Value, json};
 use sieve_postgres::Database;
 use sieve_postgres::testing::TestServer;
-use sieve_tests::http::HttpProxy;
-use std::process::Command;
+use sieve_tests::team::{Replica, cli};
 use std::time::Instant;
-
-/// `mcp-sieve --state URL ARGS`, which must succeed; its output.
-fn cli(url: &str, args: &[&str]) -> String {
-    let home = tempfile::tempdir().expect("a temp dir");
-    let out = Command::new(SIEVE)
-        .arg("--home")
-        .arg(home.path())
-        .arg("--state")
-        .arg(url)
-        .args(args)
-        .output()
-        .expect("mcp-sieve runs");
-    assert!(
-        out.status.success(),
-        "mcp-sieve {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// A team database named `name` whose config has the demo server and
 /// `settings.audit` as given; its address and the team's token.
@@ -52,30 +32,27 @@ fn team(server: &TestServer, name: &str, audit: bool) -> (String, String) {
         Ok(Some(format!("{config:#}\n")))
     })
     .expect("the team's config is written");
-    let token = cli(&url, &["serve", "--print-token"]).trim().to_string();
+    let token = cli(SIEVE, &url, &["serve", "--print-token"])
+        .trim()
+        .to_string();
     (url, token)
 }
 
-/// What must live as long as a replica is measured: its process, its home.
-type Keep = Vec<Box<dyn std::any::Any>>;
-
-/// A replica on the team's database, with a home of its own; its client.
-async fn replica(url: &str, token: &str) -> (Client, Keep) {
-    let home = tempfile::tempdir().expect("a temp dir");
-    let proxy = HttpProxy::start_with_env(
-        SIEVE,
-        home.path(),
-        token.to_string(),
-        &[("MCP_SIEVE_STATE", url)],
-    );
-    let client = clients::http(&format!("{}/mcp", proxy.base), Some(token)).await;
-    // The proxy ends before its home goes.
-    (client, vec![Box::new(proxy), Box::new(home)])
+/// A replica on the team's database, with a home of its own; its client,
+/// and the replica, which must live as long as it is measured.
+async fn replica(url: &str, token: &str) -> (Client, Replica) {
+    let replica = Replica::start(SIEVE, url, token);
+    let client = clients::http(&replica.url("/mcp"), Some(token)).await;
+    (client, replica)
 }
 
 /// The calls the team's audit lists (at most `limit`).
 fn audited(url: &str, limit: usize) -> usize {
-    let listing = cli(url, &["audit", "--json", "--limit", &limit.to_string()]);
+    let listing = cli(
+        SIEVE,
+        url,
+        &["audit", "--json", "--limit", &limit.to_string()],
+    );
     let listing: Value = serde_json::from_str(&listing).expect("audit --json prints JSON");
     listing["calls"].as_array().map_or(0, Vec::len)
 }

@@ -31,31 +31,19 @@ impl AuditWriter {
     /// Starts the writer of `ledger`; `None` if no thread could be made
     /// (records are then written by each call itself).
     pub(crate) fn start(ledger: Ledger, failed: Arc<AtomicBool>) -> Option<AuditWriter> {
-        let (queue, waiting) = mpsc::channel::<Pending>();
-        let spawned = std::thread::Builder::new()
-            .name("audit-writer".into())
-            .spawn(move || {
-                while let Ok(first) = waiting.recv() {
-                    let mut batch = vec![first];
-                    while batch.len() < BATCH {
-                        match waiting.try_recv() {
-                            Ok(next) => batch.push(next),
-                            Err(_) => break,
-                        }
-                    }
-                    let (records, written): (Vec<AuditRecord>, Vec<oneshot::Sender<()>>) =
-                        batch.into_iter().unzip();
-                    report(
-                        ledger.audit_all(&records).map_err(|e| e.to_string()),
-                        &failed,
-                    );
-                    for done in written {
-                        let _ = done.send(());
-                    }
-                }
-            });
+        let spawned = super::batch::writer("audit-writer", BATCH, move |batch: Vec<Pending>| {
+            let (records, written): (Vec<AuditRecord>, Vec<oneshot::Sender<()>>) =
+                batch.into_iter().unzip();
+            report(
+                ledger.audit_all(&records).map_err(|e| e.to_string()),
+                &failed,
+            );
+            for done in written {
+                let _ = done.send(());
+            }
+        });
         match spawned {
-            Ok(_) => Some(AuditWriter { queue }),
+            Ok(queue) => Some(AuditWriter { queue }),
             Err(error) => {
                 tracing::warn!(
                     "the audit's writer could not start ({error}); each call writes its own record"

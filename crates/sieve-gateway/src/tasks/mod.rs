@@ -17,6 +17,7 @@
 //! ([`on_upstream_status`]): the pool knows nothing of the ledger.
 
 mod audit;
+mod batch;
 mod follow;
 mod legacy;
 mod replica;

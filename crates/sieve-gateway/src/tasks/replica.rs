@@ -63,23 +63,11 @@ pub(crate) struct Flights {
 impl Flights {
     /// Starts the writer of `replica`'s calls on `ledger`.
     pub(crate) fn start(ledger: Ledger, replica: String) -> Option<Flights> {
-        let (queue, waiting) = mpsc::channel::<Op>();
-        let spawned = std::thread::Builder::new()
-            .name("calls-in-flight".into())
-            .spawn(move || {
-                while let Ok(first) = waiting.recv() {
-                    let mut batch = vec![first];
-                    while batch.len() < BATCH {
-                        match waiting.try_recv() {
-                            Ok(next) => batch.push(next),
-                            Err(_) => break,
-                        }
-                    }
-                    write(&ledger, &replica, batch);
-                }
-            });
+        let spawned = super::batch::writer("calls-in-flight", BATCH, move |batch: Vec<Op>| {
+            write(&ledger, &replica, batch);
+        });
         match spawned {
-            Ok(_) => Some(Flights { queue }),
+            Ok(queue) => Some(Flights { queue }),
             Err(error) => {
                 tracing::warn!("calls in flight will not be recorded: no thread for it ({error})");
                 None
