@@ -94,6 +94,16 @@ pub fn is_valid_profile_name(name: &str) -> bool {
         && !name.starts_with('-')
 }
 
+/// Whether the host of a URL, given what follows its `scheme://`, is this
+/// machine: `localhost`, `127.0.0.1` or `[::1]`, with any port or path.
+pub fn is_loopback_authority(after_scheme: &str) -> bool {
+    let host = match after_scheme.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => after_scheme.split([':', '/']).next().unwrap_or(""),
+    };
+    matches!(host, "localhost" | "127.0.0.1" | "::1")
+}
+
 /// Characters kept verbatim in a URI path segment (RFC 3986 unreserved).
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
@@ -126,6 +136,24 @@ mod tests {
     #[test]
     fn profile_names() {
         assert!(is_valid_profile_name("work"));
+        for local in [
+            "localhost",
+            "localhost:8080/mcp",
+            "127.0.0.1:1",
+            "[::1]:3000",
+            "[::1]",
+        ] {
+            assert!(is_loopback_authority(local), "{local}");
+        }
+        for remote in [
+            "localhost.evil.test",
+            "127.0.0.1.nip.io",
+            "10.0.0.1",
+            "",
+            "[::2]",
+        ] {
+            assert!(!is_loopback_authority(remote), "{remote}");
+        }
         assert!(is_valid_profile_name("read_only-2"));
         assert!(!is_valid_profile_name(""));
         assert!(!is_valid_profile_name("../x"));

@@ -577,14 +577,10 @@ fn is_local_origin(origin: &str) -> bool {
     if scheme == "tauri" {
         return rest == "localhost";
     }
-    if scheme != "http" && scheme != "https" {
-        return false;
-    }
-    let host = match rest.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => rest.split(':').next().unwrap_or(""),
-    };
-    matches!(host, "localhost" | "127.0.0.1" | "::1")
+    // An origin is scheme, host and port: one with a path is no origin.
+    (scheme == "http" || scheme == "https")
+        && !rest.contains('/')
+        && sieve_core::naming::is_loopback_authority(rest)
 }
 
 #[cfg(test)]
@@ -645,6 +641,7 @@ mod tests {
             "null",
             "file://",
             "http://10.0.0.1",
+            "http://localhost/evil",
         ] {
             assert!(!is_local_origin(bad), "{bad}");
         }

@@ -159,14 +159,8 @@ fn is_provider_url(url: &str) -> bool {
     if let Some(rest) = url.strip_prefix("https://") {
         return !rest.is_empty();
     }
-    let Some(rest) = url.strip_prefix("http://") else {
-        return false;
-    };
-    let host = match rest.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => rest.split([':', '/']).next().unwrap_or(""),
-    };
-    matches!(host, "localhost" | "127.0.0.1" | "::1")
+    url.strip_prefix("http://")
+        .is_some_and(crate::naming::is_loopback_authority)
 }
 
 #[cfg(test)]
