@@ -671,3 +671,158 @@ async fn a_call_silent_for_a_while_streams_with_its_priming_event() {
     assert_eq!(stream.status(), 200);
     assert_eq!(stream.headers()["content-type"], "text/event-stream");
 }
+
+/// A 2025-11-25 session opened with raw requests: its id, and a function
+/// that POSTs a message on it.
+async fn raw_session(client: &reqwest::Client, url: &str, bearer: &str) -> String {
+    let started = post(client, url, &[("Authorization", bearer)]).await;
+    let session = started.headers()["mcp-session-id"]
+        .to_str()
+        .expect("a session id")
+        .to_string();
+    let initialized = on_session(client, url, bearer, &session)
+        .body(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string())
+        .send()
+        .await
+        .expect("the proxy answers");
+    assert_eq!(initialized.status(), 202);
+    session
+}
+
+fn on_session(
+    client: &reqwest::Client,
+    url: &str,
+    bearer: &str,
+    session: &str,
+) -> reqwest::RequestBuilder {
+    client
+        .post(url)
+        .header("Authorization", bearer)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("Mcp-Session-Id", session)
+        .header("MCP-Protocol-Version", "2025-11-25")
+}
+
+/// A call served without rmcp's session layer still behaves as rmcp's
+/// own: a host whose stream broke resumes it from the priming event with a
+/// GET and gets the answer, which the call went on to give meanwhile; and
+/// `notifications/cancelled` cancels a call in flight, at once.
+#[tokio::test]
+async fn a_long_call_resumes_after_a_broken_stream_and_a_cancelled_one_stops() {
+    let home = Home::new(BIN);
+    let proxy = HttpProxy::start(BIN, home.path());
+    let client = reqwest::Client::new();
+    let url = format!("{}/mcp", proxy.base);
+    let bearer = format!("Bearer {}", proxy.token);
+    let session = raw_session(&client, &url, &bearer).await;
+
+    // The stream breaks after its priming event.
+    let slow =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": reindex(1, 3_000)});
+    let mut streamed = timeout(
+        WAIT,
+        on_session(&client, &url, &bearer, &session)
+            .body(slow.to_string())
+            .send(),
+    )
+    .await
+    .expect("the proxy answers in time")
+    .expect("the proxy answers");
+    assert_eq!(streamed.headers()["content-type"], "text/event-stream");
+    let first = timeout(WAIT, streamed.chunk())
+        .await
+        .expect("the priming event comes at once")
+        .expect("it reads")
+        .expect("a first chunk");
+    let first = String::from_utf8_lossy(&first).to_string();
+    let event_id = first
+        .lines()
+        .find_map(|line| line.strip_prefix("id: "))
+        .unwrap_or_else(|| panic!("the priming event has an id: {first}"))
+        .to_string();
+    assert!(
+        event_id.starts_with("sieve-"),
+        "the call was served directly, not by rmcp's session layer: {first}"
+    );
+    drop(streamed);
+    let resumed = timeout(
+        WAIT,
+        client
+            .get(&url)
+            .header("Authorization", &bearer)
+            .header("Accept", "text/event-stream")
+            .header("Mcp-Session-Id", &session)
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .header("Last-Event-ID", &event_id)
+            .send(),
+    )
+    .await
+    .expect("the proxy answers in time")
+    .expect("the proxy answers");
+    assert_eq!(resumed.status(), 200);
+    let rest = timeout(WAIT, resumed.text())
+        .await
+        .expect("the resumed stream ends with the answer")
+        .expect("it reads");
+    assert!(
+        rest.contains(r#""id":2,"result""#) && rest.contains(r#""steps":1"#),
+        "the answer, through the resumed stream: {rest}"
+    );
+    // Another session cannot resume it: that GET is rmcp's, which knows no
+    // such event.
+    let other = raw_session(&client, &url, &bearer).await;
+    let refused = client
+        .get(&url)
+        .header("Authorization", &bearer)
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", &other)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .header("Last-Event-ID", &event_id)
+        .send()
+        .await
+        .expect("the proxy answers");
+    let refused_text = if refused.status() == 200 {
+        timeout(Duration::from_millis(500), refused.text())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default()
+    } else {
+        String::new()
+    };
+    assert!(
+        !refused_text.contains(r#""id":2"#),
+        "another session does not get this answer: {refused_text}"
+    );
+
+    // A call cancelled by its host ends at once with the cancellation.
+    let long =
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": reindex(1, 60_000)});
+    let started = std::time::Instant::now();
+    let streamed = timeout(
+        WAIT,
+        on_session(&client, &url, &bearer, &session)
+            .body(long.to_string())
+            .send(),
+    )
+    .await
+    .expect("the proxy answers in time")
+    .expect("the proxy answers");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3, "reason": "the person stopped it"}});
+    let sent = on_session(&client, &url, &bearer, &session)
+        .body(cancel.to_string())
+        .send()
+        .await
+        .expect("the proxy answers");
+    assert_eq!(sent.status(), 202);
+    let body = timeout(WAIT, streamed.text())
+        .await
+        .expect("the cancelled call ends at once, not after its minute")
+        .expect("it reads");
+    assert!(
+        body.contains(r#""id":3,"error""#) && body.contains("cancelled by the host"),
+        "the cancellation is the answer: {body}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(30), "ended early");
+}

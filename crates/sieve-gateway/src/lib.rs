@@ -15,7 +15,9 @@
 //! * `server` (internal): the filtered MCP server a host talks to;
 //!   [`serve`]: stdio and streamable HTTP (token, Origin, one endpoint per
 //!   profile); `reply` (internal): a POST's answer as plain JSON when it
-//!   is one response; [`tap`]: the raw JSON rmcp's typed model drops.
+//!   is one response; `direct` (internal): a plain `tools/call` served
+//!   without rmcp's session layer; [`tap`]: the raw JSON rmcp's typed
+//!   model drops.
 //! * [`oauth`]: signing in to HTTP servers with rmcp's OAuth, the sign-ins
 //!   kept in the secret store; [`identity`]: the other way round, people
 //!   signed in to the gateway by their team's identity provider (their
@@ -30,7 +32,8 @@
 //! `scripts/check-layers.py` in `./test.sh`):
 //!
 //! ```text
-//! serve    -> server, engine, reply, tap, identity
+//! serve    -> direct, server, engine, reply, tap, identity
+//! direct   -> server, engine, reply, tap
 //! server   -> identity (the signed-in person of a request)
 //! server   -> engine, tasks, upstream, hosts, tap, error
 //! engine   -> tasks, upstream, hosts, clock, oauth, error
@@ -43,6 +46,7 @@
 //! `config.json` lists none: the engine runs it in memory.
 
 mod clock;
+mod direct;
 pub mod engine;
 pub mod error;
 pub mod hosts;

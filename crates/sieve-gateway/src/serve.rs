@@ -17,11 +17,12 @@
 //! with a sentence saying why, rather than accepting a connection on which
 //! every request would fail.
 
+use crate::direct::Direct;
 use crate::engine::Engine;
 use crate::identity::{self, Person, Refusal, SignedIn, Verifier};
 use crate::reply;
 pub use crate::server::ProfileChoice;
-use crate::server::{EndpointProfile, RawBody, SieveServer, unusable_profile};
+use crate::server::{EndpointProfile, RawBody, Sessions, SieveServer, unusable_profile};
 use crate::tap::{Keep, LineTap, RawLog, rename_legacy_task_request};
 use axum::body::Body;
 use axum::extract::Request;
@@ -136,8 +137,20 @@ pub async fn serve_http(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<SocketAddr> {
     let sessions = CancellationToken::new();
+    let manager = Arc::new(LocalSessionManager::default());
+    let kept = Arc::new(Sessions::default());
+    let direct = Direct::start(
+        engine.clone(),
+        kept.clone(),
+        manager.clone(),
+        sessions.child_token(),
+    );
     let make_engine = engine.clone();
-    let service = mcp_service(move || SieveServer::http(make_engine.clone()), &sessions);
+    let service = mcp_service(
+        move || SieveServer::http(make_engine.clone(), kept.clone()),
+        manager,
+        &sessions,
+    );
     let token: Arc<str> = token.into();
     let verifier = Arc::new(Verifier::new());
     let metadata_engine = engine.clone();
@@ -148,6 +161,18 @@ pub async fn serve_http(
     let router = axum::Router::new()
         .route("/mcp", service.clone())
         .route("/mcp/p/{profile}", service)
+        // A plain tools/call is served without rmcp's session layer.
+        .layer(axum::middleware::from_fn(
+            move |request: Request, next: Next| {
+                let direct = direct.clone();
+                async move {
+                    match direct.serve(request).await {
+                        Ok(response) => response,
+                        Err(request) => next.run(request).await,
+                    }
+                }
+            },
+        ))
         .layer(axum::middleware::from_fn(
             move |request: Request, next: Next| {
                 let token = token.clone();
@@ -170,7 +195,8 @@ pub async fn serve_handler_http<S: ServerHandler + Send + 'static>(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<SocketAddr> {
     let sessions = CancellationToken::new();
-    let router = axum::Router::new().route("/mcp", mcp_service(make, &sessions));
+    let manager = Arc::new(LocalSessionManager::default());
+    let router = axum::Router::new().route("/mcp", mcp_service(make, manager, &sessions));
     run_router(addr, router, sessions, shutdown).await
 }
 
@@ -179,12 +205,12 @@ pub async fn serve_handler_http<S: ServerHandler + Send + 'static>(
 /// [`reply`]); cancelling `sessions` ends their open SSE streams.
 fn mcp_service<S: ServerHandler + Send + 'static>(
     make: impl Fn() -> S + Send + Sync + 'static,
+    manager: Arc<LocalSessionManager>,
     sessions: &CancellationToken,
 ) -> MethodRouter {
     let config =
         StreamableHttpServerConfig::default().with_cancellation_token(sessions.child_token());
     let make = Arc::new(make);
-    let manager = Arc::new(LocalSessionManager::default());
     let service = |config: StreamableHttpServerConfig| {
         let make = make.clone();
         // Behind an Arc: a clone of the service itself copies its config.

@@ -34,12 +34,15 @@
 
 mod audit;
 mod calls;
+mod direct;
 mod forward;
 mod info;
 mod lists;
 mod methods;
 mod notifications;
 mod task_requests;
+
+pub use direct::Sessions;
 
 use crate::engine::{ActiveProfile, Change, Engine, HostForms};
 use crate::hosts::HostId;
@@ -114,6 +117,9 @@ struct Connection {
     fixed_profile: Option<ProfileChoice>,
     /// Raw request params seen on stdio.
     raw: Option<RawLog>,
+    /// Where an HTTP session's connection is kept for calls served
+    /// directly.
+    sessions: Option<Arc<Sessions>>,
     state: Mutex<ConnState>,
     /// Held while a view is computed and recorded as seen, so two tasks
     /// (the change forwarder, a `concerns/update`) cannot interleave and
@@ -171,24 +177,27 @@ impl View {
 impl SieveServer {
     /// A server for one stdio host, on `profile`, with raw params from `raw`.
     pub fn stdio(engine: Arc<Engine>, profile: ProfileChoice, raw: RawLog) -> SieveServer {
-        SieveServer::new(engine, Some(profile), Some(raw))
+        SieveServer::new(engine, Some(profile), Some(raw), None)
     }
 
-    /// A server for HTTP, whose requests name their profile.
-    pub fn http(engine: Arc<Engine>) -> SieveServer {
-        SieveServer::new(engine, None, None)
+    /// A server for HTTP, whose requests name their profile; a session
+    /// opened on it is kept in `sessions`.
+    pub fn http(engine: Arc<Engine>, sessions: Arc<Sessions>) -> SieveServer {
+        SieveServer::new(engine, None, None, Some(sessions))
     }
 
     fn new(
         engine: Arc<Engine>,
         fixed_profile: Option<ProfileChoice>,
         raw: Option<RawLog>,
+        sessions: Option<Arc<Sessions>>,
     ) -> SieveServer {
         SieveServer {
             engine,
             conn: Arc::new(Connection {
                 fixed_profile,
                 raw,
+                sessions,
                 state: Mutex::new(ConnState::default()),
                 seen_lock: Mutex::new(()),
             }),
@@ -272,14 +281,21 @@ impl SieveServer {
         if !params.is_object() {
             params = json!({});
         }
-        params["_meta"] = serde_json::to_value(&context.meta).unwrap_or_default();
-        if !list {
-            // Filters shape lists; a call is judged by profile and concerns
-            // (its raw params were not read, so only `_meta` can hold one).
-            if let Some(meta) = params["_meta"].as_object_mut() {
-                meta.remove(sieve_core::rules::META_FILTER);
-            }
-        }
+        // Filters shape lists; a call is judged by profile and concerns
+        // (its raw params were not read, so only `_meta` could hold one).
+        let read: &[&str] = if list {
+            &[
+                sieve_core::rules::META_FILTER,
+                sieve_core::rules::META_CONCERNS,
+            ]
+        } else {
+            &[sieve_core::rules::META_CONCERNS]
+        };
+        let meta: serde_json::Map<String, Value> = read
+            .iter()
+            .filter_map(|key| Some((key.to_string(), context.meta.get(*key)?.clone())))
+            .collect();
+        params["_meta"] = Value::Object(meta);
         let narrowing = Narrowing::from_params(&params)
             .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         Ok(narrowing.concerns(&self.state().concerns))

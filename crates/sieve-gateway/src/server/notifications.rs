@@ -190,6 +190,7 @@ impl SieveServer {
             .hosts()
             .register(context.peer.clone(), self.sees());
         self.state().host = Some(host);
+        self.open_session(&context.extensions, &context.peer);
         self.forward_changes(context.peer);
     }
 
