@@ -825,4 +825,74 @@ async fn a_long_call_resumes_after_a_broken_stream_and_a_cancelled_one_stops() {
         "the cancellation is the answer: {body}"
     );
     assert!(started.elapsed() < Duration::from_secs(30), "ended early");
+    let recorded = cancelled_entries(&client, &url, &bearer, 1).await;
+    assert_eq!(recorded[0]["statusMessage"], "cancelled by the host");
+
+    // A 2026-07-28 host that hangs up cancels its call, recorded as such.
+    let long = modern_request(4, "tools/call", reindex(1, 60_000));
+    let streamed = timeout(WAIT, modern_post(&client, &url, &bearer, &long).send())
+        .await
+        .expect("the proxy answers in time")
+        .expect("the proxy answers");
+    assert_eq!(
+        streamed.headers()["content-type"],
+        "text/event-stream",
+        "a call past the wait streams"
+    );
+    drop(streamed);
+    let recorded = cancelled_entries(&client, &url, &bearer, 2).await;
+    assert_eq!(recorded.len(), 2, "{recorded:?}");
+}
+
+/// A POST of a 2026-07-28 request with the headers its generation sends.
+fn modern_post(
+    client: &reqwest::Client,
+    url: &str,
+    bearer: &str,
+    message: &Value,
+) -> reqwest::RequestBuilder {
+    let mut post = client
+        .post(url)
+        .header("Authorization", bearer)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", message["method"].as_str().expect("a method"));
+    if let Some(name) = message["params"]["name"].as_str() {
+        post = post.header("Mcp-Name", name);
+    }
+    post.body(message.to_string())
+}
+
+/// The ledger's cancelled entries, once there are `count` of them (the
+/// proxy records a cancelled call as it ends).
+async fn cancelled_entries(
+    client: &reqwest::Client,
+    url: &str,
+    bearer: &str,
+    count: usize,
+) -> Vec<Value> {
+    let list = modern_request(90, "tasks/list", json!({"status": ["cancelled"]}));
+    let wait = async {
+        loop {
+            let answer: Value = modern_post(client, url, bearer, &list)
+                .send()
+                .await
+                .expect("the proxy answers")
+                .json()
+                .await
+                .expect("a JSON answer");
+            let tasks = answer["result"]["tasks"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            if tasks.len() >= count {
+                return tasks;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    timeout(WAIT, wait)
+        .await
+        .expect("the cancelled calls are recorded in time")
 }
