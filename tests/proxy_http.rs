@@ -896,3 +896,61 @@ async fn cancelled_entries(
         .await
         .expect("the cancelled calls are recorded in time")
 }
+
+/// A call's own `_meta` still narrows it on the direct path: a concern
+/// value in it that hides the tool refuses the call, in both generations,
+/// and one that keeps it lets it through.
+#[tokio::test]
+async fn a_call_is_judged_by_the_concerns_in_its_own_meta() {
+    let home = Home::new(BIN);
+    let proxy = HttpProxy::start(BIN, home.path());
+    let client = reqwest::Client::new();
+    let url = format!("{}/mcp", proxy.base);
+    let bearer = format!("Bearer {}", proxy.token);
+    let session = raw_session(&client, &url, &bearer).await;
+    // `cost: minimal` keeps the billing tools that cost little, and hides
+    // create_invoice; `moderate` keeps it.
+    let call = |id: u32, cost: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "demo__create_invoice",
+            "arguments": {"customer": "c1", "amount_cents": 500},
+            "_meta": {"dev.mcp-sieve/concerns": {"cost": cost}},
+        }})
+    };
+    for (id, cost, refused) in [(2, "minimal", true), (3, "moderate", false)] {
+        let answer: Value = on_session(&client, &url, &bearer, &session)
+            .body(call(id, cost).to_string())
+            .send()
+            .await
+            .expect("the proxy answers")
+            .json()
+            .await
+            .expect("a JSON answer");
+        assert_eq!(
+            answer.get("error").is_some(),
+            refused,
+            "2025-11-25, cost {cost}: {answer}"
+        );
+        if refused {
+            assert!(
+                answer["error"]["data"].get("hiddenBy").is_some(),
+                "the profile's refusal says why: {answer}"
+            );
+        }
+
+        let mut modern = modern_request(id, "tools/call", call(id, cost)["params"].clone());
+        modern["params"]["_meta"]["dev.mcp-sieve/concerns"] = json!({"cost": cost});
+        let answer: Value = modern_post(&client, &url, &bearer, &modern)
+            .send()
+            .await
+            .expect("the proxy answers")
+            .json()
+            .await
+            .expect("a JSON answer");
+        assert_eq!(
+            answer.get("error").is_some(),
+            refused,
+            "2026-07-28, cost {cost}: {answer}"
+        );
+    }
+}

@@ -11,7 +11,7 @@
 
 use super::SieveServer;
 use crate::sync::Locked;
-use rmcp::model::{CallToolRequestParams, ClientRequest, GetMeta, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{CallToolRequestParams, ClientRequest, RequestId, ServerJsonRpcMessage};
 use rmcp::service::{Peer, RequestContext, Service};
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
@@ -141,7 +141,7 @@ impl SieveServer {
         params: Value,
         ct: CancellationToken,
     ) -> ServerJsonRpcMessage {
-        let params = match serde_json::from_value::<CallToolRequestParams>(params) {
+        let mut params = match serde_json::from_value::<CallToolRequestParams>(params) {
             Ok(params) => params,
             Err(error) => {
                 return ServerJsonRpcMessage::error(
@@ -150,10 +150,15 @@ impl SieveServer {
                 );
             }
         };
-        let mut request = ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
+        // The request's `_meta` is its context's, where rmcp's own decoding
+        // puts it (not left in the params).
+        let meta = params.meta.take();
+        let request = ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
         let mut context = RequestContext::new(id.clone(), peer);
         context.ct = ct;
-        std::mem::swap(&mut context.meta, request.get_meta_mut());
+        if let Some(meta) = meta {
+            context.meta = meta;
+        }
         context.extensions.insert(parts);
         match Service::<RoleServer>::handle_request(self, request, context).await {
             Ok(result) => ServerJsonRpcMessage::response(result, id),
