@@ -134,6 +134,27 @@ pub fn typed_message<T: serde::de::DeserializeOwned>(
     serde_json::from_value(serde_json::json!({"method": method, "params": params}))
 }
 
+/// rmcp's typed request for `method` with raw `params`, as
+/// [`typed_message`] makes it; a `tools/call`, the request sent most, is
+/// decoded as its params alone (its `_meta` where rmcp's decoding puts
+/// it) rather than through rmcp's enum of every request.
+pub fn client_request(
+    method: &str,
+    params: Value,
+) -> serde_json::Result<rmcp::model::ClientRequest> {
+    use rmcp::model::{CallToolRequestParams, ClientRequest, GetMeta, Request};
+    if method != "tools/call" {
+        return typed_message(method, params);
+    }
+    let mut params: CallToolRequestParams = serde_json::from_value(params)?;
+    let meta = params.meta.take();
+    let mut request = ClientRequest::CallToolRequest(Request::new(params));
+    if let Some(meta) = meta {
+        *request.get_meta_mut() = meta;
+    }
+    Ok(request)
+}
+
 pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
@@ -142,6 +163,37 @@ pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 mod tests {
     use super::*;
     use tokio::io::AsyncReadExt;
+
+    #[test]
+    fn a_call_is_the_request_rmcp_would_decode() {
+        let params = serde_json::json!({
+            "name": "demo__echo",
+            "arguments": {"text": "hi"},
+            "_meta": {"traceparent": "00-1-2-01", "progressToken": 7},
+        });
+        let fast = client_request("tools/call", params.clone()).expect("a call");
+        let slow: rmcp::model::ClientRequest = typed_message("tools/call", params).expect("a call");
+        assert_eq!(
+            serde_json::to_value(&fast).expect("serializes"),
+            serde_json::to_value(&slow).expect("serializes"),
+            "the same request on the wire"
+        );
+        use rmcp::model::GetMeta;
+        assert_eq!(
+            fast.get_meta(),
+            slow.get_meta(),
+            "the _meta where rmcp keeps it"
+        );
+        assert!(
+            client_request("tools/call", serde_json::json!({"arguments": {}})).is_err(),
+            "a call without a name is refused"
+        );
+        let list = client_request("tools/list", serde_json::json!({})).expect("a list");
+        assert!(matches!(
+            list,
+            rmcp::model::ClientRequest::ListToolsRequest(_)
+        ));
+    }
 
     #[tokio::test]
     async fn passes_bytes_through_and_keeps_request_params() {

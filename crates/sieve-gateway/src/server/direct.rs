@@ -11,7 +11,7 @@
 
 use super::SieveServer;
 use crate::sync::Locked;
-use rmcp::model::{CallToolRequestParams, ClientRequest, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{GetMeta, RequestId, ServerJsonRpcMessage};
 use rmcp::service::{Peer, RequestContext, Service};
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
@@ -141,8 +141,8 @@ impl SieveServer {
         params: Value,
         ct: CancellationToken,
     ) -> ServerJsonRpcMessage {
-        let mut params = match serde_json::from_value::<CallToolRequestParams>(params) {
-            Ok(params) => params,
+        let mut request = match crate::tap::client_request("tools/call", params) {
+            Ok(request) => request,
             Err(error) => {
                 return ServerJsonRpcMessage::error(
                     ErrorData::invalid_params(format!("tools/call params: {error}"), None),
@@ -150,15 +150,10 @@ impl SieveServer {
                 );
             }
         };
-        // The request's `_meta` is its context's, where rmcp's own decoding
-        // puts it (not left in the params).
-        let meta = params.meta.take();
-        let request = ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
         let mut context = RequestContext::new(id.clone(), peer);
         context.ct = ct;
-        if let Some(meta) = meta {
-            context.meta = meta;
-        }
+        // The request's `_meta` goes to its context, as rmcp's loop does.
+        std::mem::swap(&mut context.meta, request.get_meta_mut());
         context.extensions.insert(parts);
         match Service::<RoleServer>::handle_request(self, request, context).await {
             Ok(result) => ServerJsonRpcMessage::response(result, id),

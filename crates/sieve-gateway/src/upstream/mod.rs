@@ -36,7 +36,7 @@ use crate::clock::now_ms;
 use crate::error::CallError;
 use crate::hosts::Hosts;
 use crate::sync::Locked;
-use crate::tap::{RawLog, id_key, typed_message};
+use crate::tap::{RawLog, client_request, id_key};
 use rmcp::RoleClient;
 use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
 use rmcp::service::{Peer, PeerRequestOptions};
@@ -494,7 +494,7 @@ impl Pool {
     ) -> Result<rmcp::service::RequestHandle<RoleClient>, CallError> {
         let peer = self.peer(server)?;
         let request: ClientRequest =
-            typed_message(method, params).map_err(|e| CallError::Unsendable {
+            client_request(method, params).map_err(|e| CallError::Unsendable {
                 method: method.to_string(),
                 why: e.to_string(),
             })?;
