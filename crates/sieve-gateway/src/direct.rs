@@ -20,8 +20,8 @@
 //!   a request those checks would refuse goes to rmcp, which says why.
 //!
 //! Either runs through the same handler as rmcp's path (the profile, the
-//! ledger, the audit, rmcp's checks of the answer) in a task of its own, so
-//! it is never dropped half done. The answer is JSON; a call that has not
+//! ledger, the audit, rmcp's checks of the answer), run where its answer
+//! is awaited and never dropped half done ([`Finishing`]). The answer is JSON; a call that has not
 //! answered within [`reply::WAIT`] gets an SSE stream instead, with
 //! keep-alive comments until its answer, so no host waits minutes for
 //! headers. As on rmcp's path:
@@ -53,11 +53,11 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use serde_json::Value;
 use std::collections::HashMap;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::watch;
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tokio_util::sync::DropGuard;
 
@@ -203,7 +203,7 @@ impl Direct {
         let session = plan.session.clone();
         let mut call = {
             let (direct, ct) = (self.clone(), ct.clone());
-            tokio::spawn(async move {
+            Finishing::new(async move {
                 let answer = server.call_directly(peer, parts, plan.id, params, ct).await;
                 if let Some(session) = &plan.session {
                     direct.sessions.ended(session, &key);
@@ -233,11 +233,7 @@ impl Direct {
 
     /// The stream of a 2025-11-25 call that did not answer within the
     /// wait: a priming event a host can resume from, then its answer.
-    fn resumable(
-        self: &Arc<Self>,
-        session: String,
-        call: JoinHandle<ServerJsonRpcMessage>,
-    ) -> Response {
+    fn resumable(self: &Arc<Self>, session: String, call: Finishing) -> Response {
         let number = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let (tell, answer) = watch::channel(None);
         self.streams.locked().insert(
@@ -249,7 +245,7 @@ impl Direct {
         );
         let direct = self.clone();
         tokio::spawn(async move {
-            let message = call.await.unwrap_or_else(|e| failed(&e));
+            let message = call.await;
             let _ = tell.send(Some(
                 serde_json::to_string(&message).unwrap_or_default().into(),
             ));
@@ -395,9 +391,59 @@ fn one_header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 }
 
 /// The answer (as JSON-RPC text) of a call running in `call`.
-async fn answered(call: JoinHandle<ServerJsonRpcMessage>) -> Arc<str> {
-    let message = call.await.unwrap_or_else(|e| failed(&e));
-    serde_json::to_string(&message).unwrap_or_default().into()
+async fn answered(call: Finishing) -> Arc<str> {
+    serde_json::to_string(&call.await)
+        .unwrap_or_default()
+        .into()
+}
+
+/// A call's future, run where its answer is awaited (no task of its own,
+/// no wake-up to cross to one), and never dropped half done: dropped
+/// before its answer (its host went, say), what is left of it goes on in
+/// a task of its own, to end as a cancellation does and be recorded. A
+/// panic in it is its answer's internal error.
+pub(crate) struct Finishing {
+    call: Option<Pin<Box<dyn Future<Output = ServerJsonRpcMessage> + Send>>>,
+}
+
+impl Finishing {
+    fn new(call: impl Future<Output = ServerJsonRpcMessage> + Send + 'static) -> Finishing {
+        use futures_util::FutureExt;
+        let call = std::panic::AssertUnwindSafe(call)
+            .catch_unwind()
+            .map(|answer| {
+                answer.unwrap_or_else(|_| failed_message("the call failed in the proxy"))
+            });
+        Finishing {
+            call: Some(Box::pin(call)),
+        }
+    }
+}
+
+impl Future for Finishing {
+    type Output = ServerJsonRpcMessage;
+
+    fn poll(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<ServerJsonRpcMessage> {
+        let Some(call) = self.call.as_mut() else {
+            return std::task::Poll::Ready(failed_message("the call's answer was taken"));
+        };
+        let answer = std::task::ready!(call.as_mut().poll(cx));
+        self.call = None;
+        std::task::Poll::Ready(answer)
+    }
+}
+
+impl Drop for Finishing {
+    fn drop(&mut self) {
+        if let Some(call) = self.call.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(call);
+        }
+    }
 }
 
 /// The answer once `answer` has it.
@@ -460,16 +506,10 @@ fn failed_message(why: &str) -> ServerJsonRpcMessage {
     ServerJsonRpcMessage::error(rmcp::ErrorData::internal_error(why.to_string(), None), None)
 }
 
-/// A call whose task ended without an answer (it panicked).
-fn failed(error: &tokio::task::JoinError) -> ServerJsonRpcMessage {
-    failed_message(&format!("the call failed in the proxy: {error}"))
-}
-
 /// The answer as JSON, with the status rmcp gives it: a 2026-07-28 error
 /// of the request itself is a 400 (or 404 for a method not found), as the
 /// 2026-07-28 transport asks; every 2025-11-25 answer is a 200.
-fn json(done: Result<ServerJsonRpcMessage, tokio::task::JoinError>, modern: bool) -> Response {
-    let message = done.unwrap_or_else(|e| failed(&e));
+fn json(message: ServerJsonRpcMessage, modern: bool) -> Response {
     let status = match &message {
         ServerJsonRpcMessage::Error(error) if modern => match error.error.code {
             ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
@@ -523,6 +563,35 @@ mod tests {
         ("mcp-method", "tools/call"),
         ("mcp-name", "demo__echo"),
     ];
+
+    #[tokio::test]
+    async fn a_call_dropped_before_its_answer_still_ends() {
+        let (answer, answered) = tokio::sync::oneshot::channel::<()>();
+        let (ended, mut end) = tokio::sync::oneshot::channel::<()>();
+        let call = Finishing::new(async move {
+            let _ = answered.await;
+            let _ = ended.send(());
+            failed_message("done")
+        });
+        drop(call);
+        assert!(end.try_recv().is_err(), "not ended yet");
+        answer.send(()).expect("the call still waits");
+        tokio::time::timeout(Duration::from_secs(5), end)
+            .await
+            .expect("the rest of the call ran on its own")
+            .expect("and ended");
+
+        let panics = Finishing::new(async { panic!("a bug") });
+        match panics.await {
+            ServerJsonRpcMessage::Error(error) => {
+                assert!(
+                    error.error.message.contains("failed in the proxy"),
+                    "{error:?}"
+                )
+            }
+            other => panic!("a panic is an error answer: {other:?}"),
+        }
+    }
 
     #[test]
     fn a_plain_call_of_a_session_is_served_directly() {
