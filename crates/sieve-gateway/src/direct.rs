@@ -35,7 +35,7 @@
 
 use crate::engine::Engine;
 use crate::reply;
-use crate::server::{RawBody, Sessions, SieveServer};
+use crate::server::{PROTOCOL_VERSION_META, RawBody, Sessions, SieveServer};
 use crate::sync::Locked;
 use crate::tap::id_key;
 use axum::body::{Body, Bytes};
@@ -74,9 +74,6 @@ const RETRY_MS: u64 = 3_000;
 /// What a stream's event ids start with: rmcp's never do, so a GET that
 /// resumes one of them is ours.
 const EVENT_PREFIX: &str = "sieve-";
-
-/// Where a 2026-07-28 request names its protocol version.
-const PROTOCOL_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// Where a 2026-07-28 request names the host's capabilities.
 const CLIENT_CAPABILITIES_META: &str = "io.modelcontextprotocol/clientCapabilities";

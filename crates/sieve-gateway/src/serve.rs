@@ -22,7 +22,9 @@ use crate::engine::Engine;
 use crate::identity::{self, Person, Refusal, SignedIn, Verifier};
 use crate::reply;
 pub use crate::server::ProfileChoice;
-use crate::server::{EndpointProfile, RawBody, Sessions, SieveServer, unusable_profile};
+use crate::server::{
+    EndpointProfile, PROTOCOL_VERSION_META, RawBody, Sessions, SieveServer, unusable_profile,
+};
 use crate::tap::{Keep, LineTap, RawLog, rename_legacy_task_request};
 use axum::body::Body;
 use axum::extract::Request;
@@ -257,9 +259,6 @@ fn names_its_version(request: &Request) -> bool {
         .and_then(|RawBody(body)| body.get("params")?.get("_meta")?.get(PROTOCOL_VERSION_META))
         .is_some_and(Value::is_string)
 }
-
-/// Where a 2026-07-28 request names its protocol version.
-const PROTOCOL_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// Binds `addr` and serves `router` in the background until `shutdown`
 /// resolves; then `sessions` is cancelled, since graceful shutdown would

@@ -71,6 +71,9 @@ use std::sync::{Arc, Mutex};
 /// How long a request waits for servers that are still connecting.
 const READY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// Where a 2026-07-28 request names its protocol version in `_meta`.
+pub(crate) const PROTOCOL_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
+
 /// The raw JSON body of an HTTP request, kept by the HTTP layer.
 #[derive(Debug, Clone)]
 pub struct RawBody(pub Arc<Value>);
