@@ -844,6 +844,16 @@ async fn a_long_call_resumes_after_a_broken_stream_and_a_cancelled_one_stops() {
     assert_eq!(recorded.len(), 2, "{recorded:?}");
 }
 
+/// The JSON answer to `post`.
+async fn json_answer(post: reqwest::RequestBuilder) -> Value {
+    post.send()
+        .await
+        .expect("the proxy answers")
+        .json()
+        .await
+        .expect("a JSON answer")
+}
+
 /// A POST of a 2026-07-28 request with the headers its generation sends.
 fn modern_post(
     client: &reqwest::Client,
@@ -875,13 +885,7 @@ async fn cancelled_entries(
     let list = modern_request(90, "tasks/list", json!({"status": ["cancelled"]}));
     let wait = async {
         loop {
-            let answer: Value = modern_post(client, url, bearer, &list)
-                .send()
-                .await
-                .expect("the proxy answers")
-                .json()
-                .await
-                .expect("a JSON answer");
+            let answer = json_answer(modern_post(client, url, bearer, &list)).await;
             let tasks = answer["result"]["tasks"]
                 .as_array()
                 .cloned()
@@ -918,14 +922,10 @@ async fn a_call_is_judged_by_the_concerns_in_its_own_meta() {
         }})
     };
     for (id, cost, refused) in [(2, "minimal", true), (3, "moderate", false)] {
-        let answer: Value = on_session(&client, &url, &bearer, &session)
-            .body(call(id, cost).to_string())
-            .send()
-            .await
-            .expect("the proxy answers")
-            .json()
-            .await
-            .expect("a JSON answer");
+        let answer = json_answer(
+            on_session(&client, &url, &bearer, &session).body(call(id, cost).to_string()),
+        )
+        .await;
         assert_eq!(
             answer.get("error").is_some(),
             refused,
@@ -940,13 +940,7 @@ async fn a_call_is_judged_by_the_concerns_in_its_own_meta() {
 
         let mut modern = modern_request(id, "tools/call", call(id, cost)["params"].clone());
         modern["params"]["_meta"]["dev.mcp-sieve/concerns"] = json!({"cost": cost});
-        let answer: Value = modern_post(&client, &url, &bearer, &modern)
-            .send()
-            .await
-            .expect("the proxy answers")
-            .json()
-            .await
-            .expect("a JSON answer");
+        let answer = json_answer(modern_post(&client, &url, &bearer, &modern)).await;
         assert_eq!(
             answer.get("error").is_some(),
             refused,
