@@ -602,42 +602,141 @@ fn the_python_client_gets_plain_json_and_progress_still_streams() {
     }
 }
 
+/// A proxy on a fresh home, spoken to with raw HTTP requests as a
+/// 2025-11-25 host would, on a session it opened.
+struct RawHost {
+    _home: Home,
+    _proxy: HttpProxy,
+    client: reqwest::Client,
+    url: String,
+    bearer: String,
+    session: String,
+}
+
+impl RawHost {
+    async fn start() -> RawHost {
+        let home = Home::new(BIN);
+        let proxy = HttpProxy::start(BIN, home.path());
+        let mut host = RawHost {
+            client: reqwest::Client::new(),
+            url: format!("{}/mcp", proxy.base),
+            bearer: format!("Bearer {}", proxy.token),
+            session: String::new(),
+            _home: home,
+            _proxy: proxy,
+        };
+        host.session = host.open_session().await;
+        host
+    }
+
+    /// A session of its own: `initialize`, answered as plain JSON with the
+    /// session's id, then `initialized`.
+    async fn open_session(&self) -> String {
+        let started = post(&self.client, &self.url, &[("Authorization", &self.bearer)]).await;
+        assert_eq!(started.headers()["content-type"], "application/json");
+        let session = started.headers()["mcp-session-id"]
+            .to_str()
+            .expect("a session id")
+            .to_string();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let answered = self
+            .post_on(&session, &initialized)
+            .send()
+            .await
+            .expect("the proxy answers");
+        assert_eq!(answered.status(), 202);
+        session
+    }
+
+    /// A POST of `message` on `session`.
+    fn post_on(&self, session: &str, message: &Value) -> reqwest::RequestBuilder {
+        self.client
+            .post(&self.url)
+            .header("Authorization", &self.bearer)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .body(message.to_string())
+    }
+
+    /// A POST of `message` on the host's own session.
+    fn post(&self, message: &Value) -> reqwest::RequestBuilder {
+        self.post_on(&self.session, message)
+    }
+
+    /// The GET that opens (or, with `Last-Event-ID`, resumes) a stream of
+    /// `session`.
+    fn get_on(&self, session: &str) -> reqwest::RequestBuilder {
+        self.client
+            .get(&self.url)
+            .header("Authorization", &self.bearer)
+            .header("Accept", "text/event-stream")
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", "2025-11-25")
+    }
+
+    /// A POST of a 2026-07-28 request, sessionless, with the headers its
+    /// generation sends.
+    fn modern_post(&self, message: &Value) -> reqwest::RequestBuilder {
+        let mut post = self
+            .client
+            .post(&self.url)
+            .header("Authorization", &self.bearer)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", message["method"].as_str().expect("a method"));
+        if let Some(name) = message["params"]["name"].as_str() {
+            post = post.header("Mcp-Name", name);
+        }
+        post.body(message.to_string())
+    }
+
+    /// The ledger's cancelled entries, once there are `count` of them (the
+    /// proxy records a cancelled call as it ends).
+    async fn cancelled_entries(&self, count: usize) -> Vec<Value> {
+        let list = modern_request(90, "tasks/list", json!({"status": ["cancelled"]}));
+        let wait = async {
+            loop {
+                let answer = json_answer(self.modern_post(&list)).await;
+                let tasks = answer["result"]["tasks"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                if tasks.len() >= count {
+                    return tasks;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        };
+        timeout(WAIT, wait)
+            .await
+            .expect("the cancelled calls are recorded in time")
+    }
+}
+
+/// The JSON answer to `post`.
+async fn json_answer(post: reqwest::RequestBuilder) -> Value {
+    post.send()
+        .await
+        .expect("the proxy answers")
+        .json()
+        .await
+        .expect("a JSON answer")
+}
+
 /// The stream of a 2025-11-25 call, raw: a call that says nothing for a
 /// while streams as before, its priming event first (an id the host can
 /// resume from) and its answer last; the session's GET stream is a stream.
 #[tokio::test]
 async fn a_call_silent_for_a_while_streams_with_its_priming_event() {
-    let home = Home::new(BIN);
-    let proxy = HttpProxy::start(BIN, home.path());
-    let client = reqwest::Client::new();
-    let url = format!("{}/mcp", proxy.base);
-    let bearer = format!("Bearer {}", proxy.token);
-    let started = post(&client, &url, &[("Authorization", &bearer)]).await;
-    assert_eq!(started.headers()["content-type"], "application/json");
-    let session = started.headers()["mcp-session-id"]
-        .to_str()
-        .expect("a session id")
-        .to_string();
-    let send = |body: Value| {
-        client
-            .post(&url)
-            .header("Authorization", &bearer)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .header("Mcp-Session-Id", &session)
-            .header("MCP-Protocol-Version", "2025-11-25")
-            .body(body.to_string())
-            .send()
-    };
-    let initialized = send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await
-        .expect("the proxy answers");
-    assert_eq!(initialized.status(), 202);
+    let host = RawHost::start().await;
 
     // One step longer than the proxy holds an answer to see what it is.
     let silent =
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": reindex(1, 2_500)});
-    let streamed = timeout(WAIT, send(silent))
+    let streamed = timeout(WAIT, host.post(&silent).send())
         .await
         .expect("the proxy answers in time")
         .expect("the proxy answers");
@@ -659,49 +758,13 @@ async fn a_call_silent_for_a_while_streams_with_its_priming_event() {
         "the answer last: {body}"
     );
 
-    let stream = client
-        .get(&url)
-        .header("Authorization", &bearer)
-        .header("Accept", "text/event-stream")
-        .header("Mcp-Session-Id", &session)
-        .header("MCP-Protocol-Version", "2025-11-25")
+    let stream = host
+        .get_on(&host.session)
         .send()
         .await
         .expect("the proxy answers");
     assert_eq!(stream.status(), 200);
     assert_eq!(stream.headers()["content-type"], "text/event-stream");
-}
-
-/// A 2025-11-25 session opened with raw requests: its id, and a function
-/// that POSTs a message on it.
-async fn raw_session(client: &reqwest::Client, url: &str, bearer: &str) -> String {
-    let started = post(client, url, &[("Authorization", bearer)]).await;
-    let session = started.headers()["mcp-session-id"]
-        .to_str()
-        .expect("a session id")
-        .to_string();
-    let initialized = on_session(client, url, bearer, &session)
-        .body(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string())
-        .send()
-        .await
-        .expect("the proxy answers");
-    assert_eq!(initialized.status(), 202);
-    session
-}
-
-fn on_session(
-    client: &reqwest::Client,
-    url: &str,
-    bearer: &str,
-    session: &str,
-) -> reqwest::RequestBuilder {
-    client
-        .post(url)
-        .header("Authorization", bearer)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("Mcp-Session-Id", session)
-        .header("MCP-Protocol-Version", "2025-11-25")
 }
 
 /// A call served without rmcp's session layer still behaves as rmcp's
@@ -710,25 +773,15 @@ fn on_session(
 /// `notifications/cancelled` cancels a call in flight, at once.
 #[tokio::test]
 async fn a_long_call_resumes_after_a_broken_stream_and_a_cancelled_one_stops() {
-    let home = Home::new(BIN);
-    let proxy = HttpProxy::start(BIN, home.path());
-    let client = reqwest::Client::new();
-    let url = format!("{}/mcp", proxy.base);
-    let bearer = format!("Bearer {}", proxy.token);
-    let session = raw_session(&client, &url, &bearer).await;
+    let host = RawHost::start().await;
 
     // The stream breaks after its priming event.
     let slow =
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": reindex(1, 3_000)});
-    let mut streamed = timeout(
-        WAIT,
-        on_session(&client, &url, &bearer, &session)
-            .body(slow.to_string())
-            .send(),
-    )
-    .await
-    .expect("the proxy answers in time")
-    .expect("the proxy answers");
+    let mut streamed = timeout(WAIT, host.post(&slow).send())
+        .await
+        .expect("the proxy answers in time")
+        .expect("the proxy answers");
     assert_eq!(streamed.headers()["content-type"], "text/event-stream");
     let first = timeout(WAIT, streamed.chunk())
         .await
@@ -748,12 +801,7 @@ async fn a_long_call_resumes_after_a_broken_stream_and_a_cancelled_one_stops() {
     drop(streamed);
     let resumed = timeout(
         WAIT,
-        client
-            .get(&url)
-            .header("Authorization", &bearer)
-            .header("Accept", "text/event-stream")
-            .header("Mcp-Session-Id", &session)
-            .header("MCP-Protocol-Version", "2025-11-25")
+        host.get_on(&host.session)
             .header("Last-Event-ID", &event_id)
             .send(),
     )
@@ -771,13 +819,9 @@ async fn a_long_call_resumes_after_a_broken_stream_and_a_cancelled_one_stops() {
     );
     // Another session cannot resume it: that GET is rmcp's, which knows no
     // such event.
-    let other = raw_session(&client, &url, &bearer).await;
-    let refused = client
-        .get(&url)
-        .header("Authorization", &bearer)
-        .header("Accept", "text/event-stream")
-        .header("Mcp-Session-Id", &other)
-        .header("MCP-Protocol-Version", "2025-11-25")
+    let other = host.open_session().await;
+    let refused = host
+        .get_on(&other)
         .header("Last-Event-ID", &event_id)
         .send()
         .await
@@ -800,21 +844,12 @@ async fn a_long_call_resumes_after_a_broken_stream_and_a_cancelled_one_stops() {
     let long =
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": reindex(1, 60_000)});
     let started = std::time::Instant::now();
-    let streamed = timeout(
-        WAIT,
-        on_session(&client, &url, &bearer, &session)
-            .body(long.to_string())
-            .send(),
-    )
-    .await
-    .expect("the proxy answers in time")
-    .expect("the proxy answers");
-    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3, "reason": "the person stopped it"}});
-    let sent = on_session(&client, &url, &bearer, &session)
-        .body(cancel.to_string())
-        .send()
+    let streamed = timeout(WAIT, host.post(&long).send())
         .await
+        .expect("the proxy answers in time")
         .expect("the proxy answers");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3, "reason": "the person stopped it"}});
+    let sent = host.post(&cancel).send().await.expect("the proxy answers");
     assert_eq!(sent.status(), 202);
     let body = timeout(WAIT, streamed.text())
         .await
@@ -825,12 +860,12 @@ async fn a_long_call_resumes_after_a_broken_stream_and_a_cancelled_one_stops() {
         "the cancellation is the answer: {body}"
     );
     assert!(started.elapsed() < Duration::from_secs(30), "ended early");
-    let recorded = cancelled_entries(&client, &url, &bearer, 1).await;
+    let recorded = host.cancelled_entries(1).await;
     assert_eq!(recorded[0]["statusMessage"], "cancelled by the host");
 
     // A 2026-07-28 host that hangs up cancels its call, recorded as such.
     let long = modern_request(4, "tools/call", reindex(1, 60_000));
-    let streamed = timeout(WAIT, modern_post(&client, &url, &bearer, &long).send())
+    let streamed = timeout(WAIT, host.modern_post(&long).send())
         .await
         .expect("the proxy answers in time")
         .expect("the proxy answers");
@@ -840,65 +875,8 @@ async fn a_long_call_resumes_after_a_broken_stream_and_a_cancelled_one_stops() {
         "a call past the wait streams"
     );
     drop(streamed);
-    let recorded = cancelled_entries(&client, &url, &bearer, 2).await;
+    let recorded = host.cancelled_entries(2).await;
     assert_eq!(recorded.len(), 2, "{recorded:?}");
-}
-
-/// The JSON answer to `post`.
-async fn json_answer(post: reqwest::RequestBuilder) -> Value {
-    post.send()
-        .await
-        .expect("the proxy answers")
-        .json()
-        .await
-        .expect("a JSON answer")
-}
-
-/// A POST of a 2026-07-28 request with the headers its generation sends.
-fn modern_post(
-    client: &reqwest::Client,
-    url: &str,
-    bearer: &str,
-    message: &Value,
-) -> reqwest::RequestBuilder {
-    let mut post = client
-        .post(url)
-        .header("Authorization", bearer)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", message["method"].as_str().expect("a method"));
-    if let Some(name) = message["params"]["name"].as_str() {
-        post = post.header("Mcp-Name", name);
-    }
-    post.body(message.to_string())
-}
-
-/// The ledger's cancelled entries, once there are `count` of them (the
-/// proxy records a cancelled call as it ends).
-async fn cancelled_entries(
-    client: &reqwest::Client,
-    url: &str,
-    bearer: &str,
-    count: usize,
-) -> Vec<Value> {
-    let list = modern_request(90, "tasks/list", json!({"status": ["cancelled"]}));
-    let wait = async {
-        loop {
-            let answer = json_answer(modern_post(client, url, bearer, &list)).await;
-            let tasks = answer["result"]["tasks"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            if tasks.len() >= count {
-                return tasks;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
-    timeout(WAIT, wait)
-        .await
-        .expect("the cancelled calls are recorded in time")
 }
 
 /// A call's own `_meta` still narrows it on the direct path: a concern
@@ -906,12 +884,7 @@ async fn cancelled_entries(
 /// and one that keeps it lets it through.
 #[tokio::test]
 async fn a_call_is_judged_by_the_concerns_in_its_own_meta() {
-    let home = Home::new(BIN);
-    let proxy = HttpProxy::start(BIN, home.path());
-    let client = reqwest::Client::new();
-    let url = format!("{}/mcp", proxy.base);
-    let bearer = format!("Bearer {}", proxy.token);
-    let session = raw_session(&client, &url, &bearer).await;
+    let host = RawHost::start().await;
     // `cost: minimal` keeps the billing tools that cost little, and hides
     // create_invoice; `moderate` keeps it.
     let call = |id: u32, cost: &str| {
@@ -922,10 +895,7 @@ async fn a_call_is_judged_by_the_concerns_in_its_own_meta() {
         }})
     };
     for (id, cost, refused) in [(2, "minimal", true), (3, "moderate", false)] {
-        let answer = json_answer(
-            on_session(&client, &url, &bearer, &session).body(call(id, cost).to_string()),
-        )
-        .await;
+        let answer = json_answer(host.post(&call(id, cost))).await;
         assert_eq!(
             answer.get("error").is_some(),
             refused,
@@ -940,7 +910,7 @@ async fn a_call_is_judged_by_the_concerns_in_its_own_meta() {
 
         let mut modern = modern_request(id, "tools/call", call(id, cost)["params"].clone());
         modern["params"]["_meta"]["dev.mcp-sieve/concerns"] = json!({"cost": cost});
-        let answer = json_answer(modern_post(&client, &url, &bearer, &modern)).await;
+        let answer = json_answer(host.modern_post(&modern)).await;
         assert_eq!(
             answer.get("error").is_some(),
             refused,
