@@ -184,6 +184,8 @@ impl Direct {
             ),
         };
         let modern = plan.session.is_none();
+        // Keyed as a `notifications/cancelled` names it: from the raw id.
+        let key = id_key(&body["id"]);
         let (mut parts, _) = request.into_parts();
         // The params are taken, not copied, once no one else holds them
         // (a call does not read the raw body again).
@@ -193,7 +195,6 @@ impl Direct {
             Err(body) => body["params"].clone(),
         };
         let ct = self.stop.child_token();
-        let key = id_key(&serde_json::to_value(&plan.id).unwrap_or_default());
         if let Some(session) = &plan.session {
             self.sessions.started(session, &key, &ct);
         }
