@@ -439,6 +439,15 @@ async fn a_whole_answer_is_plain_json_to_the_rmcp_client() {
         rmcp_answer(&url, token, session, false, list).await.0,
         "json"
     );
+    // rmcp's client puts a progress token on every request.
+    let mut params = echo();
+    params["_meta"] = json!({"progressToken": "e"});
+    let quiet = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params});
+    assert_eq!(
+        rmcp_answer(&url, token, session, false, quiet).await.0,
+        "json",
+        "a call that asks for progress and reports none"
+    );
     let mut params = reindex(3, 20);
     params["_meta"] = json!({"progressToken": "p"});
     let progress = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": params});
@@ -459,6 +468,13 @@ async fn a_whole_answer_is_plain_json_to_the_rmcp_client() {
         rmcp_answer(&url, token, None, true, call).await.0,
         "json",
         "a 2026-07-28 call"
+    );
+    let mut quiet = modern_request(4, "tools/call", echo());
+    quiet["params"]["_meta"]["progressToken"] = json!("e");
+    assert_eq!(
+        rmcp_answer(&url, token, None, true, quiet).await.0,
+        "json",
+        "a 2026-07-28 call that asks for progress and reports none"
     );
     let mut params = reindex(3, 20);
     let progress = {

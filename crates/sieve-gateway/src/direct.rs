@@ -7,8 +7,9 @@
 //! again to send it as JSON; a 2026-07-28 request gets a service started
 //! for it alone. For the call a host makes most, that machinery is most of
 //! the proxy's own cost per call. So a POST that is one `tools/call`,
-//! whose answer may be JSON and that asks for nothing streamed (no
-//! progress token, no 2025-11-25 task), is served here:
+//! whose answer may be JSON and that is not a 2025-11-25 task, is served
+//! here (with or without a progress token: rmcp's client puts one on
+//! every request):
 //!
 //! * a 2025-11-25 call on its session's own connection and peer (kept in
 //!   [`Sessions`] from the session's `initialized`), so the session's
@@ -21,10 +22,11 @@
 //!
 //! Either runs through the same handler as rmcp's path (the profile, the
 //! ledger, the audit, rmcp's checks of the answer), run where its answer
-//! is awaited and never dropped half done ([`Finishing`]). The answer is JSON; a call that has not
-//! answered within [`reply::WAIT`] gets an SSE stream instead, with
-//! keep-alive comments until its answer, so no host waits minutes for
-//! headers. As on rmcp's path:
+//! is awaited and never dropped half done ([`Finishing`]). The answer is
+//! JSON; a call that has not answered within [`reply::WAIT`], or that
+//! reports progress first, gets an SSE stream instead: its progress as it
+//! comes, keep-alive comments until its answer (so no host waits minutes
+//! for headers), then the answer. As on rmcp's path:
 //!
 //! * a 2025-11-25 call's stream starts with a priming event: a host whose
 //!   connection broke resumes it with a GET that names that event in
@@ -34,6 +36,7 @@
 //!   host goes away before its answer.
 
 use crate::engine::Engine;
+use crate::hosts::CallProgress;
 use crate::reply;
 use crate::server::{PROTOCOL_VERSION_META, RawBody, Sessions, SieveServer};
 use crate::sync::Locked;
@@ -45,8 +48,8 @@ use axum::response::Response;
 use futures_util::{StreamExt, stream};
 use rmcp::RoleServer;
 use rmcp::model::{
-    ErrorCode, Implementation, InitializeRequestParams, ProtocolVersion, RequestId,
-    ServerJsonRpcMessage,
+    ErrorCode, Implementation, InitializeRequestParams, Notification, ProgressNotificationParam,
+    ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerNotification,
 };
 use rmcp::service::{Peer, RunningService};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -57,7 +60,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::sync::DropGuard;
 
@@ -107,6 +110,39 @@ struct Plan {
     id: RequestId,
     /// The 2025-11-25 session it belongs to; `None` for 2026-07-28.
     session: Option<String>,
+    /// Whether the host asked for the call's progress (a progress token).
+    progress: bool,
+}
+
+/// The progress of a call answered as a stream: what came before the
+/// stream started, then what comes until the answer.
+#[derive(Default)]
+struct Progress {
+    came: Vec<ProgressNotificationParam>,
+    coming: Option<mpsc::UnboundedReceiver<ProgressNotificationParam>>,
+}
+
+impl Progress {
+    /// The next progress; pending for ever once there is none to come (the
+    /// call's answer, which comes after it, ends the wait).
+    async fn next(&mut self) -> ProgressNotificationParam {
+        if let Some(coming) = &mut self.coming {
+            if let Some(progress) = coming.recv().await {
+                return progress;
+            }
+            self.coming = None;
+        }
+        std::future::pending().await
+    }
+
+    /// Takes in what has come already.
+    fn gather(&mut self) {
+        if let Some(coming) = &mut self.coming {
+            while let Ok(progress) = coming.try_recv() {
+                self.came.push(progress);
+            }
+        }
+    }
 }
 
 impl Direct {
@@ -184,6 +220,16 @@ impl Direct {
             ),
         };
         let modern = plan.session.is_none();
+        let (sink, mut progress) = if plan.progress {
+            let (sink, coming) = mpsc::unbounded_channel();
+            let coming = Progress {
+                came: Vec::new(),
+                coming: Some(coming),
+            };
+            (Some(CallProgress(sink)), coming)
+        } else {
+            (None, Progress::default())
+        };
         // Keyed as a `notifications/cancelled` names it: from the raw id.
         let key = id_key(&body["id"]);
         let (mut parts, _) = request.into_parts();
@@ -202,7 +248,9 @@ impl Direct {
         let mut call = {
             let (direct, ct) = (self.clone(), ct.clone());
             Finishing::new(async move {
-                let answer = server.call_directly(peer, parts, plan.id, params, ct).await;
+                let answer = server
+                    .call_directly(peer, parts, plan.id, params, ct, sink)
+                    .await;
                 if let Some(session) = &plan.session {
                     direct.sessions.ended(session, &key);
                 }
@@ -210,28 +258,42 @@ impl Direct {
             })
         };
         let gone = ct.drop_guard();
+        // JSON unless the call is slow or has progress to tell before its
+        // answer, which then go as a stream.
         tokio::select! {
             biased;
             done = &mut call => {
                 gone.disarm();
-                return Ok(json(done, modern));
+                progress.gather();
+                if progress.came.is_empty() {
+                    return Ok(json(done, modern));
+                }
+                let done = serde_json::to_string(&done).unwrap_or_default().into();
+                return Ok(stream(std::future::ready(done), None, None, progress));
             }
+            first = progress.next() => progress.came.push(first),
             () = tokio::time::sleep(reply::WAIT) => {}
         }
         Ok(match session {
             // The guard goes with the stream: a host that hangs up cancels.
-            None => stream(answered(call), None, Some(gone)),
+            None => stream(answered(call), None, Some(gone), progress),
             Some(session) => {
                 // The call goes on if the host hangs up, for it to resume.
                 gone.disarm();
-                self.resumable(session, call)
+                self.resumable(session, call, progress)
             }
         })
     }
 
     /// The stream of a 2025-11-25 call that did not answer within the
-    /// wait: a priming event a host can resume from, then its answer.
-    fn resumable(self: &Arc<Self>, session: String, call: Finishing) -> Response {
+    /// wait: a priming event a host can resume from, its progress, then its
+    /// answer. A resumed stream has the answer only.
+    fn resumable(
+        self: &Arc<Self>,
+        session: String,
+        call: Finishing,
+        progress: Progress,
+    ) -> Response {
         let number = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let (tell, answer) = watch::channel(None);
         self.streams.locked().insert(
@@ -251,7 +313,7 @@ impl Direct {
             direct.streams.locked().remove(&number);
         });
         let priming = format!("id: {EVENT_PREFIX}{number}/0\nretry: {RETRY_MS}\ndata: \n\n");
-        stream(waited(answer), Some((priming, number)), None)
+        stream(waited(answer), Some((priming, number)), None, progress)
     }
 
     /// A GET that resumes a stream of ours (its `Last-Event-ID` names one,
@@ -274,7 +336,12 @@ impl Direct {
             // Past the answer: nothing is left to send.
             return Some(event_stream(Body::empty()));
         }
-        Some(stream(waited(answer), Some((String::new(), number)), None))
+        Some(stream(
+            waited(answer),
+            Some((String::new(), number)),
+            None,
+            Progress::default(),
+        ))
     }
 
     /// Shows rmcp that session `id` is in use, so it does not close it as
@@ -323,9 +390,7 @@ fn plan(request: &Request, body: &Value) -> Option<Plan> {
         Some(Value::Object(meta)) => Some(meta),
         Some(_) => return None,
     };
-    if meta.is_some_and(|m| m.contains_key("progressToken")) {
-        return None;
-    }
+    let progress = meta.is_some_and(|m| m.contains_key("progressToken"));
     let header_version = headers.get_all("mcp-protocol-version");
     let header_version = match (header_version.iter().next(), header_version.iter().nth(1)) {
         (None, _) => None,
@@ -347,6 +412,7 @@ fn plan(request: &Request, body: &Value) -> Option<Plan> {
             Some(Plan {
                 id,
                 session: Some(session.to_string()),
+                progress,
             })
         }
         Some(Value::String(version)) => {
@@ -361,7 +427,11 @@ fn plan(request: &Request, body: &Value) -> Option<Plan> {
                     .keys()
                     .any(|key| key.as_str().starts_with("mcp-param-"))
                 && has_required_meta(params);
-            agrees.then_some(Plan { id, session: None })
+            agrees.then_some(Plan {
+                id,
+                session: None,
+                progress,
+            })
         }
         Some(_) => None,
     }
@@ -454,24 +524,35 @@ async fn waited(mut answer: watch::Receiver<Option<Arc<str>>>) -> Arc<str> {
     }
 }
 
-/// An SSE stream: `first` (a priming event, for stream `number`), then
-/// keep-alive comments until `answer`, then the answer as an event (with
-/// the next id of that stream). `gone` is dropped with the stream, or
-/// disarmed once the answer is sent.
+/// An SSE stream: `first` (a priming event, for stream `number`), the
+/// call's progress as it comes, with keep-alive comments until `answer`,
+/// then the answer as an event (with the next id of that stream). `gone`
+/// is dropped with the stream, or disarmed once the answer is sent.
+/// Progress events carry no id: a host that resumes is given the answer.
 fn stream(
     answer: impl Future<Output = Arc<str>> + Send + 'static,
     first: Option<(String, u64)>,
     gone: Option<DropGuard>,
+    mut progress: Progress,
 ) -> Response {
     let number = first.as_ref().map(|(_, number)| *number);
     let priming = first
         .map(|(priming, _)| priming)
         .filter(|p| !p.is_empty())
-        .map(|p| Ok::<_, std::io::Error>(Bytes::from(p)));
+        .map(Bytes::from);
+    let came = std::mem::take(&mut progress.came)
+        .into_iter()
+        .map(progress_event);
+    let ahead = priming.into_iter().chain(came).map(Ok::<_, std::io::Error>);
     let answer = Box::pin(answer);
-    let events = stream::unfold(Some((answer, gone)), move |state| async move {
-        let (mut answer, gone) = state?;
+    let events = stream::unfold(Some((answer, gone, progress)), move |state| async move {
+        let (mut answer, gone, mut progress) = state?;
         tokio::select! {
+            // Progress before the answer: it comes first when both are in.
+            biased;
+            next = progress.next() => {
+                Some((Ok(progress_event(next)), Some((answer, gone, progress))))
+            }
             data = &mut answer => {
                 if let Some(gone) = gone {
                     gone.disarm();
@@ -481,11 +562,20 @@ fn stream(
                 Some((Ok(Bytes::from(event)), None))
             }
             () = tokio::time::sleep(KEEP_ALIVE) => {
-                Some((Ok(Bytes::from_static(b":\n\n")), Some((answer, gone))))
+                Some((Ok(Bytes::from_static(b":\n\n")), Some((answer, gone, progress))))
             }
         }
     });
-    event_stream(Body::from_stream(stream::iter(priming).chain(events)))
+    event_stream(Body::from_stream(stream::iter(ahead).chain(events)))
+}
+
+/// A progress notification as an SSE event.
+fn progress_event(progress: ProgressNotificationParam) -> Bytes {
+    let message = ServerJsonRpcMessage::notification(ServerNotification::ProgressNotification(
+        Notification::new(progress),
+    ));
+    let data = serde_json::to_string(&message).unwrap_or_default();
+    Bytes::from(format!("event: message\ndata: {data}\n\n"))
 }
 
 /// `body` as an SSE answer.
@@ -625,8 +715,10 @@ mod tests {
             &plain,
             "unknown version",
         );
+        assert!(!served.progress, "no progress asked for");
         let progress = call(json!({"name": "demo__echo", "_meta": {"progressToken": 1}}));
-        no(&legacy, &progress, "progress streams");
+        let served = plan(&request("POST", &legacy), &progress).expect("progress asked for");
+        assert!(served.progress, "its progress goes to its answer");
         let task = call(json!({"name": "demo__echo", "task": {"ttl": 1000}}));
         no(&legacy, &task, "a 2025-11-25 task");
         let list = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {}});
@@ -641,6 +733,10 @@ mod tests {
         let body = call(modern_params());
         let served = plan(&request("POST", &MODERN), &body).expect("served directly");
         assert_eq!(served.session, None);
+        let mut with_progress = modern_params();
+        with_progress["_meta"]["progressToken"] = json!("p");
+        let served = plan(&request("POST", &MODERN), &call(with_progress)).expect("served");
+        assert!(served.progress, "progress asked for");
 
         let no = |headers: &[(&str, &str)], body: &Value, why: &str| {
             assert!(plan(&request("POST", headers), body).is_none(), "{why}");

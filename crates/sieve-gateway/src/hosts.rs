@@ -130,6 +130,9 @@ struct ProgressRoute {
     /// outbox (a queue and a task) for each would hold kilobytes per call
     /// for as long as the route is kept.
     outbox: Option<Outbox>,
+    /// The call's own response, when the HTTP front answers it: progress
+    /// goes there rather than to `peer`.
+    sink: Option<CallProgress>,
     /// The host's own token.
     token: ProgressToken,
     /// The last progress passed on. rmcp handles each notification in a
@@ -169,6 +172,13 @@ pub struct Asked {
 /// Where a call's questions go.
 pub type Bridge = tokio::sync::mpsc::UnboundedSender<Asked>;
 
+/// Where the progress of a call goes when the HTTP front answers the call
+/// itself (see `crate::direct`): to the call's own response, ahead of its
+/// answer, instead of through the host's peer. It rides in the call's
+/// request context.
+#[derive(Clone)]
+pub struct CallProgress(pub tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam>);
+
 /// Removes what it tracks when dropped, so a finished or failed call never
 /// leaves routing state behind.
 #[must_use]
@@ -187,6 +197,17 @@ impl Drop for Tracked {
         let Some(key) = self.progress.take() else {
             return;
         };
+        let mut inner = self.hosts.lock();
+        if inner
+            .progress
+            .get(&key)
+            .is_some_and(|route| route.sink.is_some())
+        {
+            // The call's response is over: later progress has nowhere to go.
+            inner.progress.remove(&key);
+            return;
+        }
+        drop(inner);
         // rmcp runs notification handlers concurrently with the response,
         // so the last progress of a call may be handled just after the
         // call ended: its route stays a moment longer.
@@ -245,8 +266,9 @@ impl Hosts {
     }
 
     /// Records a call from the host at `peer` to `server`, and where its
-    /// progress goes. A peer rather than a [`HostId`], because a 2026-07-28
-    /// request has a peer of its own and no session to register.
+    /// progress goes: to `sink` if the call has one, else to `peer`. A peer
+    /// rather than a [`HostId`], because a 2026-07-28 request has a peer of
+    /// its own and no session to register.
     pub fn track_call(
         self: &Arc<Self>,
         peer: &Peer<RoleServer>,
@@ -254,6 +276,7 @@ impl Hosts {
         upstream_token: &ProgressToken,
         host_token: Option<ProgressToken>,
         bridge: Option<Bridge>,
+        sink: Option<CallProgress>,
     ) -> Tracked {
         let mut inner = self.lock();
         inner.next_call += 1;
@@ -269,6 +292,7 @@ impl Hosts {
                 ProgressRoute {
                     peer: peer.clone(),
                     outbox: None,
+                    sink,
                     token: host_token,
                     last: None,
                 },
@@ -322,6 +346,11 @@ impl Hosts {
         }
         route.last = Some(params.progress);
         params.progress_token = route.token.clone();
+        if let Some(sink) = &route.sink {
+            // Gone only with the call's response: nothing to tell then.
+            let _ = sink.0.send(params);
+            return;
+        }
         let peer = &route.peer;
         route
             .outbox

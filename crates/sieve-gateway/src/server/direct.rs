@@ -10,6 +10,7 @@
 //! 2026-07-28 call on a connection of its own, as rmcp would make it.
 
 use super::SieveServer;
+use crate::hosts::CallProgress;
 use crate::sync::Locked;
 use rmcp::model::{GetMeta, RequestId, ServerJsonRpcMessage};
 use rmcp::service::{Peer, RequestContext, Service};
@@ -132,7 +133,8 @@ impl SieveServer {
 
     /// Serves `tools/call` request `id` with `params` on `peer`, as rmcp's
     /// service loop would: the request's `_meta` in its context, the HTTP
-    /// request's parts in its extensions, cancelled with `ct`.
+    /// request's parts in its extensions, cancelled with `ct`; its progress
+    /// (if the host asked for it) goes to `progress`.
     pub async fn call_directly(
         &self,
         peer: Peer<RoleServer>,
@@ -140,6 +142,7 @@ impl SieveServer {
         id: RequestId,
         params: Value,
         ct: CancellationToken,
+        progress: Option<CallProgress>,
     ) -> ServerJsonRpcMessage {
         let mut request = match crate::tap::client_request("tools/call", params) {
             Ok(request) => request,
@@ -155,6 +158,9 @@ impl SieveServer {
         // The request's `_meta` goes to its context, as rmcp's loop does.
         std::mem::swap(&mut context.meta, request.get_meta_mut());
         context.extensions.insert(parts);
+        if let Some(progress) = progress {
+            context.extensions.insert(progress);
+        }
         match Service::<RoleServer>::handle_request(self, request, context).await {
             Ok(result) => ServerJsonRpcMessage::response(result, id),
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),

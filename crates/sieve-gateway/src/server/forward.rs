@@ -5,7 +5,7 @@
 //! `input_required` result whose retry resumes the parked call.
 
 use super::SieveServer;
-use crate::hosts::Flight;
+use crate::hosts::{CallProgress, Flight};
 use crate::upstream::mark_complete;
 use rmcp::model::ServerResult;
 use rmcp::service::RequestContext;
@@ -55,6 +55,7 @@ impl SieveServer {
             &handle.progress_token,
             context.meta.get_progress_token(),
             modern_host.then_some(bridge),
+            context.extensions.get::<CallProgress>().cloned(),
         );
         let flight = Flight {
             server: server.to_string(),
