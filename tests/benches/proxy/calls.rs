@@ -1,6 +1,6 @@
 //! `tools/call` through each way a host can reach an upstream's `echo`:
-//! calls per second and p50/p99, at 1 and at 32 concurrent callers on one
-//! connection (a host with many calls in flight), each way beside the
+//! calls per second and p50/p99, at 1 and at 32 concurrent callers of one
+//! client (a host with many calls in flight), each way beside the
 //! direct one of its transport with the ratio; then the HTTP ways from the
 //! Python `mcp` client in both its modes, and `mcp-sieve serve --http`
 //! against the peer gateway with each client, side by side.
@@ -349,7 +349,7 @@ pub async fn run(plan: &Plan) {
     let concurrent = plan.size(20_000, 320);
     let mut table = Table::new(
         format!(
-            "tools/call of echo from rmcp's client: {sequential} calls by 1 caller, {concurrent} by {CONCURRENT} callers on one connection (in {ROUNDS} rounds, each after 20 warm-up calls); ms"
+            "tools/call of echo from rmcp's client: {sequential} calls by 1 caller, {concurrent} by {CONCURRENT} callers on one client (one stdio pipe; over HTTP one session, a TCP connection per request, as rmcp's client makes them) (in {ROUNDS} rounds, each after 20 warm-up calls); ms"
         ),
         &[
             "upstream",
@@ -391,7 +391,7 @@ pub async fn run(plan: &Plan) {
     }
     let mut against = Table::new(
         format!(
-            "HTTP, one kept-alive connection: mcp-sieve serve --http beside {} in front of the same upstream, calls/s (from the tables above)",
+            "HTTP: mcp-sieve serve --http beside {} in front of the same upstream, calls/s (from the tables above)",
             crate::peer::NAME
         ),
         &header,

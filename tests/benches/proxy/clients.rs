@@ -1,6 +1,7 @@
 //! The processes a measurement talks to, and the host's side of it: rmcp's
-//! client over stdio or over streamable HTTP (reqwest keeps connections
-//! alive, as every real host does).
+//! client over stdio or over streamable HTTP, as rmcp makes it: its
+//! default HTTP client keeps no connection idle, so every request opens a
+//! TCP connection of its own, and every request carries a progress token.
 
 use rmcp::service::RunningService;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;

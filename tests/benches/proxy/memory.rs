@@ -72,7 +72,7 @@ pub async fn run(plan: &Plan) {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let idle = rss_kib(proxy.pid());
 
-    // Load: CALLERS callers on one connection, over every upstream's echo.
+    // Load: CALLERS callers of one client, over every upstream's echo.
     let client = clients::http(&url, Some(&proxy.token)).await;
     let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let sampler = {

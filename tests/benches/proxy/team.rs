@@ -5,8 +5,8 @@
 //!
 //! The load is rmcp's client calling the demo server's `echo` (each
 //! replica runs its own, a stdio child) with [`CONCURRENT`] callers in
-//! flight: on one replica all of them on one connection, on two replicas
-//! half on a connection to each, at the same time. The four ways (one or
+//! flight: on one replica all of them from one client, on two replicas
+//! half from a client of each, at the same time. The four ways (one or
 //! two replicas, audit off or on) take turns over [`ROUNDS`] rounds. With
 //! the audit on, every call is one write to the database; the run checks
 //! the calls were audited (and not, with it off).
