@@ -364,7 +364,7 @@ pub async fn run(plan: &Plan) {
             "vs direct",
         ],
     );
-    let python_total = plan.size(1_000, 100);
+    let python_total = plan.size(2_000, 100);
     let mut python = Table::new(
         format!(
             "tools/call of echo from the Python mcp client (httpx, one kept-alive connection), {python_total} sequential calls (in {ROUNDS} rounds, each after 20); ms"
