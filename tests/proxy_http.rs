@@ -744,7 +744,9 @@ async fn json_answer(post: reqwest::RequestBuilder) -> Value {
 
 /// The stream of a 2025-11-25 call, raw: a call that says nothing for a
 /// while streams as before, its priming event first (an id the host can
-/// resume from) and its answer last; the session's GET stream is a stream.
+/// resume from) and its answer last; a call that reports progress streams
+/// from its first progress, each step before the answer; the session's GET
+/// stream is a stream.
 #[tokio::test]
 async fn a_call_silent_for_a_while_streams_with_its_priming_event() {
     let host = RawHost::start().await;
@@ -771,6 +773,45 @@ async fn a_call_silent_for_a_while_streams_with_its_priming_event() {
         events
             .last()
             .is_some_and(|e| e.contains(r#""id":2,"result""#)),
+        "the answer last: {body}"
+    );
+
+    // A call whose progress comes first streams from its first progress,
+    // before the wait is over, and goes on streaming it past the wait.
+    let mut params = reindex(2, 1_200);
+    params["_meta"] = json!({"progressToken": "slow"});
+    let told = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params});
+    let streamed = timeout(WAIT, host.post(&told).send())
+        .await
+        .expect("the proxy answers in time")
+        .expect("the proxy answers");
+    assert_eq!(streamed.headers()["content-type"], "text/event-stream");
+    let body = timeout(WAIT, streamed.text())
+        .await
+        .expect("the stream ends after the answer")
+        .expect("the stream reads");
+    let messages: Vec<Value> = body
+        .split("\n\n")
+        .filter_map(|event| event.lines().find_map(|l| l.strip_prefix("data: ")))
+        .filter(|data| !data.is_empty())
+        .map(|data| serde_json::from_str(data).expect("each event is JSON"))
+        .collect();
+    assert!(body.starts_with("id: "), "the priming event first: {body}");
+    let progress: Vec<(&Value, &Value)> = messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| (&m["params"]["progressToken"], &m["params"]["progress"]))
+        .collect();
+    assert_eq!(
+        progress,
+        [(&json!("slow"), &json!(1.0)), (&json!("slow"), &json!(2.0))],
+        "both steps, with the host's token: {body}"
+    );
+    assert_eq!(
+        messages
+            .last()
+            .map(|m| (&m["id"], &m["result"]["structuredContent"]["steps"])),
+        Some((&json!(3), &json!(2))),
         "the answer last: {body}"
     );
 
