@@ -681,6 +681,26 @@ impl RawHost {
         self.post_on(&self.session, message)
     }
 
+    /// A POST of `message` on the host's own session, answered with a
+    /// stream (its headers come once the proxy starts it).
+    async fn stream(&self, message: &Value) -> reqwest::Response {
+        let streamed = timeout(WAIT, self.post(message).send())
+            .await
+            .expect("the proxy answers in time")
+            .expect("the proxy answers");
+        assert_eq!(streamed.status(), 200);
+        assert_eq!(streamed.headers()["content-type"], "text/event-stream");
+        streamed
+    }
+
+    /// The whole stream answering `message`, once it ends.
+    async fn whole_stream(&self, message: &Value) -> String {
+        timeout(WAIT, self.stream(message).await.text())
+            .await
+            .expect("the stream ends after the answer")
+            .expect("the stream reads")
+    }
+
     /// The GET that opens (or, with `Last-Event-ID`, resumes) a stream of
     /// `session`.
     fn get_on(&self, session: &str) -> reqwest::RequestBuilder {
@@ -754,16 +774,7 @@ async fn a_call_silent_for_a_while_streams_with_its_priming_event() {
     // One step longer than the proxy holds an answer to see what it is.
     let silent =
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": reindex(1, 2_500)});
-    let streamed = timeout(WAIT, host.post(&silent).send())
-        .await
-        .expect("the proxy answers in time")
-        .expect("the proxy answers");
-    assert_eq!(streamed.status(), 200);
-    assert_eq!(streamed.headers()["content-type"], "text/event-stream");
-    let body = timeout(WAIT, streamed.text())
-        .await
-        .expect("the stream ends after the answer")
-        .expect("the stream reads");
+    let body = host.whole_stream(&silent).await;
     let events: Vec<&str> = body.split("\n\n").filter(|e| !e.is_empty()).collect();
     assert!(
         events[0].contains("id: ") && events[0].contains("retry: "),
@@ -781,15 +792,7 @@ async fn a_call_silent_for_a_while_streams_with_its_priming_event() {
     let mut params = reindex(2, 1_200);
     params["_meta"] = json!({"progressToken": "slow"});
     let told = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params});
-    let streamed = timeout(WAIT, host.post(&told).send())
-        .await
-        .expect("the proxy answers in time")
-        .expect("the proxy answers");
-    assert_eq!(streamed.headers()["content-type"], "text/event-stream");
-    let body = timeout(WAIT, streamed.text())
-        .await
-        .expect("the stream ends after the answer")
-        .expect("the stream reads");
+    let body = host.whole_stream(&told).await;
     let messages: Vec<Value> = body
         .split("\n\n")
         .filter_map(|event| event.lines().find_map(|l| l.strip_prefix("data: ")))
@@ -835,11 +838,7 @@ async fn a_long_call_resumes_after_a_broken_stream_and_a_cancelled_one_stops() {
     // The stream breaks after its priming event.
     let slow =
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": reindex(1, 3_000)});
-    let mut streamed = timeout(WAIT, host.post(&slow).send())
-        .await
-        .expect("the proxy answers in time")
-        .expect("the proxy answers");
-    assert_eq!(streamed.headers()["content-type"], "text/event-stream");
+    let mut streamed = host.stream(&slow).await;
     let first = timeout(WAIT, streamed.chunk())
         .await
         .expect("the priming event comes at once")
@@ -901,10 +900,7 @@ async fn a_long_call_resumes_after_a_broken_stream_and_a_cancelled_one_stops() {
     let long =
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": reindex(1, 60_000)});
     let started = std::time::Instant::now();
-    let streamed = timeout(WAIT, host.post(&long).send())
-        .await
-        .expect("the proxy answers in time")
-        .expect("the proxy answers");
+    let streamed = host.stream(&long).await;
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3, "reason": "the person stopped it"}});
     let sent = host.post(&cancel).send().await.expect("the proxy answers");
     assert_eq!(sent.status(), 202);
