@@ -190,14 +190,11 @@ pub struct Tracked {
 
 impl Drop for Tracked {
     fn drop(&mut self) {
-        self.hosts
-            .lock()
-            .calls
-            .retain(|(id, _, _, _)| *id != self.call);
+        let mut inner = self.hosts.lock();
+        inner.calls.retain(|(id, _, _, _)| *id != self.call);
         let Some(key) = self.progress.take() else {
             return;
         };
-        let mut inner = self.hosts.lock();
         if inner
             .progress
             .get(&key)
