@@ -167,3 +167,74 @@ fn servers_import_merges_without_losing_anything() {
         missing.stderr
     );
 }
+
+/// `profiles set` makes the edits the Profiles screen makes: groups,
+/// tags, concerns, allow and deny globs, disclosure; several names in one
+/// change; a value that is not valid is refused, naming it, and nothing is
+/// written.
+#[test]
+fn set_changes_a_profile_as_the_app_does() {
+    let home = home();
+    home.write(
+        "config.json",
+        r#"{"concerns": [{"name": "security", "values": ["high", "medium", "low"], "ordered": true}]}"#,
+    );
+    home.run(&["profiles", "new", "work"]);
+    for args in [
+        &["group", "off", "billing", "files"][..],
+        &["tag", "exclude", "destructive"],
+        &["tag", "require", "stable"],
+        &["concern", "security", "medium"],
+        &["deny", "*_delete_*"],
+        &["allow", "demo__*", "everything__echo"],
+        &["unallow", "everything__echo"],
+        &["disclosure", "search"],
+    ] {
+        let mut all = vec!["profiles", "set", "work"];
+        all.extend_from_slice(args);
+        let set = home.run(&all);
+        assert!(set.ok, "{args:?}: {}", set.stderr);
+        assert!(set.stdout.contains("written"), "{}", set.stdout);
+    }
+    let shown = home.run(&["profiles", "show", "work", "--json"]).json();
+    assert_eq!(shown["groups"]["none"], serde_json::json!(["billing", "files"]), "{shown}");
+    assert_eq!(shown["tags"]["none"], serde_json::json!(["destructive"]), "{shown}");
+    assert_eq!(shown["tags"]["all"], serde_json::json!(["stable"]), "{shown}");
+    assert_eq!(shown["concerns"]["security"], "medium", "{shown}");
+    assert_eq!(shown["tools"]["deny"], serde_json::json!(["*_delete_*"]), "{shown}");
+    assert_eq!(shown["tools"]["allow"], serde_json::json!(["demo__*"]), "{shown}");
+    assert_eq!(shown["disclosure"], "search", "{shown}");
+
+    // Undone as it was done.
+    for args in [
+        &["group", "on", "billing"][..],
+        &["tag", "neither", "stable"],
+        &["concern", "security", "any"],
+        &["undeny", "*_delete_*"],
+        &["disclosure", "list"],
+    ] {
+        let mut all = vec!["profiles", "set", "work"];
+        all.extend_from_slice(args);
+        assert!(home.run(&all).ok, "{args:?}");
+    }
+    let shown = home.run(&["profiles", "show", "work", "--json"]).json();
+    assert_eq!(shown["groups"]["none"], serde_json::json!(["files"]), "{shown}");
+    assert!(shown["concerns"].get("security").is_none(), "{shown}");
+    assert!(shown.pointer("/tags/all").is_none_or(|all| all == &serde_json::json!([])), "{shown}");
+
+    // Refused, named, and nothing written.
+    let before = home.read("profiles/work.json");
+    let bad = home.run(&["profiles", "set", "work", "concern", "security", "extreme"]);
+    assert!(!bad.ok);
+    assert!(bad.stderr.contains("extreme"), "{}", bad.stderr);
+    let glob = home.run(&["profiles", "set", "work", "deny", "ok_*", "[unclosed"]);
+    assert!(!glob.ok);
+    assert!(glob.stderr.contains("[unclosed"), "{}", glob.stderr);
+    assert_eq!(home.read("profiles/work.json"), before, "nothing written");
+    let missing = home.run(&["profiles", "set", "nope", "group", "off", "x"]);
+    assert!(
+        missing.stderr.contains("there is no profile \"nope\""),
+        "{}",
+        missing.stderr
+    );
+}

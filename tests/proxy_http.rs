@@ -621,7 +621,8 @@ fn the_python_client_gets_plain_json_and_progress_still_streams() {
 /// A proxy on a fresh home, spoken to with raw HTTP requests as a
 /// 2025-11-25 host would, on a session it opened.
 struct RawHost {
-    _home: Home,
+    /// The proxy's home, for the command line.
+    home: Home,
     _proxy: HttpProxy,
     client: reqwest::Client,
     url: String,
@@ -631,14 +632,23 @@ struct RawHost {
 
 impl RawHost {
     async fn start() -> RawHost {
+        RawHost::start_with(None).await
+    }
+
+    /// A host of a proxy whose `config.json` is `config`, where one is
+    /// given (the demo server's alone otherwise).
+    async fn start_with(config: Option<&str>) -> RawHost {
         let home = Home::new(BIN);
+        if let Some(config) = config {
+            home.write("config.json", config);
+        }
         let proxy = HttpProxy::start(BIN, home.path());
         let mut host = RawHost {
             client: reqwest::Client::new(),
             url: format!("{}/mcp", proxy.base),
             bearer: format!("Bearer {}", proxy.token),
             session: String::new(),
-            _home: home,
+            home,
             _proxy: proxy,
         };
         host.session = host.open_session().await;
@@ -750,6 +760,67 @@ impl RawHost {
             .await
             .expect("the cancelled calls are recorded in time")
     }
+}
+
+/// Every call is audited under the host's own name and version, on every
+/// path a call takes: plain JSON and streamed answers, a 2025-11-25
+/// session (named in its `initialize`) and 2026-07-28 requests (each
+/// naming its client in its `_meta`).
+#[tokio::test]
+async fn the_audit_names_the_host_on_every_path() {
+    let host = RawHost::start_with(Some(r#"{"settings": {"audit": true}}"#)).await;
+    let call = |id: u32, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    let mut with_progress = reindex(2, 100);
+    with_progress["_meta"] = json!({"progressToken": "p"});
+
+    // 2025-11-25: a plain answer, one past the wait, one with progress.
+    let plain = json_answer(host.post(&call(2, echo()))).await;
+    assert!(plain["result"].is_object(), "{plain}");
+    let silent = host.whole_stream(&call(3, reindex(1, 2_500))).await;
+    assert!(silent.contains(r#""id":3,"result""#), "{silent}");
+    let told = host.whole_stream(&call(4, with_progress.clone())).await;
+    assert!(told.contains(r#""id":4,"result""#), "{told}");
+
+    // 2026-07-28, from a host that names itself "bar 0".
+    let bar = |id: u32, params: Value| {
+        let mut message = modern_request(id, "tools/call", params);
+        message["params"]["_meta"]["io.modelcontextprotocol/clientInfo"] =
+            json!({"name": "bar", "version": "0"});
+        message
+    };
+    let plain = json_answer(host.modern_post(&bar(5, echo()))).await;
+    assert!(plain["result"].is_object(), "{plain}");
+    let mut told = bar(6, reindex(2, 100));
+    told["params"]["_meta"]["progressToken"] = json!("q");
+    let streamed = timeout(WAIT, host.modern_post(&told).send())
+        .await
+        .expect("the proxy answers in time")
+        .expect("the proxy answers");
+    assert_eq!(streamed.headers()["content-type"], "text/event-stream");
+    let body = streamed.text().await.expect("the stream reads");
+    assert!(body.contains(r#""id":6,"result""#), "{body}");
+
+    let listed = host
+        .home
+        .run(&["audit", "--json", "--limit", "10"])
+        .json();
+    let who: Vec<&str> = listed["calls"]
+        .as_array()
+        .expect("audited calls")
+        .iter()
+        .map(|c| c["who"].as_str().expect("who"))
+        .collect();
+    assert_eq!(
+        who,
+        [
+            "bar 0 (HTTP, bearer token)",
+            "bar 0 (HTTP, bearer token)",
+            "http-test 1 (HTTP, bearer token)",
+            "http-test 1 (HTTP, bearer token)",
+            "http-test 1 (HTTP, bearer token)",
+        ],
+        "newest first, each under the name its host gave: {listed}"
+    );
 }
 
 /// The JSON answer to `post`.

@@ -68,6 +68,11 @@ async fn a_host_without_tasks_gets_the_final_result() {
     assert_eq!(tasks.len(), 2, "{recorded:?}");
     assert_eq!(tasks[0]["status"], "completed");
     assert_eq!(tasks[1]["status"], "failed");
+    let message = tasks[1]["statusMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("failed: ") && !message.contains("is running"),
+        "a failed task says how it ended, not what it said while it ran: {recorded:?}"
+    );
     for task in &tasks {
         let id = task["taskId"].as_str().unwrap();
         assert!(id.starts_with("st-"), "a Sieve id: {id}");

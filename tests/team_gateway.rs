@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use sieve_postgres::Database;
 use sieve_postgres::testing::TestServer;
 use sieve_tests::http::modern_host;
-use sieve_tests::team::{Replica, cli};
+use sieve_tests::team::{Replica, cli, request};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use tokio::time::timeout;
@@ -383,4 +383,204 @@ async fn a_secret_kept_through_the_command_line_reaches_every_replica_sealed() {
         );
         host.cancel().await.ok();
     }
+}
+
+/// `binary --state URL ARGS` from a home of its own, which may fail: its
+/// exit status, standard output and standard error.
+fn cli_run(url: &str, args: &[&str]) -> (bool, String, String) {
+    let home = tempfile::tempdir().expect("a temp home");
+    let out = Command::new(BIN)
+        .arg("--home")
+        .arg(home.path())
+        .arg("--state")
+        .arg(url)
+        .args(args)
+        .output()
+        .expect("mcp-sieve runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The entries `mcp-sieve --state URL tasks --json ARGS` lists.
+fn cli_tasks(url: &str, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["tasks", "--json"];
+    all.extend_from_slice(args);
+    let page: Value = serde_json::from_str(&cli(BIN, url, &all)).expect("a JSON page");
+    page["tasks"].as_array().cloned().expect("a page of tasks")
+}
+
+/// The command line's `tasks` on a team's database: it lists (with every
+/// filter), shows, retries and cancels the entries two replicas wrote,
+/// never this machine's own ledger; a task that failed says so rather
+/// than what it said while it ran.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_line_lists_shows_retries_and_cancels_the_team_entries() {
+    let server = TestServer::start();
+    // A server every replica and the command line reach alike, so a task
+    // one of them started can be cancelled by another.
+    let shared = sieve_tests::http::DemoHttp::start(BIN);
+    let url = server.database("cli_tasks");
+    let db = Database::connect(&url).expect("the database takes the schema");
+    let config = json!({"mcpServers": {
+        "demo": {"command": BIN, "args": ["demo-server"]},
+        "shared": {"type": "http", "url": shared.url},
+    }});
+    db.update_document::<sieve_postgres::DbError>("config.json", &mut |_| {
+        Ok(Some(format!("{config:#}\n")))
+    })
+    .unwrap();
+    let token = cli(BIN, &url, &["serve", "--print-token"])
+        .trim()
+        .to_string();
+    let a = Replica::start(BIN, &url, &token);
+    let b = Replica::start(BIN, &url, &token);
+
+    // A failed call through each replica, a task that fails through A and
+    // one that runs for a minute through B.
+    let call = |name: &str, arguments: Value| json!({"name": name, "arguments": arguments});
+    let (_, failed) = request(
+        &a.url("/mcp"),
+        &token,
+        "tools/call",
+        call("demo__get_issue", json!({"id": 999})),
+    )
+    .await;
+    assert_eq!(failed["result"]["isError"], true, "{failed}");
+    let (_, failed) = request(
+        &b.url("/mcp"),
+        &token,
+        "tools/call",
+        call("shared__get_invoice", json!({"id": "INV-9999"})),
+    )
+    .await;
+    assert_eq!(failed["result"]["isError"], true, "{failed}");
+    let (_, task) = request(
+        &a.url("/mcp"),
+        &token,
+        "tools/call",
+        call(
+            "shared__run_job",
+            json!({"duration_ms": 200, "outcome": "failure", "label": "nightly"}),
+        ),
+    )
+    .await;
+    let failing = task["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {task}"))
+        .to_string();
+    let (_, task) = request(
+        &b.url("/mcp"),
+        &token,
+        "tools/call",
+        call("shared__run_job", json!({"duration_ms": 60_000})),
+    )
+    .await;
+    let long = task["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {task}"))
+        .to_string();
+
+    // The failing task ends; its entry says how, not "nightly is running".
+    let deadline = Instant::now() + WAIT;
+    let ended = loop {
+        let (_, got) =
+            request(&b.url("/mcp"), &token, "tasks/get", json!({"taskId": failing})).await;
+        if got["result"]["status"] == "failed" {
+            break got;
+        }
+        assert!(Instant::now() < deadline, "the task never failed: {got}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let message = ended["result"]["statusMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("failed") && message.contains("nightly failed"),
+        "the status message of a failed task: {ended}"
+    );
+
+    // Listed by the command line on the database, with every filter.
+    let all = cli_tasks(&url, &[]);
+    assert_eq!(all.len(), 4, "both replicas' entries: {all:?}");
+    let ids = |tasks: &[Value]| -> Vec<String> {
+        let mut ids: Vec<String> = tasks
+            .iter()
+            .map(|t| t["taskId"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let failed = cli_tasks(&url, &["--status", "failed"]);
+    assert_eq!(failed.len(), 3, "{failed:?}");
+    assert!(!ids(&failed).contains(&long));
+    let entry = failed
+        .iter()
+        .find(|t| t["taskId"] == failing.as_str())
+        .expect("the failed task is listed");
+    assert_eq!(entry["statusMessage"], message, "{entry}");
+    assert_eq!(cli_tasks(&url, &["--status", "working"]).len(), 1);
+    assert_eq!(cli_tasks(&url, &["--server", "shared"]).len(), 3);
+    assert_eq!(cli_tasks(&url, &["--server", "demo"]).len(), 1);
+    assert_eq!(cli_tasks(&url, &["--method", "tools/call"]).len(), 4);
+    assert_eq!(cli_tasks(&url, &["--since", "1h"]).len(), 4);
+    assert!(cli_tasks(&url, &["--until", "1h"]).is_empty());
+    assert!(cli_tasks(&url, &["--owner", "nobody"]).is_empty());
+    let oldest = cli_tasks(&url, &["--order-by", "createdAt", "--asc", "--limit", "1"]);
+    assert_eq!(oldest[0]["_meta"]["dev.mcp-sieve/tool"], "demo__get_issue");
+    let table = cli(BIN, &url, &["tasks"]);
+    assert!(table.contains(&long), "{table}");
+
+    // One entry in full.
+    let shown: Value =
+        serde_json::from_str(&cli(BIN, &url, &["tasks", "show", &failing])).unwrap();
+    assert_eq!(shown["taskId"], failing.as_str(), "{shown}");
+    assert_eq!(shown["params"]["name"], "run_job", "{shown}");
+
+    // A retry from the command line is a new entry the replicas list.
+    let invoice = failed
+        .iter()
+        .find(|t| t["_meta"]["dev.mcp-sieve/tool"] == "shared__get_invoice")
+        .and_then(|t| t["taskId"].as_str())
+        .expect("the failed invoice call")
+        .to_string();
+    let (_, out, err) = cli_run(&url, &["tasks", "retry", &invoice]);
+    assert!(out.contains(&format!("(retry of {invoice})")), "{out}{err}");
+    let (_, listed) = request(
+        &a.url("/mcp"),
+        &token,
+        "tasks/list",
+        json!({"orderBy": "createdAt", "order": "desc", "limit": 1}),
+    )
+    .await;
+    assert_eq!(
+        listed["result"]["tasks"][0]["_meta"]["dev.mcp-sieve/retryOf"],
+        invoice.as_str(),
+        "{listed}"
+    );
+
+    // Cancelled from the command line, as replica A lists it.
+    let (ok, out, err) = cli_run(&url, &["tasks", "cancel", &long]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains(&format!("cancelled {long}")), "{out}");
+    let (_, got) = request(&a.url("/mcp"), &token, "tasks/get", json!({"taskId": long})).await;
+    assert_eq!(got["result"]["status"], "cancelled", "{got}");
+
+    // An id no replica wrote is not found in the database either.
+    let (ok, _, err) = cli_run(&url, &["tasks", "show", "st-none"]);
+    assert!(!ok);
+    assert!(err.contains("there is no task \"st-none\""), "{err}");
+}
+
+/// Under `--state`, `serve` says the token is kept in the team's
+/// database, where every replica finds it, not in a file of this machine.
+#[test]
+fn serve_says_the_team_token_is_in_the_database() {
+    let server = TestServer::start();
+    let (url, token) = team(&server, "token_message");
+    let a = Replica::start(BIN, &url, &token);
+    let said = a.proxy.wait_for_stderr("the token is kept in");
+    assert!(said.contains("the team's database at postgres://"), "{said}");
+    assert!(said.contains("mcp-sieve --state URL serve --print-token"), "{said}");
+    assert!(!said.contains("http-token"), "no local file: {said}");
 }

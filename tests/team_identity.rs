@@ -10,7 +10,7 @@ use sieve_postgres::Database;
 use sieve_postgres::testing::TestServer;
 use sieve_tests::http::modern_host;
 use sieve_tests::oidc::Provider;
-use sieve_tests::team::{Replica, cli};
+use sieve_tests::team::{Replica, cli, request};
 use std::time::{Duration, Instant};
 use tokio::time::timeout;
 
@@ -79,54 +79,6 @@ async fn failing_call(
         Err(_) => true,
     };
     assert!(failed, "{tool} with {arguments} fails");
-}
-
-/// One 2026-07-28 request with `token`, as a host sends it: the status,
-/// and the answer (its JSON, or the text of a refusal).
-async fn request(endpoint: &str, token: &str, method: &str, mut params: Value) -> (u16, Value) {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {
-            "extensions": {"io.modelcontextprotocol/tasks": {}}
-        },
-        "io.modelcontextprotocol/clientInfo": {"name": "identity-test", "version": "1"},
-    });
-    // What the request is about, in a header as this generation wants.
-    let name = params
-        .get("taskId")
-        .or_else(|| params.get("name"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let mut post = reqwest::Client::new()
-        .post(endpoint)
-        .bearer_auth(token)
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    if let Some(name) = name {
-        post = post.header("mcp-name", name);
-    }
-    let response = timeout(
-        WAIT,
-        post.json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-            .send(),
-    )
-    .await
-    .expect("the gateway answers in time")
-    .expect("the gateway answers");
-    let status = response.status().as_u16();
-    (status, answer(&response.text().await.unwrap_or_default()))
-}
-
-/// An answer's JSON: the body when it is plain JSON, else the last event
-/// of its stream; a refusal's text as a string.
-fn answer(text: &str) -> Value {
-    let json = text
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("data: "))
-        .unwrap_or(text);
-    serde_json::from_str(json).unwrap_or_else(|_| Value::String(text.to_string()))
 }
 
 /// The entries (id, owner) `token`'s person sees through `endpoint`.
@@ -216,6 +168,35 @@ async fn two_people_see_their_own_tools_and_only_their_own_tasks() {
         "alice retries her own: {retried}"
     );
 
+    // The command line on the team's database lists what both replicas
+    // wrote: every entry, or one person's.
+    let owners = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["tasks", "--json"];
+        all.extend_from_slice(args);
+        let page: Value = serde_json::from_str(&cli(BIN, &url, &all)).unwrap();
+        page["tasks"]
+            .as_array()
+            .expect("a page of tasks")
+            .iter()
+            .map(|t| t["_meta"]["dev.mcp-sieve/owner"].as_str().unwrap_or("-").to_string())
+            .collect()
+    };
+    assert_eq!(owners(&[]).len(), 3, "alice's two entries and bob's");
+    assert_eq!(owners(&["--owner", "alice"]), ["alice", "alice"]);
+    assert_eq!(owners(&["--owner", "bob"]), ["bob"]);
+    assert!(owners(&["--owner", "carol"]).is_empty());
+
+    // A call from a host that names itself: the audit says which.
+    let (status, echoed) = request(
+        &b.url("/mcp"),
+        &alice,
+        "tools/call",
+        json!({"name": "demo__echo", "arguments": {"text": "hi"}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{echoed}");
+    assert!(echoed["result"].is_object(), "{echoed}");
+
     // A person cannot reach another profile by its URL.
     let (status, answer) = request(&a.url("/mcp/p/eng"), &bob, "tools/list", json!({})).await;
     assert_eq!(status, 403, "{answer}");
@@ -229,6 +210,11 @@ async fn two_people_see_their_own_tools_and_only_their_own_tasks() {
         .filter_map(|r| r["who"].as_str())
         .collect();
     assert!(who.iter().any(|w| w.contains("alice")), "{who:?}");
+    assert!(
+        who.iter()
+            .any(|w| w.contains("alice") && w.ends_with(" with identity-test 1 (HTTP, signed in)")),
+        "the host as it named itself: {who:?}"
+    );
     assert!(who.iter().any(|w| w.contains("bob")), "{who:?}");
     for host in [alice_on_a, bob_on_b] {
         host.cancel().await.ok();

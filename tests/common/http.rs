@@ -3,12 +3,14 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 /// A running HTTP proxy; killed when dropped.
 pub struct HttpProxy {
     child: Child,
+    /// What the proxy has said on stderr so far, line by line.
+    said: Arc<Mutex<Vec<String>>>,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
     pub token: String,
@@ -65,6 +67,8 @@ impl HttpProxy {
             .expect("mcp-sieve serve --http starts");
         let stderr = child.stderr.take().unwrap();
         let (tx, rx) = mpsc::channel();
+        let said = Arc::new(Mutex::new(Vec::new()));
+        let keep = said.clone();
         // Reads stderr for the whole run so the proxy never blocks on it.
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
@@ -74,6 +78,7 @@ impl HttpProxy {
                 } else {
                     eprintln!("[proxy] {line}");
                 }
+                keep.lock().unwrap_or_else(|e| e.into_inner()).push(line);
             }
         });
         let addr = rx
@@ -81,6 +86,7 @@ impl HttpProxy {
             .expect("the proxy says where it serves");
         HttpProxy {
             child,
+            said,
             base: format!("http://{addr}"),
             token,
         }
@@ -117,6 +123,24 @@ impl HttpProxy {
     /// The proxy's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// The first line the proxy said on stderr that contains `text`,
+    /// once it has said it (30 s at most).
+    pub fn wait_for_stderr(&self, text: &str) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let said = self.said.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(line) = said.iter().find(|l| l.contains(text)) {
+                return line.clone();
+            }
+            drop(said);
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the proxy never said {text:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 

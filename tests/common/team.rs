@@ -3,7 +3,9 @@
 //! line pointed at it (`--state`).
 
 use crate::http::HttpProxy;
+use serde_json::{Value, json};
 use std::process::Command;
+use std::time::Duration;
 
 /// A replica: `mcp-sieve serve --http` on the team's database `url`, with
 /// a home of its own for what stays on its machine; killed when dropped.
@@ -57,4 +59,49 @@ pub fn cli_with(binary: &str, url: &str, args: &[&str], env: &[(&str, &str)]) ->
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// One 2026-07-28 request with `token` to `endpoint`, as a host that
+/// takes tasks sends it (named `identity-test 1`): the status, and the
+/// answer (its JSON, the last event of a stream, or a refusal's text).
+pub async fn request(endpoint: &str, token: &str, method: &str, mut params: Value) -> (u16, Value) {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        },
+        "io.modelcontextprotocol/clientInfo": {"name": "identity-test", "version": "1"},
+    });
+    // What the request is about, in a header as this generation wants.
+    let name = params
+        .get("taskId")
+        .or_else(|| params.get("name"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let mut post = reqwest::Client::new()
+        .post(endpoint)
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = name {
+        post = post.header("mcp-name", name);
+    }
+    let response = tokio::time::timeout(
+        Duration::from_secs(30),
+        post.json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+            .send(),
+    )
+    .await
+    .expect("the gateway answers in time")
+    .expect("the gateway answers");
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap_or_default();
+    let last = text
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or(&text);
+    let answer = serde_json::from_str(last).unwrap_or_else(|_| Value::String(text.clone()));
+    (status, answer)
 }

@@ -8,7 +8,7 @@ use super::{ApiError, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sieve_core::tasks::{format_timestamp, parse_since};
-use sieve_ledger::{AuditCursor, AuditQuery, AuditRecord, AuditStatus, Ledger, MAX_AUDIT_LIMIT};
+use sieve_ledger::{AuditCursor, AuditQuery, AuditRecord, AuditStatus, MAX_AUDIT_LIMIT};
 use sieve_store::store::Store;
 
 /// Filter values as a person gives them.
@@ -108,19 +108,10 @@ pub fn to_json(record: &AuditRecord) -> Value {
     call
 }
 
-/// The ledger that holds the audit: the team's database when the state is
-/// there, else this machine's file.
-fn open(store: &Store) -> Result<Ledger> {
-    Ok(match store.backend().database() {
-        Some(db) => Ledger::postgres(db.clone())?,
-        None => Ledger::open(&store.home().tasks_db())?,
-    })
-}
-
 /// The audited calls that match `filter` at time `now_ms`.
 pub fn list(store: &Store, filter: &AuditFilter, now_ms: i64) -> Result<AuditPage> {
     let query = filter.query(now_ms)?;
-    let page = open(store)?.audit_list(&query)?;
+    let page = super::ledger(store)?.audit_list(&query)?;
     Ok(AuditPage {
         calls: page.records.iter().map(to_json).collect(),
         next_cursor: page.next_cursor,

@@ -54,12 +54,13 @@ pub use catalog::{HiddenReason, Listed, PrimitiveRow, TokenReport};
 // these are the only doors: the user's files, a running engine and its
 // changes, the proxy's transports, the built-in demo server.
 pub use sieve_core::tasks::TaskRecord;
-pub use sieve_core::{ConcernDef, Kind, Profile, TokenCount};
+pub use sieve_core::{ConcernDef, Disclosure, Kind, Profile, TokenCount};
 pub use sieve_gateway::engine::{Change, Engine, now_ms};
 pub use sieve_gateway::serve;
 pub use sieve_store::home::Home;
 pub use sieve_store::hosts::HostKind;
 pub use sieve_store::import::ImportReport;
+pub use sieve_store::state::Doc;
 pub use sieve_store::store::{Store, backup_path};
 
 /// The logs MCP Sieve writes unless `MCP_SIEVE_LOG` says otherwise: what
@@ -199,6 +200,14 @@ impl From<CallError> for ApiError {
         };
         ApiError::new(code, error)
     }
+}
+
+/// The task ledger (tasks and audit) of `store`'s state: the team's
+/// database under `--state`, else this machine's `tasks.db`.
+fn ledger(store: &Store) -> Result<sieve_ledger::Ledger> {
+    let ledger =
+        sieve_ledger::Ledger::of_state(&store.home().tasks_db(), store.backend().database())?;
+    Ok(ledger)
 }
 
 /// Results of the API.

@@ -314,12 +314,20 @@ impl ProfileEdit {
 /// Applies `edit` to profile `name` and writes it; returns the profile as
 /// written. Nothing is written when the edit or the file is not valid.
 pub fn edit(store: &Store, name: &str, edit: &ProfileEdit) -> Result<Profile> {
+    edit_all(store, name, std::slice::from_ref(edit))
+}
+
+/// Applies every one of `edits` to profile `name`, in order, and writes
+/// them in one change: all of them, or (when one is not valid) none.
+pub fn edit_all(store: &Store, name: &str, edits: &[ProfileEdit]) -> Result<Profile> {
     let config = store.load_config()?;
     // A profile that does not load under the config is not edited: the
     // load says where it goes wrong.
     store.load_profile(name, Some(&config))?;
     store.update_profile(name, |profile| {
-        apply(profile, edit, &config)?;
+        for edit in edits {
+            apply(profile, edit, &config)?;
+        }
         rules_of(name, profile)?;
         Ok(profile.clone())
     })

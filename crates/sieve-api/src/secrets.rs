@@ -109,8 +109,8 @@ pub fn keep_secret(
             ApiError::new(
                 ErrorCode::Io,
                 format!(
-                    "the secret was moved, but {} still holds it ({error}); delete that file",
-                    sieve_store::store::backup_path(&store.home().config_file()).display()
+                    "the secret was moved, but {} still holds it ({error}); delete it",
+                    store.previous_location(&sieve_store::state::Doc::Config)
                 ),
             )
         })?;

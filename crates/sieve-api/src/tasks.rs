@@ -85,14 +85,10 @@ pub struct TaskPage {
     pub next_cursor: Option<String>,
 }
 
-fn open(store: &Store) -> Result<Ledger> {
-    Ok(Ledger::open(&store.home().tasks_db())?)
-}
-
 /// The entries that match `filter` at time `now_ms`.
 pub fn list(store: &Store, filter: &TaskFilter, now_ms: i64) -> Result<TaskPage> {
     let query = filter.query(now_ms)?;
-    let page = open(store)?.list(&query, &|_| true)?;
+    let page = super::ledger(store)?.list(&query, &|_| true)?;
     Ok(TaskPage {
         tasks: page.tasks.iter().map(TaskRecord::to_wire).collect(),
         next_cursor: page.next_cursor,
@@ -108,7 +104,7 @@ pub struct TaskDetail(pub Value);
 
 /// Entry `id`, or `not_found`.
 pub fn record(store: &Store, id: &str) -> Result<TaskRecord> {
-    record_in(&open(store)?, id)
+    record_in(&super::ledger(store)?, id)
 }
 
 fn record_in(ledger: &Ledger, id: &str) -> Result<TaskRecord> {
@@ -122,7 +118,7 @@ fn record_in(ledger: &Ledger, id: &str) -> Result<TaskRecord> {
 
 /// Entry `id` in full.
 pub fn show(store: &Store, id: &str) -> Result<TaskDetail> {
-    let ledger = open(store)?;
+    let ledger = super::ledger(store)?;
     let record = record_in(&ledger, id)?;
     let mut detail = record.to_wire();
     detail["params"] = record.params.clone();

@@ -1,11 +1,11 @@
-//! `mcp-sieve profiles`: list, show, create, rename, activate and delete
-//! profiles.
+//! `mcp-sieve profiles`: list, show, create, rename, activate, change and
+//! delete profiles.
 
 use crate::output::print_json;
 use anyhow::Result;
 use clap::Subcommand;
 use sieve_api as api;
-use sieve_api::Store;
+use sieve_api::{Doc, Store};
 use std::io::Write;
 
 #[derive(Debug, Subcommand)]
@@ -37,6 +37,132 @@ pub enum ProfilesCommand {
     Use { name: String },
     /// Delete a profile (its last version stays as NAME.json.bak).
     Delete { name: String },
+    /// Change a profile as the app's Profiles and Tools screens do: switch
+    /// groups, require or exclude tags, set concerns, allow or deny tools,
+    /// choose how tools are disclosed. Written at once; running proxies
+    /// apply it live.
+    Set {
+        name: String,
+        #[command(subcommand)]
+        change: SetCommand,
+        /// Print the profile as written, as JSON.
+        #[arg(long, global = true)]
+        json: bool,
+    },
+}
+
+/// What `profiles set` changes.
+#[derive(Debug, Subcommand)]
+pub enum SetCommand {
+    /// Switch groups on or off (off: into `groups.none`).
+    Group {
+        switch: Switch,
+        #[arg(required = true, value_name = "GROUP")]
+        groups: Vec<String>,
+    },
+    /// Require tags (`tags.all`), exclude them (`tags.none`), or neither.
+    Tag {
+        state: TagChoice,
+        #[arg(required = true, value_name = "TAG")]
+        tags: Vec<String>,
+    },
+    /// Set a concern to one of its values, or `any` to clear it.
+    Concern { concern: String, value: String },
+    /// Add globs to `tools.allow` (only matching tools show).
+    Allow {
+        #[arg(required = true, value_name = "GLOB")]
+        globs: Vec<String>,
+    },
+    /// Add globs to `tools.deny` (matching tools are hidden).
+    Deny {
+        #[arg(required = true, value_name = "GLOB")]
+        globs: Vec<String>,
+    },
+    /// Take globs out of `tools.allow`.
+    Unallow {
+        #[arg(required = true, value_name = "GLOB")]
+        globs: Vec<String>,
+    },
+    /// Take globs out of `tools.deny`.
+    Undeny {
+        #[arg(required = true, value_name = "GLOB")]
+        globs: Vec<String>,
+    },
+    /// List every tool the profile allows (`list`), or only the pinned
+    /// ones and the two search tools (`search`).
+    Disclosure { mode: DisclosureChoice },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum TagChoice {
+    Require,
+    Exclude,
+    Neither,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum DisclosureChoice {
+    List,
+    Search,
+}
+
+impl SetCommand {
+    /// The edits this change makes, as the app's controls make them.
+    fn edits(self) -> Vec<api::ProfileEdit> {
+        use api::ProfileEdit as Edit;
+        let patterns = |list: api::PatternList, globs: Vec<String>, add: bool| {
+            globs
+                .into_iter()
+                .map(|pattern| {
+                    let section = "tools".to_string();
+                    if add {
+                        Edit::AddPattern { section, list, pattern }
+                    } else {
+                        Edit::RemovePattern { section, list, pattern }
+                    }
+                })
+                .collect()
+        };
+        match self {
+            SetCommand::Group { switch, groups } => groups
+                .into_iter()
+                .map(|group| Edit::SetGroup {
+                    group,
+                    on: matches!(switch, Switch::On),
+                })
+                .collect(),
+            SetCommand::Tag { state, tags } => {
+                let state = match state {
+                    TagChoice::Require => api::TagState::Require,
+                    TagChoice::Exclude => api::TagState::Exclude,
+                    TagChoice::Neither => api::TagState::Ignore,
+                };
+                tags.into_iter()
+                    .map(|tag| Edit::SetTag { tag, state })
+                    .collect()
+            }
+            SetCommand::Concern { concern, value } => vec![Edit::SetConcern {
+                concern,
+                value: (value != "any").then_some(value),
+            }],
+            SetCommand::Allow { globs } => patterns(api::PatternList::Allow, globs, true),
+            SetCommand::Deny { globs } => patterns(api::PatternList::Deny, globs, true),
+            SetCommand::Unallow { globs } => patterns(api::PatternList::Allow, globs, false),
+            SetCommand::Undeny { globs } => patterns(api::PatternList::Deny, globs, false),
+            SetCommand::Disclosure { mode } => vec![Edit::SetDisclosure {
+                disclosure: match mode {
+                    DisclosureChoice::List => api::Disclosure::List,
+                    DisclosureChoice::Search => api::Disclosure::Search,
+                },
+            }],
+        }
+    }
 }
 
 pub(crate) fn run(store: &Store, command: ProfilesCommand, out: &mut dyn Write) -> Result<()> {
@@ -91,7 +217,7 @@ pub(crate) fn run(store: &Store, command: ProfilesCommand, out: &mut dyn Write) 
             writeln!(
                 out,
                 "created {}",
-                store.home().profile_file(&name).display()
+                store.location(&Doc::Profile(name.clone())).display()
             )?;
         }
         ProfilesCommand::Use { name } => {
@@ -105,13 +231,40 @@ pub(crate) fn run(store: &Store, command: ProfilesCommand, out: &mut dyn Write) 
             api::profiles::rename(store, &from, &to)?;
             writeln!(out, "renamed profile {from:?} to {to:?}")?;
         }
+        ProfilesCommand::Set { name, change, json } => {
+            let edits = change.edits();
+            let profile = api::profiles::edit_all(store, &name, &edits).map_err(|error| {
+                match &error.field {
+                    Some(field) => anyhow::anyhow!("{} ({field})", error.message),
+                    None => error.into(),
+                }
+            })?;
+            if json {
+                return print_json(out, &profile);
+            }
+            for edit in &edits {
+                match edit {
+                    api::ProfileEdit::AddPattern { list, pattern, .. } => {
+                        let list = match list {
+                            api::PatternList::Allow => "allow",
+                            api::PatternList::Deny => "deny",
+                        };
+                        writeln!(out, "Add \"{pattern}\" to tools.{list}")?
+                    }
+                    edit => writeln!(out, "{}", edit.label())?,
+                }
+            }
+            writeln!(
+                out,
+                "profile {name:?} written; running proxies apply it now"
+            )?;
+        }
         ProfilesCommand::Delete { name } => {
             api::profiles::delete(store, &name)?;
-            let path = store.home().profile_file(&name);
             writeln!(
                 out,
                 "deleted profile {name:?} (its last version is {})",
-                sieve_api::backup_path(&path).display()
+                store.previous_location(&Doc::Profile(name.clone()))
             )?;
         }
     }

@@ -71,8 +71,9 @@ pub(crate) fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Resu
                     "MCP Sieve is serving http://{bound}/mcp (the active profile, now {profile:?}) and http://{bound}/mcp/p/NAME (profile NAME)"
                 );
                 eprintln!(
-                    "hosts must send \"Authorization: Bearer <token>\"; the token is in {} (`mcp-sieve serve --print-token`)",
-                    store.home().token_file().display()
+                    "hosts must send \"Authorization: Bearer <token>\"; the token is kept in {} (`mcp-sieve{} serve --print-token`)",
+                    store.token_location(),
+                    if store.is_team() { " --state URL" } else { "" },
                 );
                 if let Some(identity) = &engine.config().settings.identity {
                     eprintln!(

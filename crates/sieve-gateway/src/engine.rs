@@ -193,7 +193,7 @@ pub(crate) fn endpoints(config: &Config) -> BTreeMap<String, Endpoint> {
 fn compile_overlays(store: &Store, config: &Config) -> Result<Overlays, StoreError> {
     Overlays::new(&config.overlays).map_err(|error| StoreError::Uncompilable {
         subject: "the overlays of config.json".into(),
-        path: store.home().config_file(),
+        path: store.location(&sieve_store::state::Doc::Config),
         error: error.into(),
     })
 }

@@ -217,6 +217,17 @@ impl Ledger {
         })
     }
 
+    /// The ledger of a process's state: `team`'s database when the state
+    /// is there (`--state`, `settings.state`), else the file at `file`.
+    /// Every reader and writer of the ledger opens it through here, so
+    /// none reads this machine's file while the state is a team's.
+    pub fn of_state(file: &Path, team: Option<&Database>) -> Result<Ledger, LedgerError> {
+        match team {
+            Some(db) => Ledger::postgres(db.clone()),
+            None => Ledger::open(file),
+        }
+    }
+
     /// The ledger in `db`, a team's database, whose schema
     /// [`Database::connect`] brought up to date; fails when its table
     /// cannot be read.

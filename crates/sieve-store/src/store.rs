@@ -96,9 +96,37 @@ impl Store {
         &self.backend
     }
 
+    /// Whether the documents are a team's, in its database (`--state`).
+    pub fn is_team(&self) -> bool {
+        self.backend.database().is_some()
+    }
+
     /// Where `doc` is, as messages name it.
     pub fn location(&self, doc: &Doc) -> PathBuf {
         self.backend.location(doc)
+    }
+
+    /// Where `doc`'s previous version is kept (the file's `.bak`, or its
+    /// row's previous text in a team's database), as messages name it.
+    pub fn previous_location(&self, doc: &Doc) -> String {
+        let location = self.location(doc);
+        match self.backend.database() {
+            Some(_) => format!(
+                "the previous version of {} in the team's database",
+                location.display()
+            ),
+            None => backup_path(&location).display().to_string(),
+        }
+    }
+
+    /// Where the HTTP front's bearer token is kept, as a person is told:
+    /// the team's database, where every replica finds the same one, or
+    /// this machine's file.
+    pub fn token_location(&self) -> String {
+        match self.backend.database() {
+            Some(db) => format!("the team's database at {}", db.url()),
+            None => self.location(&Doc::Token).display().to_string(),
+        }
     }
 
     fn file_name(&self, doc: &Doc) -> String {

@@ -43,12 +43,13 @@ export class App {
    * Starts the app on `home` and waits until its window can be used.
    *
    * @param {import('./home.js').Home} home
-   * @param {{theme?: 'light' | 'dark', env?: Record<string, string>, hostHome?: string}} [options]
+   * @param {{theme?: 'light' | 'dark', env?: Record<string, string>, hostHome?: string, state?: string}} [options]
    *   `env`: more variables for the app (say, `BROWSER` for a sign-in);
    *   `hostHome`: the folder the app looks for the AI hosts' files in, as
-   *   if it were the home folder (`--host-home`).
+   *   if it were the home folder (`--host-home`); `state`: a team's
+   *   database the app manages instead of the home's files (`--state`).
    */
-  static async launch(home, { theme = 'light', env: more = {}, hostHome } = {}) {
+  static async launch(home, { theme = 'light', env: more = {}, hostHome, state } = {}) {
     launches += 1;
     const pidFile = home.file(`app-${launches}.pid`);
     const launcher = home.file(`launch-app-${launches}.sh`);
@@ -79,7 +80,12 @@ export class App {
 
     const capabilities = new Capabilities();
     capabilities.set('browserName', 'wry');
-    const args = ['--home', home.dir, ...(hostHome ? ['--host-home', hostHome] : [])];
+    const args = [
+      '--home',
+      home.dir,
+      ...(hostHome ? ['--host-home', hostHome] : []),
+      ...(state ? ['--state', state] : []),
+    ];
     capabilities.set('tauri:options', { application: launcher, args });
 
     const started = performance.now();

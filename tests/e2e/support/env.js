@@ -24,7 +24,35 @@ function required(name, what) {
 
 const target = process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target');
 
-let catalogServer = process.env.MCP_SIEVE_CATALOG_SERVER || null;
+/** Test programs of tests/bin built so far, by name. */
+const testBins = {
+  'catalog-server': process.env.MCP_SIEVE_CATALOG_SERVER || null,
+  'team-db': process.env.MCP_SIEVE_TEAM_DB || null,
+};
+
+/**
+ * Program `name` of tests/bin, built on first use (scripts/e2e.sh builds
+ * only mcp-sieve and the app) and copied into the run's folder as e2e.sh
+ * does with those, so a build of the shared target folder meanwhile cannot
+ * swap it under the spec.
+ */
+function testBin(name) {
+  if (!testBins[name]) {
+    execFileSync('cargo', ['build', '--quiet', '-p', 'sieve-tests', '--bin', name], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    let built = path.join(target, 'debug', name);
+    if (process.env.E2E_TMP) {
+      const copy = path.join(process.env.E2E_TMP, `${name}-${process.pid}`);
+      copyFileSync(built, copy);
+      chmodSync(copy, 0o755);
+      built = copy;
+    }
+    testBins[name] = built;
+  }
+  return testBins[name];
+}
 
 export const env = {
   /** The desktop app, built with the custom-protocol feature (serves ui/dist). */
@@ -37,27 +65,13 @@ export const env = {
   get serverEverything() {
     return required('MCP_SIEVE_SERVER_EVERYTHING', "server-everything's dist/index.js");
   },
-  /**
-   * tests/bin/catalog-server (MCP_SIEVE_CATALOG_SERVER, else built here on
-   * first use: scripts/e2e.sh builds only mcp-sieve and the app), copied
-   * into the run's folder as e2e.sh does with those, so a build of the
-   * shared target folder meanwhile cannot swap it under the spec.
-   */
+  /** tests/bin/catalog-server (MCP_SIEVE_CATALOG_SERVER, else built on first use). */
   get catalogServer() {
-    if (!catalogServer) {
-      execFileSync('cargo', ['build', '--quiet', '-p', 'sieve-tests', '--bin', 'catalog-server'], {
-        cwd: ROOT,
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
-      const built = path.join(target, 'debug', 'catalog-server');
-      catalogServer = built;
-      if (process.env.E2E_TMP) {
-        catalogServer = path.join(process.env.E2E_TMP, `catalog-server-${process.pid}`);
-        copyFileSync(built, catalogServer);
-        chmodSync(catalogServer, 0o755);
-      }
-    }
-    return catalogServer;
+    return testBin('catalog-server');
+  },
+  /** tests/bin/team-db, a team's PostgreSQL database (MCP_SIEVE_TEAM_DB, else built on first use). */
+  get teamDb() {
+    return testBin('team-db');
   },
   get webdriverUrl() {
     return required('E2E_WEBDRIVER_URL', "tauri-driver's address, e.g. http://127.0.0.1:4444");

@@ -67,10 +67,7 @@ impl SieveServer {
     /// if one did, and the host as this connection knows it (its name and
     /// version from its `initialize`), and how it reached the proxy.
     fn who(&self, context: &RequestContext<RoleServer>) -> String {
-        let host = context.peer.peer_info().map_or_else(
-            || "a host".to_string(),
-            |info| format!("{} {}", info.client_info.name, info.client_info.version),
-        );
+        let host = host_named(context).unwrap_or_else(|| "a host".to_string());
         if let Some(person) = super::signed_in(&context.extensions) {
             return format!("{} with {host} (HTTP, signed in)", person.label());
         }
@@ -80,6 +77,27 @@ impl SieveServer {
         };
         format!("{host} ({way})")
     }
+}
+
+/// The host's name and version as it gave them: a 2026-07-28 request
+/// names its client in its own `_meta`; a 2025-11-25 session named it in
+/// its `initialize`. A connection that was never told (the direct path's
+/// shared 2026-07-28 peer carries rmcp's placeholder) names no host.
+fn host_named(context: &RequestContext<RoleServer>) -> Option<String> {
+    let named = |info: &Value| {
+        let name = info.get("name")?.as_str()?;
+        let version = info.get("version").and_then(Value::as_str).unwrap_or("");
+        Some(format!("{name} {version}").trim_end().to_string())
+    };
+    if let Some(info) = context.meta.get(super::CLIENT_INFO_META) {
+        return named(info);
+    }
+    let info = context.peer.peer_info()?;
+    // A 2026-07-28 peer made by the proxy itself was never told a host.
+    if info.protocol_version >= rmcp::model::ProtocolVersion::V_2026_07_28 {
+        return None;
+    }
+    named(&serde_json::to_value(&info.client_info).ok()?)
 }
 
 /// How a call ended, for the audit. A result the tool marks as an error is

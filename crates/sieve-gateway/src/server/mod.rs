@@ -73,6 +73,8 @@ const READY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Where a 2026-07-28 request names its protocol version in `_meta`.
 pub(crate) const PROTOCOL_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
+/// Where a 2026-07-28 request names its client (name, version).
+pub(crate) const CLIENT_INFO_META: &str = "io.modelcontextprotocol/clientInfo";
 
 /// The raw JSON body of an HTTP request, kept by the HTTP layer.
 #[derive(Debug, Clone)]

@@ -93,6 +93,12 @@ impl Tasks {
             };
             (state.status, state.message, payload)
         };
+        // A task that ends without a word of its own must not keep the
+        // message it had while working ("... is running").
+        let message = match message {
+            None if status.is_terminal() => Some(super::ended_message(status, payload.as_ref())),
+            message => message,
+        };
         let ledger = self.ledger()?;
         ledger.update(
             &record.id,

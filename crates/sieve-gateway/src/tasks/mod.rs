@@ -74,11 +74,7 @@ pub(crate) fn open_ledger(
     retention_days: u32,
 ) -> Option<Ledger> {
     // A team's ledger is in its database, beside its documents.
-    let opened = match team {
-        Some(database) => Ledger::postgres(database.clone()),
-        None => Ledger::open(db),
-    };
-    match opened {
+    match Ledger::of_state(db, team) {
         Ok(ledger) => {
             let keep = i64::from(retention_days) * 86_400_000;
             if let Err(error) = ledger.purge(now_ms() - keep) {
@@ -243,6 +239,25 @@ fn call_outcome(
             error.message.to_string(),
             serde_json::to_value(error).unwrap_or_default(),
         )),
+    }
+}
+
+/// The status message of a task that ended (`status` is terminal) without
+/// one of its own, from what it ended with (`payload`: its result, or the
+/// error it failed with).
+pub(crate) fn ended_message(status: TaskStatus, payload: Option<&Value>) -> String {
+    match status {
+        TaskStatus::Failed => payload
+            .and_then(|p| {
+                // A JSON-RPC error, or a tool result that says it failed.
+                p.get("message")
+                    .and_then(Value::as_str)
+                    .map(|m| m.chars().take(500).collect())
+                    .or_else(|| first_text(p))
+            })
+            .map_or_else(|| "failed".to_string(), |why| format!("failed: {why}")),
+        TaskStatus::Cancelled => "cancelled".into(),
+        _ => "completed".into(),
     }
 }
 
@@ -521,5 +536,32 @@ impl Tasks {
             now_ms(),
         )?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ended_message;
+    use sieve_core::tasks::TaskStatus;
+
+    #[test]
+    fn a_task_that_ends_without_a_message_says_how_it_ended() {
+        let error = serde_json::json!({"code": -32603, "message": "job failed, as it was asked to"});
+        assert_eq!(
+            ended_message(TaskStatus::Failed, Some(&error)),
+            "failed: job failed, as it was asked to"
+        );
+        let result = serde_json::json!({"isError": true, "content": [{"type": "text", "text": "no such issue"}]});
+        assert_eq!(
+            ended_message(TaskStatus::Failed, Some(&result)),
+            "failed: no such issue"
+        );
+        assert_eq!(ended_message(TaskStatus::Failed, None), "failed");
+        assert_eq!(ended_message(TaskStatus::Cancelled, None), "cancelled");
+        assert_eq!(
+            ended_message(TaskStatus::Completed, Some(&result)),
+            "completed",
+            "a completed task's message is not its result's text"
+        );
     }
 }
