@@ -10,7 +10,7 @@ use sieve_postgres::Database;
 use sieve_postgres::testing::TestServer;
 use sieve_tests::http::modern_host;
 use sieve_tests::oidc::Provider;
-use sieve_tests::team::{Replica, cli, request};
+use sieve_tests::team::{Replica, answer, cli, request};
 use std::time::{Duration, Instant};
 use tokio::time::timeout;
 

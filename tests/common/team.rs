@@ -96,12 +96,16 @@ pub async fn request(endpoint: &str, token: &str, method: &str, mut params: Valu
     .expect("the gateway answers in time")
     .expect("the gateway answers");
     let status = response.status().as_u16();
-    let text = response.text().await.unwrap_or_default();
-    let last = text
+    (status, answer(&response.text().await.unwrap_or_default()))
+}
+
+/// An answer's JSON: the body when it is plain JSON, else the last event
+/// of its stream; a refusal's text as a string.
+pub fn answer(text: &str) -> Value {
+    let json = text
         .lines()
         .rev()
         .find_map(|l| l.strip_prefix("data: "))
-        .unwrap_or(&text);
-    let answer = serde_json::from_str(last).unwrap_or_else(|_| Value::String(text.clone()));
-    (status, answer)
+        .unwrap_or(text);
+    serde_json::from_str(json).unwrap_or_else(|_| Value::String(text.to_string()))
 }
