@@ -62,7 +62,8 @@ pub enum SetCommand {
     },
     /// Require tags (`tags.all`), exclude them (`tags.none`), or neither.
     Tag {
-        state: TagChoice,
+        /// (Not `state`, which is the global `--state`.)
+        choice: TagChoice,
         #[arg(required = true, value_name = "TAG")]
         tags: Vec<String>,
     },
@@ -137,8 +138,8 @@ impl SetCommand {
                     on: matches!(switch, Switch::On),
                 })
                 .collect(),
-            SetCommand::Tag { state, tags } => {
-                let state = match state {
+            SetCommand::Tag { choice, tags } => {
+                let state = match choice {
                     TagChoice::Require => api::TagState::Require,
                     TagChoice::Exclude => api::TagState::Exclude,
                     TagChoice::Neither => api::TagState::Ignore,
