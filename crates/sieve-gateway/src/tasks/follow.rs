@@ -94,10 +94,13 @@ impl Tasks {
             (state.status, state.message, payload)
         };
         // A task that ends without a word of its own must not keep the
-        // message it had while working ("... is running").
-        let message = match message {
-            None if status.is_terminal() => Some(super::ended_message(status, payload.as_ref())),
-            message => message,
+        // message it had while working ("... is running"): servers leave
+        // it as it was (rmcp's task manager does), or send none.
+        let stale = message.is_none() || message == record.status_message;
+        let message = if status.is_terminal() && stale && !record.status.is_terminal() {
+            Some(super::ended_message(status, payload.as_ref()))
+        } else {
+            message
         };
         let ledger = self.ledger()?;
         ledger.update(
