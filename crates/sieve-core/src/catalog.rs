@@ -8,9 +8,11 @@
 //! lookups, so a call is routed in constant time however many servers
 //! there are.
 
+use crate::action::stated;
 use crate::approvals::{Approvals, Quarantine};
-use crate::config::Overlays;
-use crate::labels::{Labels, META_PREFIX};
+use crate::config::{COST, ConcernDef, Overlays, builtin_concerns};
+use crate::cost::{Measured, judge};
+use crate::labels::{Labels, META_PREFIX, has_hints};
 use crate::naming::{HASH_LEN, exposed_name_with_hash, prompt_uri, tool_uri};
 use crate::parse::{ParseError, decode};
 use crate::subjects::{ToolText, derive};
@@ -312,15 +314,24 @@ fn whole_document(file: &str, expected: &str) -> ParseError {
 }
 
 /// How a catalog is built: the exposed names' separator, whether groups
-/// are derived, and the concerns in force.
+/// are derived, the concerns in force, and what calls measured.
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
     pub separator: String,
     /// Derive groups for servers that send none (`settings.deriveGroups`).
     pub derive_groups: bool,
-    /// Set `security` from annotations where nothing else sets it: the
-    /// concern in force is called `security` and has the built-in values.
+    /// Set `security` from annotations where nothing else sets it (from
+    /// what each tool says it does, for a server that sends no
+    /// annotations): the concern in force is called `security` and has
+    /// the built-in values.
     pub security_from_annotations: bool,
+    /// Set `cost` of every tool where nothing else sets it ([`crate::cost`]):
+    /// the concern in force is called `cost` and has the built-in values.
+    pub cost_derived: bool,
+    /// What the calls of each tool through Sieve measured, by server and
+    /// upstream tool name, from the ledger; empty until the caller fills
+    /// it. Shared, as every rebuild of the catalog reads the same map.
+    pub measured: Arc<BTreeMap<String, BTreeMap<String, Measured>>>,
     /// The value lists of the ordered concerns in force, by name.
     pub ordered: BTreeMap<String, Arc<[String]>>,
     /// `groupRenames` of `config.json`.
@@ -345,16 +356,23 @@ impl BuildOptions {
         }
     }
 
-    fn with(separator: &str, derive_groups: bool, concerns: &[crate::ConcernDef]) -> BuildOptions {
-        let builtin_security = &crate::config::builtin_concerns()[0];
+    fn with(separator: &str, derive_groups: bool, concerns: &[ConcernDef]) -> BuildOptions {
+        // A built-in concern, or one declared the same way: its values are
+        // the ones the proxy knows how to derive.
+        let in_force = |name: &str| {
+            let builtin = builtin_concerns().iter().find(|c| c.name == name);
+            builtin.is_some_and(|b| {
+                concerns
+                    .iter()
+                    .any(|c| c.name == b.name && c.ordered && c.values == b.values)
+            })
+        };
         BuildOptions {
             separator: separator.to_string(),
             derive_groups,
-            // The built-in `security`, or one declared the same way: its
-            // levels are what annotations can tell.
-            security_from_annotations: concerns.iter().any(|c| {
-                c.name == builtin_security.name && c.ordered && c.values == builtin_security.values
-            }),
+            security_from_annotations: in_force(crate::config::SECURITY),
+            cost_derived: in_force(COST),
+            measured: Arc::default(),
             ordered: concerns
                 .iter()
                 .filter(|c| c.ordered)
@@ -362,6 +380,42 @@ impl BuildOptions {
                 .collect(),
             group_renames: BTreeMap::new(),
         }
+    }
+
+    /// The labels of every tool of `server`, index for index: what the
+    /// server sends, the tags and `security` its annotations imply (or,
+    /// when none of its tools carries a hint, what each tool says it
+    /// does), `cost`, and derived groups. Overlays come later, and win.
+    fn tool_labels(&self, server: &str, tools: &[Value]) -> Vec<Labels> {
+        let hinted = tools.iter().any(|t| has_hints(t.get("annotations")));
+        let measured = self.measured.get(server);
+        let mut labels: Vec<Labels> = tools
+            .iter()
+            .map(|tool| {
+                let mut labels = Labels::sent(server, tool);
+                let annotations = tool.get("annotations");
+                if hinted {
+                    labels.add_annotation_tags(annotations);
+                    if self.security_from_annotations {
+                        labels.derive_security(annotations);
+                    }
+                } else {
+                    let stated = stated(tool);
+                    labels.derive_effect_tags(stated.effect);
+                    if self.security_from_annotations {
+                        labels.derive_security_from(&stated);
+                    }
+                }
+                if self.cost_derived {
+                    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+                    let judged = judge(tool, measured.and_then(|m| m.get(name)));
+                    labels.derive_concern(COST, judged.value.as_str(), judged.why);
+                }
+                labels
+            })
+            .collect();
+        self.derive_groups_of(tools, &mut labels);
+        labels
     }
 
     /// Gives each tool of a server its derived group (`labels` are the
@@ -407,7 +461,8 @@ impl Catalog {
     }
 
     /// [`Catalog::build`] with every option: derived groups, the concerns
-    /// in force (`security` from annotations, ordered values).
+    /// in force (`security` from annotations or what tools say they do,
+    /// `cost` from definitions and measurements, ordered values).
     pub fn build_with(
         options: &BuildOptions,
         overlays: &Overlays,
@@ -426,13 +481,14 @@ impl Catalog {
             for (kind, definitions) in kinds {
                 // The upstream's labels, read once: derivation looks at
                 // every tool's before any tool is added.
-                let mut labels: Vec<Labels> = definitions
-                    .iter()
-                    .map(|d| Labels::from_upstream(&listing.server, d, kind == Kind::Tool))
-                    .collect();
-                if kind == Kind::Tool {
-                    options.derive_groups_of(definitions, &mut labels);
-                }
+                let labels: Vec<Labels> = if kind == Kind::Tool {
+                    options.tool_labels(&listing.server, definitions)
+                } else {
+                    definitions
+                        .iter()
+                        .map(|d| Labels::from_upstream(&listing.server, d, false))
+                        .collect()
+                };
                 for (definition, labels) in definitions.iter().zip(labels) {
                     catalog.add(kind, &listing.server, definition, labels, options, overlays);
                 }
@@ -477,9 +533,6 @@ impl Catalog {
                 // separates the pair.
                 exposed = exposed_name_with_hash(server, name, separator, 32);
             }
-        }
-        if kind == Kind::Tool && options.security_from_annotations {
-            labels.derive_security(definition.get("annotations"));
         }
         let mut overrides = Overrides::default();
         for overlay in overlays.matching(&exposed) {
@@ -578,6 +631,7 @@ impl Catalog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Config;
     use crate::config::Overlay;
     use serde_json::json;
 
@@ -733,9 +787,10 @@ mod tests {
         assert_eq!(host["inputSchema"], json!({"type": "object"}));
         assert_eq!(host["_meta"]["dev.mcp-sieve/uri"], "mcp://tools/beta/echo");
         assert_eq!(host["_meta"]["dev.mcp-sieve/name"], "echo");
+        // `beta` sends no annotations: `echo` reads, by its name.
         assert_eq!(
             host["_meta"]["dev.mcp-sieve/tags"],
-            json!(["destructive", "open-world"])
+            json!(["open-world", "read-only"])
         );
         let resource = catalog
             .find_uri("file:///readme")
@@ -743,6 +798,93 @@ mod tests {
             .host_definition();
         assert_eq!(resource["name"], "readme", "resources keep their name");
         assert!(echo.model_definition().get("_meta").is_none());
+    }
+
+    #[test]
+    fn concerns_are_derived_per_server_and_overlays_win() {
+        let listings = [
+            // No tool of `plain` carries a hint: what each says decides.
+            ServerListing::tools(
+                "plain",
+                vec![
+                    json!({"name": "list_issues"}),
+                    json!({"name": "delete_branch", "annotations": {"title": "Delete"}}),
+                ],
+            ),
+            // `hinted` sends hints for one tool: the spec's defaults apply
+            // to the other.
+            ServerListing::tools(
+                "hinted",
+                vec![
+                    json!({"name": "list_issues"}),
+                    json!({"name": "get_me", "annotations": {"readOnlyHint": true}}),
+                ],
+            ),
+        ];
+        let overlays = Overlays::new(&[Overlay {
+            pattern: "plain__delete_*".into(),
+            concerns: [("cost".to_string(), "high".to_string())].into(),
+            ..Overlay::default()
+        }])
+        .unwrap();
+        let mut options = BuildOptions::new("__");
+        options.measured = Arc::new(BTreeMap::from([(
+            "plain".to_string(),
+            BTreeMap::from([(
+                "list_issues".to_string(),
+                Measured {
+                    calls: 4,
+                    median_tokens: 100,
+                    p90_tokens: 200,
+                    median_ms: 50,
+                    p90_ms: 90,
+                },
+            )]),
+        )]));
+        let catalog = Catalog::build_with(&options, &overlays, &listings);
+        let labels = |name: &str| &catalog.find(Kind::Tool, name).unwrap().labels;
+
+        let list = labels("plain__list_issues");
+        assert_eq!(list.concerns["security"], "high");
+        assert!(list.derived_concerns.contains("security") && list.tags.contains("read-only"));
+        assert_eq!(list.concerns["cost"], "minimal", "measured small");
+        assert!(
+            list.reasons["cost"].contains("4 calls"),
+            "{}",
+            list.reasons["cost"]
+        );
+
+        let delete = labels("plain__delete_branch");
+        assert_eq!(delete.concerns["security"], "low");
+        assert_eq!(delete.derived_tags, ["destructive".to_string()].into());
+        assert_eq!(delete.concerns["cost"], "high", "the overlay wins");
+        assert!(!delete.derived_concerns.contains("cost"));
+
+        let hinted = labels("hinted__list_issues");
+        assert_eq!(hinted.concerns["security"], "low", "the spec's defaults");
+        assert!(hinted.tags.contains("destructive") && hinted.derived_tags.is_empty());
+        assert!(!hinted.derived_concerns.contains("security"));
+        assert_eq!(hinted.concerns["cost"], "moderate", "not measured");
+        assert!(hinted.is_ordered("cost"));
+
+        let custom = Config::parse(
+            "config.json",
+            r#"{"concerns": [{"name": "cost", "values": ["free", "paid"]}]}"#,
+        )
+        .unwrap();
+        let catalog = Catalog::build_with(&BuildOptions::of(&custom), &overlays, &listings);
+        let list = &catalog
+            .find(Kind::Tool, "plain__list_issues")
+            .unwrap()
+            .labels;
+        assert!(
+            list.concerns.is_empty(),
+            "a concern of the user's own is not derived"
+        );
+        assert!(
+            list.tags.contains("read-only"),
+            "tags do not depend on concerns"
+        );
     }
 
     #[test]

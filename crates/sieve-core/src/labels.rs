@@ -2,14 +2,21 @@
 //!
 //! Sources, merged in this order (later concern values win):
 //! 1. what the upstream sends: top-level `groups`/`tags` (the groups-and-tags
-//!    proposal), `_meta.groups`, `_meta.tags`, `_meta.concerns` (the concern
-//!    proposal), and our own `_meta["dev.mcp-sieve/..."]` keys so one Sieve
-//!    can sit behind another;
+//!    proposal), `_meta.groups`, `_meta.tags`, FastMCP's
+//!    `_meta.fastmcp.tags` (and `_meta._fastmcp.tags` of its older
+//!    releases), `_meta.concerns` (the concern proposal), and our own
+//!    `_meta["dev.mcp-sieve/..."]` keys so one Sieve can sit behind another;
 //! 2. tags derived from tool annotations, with the spec's defaults for
-//!    missing hints;
+//!    missing hints; for a server that sends no hints at all, from what
+//!    each tool says it does instead ([`crate::action`]), marked derived;
 //! 3. the implicit group `server:<name>`;
 //! 4. the user's overlays.
+//!
+//! Each concern value carries its reason in words ("security high: the
+//! server marks it read-only"); a value the proxy made rather than the
+//! server or the user set is marked derived.
 
+use crate::action::{Effect, Evidence, Stated};
 use crate::config::{Overlay, SECURITY};
 use serde::Serialize;
 use serde_json::Value;
@@ -34,6 +41,7 @@ pub const META_PREFIX: &str = "dev.mcp-sieve/";
 
 /// Groups, tags and concern values of one primitive.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Labels {
     pub groups: BTreeSet<String>,
     pub tags: BTreeSet<String>,
@@ -42,6 +50,18 @@ pub struct Labels {
     /// server or the user set.
     #[serde(skip_serializing_if = "BTreeSet::is_empty")]
     pub derived: BTreeSet<String>,
+    /// Which of `tags` the proxy derived from what a tool says it does
+    /// (`read-only`, `destructive` of a server that sends no annotations).
+    /// Tags read from annotations are not: the server said them.
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub derived_tags: BTreeSet<String>,
+    /// Which of `concerns` the proxy derived (`cost`; `security` of a
+    /// server that sends no annotations).
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub derived_concerns: BTreeSet<String>,
+    /// Why each of `concerns` has its value, in words, by concern name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub reasons: BTreeMap<String, String>,
     /// For each of `concerns` that is ordered, its values from the
     /// strictest: a chosen value keeps this primitive when its own value
     /// is that one or listed before it.
@@ -53,6 +73,16 @@ impl Labels {
     /// Labels from an upstream definition of a primitive of `server`.
     /// `is_tool` turns on annotation-derived tags.
     pub fn from_upstream(server: &str, definition: &Value, is_tool: bool) -> Labels {
+        let mut labels = Labels::sent(server, definition);
+        if is_tool {
+            labels.add_annotation_tags(definition.get("annotations"));
+        }
+        labels
+    }
+
+    /// The labels the upstream sends with a definition, and the server's
+    /// group: nothing read from annotations.
+    pub fn sent(server: &str, definition: &Value) -> Labels {
         let mut labels = Labels::default();
         labels.add_names(definition.get("groups"), Field::Groups);
         // chrome-devtools-mcp's form: one category in the annotations.
@@ -72,23 +102,72 @@ impl Labels {
                 if let Some(Value::Object(concerns)) = meta.get(format!("{prefix}concerns")) {
                     for (name, value) in concerns {
                         if let Value::String(value) = value {
-                            labels.concerns.insert(name.clone(), value.clone());
+                            labels.set_concern(name, value, "the server says so");
                         }
                     }
                 }
             }
-        }
-        if is_tool {
-            labels.tags.extend(
-                annotation_tags(definition.get("annotations"))
-                    .into_iter()
-                    .map(String::from),
-            );
+            // FastMCP puts a tool's tags under its own key.
+            for key in ["fastmcp", "_fastmcp"] {
+                labels.add_names(meta.get(key).and_then(|m| m.get("tags")), Field::Tags);
+            }
         }
         labels
             .groups
             .insert(format!("{SERVER_GROUP_PREFIX}{server}"));
         labels
+    }
+
+    /// Adds the tags a tool's annotations imply ([`annotation_tags`]).
+    pub fn add_annotation_tags(&mut self, annotations: Option<&Value>) {
+        self.tags
+            .extend(annotation_tags(annotations).into_iter().map(String::from));
+    }
+
+    /// For a tool of a server that sends no annotation hints at all: the
+    /// tags annotations would have given, from what the tool says it does
+    /// (reads → `read-only`, destroys → `destructive`), marked derived.
+    /// The spec's defaults would tag every such tool `destructive`, which
+    /// says nothing and hides reads behind `tags.none: ["destructive"]`.
+    /// `open-world` keeps the spec's default, as for any tool that does not
+    /// say: it is not derived from anything the tool says.
+    pub fn derive_effect_tags(&mut self, effect: Effect) {
+        let tag = match effect {
+            Effect::Reads => Some(TAG_READ_ONLY),
+            Effect::Changes => None,
+            Effect::Destroys => Some(TAG_DESTRUCTIVE),
+        };
+        if let Some(tag) = tag
+            && self.tags.insert(tag.to_string())
+        {
+            self.derived_tags.insert(tag.to_string());
+        }
+        self.tags.insert(TAG_OPEN_WORLD.to_string());
+    }
+
+    /// Sets concern `name` to `value` as the server or the user said,
+    /// with `why` (without the "name value: " that is put before it).
+    pub fn set_concern(&mut self, name: &str, value: &str, why: &str) {
+        self.concerns.insert(name.to_string(), value.to_string());
+        self.derived_concerns.remove(name);
+        self.reasons
+            .insert(name.to_string(), format!("{name} {value}: {why}"));
+    }
+
+    /// Sets concern `name` to a value the proxy derived, unless the server
+    /// set one. `why` is the whole explanation ("cost minimal: ...").
+    pub fn derive_concern(&mut self, name: &str, value: &str, why: String) {
+        if self.concerns.contains_key(name) {
+            return;
+        }
+        self.concerns.insert(name.to_string(), value.to_string());
+        self.derived_concerns.insert(name.to_string());
+        self.reasons.insert(name.to_string(), why);
+    }
+
+    /// Why concern `name` has its value, if it has one.
+    pub fn reason(&self, name: &str) -> Option<&str> {
+        self.reasons.get(name).map(String::as_str)
     }
 
     /// Whether this primitive shows when concern `name` is set to
@@ -128,33 +207,73 @@ impl Labels {
 
     /// Sets `security` from a tool's annotations when nothing set it
     /// (DESIGN §3): read-only → `high`, destructive → `low`, else
-    /// `medium`, with the spec's defaults for missing hints.
+    /// `medium`, with the spec's defaults for missing hints. The value is
+    /// what the server's hints say, so it is not marked derived; its
+    /// reason names the hint.
     pub fn derive_security(&mut self, annotations: Option<&Value>) {
         if self.concerns.contains_key(SECURITY) {
             return;
         }
         let tags = annotation_tags(annotations);
-        let level = if tags.contains(&TAG_READ_ONLY) {
-            "high"
-        } else if tags.contains(&TAG_DESTRUCTIVE) {
-            "low"
-        } else {
-            "medium"
+        let said = |key: &str| {
+            annotations
+                .and_then(|a| a.get(key))
+                .and_then(Value::as_bool)
         };
-        self.concerns
-            .insert(SECURITY.to_string(), level.to_string());
+        let (level, why) = if tags.contains(&TAG_READ_ONLY) {
+            ("high", "the server marks it read-only")
+        } else if tags.contains(&TAG_DESTRUCTIVE) && said("destructiveHint") == Some(true) {
+            ("low", "the server marks it destructive")
+        } else if tags.contains(&TAG_DESTRUCTIVE) {
+            (
+                "low",
+                "the server does not say it is read-only or harmless, so the spec counts it destructive",
+            )
+        } else {
+            (
+                "medium",
+                "the server marks it neither read-only nor destructive",
+            )
+        };
+        self.set_concern(SECURITY, level, why);
+    }
+
+    /// Sets `security` of a tool of a server that sends no annotation
+    /// hints at all from what the tool says it does (DESIGN §3): reads →
+    /// `high`, changes → `medium`, destroys → `low`; marked derived.
+    pub fn derive_security_from(&mut self, stated: &Stated) {
+        let level = match stated.effect {
+            Effect::Reads => "high",
+            Effect::Changes => "medium",
+            Effect::Destroys => "low",
+        };
+        let why = match &stated.evidence {
+            Evidence::Nothing => format!(
+                "security {level}: nothing in its name, title or description says what it does, \
+                 so it may destroy data as the spec assumes (the server sends no annotations)"
+            ),
+            evidence => format!(
+                "security {level}: derived from {} (the server sends no annotations)",
+                evidence.describe()
+            ),
+        };
+        self.derive_concern(SECURITY, level, why);
     }
 
     /// Adds the labels of an overlay that matched.
     pub fn apply(&mut self, overlay: &Overlay) {
         self.groups.extend(overlay.groups.iter().cloned());
         self.tags.extend(overlay.tags.iter().cloned());
+        let why = format!("set by an overlay (`{}`)", overlay.pattern);
         for (name, value) in &overlay.concerns {
-            self.concerns.insert(name.clone(), value.clone());
+            self.set_concern(name, value, &why);
         }
         // What the user set by hand is no longer derived.
         for group in &overlay.groups {
             self.derived.remove(group);
+        }
+        for tag in &overlay.tags {
+            self.derived_tags.remove(tag);
         }
         for group in &overlay.remove_groups {
             self.groups.remove(group);
@@ -162,9 +281,12 @@ impl Labels {
         }
         for tag in &overlay.remove_tags {
             self.tags.remove(tag);
+            self.derived_tags.remove(tag);
         }
         for name in &overlay.remove_concerns {
             self.concerns.remove(name);
+            self.derived_concerns.remove(name);
+            self.reasons.remove(name);
         }
     }
 
@@ -208,6 +330,21 @@ impl Labels {
 enum Field {
     Groups,
     Tags,
+}
+
+/// Whether annotations carry any hint of what a tool does (read-only,
+/// destructive, idempotent, open-world). A `title` alone says nothing.
+pub fn has_hints(annotations: Option<&Value>) -> bool {
+    annotations.is_some_and(|a| {
+        [
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ]
+        .iter()
+        .any(|key| a.get(key).is_some_and(Value::is_boolean))
+    })
 }
 
 /// Tags implied by a tool's annotations. The spec's defaults: a tool that
@@ -309,6 +446,153 @@ mod tests {
             labels.concerns.get("cost").map(String::as_str),
             Some("minimal")
         );
+    }
+
+    #[test]
+    fn fastmcp_tags_are_read_in_both_forms() {
+        let tool = json!({"name": "t", "_meta": {"fastmcp": {"tags": ["admin", "beta"]}}});
+        assert_eq!(
+            Labels::from_upstream("s", &tool, false).tags,
+            set(&["admin", "beta"])
+        );
+        let older = json!({"name": "t", "_meta": {"_fastmcp": {"tags": ["legacy"]}}});
+        assert_eq!(
+            Labels::from_upstream("s", &older, false).tags,
+            set(&["legacy"])
+        );
+        let odd = json!({"name": "t", "_meta": {"fastmcp": {"tags": "admin"}, "_fastmcp": 3}});
+        assert!(Labels::from_upstream("s", &odd, false).tags.is_empty());
+    }
+
+    #[test]
+    fn concern_values_say_where_they_come_from() {
+        let tool = json!({"name": "t", "_meta": {"concerns": {"cost": "high"}}});
+        let mut labels = Labels::from_upstream("s", &tool, true);
+        labels.derive_concern("cost", "minimal", "cost minimal: derived".into());
+        assert_eq!(labels.concerns["cost"], "high", "the server's value stays");
+        assert_eq!(labels.reason("cost"), Some("cost high: the server says so"));
+        assert!(labels.derived_concerns.is_empty());
+
+        let mut labels = Labels::from_upstream("s", &json!({"name": "t"}), true);
+        labels.derive_concern("cost", "minimal", "cost minimal: derived".into());
+        labels.derive_security(Some(&json!({"readOnlyHint": true})));
+        assert_eq!(
+            labels.reason("security"),
+            Some("security high: the server marks it read-only")
+        );
+        assert!(labels.derived_concerns.contains("cost"));
+        assert!(
+            !labels.derived_concerns.contains("security"),
+            "the server's hint said it"
+        );
+        labels.apply(&Overlay {
+            pattern: "s__*".into(),
+            concerns: [("cost".to_string(), "high".to_string())].into(),
+            remove_concerns: vec!["security".into()],
+            ..Overlay::default()
+        });
+        assert_eq!(labels.concerns["cost"], "high");
+        assert_eq!(
+            labels.reason("cost"),
+            Some("cost high: set by an overlay (`s__*`)")
+        );
+        assert!(
+            labels.derived_concerns.is_empty(),
+            "what the user set is not derived"
+        );
+        assert_eq!(labels.reason("security"), None);
+    }
+
+    #[test]
+    fn annotation_levels_explain_the_hint() {
+        let level = |annotations: Value| {
+            let mut labels = Labels::default();
+            labels.derive_security(Some(&annotations));
+            labels.reasons["security"].clone()
+        };
+        assert_eq!(
+            level(json!({"destructiveHint": true})),
+            "security low: the server marks it destructive"
+        );
+        assert_eq!(
+            level(json!({"readOnlyHint": false})),
+            "security low: the server does not say it is read-only or harmless, so the spec counts it destructive"
+        );
+        assert_eq!(
+            level(json!({"destructiveHint": false})),
+            "security medium: the server marks it neither read-only nor destructive"
+        );
+    }
+
+    #[test]
+    fn a_server_without_hints_gets_tags_from_what_tools_say() {
+        let derive = |tool: Value| {
+            let mut labels = Labels::sent("s", &tool);
+            let stated = crate::action::stated(&tool);
+            labels.derive_effect_tags(stated.effect);
+            labels.derive_security_from(&stated);
+            labels
+        };
+        let list = derive(json!({"name": "list_issues"}));
+        assert_eq!(list.tags, set(&["open-world", "read-only"]));
+        assert_eq!(list.derived_tags, set(&["read-only"]));
+        assert_eq!(list.concerns["security"], "high");
+        assert_eq!(
+            list.reason("security"),
+            Some(
+                "security high: derived from `list` in its name (the server sends no annotations)"
+            )
+        );
+        assert!(list.derived_concerns.contains("security"));
+        let create = derive(json!({"name": "create_issue"}));
+        assert_eq!(create.tags, set(&["open-world"]));
+        assert_eq!(create.concerns["security"], "medium");
+        let delete = derive(json!({"name": "x", "description": "Permanently deletes a branch."}));
+        assert_eq!(delete.derived_tags, set(&["destructive"]));
+        assert_eq!(
+            delete.reason("security"),
+            Some(
+                "security low: derived from its description (\"Permanently deletes a branch\") (the server sends no annotations)"
+            )
+        );
+        let own = derive(json!({"name": "list_x", "tags": ["read-only"]}));
+        assert!(
+            own.derived_tags.is_empty(),
+            "the server's own tag is not derived"
+        );
+        let mut labels = derive(json!({"name": "get_x"}));
+        labels.apply(&Overlay {
+            pattern: "*".into(),
+            tags: vec!["read-only".into()],
+            ..Overlay::default()
+        });
+        assert!(labels.derived_tags.is_empty(), "the user confirmed it");
+    }
+
+    #[test]
+    fn hints_are_booleans_of_the_four_keys() {
+        assert!(!has_hints(None));
+        assert!(!has_hints(Some(&json!({}))));
+        assert!(!has_hints(Some(
+            &json!({"title": "T", "readOnlyHint": "yes"})
+        )));
+        assert!(has_hints(Some(&json!({"openWorldHint": false}))));
+    }
+
+    #[test]
+    fn new_fields_serialise_in_camel_case_only_when_set() {
+        let plain = Labels::from_upstream("s", &json!({"name": "t"}), false);
+        assert_eq!(
+            serde_json::to_value(&plain).unwrap(),
+            json!({"groups": ["server:s"], "tags": [], "concerns": {}})
+        );
+        let mut labels = plain;
+        labels.derive_concern("cost", "minimal", "cost minimal: because".into());
+        labels.derive_effect_tags(crate::action::Effect::Reads);
+        let value = serde_json::to_value(&labels).unwrap();
+        assert_eq!(value["derivedConcerns"], json!(["cost"]));
+        assert_eq!(value["derivedTags"], json!(["read-only"]));
+        assert_eq!(value["reasons"], json!({"cost": "cost minimal: because"}));
     }
 
     #[test]

@@ -11,8 +11,14 @@
 //!   profile names.
 //! * [`glob`]: the globs of overlays and profiles, with errors that name
 //!   them.
-//! * [`labels`]: groups, tags and concern values from upstream fields,
-//!   annotations, the server and overlays.
+//! * [`wording`]: how a tool's texts are read: the words of names,
+//!   sentences, phrases on word boundaries, short quotes.
+//! * [`action`]: what a tool says it does (reads, changes, destroys), from
+//!   the verbs of its name, title and description.
+//! * [`cost`]: the built-in concern `cost`, from a tool's definition and
+//!   what its calls measured.
+//! * [`labels`]: groups, tags and concern values (with the reason for
+//!   each) from upstream fields, annotations, the server and overlays.
 //! * [`subjects`]: derived groups, the subject each tool of a server that
 //!   sends no categories acts on.
 //! * [`catalog`]: [`Primitive`]s of all servers, indexed by exposed name and
@@ -32,14 +38,17 @@
 //!
 //! The modules depend on each other one way, bottom up (a cycle fails
 //! `scripts/check-layers.py`): `parse`, `naming`, `glob`, `tagexpr`,
-//! `secret_ref`, `subjects` and `tokenizer` use no other module; `config`, `approvals`
-//! and `tasks` build on those; `labels` and `profile` on `config`;
-//! `catalog` on those; `rules` and `search` on the catalog; `tokens` on the
-//! rules.
+//! `secret_ref`, `subjects`, `wording` and `tokenizer` use no other module;
+//! `action` builds on `wording`, and `cost` on both; `config`, `approvals`
+//! and `tasks` build on the first ones; `labels` and `profile` on `config`
+//! (and `labels` on `action`); `catalog` on those and `cost`; `rules` and
+//! `search` on the catalog; `tokens` on the rules.
 
+pub mod action;
 pub mod approvals;
 pub mod catalog;
 pub mod config;
+pub mod cost;
 pub mod glob;
 pub mod labels;
 pub mod naming;
@@ -53,6 +62,7 @@ pub mod tagexpr;
 pub mod tasks;
 pub mod tokenizer;
 pub mod tokens;
+pub mod wording;
 
 pub use approvals::{Approvals, Pending, Quarantine};
 pub use catalog::{
@@ -63,6 +73,7 @@ pub use config::{
     OAuthClientError, Overlay, OverlayError, Overlays, Root, Roots, RootsError, SIGNING_ALGORITHMS,
     ServerConfig, ServerEntryError, Settings, Transport, check_client_metadata_url,
 };
+pub use cost::{Cost, Measured};
 pub use labels::Labels;
 pub use parse::ParseError;
 pub use profile::{Disclosure, GroupRule, Profile, TagRule, Visibility};

@@ -1,6 +1,6 @@
 //! Exposed names and URIs: how an upstream primitive is addressed by the
-//! host; and profile names, which address a profile (its file and its HTTP
-//! endpoint).
+//! host; profile names, which address a profile (its file and its HTTP
+//! endpoint); and the short keys servers are given when imported.
 //!
 //! The exposed name is `<server><separator><name>`, restricted to
 //! `[A-Za-z0-9_.-]` and at most [`MAX_NAME_LEN`] characters, because Claude
@@ -102,6 +102,100 @@ pub fn is_loopback_authority(after_scheme: &str) -> bool {
         None => after_scheme.split([':', '/']).next().unwrap_or(""),
     };
     matches!(host, "localhost" | "127.0.0.1" | "::1")
+}
+
+/// Words that say a thing is an MCP server rather than which one.
+const SERVER_WORDS: &[&str] = &["mcp", "server", "servers", "modelcontextprotocol"];
+
+/// Extensions of scripts a server is run from, which name no server.
+const SCRIPT_EXTENSIONS: &[&str] = &[".py", ".js", ".mjs", ".cjs", ".ts", ".exe", ".jar"];
+
+/// The longest key [`short_server_key`] makes; longer ones are cut at a
+/// word.
+pub const MAX_SERVER_KEY_LEN: usize = 32;
+
+/// A short key a person reads for what people or registries call a server
+/// (DESIGN §3, "Server names"): "Azure MCP Server" → `azure`,
+/// "io.github.upstash/context7" → `context7`,
+/// "@modelcontextprotocol/server-github" → `github`, "mcp-server-kubernetes"
+/// → `kubernetes`, "my_tool-mcp" → `my-tool`.
+///
+/// The last segment of a path-like name (npm scope, registry namespace)
+/// is the server's own name, or when it says only "mcp", the last part of
+/// its namespace is; a version after `@` and a script's extension
+/// (`.py`, `.js`) are dropped; words are cut
+/// at anything but ASCII letters and digits, lowercased, the words that
+/// only say "MCP server" dropped, and the rest joined by `-`. The key
+/// holds only `[a-z0-9-]`, so it never contains an exposed-name separator
+/// made of `_` or `.`; it is never empty (`server` when nothing is left).
+pub fn short_server_key(name: &str) -> String {
+    let segments: Vec<&str> = name
+        .split('/')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let Some((last, namespaces)) = segments.split_last() else {
+        return "server".to_string();
+    };
+    // `pkg@1.2.3`, but not the `@` of a scope.
+    let last = match last.find('@') {
+        Some(0) | None => last,
+        Some(at) => &last[..at],
+    };
+    // A script run as the server: `weather.py`.
+    let last = SCRIPT_EXTENSIONS
+        .iter()
+        .find_map(|ext| last.strip_suffix(ext))
+        .unwrap_or(last);
+    // When the name says only "mcp" (`@playwright/mcp`), its namespace
+    // names the server: the last part of `io.github.owner` or `@scope`.
+    std::iter::once(last)
+        .chain(
+            namespaces
+                .iter()
+                .rev()
+                .map(|ns| ns.rsplit('.').next().unwrap_or(ns)),
+        )
+        .map(key_of_words)
+        .find(|key| !key.is_empty())
+        .unwrap_or_else(|| "server".to_string())
+}
+
+/// The words of `text` that name a server, lowercase, joined by `-`, cut
+/// at a word to [`MAX_SERVER_KEY_LEN`].
+fn key_of_words(text: &str) -> String {
+    let words = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .filter(|w| !SERVER_WORDS.contains(&w.as_str()));
+    let mut key = String::new();
+    for word in words {
+        let extra = usize::from(!key.is_empty());
+        if key.len() + extra + word.len() > MAX_SERVER_KEY_LEN {
+            if key.is_empty() {
+                key = word[..MAX_SERVER_KEY_LEN].to_string();
+            }
+            break;
+        }
+        if !key.is_empty() {
+            key.push('-');
+        }
+        key.push_str(&word);
+    }
+    key
+}
+
+/// `wanted`, or when `taken` says it is, the first of `wanted-2`,
+/// `wanted-3`, ... that is free.
+pub fn unique_key(wanted: &str, taken: &dyn Fn(&str) -> bool) -> String {
+    if !taken(wanted) {
+        return wanted.to_string();
+    }
+    (2u64..)
+        .map(|n| format!("{wanted}-{n}"))
+        .find(|key| !taken(key))
+        .expect("some number is free")
 }
 
 /// Characters kept verbatim in a URI path segment (RFC 3986 unreserved).
@@ -219,6 +313,46 @@ mod tests {
         assert!(!is_valid_separator(""));
         assert!(!is_valid_separator("/"));
         assert!(!is_valid_separator("_____"));
+    }
+
+    #[test]
+    fn server_keys_are_short_and_readable() {
+        for (name, key) in [
+            ("Azure MCP Server", "azure"),
+            ("io.github.upstash/context7", "context7"),
+            ("@modelcontextprotocol/server-github", "github"),
+            ("@playwright/mcp@latest", "playwright"),
+            ("io.github.someone/mcp-server", "someone"),
+            ("mcp-server-kubernetes", "kubernetes"),
+            ("GitHub", "github"),
+            ("my_tool-mcp", "my-tool"),
+            ("Chrome DevTools MCP", "chrome-devtools"),
+            ("server.py", "server"),
+            ("weather.py", "weather"),
+            ("  MCP Server ", "server"),
+            ("", "server"),
+            ("/", "server"),
+            ("日本語", "server"),
+            ("café-mcp", "caf"),
+        ] {
+            assert_eq!(short_server_key(name), key, "{name:?}");
+        }
+        let long = short_server_key("alpha beta gamma delta epsilon zeta eta theta");
+        assert_eq!(long, "alpha-beta-gamma-delta-epsilon");
+        assert!(long.len() <= MAX_SERVER_KEY_LEN);
+        assert_eq!(short_server_key(&"x".repeat(40)).len(), MAX_SERVER_KEY_LEN);
+        for name in ["A b", "x__y", "Some.Server/Name@2"] {
+            let key = short_server_key(name);
+            assert!(key.chars().all(is_name_char) && !key.contains('_'), "{key}");
+        }
+    }
+
+    #[test]
+    fn unique_keys_count_up_from_two() {
+        let taken = ["github", "github-2"];
+        let is_taken = |key: &str| taken.contains(&key);
+        assert_eq!(unique_key("azure", &is_taken), "azure");
+        assert_eq!(unique_key("github", &is_taken), "github-3");
     }
 
     #[test]

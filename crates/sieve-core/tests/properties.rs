@@ -212,7 +212,12 @@ proptest! {
                 *sizes.entry(group.clone()).or_insert(0) += 1;
             }
             prop_assert!(sizes.values().all(|&n| n >= 2), "{}: {:?}", file, sizes);
-            prop_assert!(sizes.len() <= sieve_core::subjects::MAX_GROUPS, "{}: {:?}", file, sizes);
+            prop_assert!(
+                sizes.len() <= sieve_core::subjects::max_groups(texts.len()),
+                "{}: {:?}",
+                file,
+                sizes
+            );
             // A shuffle from the seed (a simple LCG: the test needs no rand).
             let mut order: Vec<usize> = (0..texts.len()).collect();
             let mut state = seed | 1;

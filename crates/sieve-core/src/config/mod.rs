@@ -75,6 +75,9 @@ pub struct ConcernDef {
 /// The concern every tool has a value of from its annotations (DESIGN §3).
 pub const SECURITY: &str = "security";
 
+/// The concern of what calling a tool costs the person (DESIGN §3).
+pub const COST: &str = "cost";
+
 /// The concerns in force when `config.json` declares none: `security`
 /// (high, medium, low) and `cost` (minimal, moderate, high), both ordered
 /// from the strictest.
@@ -95,7 +98,7 @@ pub fn builtin_concerns() -> &'static [ConcernDef] {
                 "medium",
             ),
             def(
-                "cost",
+                COST,
                 "What calling a tool costs",
                 ["minimal", "moderate", "high"],
                 "moderate",

@@ -91,6 +91,9 @@ pub(super) const ABBREVIATIONS: &[(&str, &str)] = &[
 pub(super) fn singular(word: &str) -> String {
     const IRREGULAR: &[(&str, &str)] = &[
         ("children", "child"),
+        // `-ies` is `-y` (`entities`) but for these `-ie` nouns.
+        ("cookies", "cookie"),
+        ("movies", "movie"),
         ("people", "person"),
         ("indices", "index"),
         ("indexes", "index"),
@@ -362,8 +365,23 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "your",
 ];
 
+/// Whether `verb` is one any subject takes (reading, writing, finding,
+/// running it), so tools that start with it share no activity.
+pub(super) fn is_general_verb(verb: &str) -> bool {
+    const GENERAL: &[&str] = &[
+        "add", "create", "delete", "describe", "do", "fetch", "find", "get", "have", "list",
+        "make", "query", "read", "remove", "retrieve", "run", "search", "set", "show", "start",
+        "stop", "take", "update", "view", "write",
+    ];
+    GENERAL.contains(&verb)
+}
+
 pub(super) fn is_verb(word: &str) -> bool {
+    // `un-` undoes a verb and is one itself (`unroute`, `unpin`).
     VERBS.binary_search(&word).is_ok()
+        || word
+            .strip_prefix("un")
+            .is_some_and(|rest| rest.len() > 2 && VERBS.binary_search(&rest).is_ok())
 }
 
 pub(super) fn is_function_word(word: &str) -> bool {

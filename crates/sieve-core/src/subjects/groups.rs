@@ -2,19 +2,42 @@
 //! a compound's kind, small groups into the container their texts name,
 //! lone tools into the nearest group, and a cap on how many there are.
 
+use super::english::is_general_verb;
+use super::words::Source;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Why a tool is in its group: the step that put it there last.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Reason {
+    /// Its own subject, read from its name, title or description.
+    Subject(Source),
+    /// Its subject is a kind of the group's (`sub-issue`, an issue).
+    Kind(String),
+    /// A tool of the group lists its subject as a part of the group's.
+    Part(String),
+    /// Its subject's texts keep naming the group's subject.
+    Container(String),
+    /// Its name starts with the group's verb, and its subject (if any)
+    /// is no other verb's.
+    Activity(String),
+    /// It was alone, and its words are nearest the group's.
+    Near,
+    /// Its group was among the smallest past the limit, nearest this one.
+    Capped(String),
+}
 
 /// Tools (by position in name order) in groups, each group keyed by its
 /// subject.
 pub(super) struct Groups {
     /// Each tool's subject; `None` while it has none.
     of: Vec<Option<String>>,
+    why: Vec<Reason>,
 }
 
 impl Groups {
     /// Each tool in the group of the subject among its own that heads most
     /// names of the server (ties: the earlier in its name).
-    pub(super) fn first(units: &[Vec<String>]) -> Groups {
+    pub(super) fn first(units: &[Vec<String>], sources: &[Source]) -> Groups {
         let mut heads: BTreeMap<&str, usize> = BTreeMap::new();
         for tool in units {
             if let Some(head) = tool.first() {
@@ -43,11 +66,22 @@ impl Groups {
                     .map(|(_, unit)| unit.clone())
             })
             .collect();
-        Groups { of }
+        let why = sources.iter().map(|&s| Reason::Subject(s)).collect();
+        Groups { of, why }
     }
 
-    pub(super) fn of(&self, tool: usize) -> Option<&str> {
-        self.of[tool].as_deref()
+    pub(super) fn of(&self, tool: usize) -> Option<(&str, &Reason)> {
+        self.of[tool]
+            .as_deref()
+            .map(|group| (group, &self.why[tool]))
+    }
+
+    /// How many tools each group has, by subject.
+    pub(super) fn sizes(&self) -> BTreeMap<String, usize> {
+        self.members()
+            .into_iter()
+            .map(|(subject, tools)| (subject, tools.len()))
+            .collect()
     }
 
     /// The members of each group, by subject.
@@ -61,11 +95,53 @@ impl Groups {
         members
     }
 
-    fn rename(&mut self, from: &str, to: &str) {
-        for subject in self.of.iter_mut().flatten() {
-            if subject == from {
-                *subject = to.to_string();
+    fn rename(&mut self, from: &str, to: &str, why: impl Fn(&Reason) -> Reason) {
+        for (subject, reason) in self.of.iter_mut().zip(&mut self.why) {
+            if subject.as_deref() == Some(from) {
+                *subject = Some(to.to_string());
+                *reason = why(reason);
             }
+        }
+    }
+
+    /// Tools whose name starts with one specific verb (`verify_`), three
+    /// at least, whose subjects no other verb's names share, are an area
+    /// of that activity: `verify_value`, `verify_list_visible`. Verbs any
+    /// subject takes (`get`, `list`) never are.
+    pub(super) fn join_activities(&mut self, leads: &[Option<String>]) {
+        let mut verbs_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for (subject, lead) in self.of.iter().zip(leads) {
+            if let Some(subject) = subject {
+                verbs_of
+                    .entry(subject)
+                    .or_default()
+                    .insert(lead.as_deref().unwrap_or_default());
+            }
+        }
+        let mut by_verb: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (tool, lead) in leads.iter().enumerate() {
+            if let Some(verb) = lead.as_deref().filter(|v| !is_general_verb(v)) {
+                by_verb.entry(verb).or_default().push(tool);
+            }
+        }
+        let mut moves = Vec::new();
+        for (verb, tools) in by_verb {
+            let own: Vec<usize> = tools
+                .iter()
+                .copied()
+                .filter(|&t| {
+                    self.of[t]
+                        .as_deref()
+                        .is_none_or(|subject| verbs_of[subject].len() == 1)
+                })
+                .collect();
+            if own.len() >= 3 && own.len() * 3 >= tools.len() * 2 {
+                moves.extend(own.into_iter().map(|t| (t, verb.to_string())));
+            }
+        }
+        for (tool, verb) in moves {
+            self.why[tool] = Reason::Activity(self.of[tool].clone().unwrap_or_default());
+            self.of[tool] = Some(verb);
         }
     }
 
@@ -73,12 +149,104 @@ impl Groups {
     /// when there is one: a sub-issue is an issue (English compounds name
     /// a kind of their last word).
     pub(super) fn join_kinds(&mut self) {
+        self.join_closed_compounds();
         let members = self.members();
         for subject in members.keys() {
             if let Some((_, head)) = subject.rsplit_once('-')
                 && members.contains_key(head)
             {
-                self.rename(subject, head);
+                self.rename(subject, head, |_| Reason::Kind(subject.clone()));
+            }
+        }
+    }
+
+    /// A subject written as one word that ends in a word another subject
+    /// has (`localstorage`, `sessionstorage` and `storage-state`) is a
+    /// kind of it too: they join under that word.
+    fn join_closed_compounds(&mut self) {
+        let members = self.members();
+        let parts: BTreeSet<&str> = members.keys().flat_map(|s| s.split('-')).collect();
+        let mut kinds: BTreeMap<&str, Vec<&String>> = BTreeMap::new();
+        for subject in members.keys().filter(|s| !s.contains('-')) {
+            let tail = (3..subject.len().saturating_sub(3))
+                .filter(|&i| subject.is_char_boundary(i))
+                .map(|i| &subject[i..])
+                .find(|tail| parts.contains(tail));
+            if let Some(tail) = tail {
+                kinds.entry(tail).or_default().push(subject);
+            }
+        }
+        // Two such kinds at least: one alone may be a word that merely
+        // ends like another (`servicebus`, `bus`).
+        let mut renames = Vec::new();
+        for (tail, subjects) in kinds.into_iter().filter(|(_, s)| s.len() >= 2) {
+            for subject in subjects {
+                renames.push((subject.clone(), tail.to_string()));
+            }
+            for other in members.keys() {
+                if other
+                    .split_once('-')
+                    .is_some_and(|(first, _)| first == tail)
+                {
+                    renames.push((other.clone(), tail.to_string()));
+                }
+            }
+        }
+        for (from, to) in renames {
+            self.rename(&from, &to, |_| Reason::Kind(from.clone()));
+        }
+    }
+
+    /// A group whose subject a larger group's tool lists in parentheses
+    /// as part of its own ("storage state (cookies, local storage)")
+    /// joins that group: cookies are storage.
+    pub(super) fn join_listed(&mut self, listed: &[BTreeSet<String>]) {
+        loop {
+            let members = self.members();
+            let joined = listed.iter().enumerate().find_map(|(tool, items)| {
+                let group = self.of[tool].as_ref()?;
+                items
+                    .iter()
+                    .find(|item| {
+                        *item != group
+                            && members
+                                .get(*item)
+                                .is_some_and(|part| part.len() < members[group].len())
+                    })
+                    .map(|item| (item.clone(), group.clone()))
+            });
+            match joined {
+                Some((from, to)) => self.rename(&from, &to, |_| Reason::Part(from.clone())),
+                None => return,
+            }
+        }
+    }
+
+    /// A small group whose subject two tools' descriptions or more join
+    /// with a larger group's by `and` or `or` ("files and directories")
+    /// joins it: the two are things of one kind.
+    pub(super) fn join_coordinated(&mut self, pairs: &[BTreeSet<(String, String)>], small: usize) {
+        let mut count: BTreeMap<&(String, String), usize> = BTreeMap::new();
+        for tool in pairs {
+            for pair in tool {
+                *count.entry(pair).or_default() += 1;
+            }
+        }
+        loop {
+            let members = self.members();
+            let joined = count
+                .iter()
+                .filter(|(_, n)| **n >= 2)
+                .map(|(pair, _)| pair)
+                .find(|(part, whole)| {
+                    let (Some(part), Some(whole)) = (members.get(part), members.get(whole)) else {
+                        return false;
+                    };
+                    part.len() <= small && part.len() < whole.len()
+                });
+            match joined {
+                Some((from, to)) => self.rename(from, to, |_| Reason::Part(from.clone())),
+                None => return,
             }
         }
     }
@@ -86,42 +254,119 @@ impl Groups {
     /// Small groups whose tools' texts mostly name another, larger
     /// group's subject join it: branches, commits and releases are "in a
     /// repository". Smallest first, each judged against the groups as
-    /// they stand.
-    pub(super) fn join_containers(&mut self, texts: &[BTreeSet<String>], scope: &BTreeSet<String>) {
-        loop {
-            let members = self.members();
-            let mut small: Vec<(&String, &Vec<usize>)> = members
-                .iter()
-                .filter(|(_, tools)| tools.len() <= small_size(texts.len()))
-                .collect();
-            small.sort_by_key(|(subject, tools)| (tools.len(), (*subject).clone()));
-            let joined = small.into_iter().find_map(|(subject, tools)| {
-                let target = members
-                    .iter()
-                    .filter(|(other, others)| {
-                        *other != subject
-                            && !scope.contains(*other)
-                            && others.len() >= 3 * tools.len()
-                    })
-                    .map(|(other, _)| {
-                        let naming = tools.iter().filter(|&&t| texts[t].contains(other)).count();
-                        (naming, other)
-                    })
-                    .filter(|(naming, _)| naming * 3 > tools.len() * 2)
-                    .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(a.1)))?;
-                Some((subject.clone(), target.1.clone()))
-            });
-            match joined {
-                Some((from, to)) => self.rename(&from, &to),
-                None => return,
+    /// they stand; then small groups whose descriptions place them in one
+    /// container no group has (migrations and SQL "in the database") join
+    /// under it.
+    pub(super) fn join_containers(
+        &mut self,
+        texts: &[BTreeSet<String>],
+        places: &[BTreeSet<String>],
+        scope: &BTreeSet<String>,
+    ) {
+        while let Some((from, to)) = self.container(texts, scope) {
+            self.rename(&from, &to, |_| Reason::Container(from.clone()));
+        }
+        while let Some((from, to)) = self.shared_container(places, scope) {
+            for subject in &from {
+                self.rename(subject, &to, |_| Reason::Container(subject.clone()));
             }
         }
+    }
+
+    /// The next group to join its container, and the container.
+    fn container(
+        &self,
+        texts: &[BTreeSet<String>],
+        scope: &BTreeSet<String>,
+    ) -> Option<(String, String)> {
+        let members = self.members();
+        let mut order: Vec<(&String, &Vec<usize>)> = members.iter().collect();
+        order.sort_by_key(|(subject, tools)| (tools.len(), (*subject).clone()));
+        let small = small_size(texts.len());
+        order.into_iter().find_map(|(subject, tools)| {
+            let target = members
+                .iter()
+                .filter(|(other, others)| {
+                    *other != subject && !scope.contains(*other) && others.len() >= 3 * tools.len()
+                })
+                .filter_map(|(other, _)| {
+                    let naming = tools.iter().filter(|&&t| texts[t].contains(other)).count();
+                    // A small group joins when most of its tools name the
+                    // container, a larger one only when all of them do.
+                    let named = if tools.len() <= small {
+                        naming * 3 > tools.len() * 2
+                    } else {
+                        naming == tools.len()
+                    };
+                    named.then_some((naming, other))
+                })
+                .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(a.1)))?;
+            // Texts that name the scope's group, as large, as often ("a
+            // new project or branch") do not say which of the two holds
+            // them.
+            let size = members[target.1].len();
+            let rival = members.iter().any(|(other, others)| {
+                other != subject
+                    && scope.contains(other)
+                    && others.len() >= size
+                    && tools.iter().filter(|&&t| texts[t].contains(other)).count() >= target.0
+            });
+            if rival {
+                return None;
+            }
+            Some((subject.clone(), target.1.clone()))
+        })
+    }
+
+    /// Small groups (two at least, three tools at least) whose tools
+    /// mostly say they work in one place (`places`) that is no group's
+    /// subject nor the scope: that place is the area they are in.
+    fn shared_container(
+        &self,
+        texts: &[BTreeSet<String>],
+        scope: &BTreeSet<String>,
+    ) -> Option<(Vec<String>, String)> {
+        let members = self.members();
+        let mut naming: BTreeMap<&String, Vec<(&String, usize)>> = BTreeMap::new();
+        for (subject, tools) in &members {
+            if tools.len() > small_size(texts.len()) {
+                continue;
+            }
+            let words: BTreeSet<&String> = tools.iter().flat_map(|&t| &texts[t]).collect();
+            for word in words {
+                let count = tools.iter().filter(|&&t| texts[t].contains(word)).count();
+                if count * 3 > tools.len() * 2
+                    && !scope.contains(word)
+                    && !members.contains_key(word)
+                    && !subject.split('-').any(|part| part == word)
+                {
+                    naming.entry(word).or_default().push((subject, tools.len()));
+                }
+            }
+        }
+        naming
+            .into_iter()
+            .map(|(word, groups)| {
+                let tools: usize = groups.iter().map(|(_, n)| n).sum();
+                (tools, groups.len(), word, groups)
+            })
+            .filter(|(tools, groups, _, _)| *tools >= 3 && *groups >= 2)
+            .max_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(b.2.cmp(a.2)))
+            .map(|(_, _, word, groups)| {
+                let from = groups.into_iter().map(|(s, _)| s.clone()).collect();
+                (from, word.clone())
+            })
     }
 
     /// A tool alone in its group, or with no subject, joins the group
     /// whose words its texts share most (ties: the larger group, then
     /// the name).
-    pub(super) fn join_loners(&mut self, texts: &[BTreeSet<String>], weights: &Weights) {
+    pub(super) fn join_loners(
+        &mut self,
+        texts: &[BTreeSet<String>],
+        weights: &Weights,
+        scope: &BTreeSet<String>,
+    ) {
         let members = self.members();
         let groups: Vec<(&String, &Vec<usize>)> = members
             .iter()
@@ -130,6 +375,7 @@ impl Groups {
         if groups.is_empty() {
             // Nothing to join: the loners form one group of their own.
             self.of = vec![Some("tools".to_string()); self.of.len()];
+            self.why = vec![Reason::Near; self.of.len()];
             return;
         }
         let loners: Vec<usize> = (0..self.of.len())
@@ -144,7 +390,9 @@ impl Groups {
                 .iter()
                 .map(|(subject, tools)| {
                     let score = weights.closeness(&texts[tool], tools.iter().map(|&t| &texts[t]));
-                    let named = texts[tool].contains(*subject);
+                    // Naming the scope every tool works in (a project)
+                    // says nothing of the area.
+                    let named = !scope.contains(*subject) && texts[tool].contains(*subject);
                     (
                         named,
                         score,
@@ -159,13 +407,34 @@ impl Groups {
                         .then(a.3.cmp(&b.3))
                 })
                 .expect("there is a group");
-            // A tool near no group stays out of them all rather than
-            // joining one by an incidental word.
-            let joins = named || closeness >= LONER_CLOSENESS;
-            moves.push((tool, joins.then_some(subject.0)));
+            moves.push((tool, named, closeness, subject.0));
         }
+        // A tool near no group stays out of them all rather than joining
+        // one by an incidental word, as long as nine in ten tools are in
+        // a group; past that the nearest of them join all the same.
+        let grouped = self.of.len() - moves.len();
+        let wanted = (self.of.len() * 9).div_ceil(10).saturating_sub(grouped);
+        let mut refused: Vec<(f64, usize)> = moves
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, named, closeness, _))| !named && *closeness < LONER_CLOSENESS)
+            .map(|(i, (_, _, closeness, _))| (*closeness, i))
+            .collect();
+        let accepted = moves.len() - refused.len();
+        refused.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let stay_out: BTreeSet<usize> = refused
+            .iter()
+            .skip(wanted.saturating_sub(accepted))
+            .map(|(_, i)| *i)
+            .collect();
+        let moves: Vec<(usize, Option<String>)> = moves
+            .into_iter()
+            .enumerate()
+            .map(|(i, (tool, _, _, subject))| (tool, (!stay_out.contains(&i)).then_some(subject)))
+            .collect();
         for (tool, subject) in moves {
             self.of[tool] = subject;
+            self.why[tool] = Reason::Near;
         }
     }
 
@@ -192,7 +461,10 @@ impl Groups {
                 .max_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)))
                 .expect("another group");
             let (from, to) = (smallest.clone(), nearest.2.0);
-            self.rename(&from, &to);
+            self.rename(&from, &to, |reason| match reason {
+                Reason::Capped(first) => Reason::Capped(first.clone()),
+                _ => Reason::Capped(from.clone()),
+            });
         }
     }
 }
@@ -221,7 +493,7 @@ const LONER_CLOSENESS: f64 = 0.2;
 
 /// Groups of at most this many tools may join a container (one at least
 /// three times their size).
-fn small_size(tools: usize) -> usize {
+pub(super) fn small_size(tools: usize) -> usize {
     if tools >= 20 { 3 } else { 2 }
 }
 

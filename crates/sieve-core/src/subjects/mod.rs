@@ -11,9 +11,10 @@
 //!    and the verbs at either end (`get_`, `_list`), function words and
 //!    modifiers (`by`, `all`, `latest`, `multiple`) are set aside. What is
 //!    left are nouns, singular and with common abbreviations spelled out
-//!    (`prs` → `pull-request`, `repo` → `repository`). A word that every
-//!    other tool of the server carries too (`browser_`, `kubectl_`) names
-//!    the server, not a subject, and is set aside while others remain.
+//!    (`prs` → `pull-request`, `repo` → `repository`). A word that most
+//!    tools start with (`browser_`, `kubectl_`), or a word of the
+//!    server's own key (`sentry`), names the server, not a subject, and
+//!    is set aside.
 //!    Where the name leaves no noun, its title and then its description
 //!    speak for it.
 //! 2. Two nouns that always stand together (`pull request`, `helm chart`)
@@ -21,20 +22,42 @@
 //! 3. Each tool's subject is the noun among its own that heads most tool
 //!    names of the server (`add_issue_comment` is about issues, because
 //!    many names start with an issue and few with a comment).
-//! 4. Small groups join the group whose subject their tools' texts keep
-//!    naming (branches, commits and releases are "in a repository"); a
-//!    tool left alone joins the group whose words its text shares most;
-//!    past about fifteen groups the smallest join their nearest.
+//!    A verb the server writes in the plural (`list_searches`) is a noun
+//!    in its names, so `start_search` is about a search.
+//! 4. Tools that start with one specific verb (`verify_`, not `get_`),
+//!    three at least, whose subjects no other verb's names share, are an
+//!    area of that activity.
+//! 5. Small groups join the group whose subject their tools' texts keep
+//!    naming (branches, commits and releases are "in a repository"; a
+//!    larger group only when all its tools do, and not when they name
+//!    the server's scope as often); a group a larger one's description
+//!    lists in parentheses (`storage state (cookies, local storage)`)
+//!    or joins by `and`/`or` twice or more (`files and directories`)
+//!    joins it; small groups whose descriptions place them in one thing
+//!    no group is named after (`in the database`) join under it;
+//!    subjects written as one word that end alike (`localstorage`,
+//!    `sessionstorage`) join under their last word; a tool left alone
+//!    joins the group whose words its text shares most (and enough of
+//!    them join for nine in ten tools to have a group); past
+//!    [`max_groups`] (fifteen, or a quarter of the tools) the smallest
+//!    join their nearest.
+//!
+//! Each tool says why it is in its group ([`Derived::why`]), in a
+//! sentence made from the step that put it there.
 //!
 //! The result is a pure function of the set of tools: the same for any
 //! order of the list, in every process, and no group has one member.
 
 mod english;
 mod groups;
+mod words;
 
-use english::{first_sentence, is_function_word, is_noun, is_verb, normalise, split};
-use groups::{Groups, Weights, scope_words};
-use std::collections::{BTreeMap, BTreeSet};
+use groups::{Groups, Reason, Weights, scope_words, small_size};
+use std::collections::BTreeSet;
+use words::{
+    Source, Words, compounds, group_name, name_words, plural_units, plural_verbs, prose_words,
+    server_words,
+};
 
 /// What derivation reads of one tool.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -68,285 +91,174 @@ impl ToolText {
     }
 }
 
-/// The most groups derivation makes for one server.
+/// A tool's derived group, and why it is in it, in a sentence a person
+/// reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Derived {
+    pub group: String,
+    pub why: String,
+}
+
+/// The most groups derivation makes for a server of up to sixty tools;
+/// a larger one gets up to a quarter of its tool count ([`max_groups`]).
 pub const MAX_GROUPS: usize = 15;
+
+/// The most groups derivation makes for a server of `tools` tools: a
+/// server with many areas gets its areas, not a cap that lumps them.
+pub fn max_groups(tools: usize) -> usize {
+    MAX_GROUPS.max(tools / 4)
+}
 
 /// The derived group of each tool, index for index: a lowercase name of
 /// words joined by `-` (`issues`, `pull-requests`), or `None` for a server
 /// of fewer than four tools (its server group says it all).
 pub fn derive(tools: &[ToolText]) -> Vec<Option<String>> {
+    derive_for("", tools)
+        .into_iter()
+        .map(|derived| derived.map(|d| d.group))
+        .collect()
+}
+
+/// As [`derive`], with why each tool is in its group, for the server
+/// whose key in the user's config is `server` (`sentry`, `azure`): no
+/// group is named after it.
+pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     if tools.len() < 4 {
         return vec![None; tools.len()];
     }
     // Work on the tools sorted by name, so the result does not depend on
     // the order the server listed them in.
     let mut order: Vec<usize> = (0..tools.len()).collect();
-    order.sort_by(|&a, &b| tools[a].name.cmp(&tools[b].name).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| tools[a].cmp_key().cmp(&tools[b].cmp_key()).then(a.cmp(&b)));
     let sorted: Vec<&ToolText> = order.iter().map(|&i| &tools[i]).collect();
     let words: Vec<Words> = sorted.iter().map(|tool| Words::of(tool)).collect();
-    let shared = name_words(&words);
+    let server = server_words(server);
+    let mut shared = name_words(&words);
+    shared.extend(server.iter().cloned());
     let mut prose_shared = prose_words(&words);
     prose_shared.extend(shared.iter().cloned());
     let compounds = compounds(&words, &shared);
-    let units: Vec<Vec<String>> = words
+    let nouns = plural_verbs(&words);
+    let (units, sources): (Vec<Vec<String>>, Vec<Source>) = words
         .iter()
-        .map(|w| w.units(&shared, &prose_shared, &compounds))
-        .collect();
+        .map(|w| w.units(&shared, &prose_shared, &compounds, &nouns))
+        .unzip();
     let plural = plural_units(&words, &compounds);
-    let mut groups = Groups::first(&units);
-    let texts: Vec<BTreeSet<String>> = words.iter().map(|w| w.text_units(&compounds)).collect();
+    let mut groups = Groups::first(&units, &sources);
+    let texts: Vec<BTreeSet<String>> = words
+        .iter()
+        .map(|w| {
+            let mut text = w.text_units(&compounds);
+            text.retain(|word| !server.contains(word));
+            text
+        })
+        .collect();
     let scope = scope_words(&texts);
+    let leads: Vec<Option<String>> = words.iter().map(|w| w.lead_verb(&shared, &nouns)).collect();
+    groups.join_activities(&leads);
     groups.join_kinds();
-    groups.join_containers(&texts, &scope);
+    let listed: Vec<BTreeSet<String>> = words.iter().map(Words::listed).collect();
+    groups.join_listed(&listed);
+    let pairs: Vec<BTreeSet<(String, String)>> =
+        words.iter().map(|w| w.coordinated(&compounds)).collect();
+    groups.join_coordinated(&pairs, small_size(tools.len()));
+    // A place the texts set aside (the server's own name) is no area.
+    let places: Vec<BTreeSet<String>> = words
+        .iter()
+        .zip(&texts)
+        .map(|(w, text)| w.places(&compounds).intersection(text).cloned().collect())
+        .collect();
+    groups.join_containers(&texts, &places, &scope);
     // How much each shared word says, for both steps that judge nearness.
     let weights = Weights::of(&texts);
-    groups.join_loners(&texts, &weights);
-    groups.cap(&texts, &weights, MAX_GROUPS);
+    groups.join_loners(&texts, &weights, &scope);
+    groups.cap(&texts, &weights, max_groups(tools.len()));
+    let sizes = groups.sizes();
     let mut derived = vec![None; tools.len()];
     for (position, &index) in order.iter().enumerate() {
-        derived[index] = groups
-            .of(position)
-            .map(|subject| group_name(subject, &plural));
+        derived[index] = groups.of(position).map(|(subject, reason)| {
+            let group = group_name(subject, &plural);
+            let lead = words[position].lead(&shared);
+            let why = explain(lead, subject, &group, reason, sizes[subject]);
+            Derived { group, why }
+        });
     }
     derived
 }
 
-/// The words of one tool.
-#[derive(Debug)]
-struct Words {
-    /// The name's words, normalised, in order.
-    name: Vec<String>,
-    /// For each of `name`, whether the name wrote it in the plural.
-    plural: Vec<bool>,
-    /// The title's and then the description's, for a name with no noun.
-    title: Vec<String>,
-    description: Vec<String>,
-    params: Vec<String>,
-}
-
-impl Words {
-    fn of(tool: &ToolText) -> Words {
-        let prose = |text: &Option<String>| {
-            text.as_deref()
-                .map(|text| split(text).into_iter().map(|w| normalise(&w)).collect())
-                .unwrap_or_default()
-        };
-        let raw = split(&tool.name);
-        let name: Vec<String> = raw.iter().map(|w| normalise(w)).collect();
-        let plural = raw
-            .iter()
-            .zip(&name)
-            .map(|(raw, one)| raw != one && raw.ends_with('s') && !one.contains('-'))
-            .collect();
-        Words {
-            name,
-            plural,
-            title: prose(&tool.title),
-            // The first sentence says what the tool does; the rest is
-            // usage notes that name every subject under the sun.
-            description: prose(&tool.description.as_deref().map(first_sentence)),
-            params: tool
-                .params
-                .iter()
-                .flat_map(|p| split(p))
-                .map(|w| normalise(&w))
-                .collect(),
-        }
-    }
-
-    /// The subjects the name names, in order: verbs at its ends, function
-    /// words and the server's own word set aside, compounds joined. A
-    /// name with none borrows its title's, then its description's nouns.
-    fn units(
-        &self,
-        shared: &BTreeSet<String>,
-        prose_shared: &BTreeSet<String>,
-        compounds: &BTreeSet<(String, String)>,
-    ) -> Vec<String> {
-        let from_name = nouns_of_name(&self.name, shared, compounds);
-        if !from_name.is_empty() {
-            return from_name;
-        }
-        for prose in [&self.title, &self.description] {
-            let nouns = nouns_of_prose(prose, prose_shared, compounds);
-            if !nouns.is_empty() {
-                return nouns;
-            }
-        }
-        Vec::new()
-    }
-
-    /// Every subject the tool's texts name (name, title, description,
-    /// parameters), for telling which group a tool belongs near.
-    fn text_units(&self, compounds: &BTreeSet<(String, String)>) -> BTreeSet<String> {
-        [&self.name, &self.title, &self.description, &self.params]
-            .into_iter()
-            .flat_map(|words| join_compounds(words, compounds))
-            .filter(|w| is_noun(w) && !is_verb(w))
-            .collect()
+impl ToolText {
+    /// What orders the tools before derivation: all of a tool's text, so
+    /// two tools of one name still sort the same in every list order.
+    fn cmp_key(&self) -> (&str, &Option<String>, &Option<String>, &Vec<String>) {
+        (&self.name, &self.title, &self.description, &self.params)
     }
 }
 
-/// Words that start most of the server's tool names (`browser_`,
-/// `kubectl_`): the server's own name, not a subject.
-fn name_words(words: &[Words]) -> BTreeSet<String> {
-    most(words, |tool| tool.name.first().into_iter().collect())
-}
-
-/// Words that stand in most of the server's descriptions (`Kubernetes`,
-/// `GitHub`): not a subject when a name borrows its description's nouns.
-fn prose_words(words: &[Words]) -> BTreeSet<String> {
-    most(words, |tool| tool.description.iter().collect())
-}
-
-/// The words, not verbs, that `pick` finds in more than half the tools.
-fn most(words: &[Words], pick: impl Fn(&Words) -> BTreeSet<&String>) -> BTreeSet<String> {
-    let mut count: BTreeMap<&String, usize> = BTreeMap::new();
-    for tool in words {
-        for word in pick(tool) {
-            *count.entry(word).or_default() += 1;
-        }
-    }
-    count
-        .into_iter()
-        .filter(|(word, n)| *n * 2 > words.len() && !is_verb(word))
-        .map(|(word, _)| word.clone())
-        .collect()
-}
-
-/// Pairs of words in tool names of which the first is a noun that never
-/// stands without the second (`pull request`, `helm chart`, `port
-/// forward`), twice or more: one subject each.
-fn compounds(words: &[Words], shared: &BTreeSet<String>) -> BTreeSet<(String, String)> {
-    let mut pairs: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    let mut uses: BTreeMap<&str, usize> = BTreeMap::new();
-    for tool in words {
-        for (i, word) in tool.name.iter().enumerate() {
-            if !is_noun(word) || is_verb(word) || shared.contains(word) {
-                continue;
-            }
-            *uses.entry(word).or_default() += 1;
-            if let Some(next) = tool.name.get(i + 1)
-                && is_noun(next)
-                && !shared.contains(next)
-            {
-                *pairs.entry((word, next)).or_default() += 1;
-            }
-        }
-    }
-    pairs
-        .into_iter()
-        .filter(|((first, _), n)| *n >= 2 && uses[first] == *n)
-        .map(|((first, second), _)| (first.to_string(), second.to_string()))
-        .collect()
-}
-
-/// `words` with each compound pair made one word (`pull-request`).
-fn join_compounds(words: &[String], compounds: &BTreeSet<(String, String)>) -> Vec<String> {
-    let mut joined = Vec::with_capacity(words.len());
-    let mut i = 0;
-    while i < words.len() {
-        if let Some(next) = words.get(i + 1)
-            && compounds.contains(&(words[i].clone(), next.clone()))
+/// One short sentence on why a tool is in `group`, of `size` tools.
+fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size: usize) -> String {
+    let others = match size - 1 {
+        1 => "one other".to_string(),
+        n => format!("{n} others"),
+    };
+    let spoken = |subject: &str| subject.replace('-', " ");
+    match reason {
+        Reason::Subject(Source::Name)
+            if lead.is_some_and(|lead| {
+                subject == lead || subject.starts_with(&format!("{lead}-"))
+            }) =>
         {
-            joined.push(format!("{}-{next}", words[i]));
-            i += 2;
-        } else {
-            joined.push(words[i].clone());
-            i += 1;
+            format!(
+                "its name starts with `{}`, as do {others}",
+                lead.unwrap_or_default()
+            )
         }
-    }
-    joined
-}
-
-/// The subjects a name names: its words with compounds joined, without
-/// the verbs at its start and end, function words and server words.
-fn nouns_of_name(
-    name: &[String],
-    shared: &BTreeSet<String>,
-    compounds: &BTreeSet<(String, String)>,
-) -> Vec<String> {
-    let words: Vec<String> = join_compounds(name, compounds)
-        .into_iter()
-        .filter(|w| !shared.contains(w))
-        .collect();
-    let mut start = 0;
-    let mut end = words.len();
-    // `create_or_update_file`: every verb and joining word at the start.
-    while start < end && (is_verb(&words[start]) || is_function_word(&words[start])) {
-        start += 1;
-    }
-    while end > start && (is_verb(&words[end - 1]) || is_function_word(&words[end - 1])) {
-        end -= 1;
-    }
-    words[start..end]
-        .iter()
-        .filter(|w| is_noun(w))
-        .cloned()
-        .collect()
-}
-
-/// The subjects of a title or a sentence: its nouns, verbs anywhere set
-/// aside (prose puts them in the middle too).
-fn nouns_of_prose(
-    prose: &[String],
-    shared: &BTreeSet<String>,
-    compounds: &BTreeSet<(String, String)>,
-) -> Vec<String> {
-    join_compounds(prose, compounds)
-        .into_iter()
-        .filter(|w| is_noun(w) && !is_verb(w) && !shared.contains(w))
-        .collect()
-}
-
-/// The subjects some tool name writes in the plural (`list_issues`,
-/// `browser_tabs`, `list_pull_requests`): their groups are named in the
-/// plural; others (`performance`, `network`) stay as they are.
-fn plural_units(words: &[Words], compounds: &BTreeSet<(String, String)>) -> BTreeSet<String> {
-    let mut plural = BTreeSet::new();
-    for tool in words {
-        for (i, word) in tool.name.iter().enumerate() {
-            if !tool.plural[i] {
-                continue;
-            }
-            match i.checked_sub(1).map(|before| &tool.name[before]) {
-                Some(before) if compounds.contains(&(before.clone(), word.clone())) => {
-                    plural.insert(format!("{before}-{word}"));
-                }
-                _ => {
-                    plural.insert(word.clone());
-                }
-            }
+        Reason::Subject(Source::Name) => {
+            format!("its name is about {}, as are {others}", spoken(subject))
         }
+        Reason::Subject(Source::Title) => {
+            format!("its title is about {}, as are {others}", spoken(subject))
+        }
+        Reason::Subject(Source::Description) => {
+            format!(
+                "its description is about {}, as are {others}",
+                spoken(subject)
+            )
+        }
+        Reason::Kind(kind) => format!(
+            "its name is about {}, a kind of {}",
+            spoken(kind),
+            spoken(subject)
+        ),
+        Reason::Container(part) => format!(
+            "its name is about {}, and the texts of such tools speak of {}",
+            spoken(part),
+            spoken(subject)
+        ),
+        Reason::Activity(own) if own.is_empty() => {
+            format!("its name starts with `{group}`, as do {others}")
+        }
+        Reason::Activity(own) => format!(
+            "its name starts with `{group}`, as do {others}, and only they are about {}",
+            spoken(own)
+        ),
+        Reason::Part(part) => format!(
+            "its name is about {}, which texts name with {} as things of a kind",
+            spoken(part),
+            spoken(subject)
+        ),
+        Reason::Near => format!("its texts share most words with the {group} tools"),
+        Reason::Capped(first) => format!(
+            "its name is about {}, a small area nearest to {group}",
+            spoken(first)
+        ),
     }
-    plural
-}
-
-/// A group's name: its subject, in the plural where tool names use one.
-fn group_name(subject: &str, plural: &BTreeSet<String>) -> String {
-    if !plural.contains(subject) {
-        return subject.to_string();
-    }
-    let (stem, last) = match subject.rsplit_once('-') {
-        Some((stem, last)) => (format!("{stem}-"), last),
-        None => (String::new(), subject),
-    };
-    let many = if let Some(base) = last.strip_suffix('y')
-        && !base.ends_with(['a', 'e', 'o', 'u'])
-    {
-        format!("{base}ies")
-    } else if last.ends_with(['s', 'x', 'z']) || last.ends_with("ch") || last.ends_with("sh") {
-        format!("{last}es")
-    } else {
-        format!("{last}s")
-    };
-    format!("{stem}{many}")
 }
 
 #[cfg(test)]
 mod tests {
-    use super::english::{FUNCTION_WORDS, VERBS};
+    use super::english::{FUNCTION_WORDS, VERBS, normalise, split};
     use super::*;
+    use std::collections::BTreeMap;
 
     fn tools(names: &[&str]) -> Vec<ToolText> {
         names
@@ -462,7 +374,128 @@ mod tests {
     }
 
     #[test]
+    fn a_specific_verb_no_other_subject_shares_is_an_area() {
+        let found = groups(&[
+            "verify_value",
+            "verify_list_visible",
+            "verify_element_visible",
+            "get_cookie",
+            "list_cookies",
+            "set_cookie",
+        ]);
+        assert_eq!(found["verify_value"].as_deref(), Some("verify"));
+        assert_eq!(found["verify_list_visible"].as_deref(), Some("verify"));
+        assert_eq!(found["set_cookie"].as_deref(), Some("cookies"));
+    }
+
+    #[test]
+    fn things_texts_name_as_of_a_kind_share_a_group() {
+        let mut texts = tools(&[
+            "read_file",
+            "write_file",
+            "move_file",
+            "get_file_info",
+            "create_directory",
+            "list_directory",
+            "start_search",
+            "list_searches",
+            "stop_search",
+        ]);
+        texts[2].description = Some("Move or rename files and directories.".into());
+        texts[3].description = Some("Metadata about a file or directory.".into());
+        let derived = derive(&texts);
+        assert_eq!(derived[4].as_deref(), Some("file"), "{derived:?}");
+        assert_eq!(
+            derived[6].as_deref(),
+            Some("searches"),
+            "a verb written in the plural is a noun: {derived:?}"
+        );
+    }
+
+    #[test]
     fn a_small_server_gets_no_derived_groups() {
         assert_eq!(derive(&tools(&["echo", "add", "sum"])), vec![None; 3]);
+    }
+
+    fn namespaced(areas: &[(&str, usize)]) -> Vec<ToolText> {
+        const VERBS_AT_END: &[&str] = &["get", "list", "create", "delete", "update", "set"];
+        areas
+            .iter()
+            .flat_map(|(area, n)| {
+                (0..*n).map(move |i| ToolText {
+                    name: format!("{area}_item{}_{}", i / 6, VERBS_AT_END[i % 6]),
+                    description: Some(format!("Works on {area} things")),
+                    ..ToolText::default()
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_result_does_not_depend_on_the_order_of_the_list() {
+        let texts = namespaced(&[("keyvault", 5), ("storage", 4), ("redis", 3), ("cosmos", 2)]);
+        let derived = derive_for("azure", &texts);
+        let mut reversed = texts.clone();
+        reversed.reverse();
+        let mut again = derive_for("azure", &reversed);
+        again.reverse();
+        assert_eq!(derived, again);
+    }
+
+    #[test]
+    fn a_server_with_many_areas_gets_its_areas_up_to_a_quarter_of_its_tools() {
+        let areas: Vec<(String, usize)> = (0..30)
+            .map(|i| (format!("area{}", (b'a' + i as u8) as char), 3))
+            .collect();
+        let areas: Vec<(&str, usize)> = areas.iter().map(|(a, n)| (a.as_str(), *n)).collect();
+        let texts = namespaced(&areas);
+        let groups: BTreeSet<String> = derive(&texts).into_iter().flatten().collect();
+        assert_eq!(max_groups(texts.len()), 22);
+        assert!(
+            groups.len() > MAX_GROUPS && groups.len() <= max_groups(texts.len()),
+            "{} groups",
+            groups.len()
+        );
+    }
+
+    #[test]
+    fn nine_in_ten_tools_are_in_a_group_and_each_says_why() {
+        let mut texts = namespaced(&[("keyvault", 6), ("storage", 6)]);
+        for name in ["echo", "add", "sum"] {
+            texts.push(ToolText {
+                name: name.into(),
+                ..ToolText::default()
+            });
+        }
+        let derived = derive_for("", &texts);
+        let grouped = derived.iter().flatten().count();
+        assert!(
+            grouped * 10 >= texts.len() * 9,
+            "{grouped} of {}",
+            texts.len()
+        );
+        for found in derived.iter().flatten() {
+            assert!(!found.why.is_empty(), "{found:?}");
+        }
+        assert!(derived[0].as_ref().unwrap().why.contains("`keyvault`"));
+    }
+
+    #[test]
+    fn no_group_is_named_after_the_server() {
+        let texts = tools(&[
+            "find_projects",
+            "create_project",
+            "get_sentry_resource",
+            "search_sentry_docs",
+            "find_teams",
+            "create_team",
+        ]);
+        for server in ["sentry", "sentry-mcp", "mcp-server-sentry"] {
+            let derived = derive_for(server, &texts);
+            assert!(
+                derived.iter().flatten().all(|d| d.group != "sentry"),
+                "{server}: {derived:?}"
+            );
+        }
     }
 }

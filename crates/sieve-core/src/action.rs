@@ -1,0 +1,604 @@
+//! What a tool says it does: it reads, changes or destroys. Servers that
+//! send no annotations leave the proxy only this to go on (DESIGN §3:
+//! `list_issues` is `high`, `delete_repository` `low`), and the cost of a
+//! call depends on it too (a list returns much, a create little).
+//!
+//! The method is general English, never lists for particular servers:
+//!
+//! 1. The verbs of the tool's name (`list_issues`, `kubectl_get`,
+//!    `create_or_update_file`). Words that are as often nouns as verbs in
+//!    tool names (`run` of `get_workflow_run`, `commit` of `list_commits`,
+//!    `review`, `push`) count only when the name holds no plain verb. When
+//!    a name holds several plain verbs, the one that does the most harm
+//!    decides: `get_or_create` may create.
+//! 2. Where the name holds no verb, the first words of its title, then of
+//!    the first sentence of its description ("Deletes a ...", "Returns
+//!    ...", "Tools for listing ..."), with the verbs joined to them by
+//!    "or" / "and" ("Add or remove ...").
+//! 3. What the description adds: a change it says cannot be undone
+//!    ("permanently", "overwrites") destroys; a tool that runs what it is
+//!    given (`execute`, `query`) reads when its description says it is
+//!    read-only, and destroys when it names deleting.
+//!
+//! A tool that says nothing readable is taken at the spec's default for a
+//! tool without annotations: it may destroy data.
+
+use crate::wording::{first_sentence, name_words, prose_words, quote, quote_saying};
+use serde_json::Value;
+
+/// What a call of the tool does to the world, from the least harm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Effect {
+    /// Reads and changes nothing.
+    Reads,
+    /// Changes something that can be changed back.
+    Changes,
+    /// May destroy data.
+    Destroys,
+}
+
+/// Which part of the definition told the effect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Evidence {
+    /// A verb of its name (`list` of `list_issues`).
+    Name { verb: String },
+    /// Its title, quoted up to the words that told.
+    Title(String),
+    /// Its description, quoted up to the words that told.
+    Description(String),
+    /// It says nothing readable about what it does.
+    Nothing,
+}
+
+impl Evidence {
+    /// In words, to follow "derived from": "`list` in its name", "its
+    /// description (\"Permanently deletes ...\")".
+    pub fn describe(&self) -> String {
+        match self {
+            Evidence::Name { verb } => format!("`{verb}` in its name"),
+            Evidence::Title(quote) => format!("its title (\"{quote}\")"),
+            Evidence::Description(quote) => format!("its description (\"{quote}\")"),
+            Evidence::Nothing => "nothing in its name, title or description".into(),
+        }
+    }
+}
+
+/// The effect a tool states, and where it states it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stated {
+    pub effect: Effect,
+    pub evidence: Evidence,
+    /// The verb that decided, in its plain form (`delete` for "Deletes"),
+    /// when a verb did.
+    pub verb: Option<&'static str>,
+}
+
+/// How firmly a word is a verb in a tool's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Strength {
+    /// Hardly ever anything but a verb (`list`, `delete`).
+    Plain,
+    /// As often a noun (`run`, `commit`, `review`).
+    Ambiguous,
+}
+
+/// The verb `word` is, in its plain form, with its effect. Only plain
+/// forms are known; callers normalise inflected words first.
+fn verb(word: &str) -> Option<(&'static str, Effect, Strength)> {
+    use Effect::*;
+    use Strength::*;
+    const TABLE: &[(&[&str], Effect, Strength)] = &[
+        (
+            &[
+                "list",
+                "get",
+                "read",
+                "search",
+                "find",
+                "describe",
+                "show",
+                "fetch",
+                "query",
+                "view",
+                "lookup",
+                "retrieve",
+                "inspect",
+                "check",
+                "count",
+                "explain",
+                "browse",
+                "download",
+                "export",
+                "preview",
+                "verify",
+                "validate",
+                "diff",
+                "compare",
+                "summarize",
+                "summarise",
+                "analyze",
+                "analyse",
+                "ping",
+                "echo",
+                "print",
+                "display",
+                "scan",
+                "lint",
+                "calculate",
+                "compute",
+                "estimate",
+                "poll",
+                "wait",
+                "await",
+                "tail",
+                "grep",
+                "locate",
+                "identify",
+                "detect",
+                "dump",
+                "snapshot",
+                "screenshot",
+                "crawl",
+                "scrape",
+                "return",
+                "whoami",
+                "peek",
+                "measure",
+            ],
+            Reads,
+            Plain,
+        ),
+        (&["open", "watch", "test", "stat"], Reads, Ambiguous),
+        (
+            &[
+                "create",
+                "update",
+                "add",
+                "set",
+                "send",
+                "write",
+                "move",
+                "rename",
+                "edit",
+                "modify",
+                "insert",
+                "upload",
+                "execute",
+                "exec",
+                "apply",
+                "assign",
+                "unassign",
+                "approve",
+                "invite",
+                "publish",
+                "import",
+                "lock",
+                "unlock",
+                "subscribe",
+                "unsubscribe",
+                "toggle",
+                "enable",
+                "disable",
+                "follow",
+                "unfollow",
+                "mark",
+                "copy",
+                "clone",
+                "transfer",
+                "sync",
+                "refresh",
+                "reconnect",
+                "connect",
+                "disconnect",
+                "navigate",
+                "click",
+                "fill",
+                "hover",
+                "press",
+                "drag",
+                "scroll",
+                "save",
+                "generate",
+                "make",
+                "build",
+                "compile",
+                "deploy",
+                "install",
+                "upgrade",
+                "restart",
+                "reboot",
+                "start",
+                "stop",
+                "cancel",
+                "close",
+                "reopen",
+                "unarchive",
+                "restore",
+                "revert",
+                "rollback",
+                "dismiss",
+                "resolve",
+                "unresolve",
+                "reprioritize",
+                "reorder",
+                "cordon",
+                "uncordon",
+                "drain",
+                "invoke",
+                "submit",
+                "trigger",
+                "notify",
+                "share",
+                "unshare",
+                "attach",
+                "detach",
+                "link",
+                "unlink",
+                "register",
+                "configure",
+                "initialize",
+                "replace",
+                "upsert",
+                "append",
+                "prepend",
+                "compress",
+                "schedule",
+                "buy",
+                "purchase",
+                "pay",
+                "provision",
+                "emit",
+                "annotate",
+                "react",
+                "unstar",
+                "unpin",
+                "manage",
+                "forward",
+                "resize",
+                "launch",
+                "scale",
+                "spawn",
+                "put",
+            ],
+            Changes,
+            Plain,
+        ),
+        (
+            &[
+                "run", "post", "patch", "push", "merge", "commit", "comment", "label", "tag",
+                "review", "release", "log", "star", "request", "pin", "fork", "reply", "call",
+                "type", "select", "record", "order", "book", "archive",
+            ],
+            Changes,
+            Ambiguous,
+        ),
+        (
+            &[
+                "delete",
+                "remove",
+                "drop",
+                "destroy",
+                "purge",
+                "terminate",
+                "revoke",
+                "reset",
+                "erase",
+                "wipe",
+                "truncate",
+                "kill",
+                "uninstall",
+                "deregister",
+                "unregister",
+                "unpublish",
+                "clear",
+                "cleanup",
+                "clean",
+                "prune",
+                "evict",
+                "overwrite",
+                "discard",
+                "flush",
+                "shred",
+            ],
+            Destroys,
+            Plain,
+        ),
+    ];
+    TABLE.iter().find_map(|(words, effect, strength)| {
+        words
+            .iter()
+            .find(|w| **w == word)
+            .map(|w| (*w, *effect, *strength))
+    })
+}
+
+/// Verbs whose effect is whatever they are given to run: the description
+/// says which.
+const OPEN_ENDED: &[&str] = &["run", "execute", "exec", "query", "call", "invoke"];
+
+/// The effect `definition` (an MCP Tool object) states.
+pub fn stated(definition: &Value) -> Stated {
+    let text = |key: &str| definition.get(key).and_then(Value::as_str).unwrap_or("");
+    let title = match text("title") {
+        "" => definition
+            .pointer("/annotations/title")
+            .and_then(Value::as_str)
+            .unwrap_or(""),
+        title => title,
+    };
+    let description = text("description");
+    let mut found = from_name(text("name"))
+        .or_else(|| from_prose(title).map(|(s, q)| s.with(Evidence::Title(q))))
+        .or_else(|| from_prose(description).map(|(s, q)| s.with(Evidence::Description(q))))
+        .unwrap_or(Stated {
+            effect: Effect::Destroys,
+            evidence: Evidence::Nothing,
+            verb: None,
+        });
+    found.refine(description);
+    found
+}
+
+impl Stated {
+    fn with(mut self, evidence: Evidence) -> Stated {
+        self.evidence = evidence;
+        self
+    }
+
+    /// What the description adds to the verb that decided.
+    fn refine(&mut self, description: &str) {
+        let open_ended = self.verb.is_some_and(|v| OPEN_ENDED.contains(&v));
+        let says = |phrases| quote_saying(description, phrases);
+        let (effect, quote) = if open_ended && let Some(q) = says(READ_ONLY_SAYINGS) {
+            (Effect::Reads, q)
+        } else if open_ended && let Some(q) = says(DELETING_WORDS) {
+            (Effect::Destroys, q)
+        } else if self.effect == Effect::Changes
+            && let Some(q) = says(FOR_GOOD)
+        {
+            (Effect::Destroys, q)
+        } else {
+            return;
+        };
+        self.effect = effect;
+        self.evidence = Evidence::Description(quote);
+    }
+}
+
+/// What a description says of a tool that changes nothing.
+const READ_ONLY_SAYINGS: &[&str] = &[
+    "read-only",
+    "readonly",
+    "select statements",
+    "select queries",
+];
+/// What names deleting, in the description of an open-ended tool.
+const DELETING_WORDS: &[&str] = &[
+    "delete", "deletes", "deleting", "drop", "drops", "truncate", "destroy", "destroys", "remove",
+    "removes",
+];
+/// What says a change cannot be taken back.
+const FOR_GOOD: &[&str] = &[
+    "permanently",
+    "irreversible",
+    "irreversibly",
+    "cannot be undone",
+    "can't be undone",
+    "can not be undone",
+    "overwrite",
+    "overwrites",
+    "overwriting",
+    "force push",
+    "force pushes",
+];
+
+/// The verb of a name: of its plain verbs the one doing most harm, or
+/// failing those, of its ambiguous ones.
+fn from_name(name: &str) -> Option<Stated> {
+    let words = name_words(name);
+    let force_push = words.windows(2).any(|w| w[0] == "force" && w[1] == "push");
+    if force_push {
+        return Some(Stated {
+            effect: Effect::Destroys,
+            evidence: Evidence::Name {
+                verb: "force_push".into(),
+            },
+            verb: Some("push"),
+        });
+    }
+    let verbs: Vec<_> = words.iter().filter_map(|w| verb(w)).collect();
+    let strongest = |strength: Strength| {
+        verbs
+            .iter()
+            .filter(|v| v.2 == strength)
+            // The first of equals: `get_list` says get.
+            .fold(
+                None,
+                |best: Option<&(&str, Effect, Strength)>, v| match best {
+                    Some(b) if b.1 >= v.1 => Some(b),
+                    _ => Some(v),
+                },
+            )
+    };
+    let (verb, effect, _) =
+        strongest(Strength::Plain).or_else(|| strongest(Strength::Ambiguous))?;
+    Some(Stated {
+        effect: *effect,
+        evidence: Evidence::Name {
+            verb: verb.to_string(),
+        },
+        verb: Some(verb),
+    })
+}
+
+/// Words that may come before the verb of a sentence describing a tool:
+/// "This tool lets you delete ...", "Tools for listing ...".
+const LEAD_INS: &[&str] = &[
+    "this", "tool", "tools", "to", "use", "used", "for", "it", "that", "which", "you", "can",
+    "will", "lets", "let", "allows", "allow", "helps", "help", "please", "a", "an", "the", "and",
+];
+
+/// The verbs opening `text` (a title or a description) and a quote of it.
+fn from_prose(text: &str) -> Option<(Stated, String)> {
+    let words = prose_words(first_sentence(text));
+    let mut at = words
+        .iter()
+        // Adverbs ("Permanently deletes") qualify the verb that follows;
+        // "apply" and "reply" are verbs themselves.
+        .position(|w| {
+            !LEAD_INS.contains(&w.as_str()) && (!w.ends_with("ly") || inflected(w).is_some())
+        })?;
+    let mut found: Option<(&'static str, Effect)> = None;
+    while let Some((plain, effect, _)) = words.get(at).and_then(|w| inflected(w)) {
+        if found.is_none_or(|(_, best)| effect > best) {
+            found = Some((plain, effect));
+        }
+        // "Create or update", "Add and/or remove": the joined verbs count.
+        match words.get(at + 1).map(String::as_str) {
+            Some("or") => at += 2,
+            // "and/or" is cut into two words.
+            Some("and") if words.get(at + 2).is_some_and(|w| w == "or") => at += 3,
+            Some("and") => at += 2,
+            _ => break,
+        }
+    }
+    let (plain, effect) = found?;
+    Some((
+        Stated {
+            effect,
+            evidence: Evidence::Nothing,
+            verb: Some(plain),
+        },
+        quote(text),
+    ))
+}
+
+/// `word` as a verb in any of its common forms: "deletes", "fetches",
+/// "queries", "listing", "creating", "running", "removed".
+fn inflected(word: &str) -> Option<(&'static str, Effect, Strength)> {
+    let mut forms = vec![word.to_string()];
+    for (suffix, replacement) in [
+        ("ies", "y"),
+        ("es", ""),
+        ("s", ""),
+        ("ing", ""),
+        ("ing", "e"),
+        ("ed", ""),
+        ("ed", "e"),
+        ("d", ""),
+    ] {
+        if let Some(stem) = word.strip_suffix(suffix).filter(|s| s.len() >= 2) {
+            forms.push(format!("{stem}{replacement}"));
+            // "running" → "run", "dropped" → "drop".
+            let mut chars = stem.chars().rev();
+            if replacement.is_empty() && chars.next() == chars.next() {
+                forms.push(stem[..stem.len() - 1].to_string());
+            }
+        }
+    }
+    forms.iter().find_map(|f| verb(f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn effect(tool: Value) -> (Effect, String) {
+        let s = stated(&tool);
+        (s.effect, s.evidence.describe())
+    }
+
+    #[test]
+    fn the_verb_of_the_name_decides() {
+        for (name, want) in [
+            ("list_issues", Effect::Reads),
+            ("get_file_contents", Effect::Reads),
+            ("kubectl_get", Effect::Reads),
+            ("search_repositories", Effect::Reads),
+            ("list_commits", Effect::Reads),
+            ("get_workflow_run", Effect::Reads),
+            ("issue_read", Effect::Reads),
+            ("create_issue", Effect::Changes),
+            ("create_or_update_file", Effect::Changes),
+            ("get_or_create_branch", Effect::Changes),
+            ("mark_all_notifications_read", Effect::Changes),
+            ("push_files", Effect::Changes),
+            ("star_repository", Effect::Changes),
+            ("delete_repository", Effect::Destroys),
+            ("kubectl_delete", Effect::Destroys),
+            ("git_force_push", Effect::Destroys),
+            ("revokeToken", Effect::Destroys),
+        ] {
+            assert_eq!(stated(&json!({"name": name})).effect, want, "{name}");
+        }
+        assert_eq!(
+            effect(json!({"name": "list_issues"})).1,
+            "`list` in its name"
+        );
+    }
+
+    #[test]
+    fn title_then_description_speak_where_the_name_has_no_verb() {
+        let (e, why) = effect(json!({"name": "entities", "title": "Delete Entities"}));
+        assert_eq!(
+            (e, why.as_str()),
+            (Effect::Destroys, "its title (\"Delete Entities\")")
+        );
+        let (e, why) = effect(json!({
+            "name": "repo_thing",
+            "description": "Permanently deletes a repository and all of its issues. Use with care."
+        }));
+        assert_eq!(e, Effect::Destroys);
+        assert_eq!(
+            why,
+            "its description (\"Permanently deletes a repository and all of its issues\")"
+        );
+        for (description, want) in [
+            ("Returns the sum of two numbers", Effect::Reads),
+            ("Tools for listing workflows", Effect::Reads),
+            ("Fetches a URL from the internet", Effect::Reads),
+            ("This tool lets you create a gist", Effect::Changes),
+            ("Add or remove a label", Effect::Destroys),
+            ("Queries the index", Effect::Reads),
+            ("A detailed tool for thinking", Effect::Destroys),
+        ] {
+            let tool = json!({"name": "thing", "description": description});
+            assert_eq!(stated(&tool).effect, want, "{description}");
+        }
+    }
+
+    #[test]
+    fn a_tool_that_says_nothing_may_destroy() {
+        let s = stated(&json!({"name": "sequentialthinking"}));
+        assert_eq!(
+            (s.effect, s.evidence),
+            (Effect::Destroys, Evidence::Nothing)
+        );
+    }
+
+    #[test]
+    fn the_description_qualifies_open_ended_and_lasting_changes() {
+        let (e, why) = effect(json!({
+            "name": "execute_sql",
+            "description": "Run a SQL query against the database. The connection is read-only."
+        }));
+        assert_eq!(e, Effect::Reads);
+        assert_eq!(why, "its description (\"The connection is read-only\")");
+        let tool =
+            json!({"name": "query", "description": "Runs SQL; may insert, update or delete rows"});
+        assert_eq!(stated(&tool).effect, Effect::Destroys);
+        let tool = json!({"name": "query", "description": "Runs a SELECT on the warehouse"});
+        assert_eq!(stated(&tool).effect, Effect::Reads);
+        let tool = json!({"name": "write_file", "description": "Create a file. Overwrites an existing one without warning."});
+        let (e, why) = effect(tool);
+        assert_eq!(e, Effect::Destroys);
+        assert_eq!(
+            why,
+            "its description (\"Overwrites an existing one without warning\")"
+        );
+        let tool =
+            json!({"name": "list_archive", "description": "Lists items archived permanently"});
+        assert_eq!(stated(&tool).effect, Effect::Reads, "a read stays a read");
+    }
+}

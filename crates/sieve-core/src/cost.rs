@@ -1,0 +1,751 @@
+//! What calling a tool costs the person, the built-in concern `cost`
+//! (DESIGN §3): `minimal`, `moderate` or `high`, with the part of the tool
+//! that decided it in words.
+//!
+//! * `high` only for money the tool says it spends: a verb that spends
+//!   (`purchase`, `provision`, `scale`), one that creates a resource that
+//!   is billed by the hour (`create_instance`, `launch_cluster`), a
+//!   description that says a call costs (paid APIs, credits) or, for a
+//!   tool that changes something, names billing or payment.
+//! * `moderate` for large results or long calls. Before a tool has been
+//!   called, its definition says so: a tool that reads and lists, searches
+//!   or exports, returns logs, trees, file contents or a collection
+//!   (`get_pull_request_files`), says it returns "all" or "the entire"
+//!   thing, or pages through results; or a tool that runs, builds,
+//!   installs or waits, says it runs long, or takes a timeout.
+//! * `minimal` otherwise.
+//!
+//! Once calls have passed through Sieve their measured size and time
+//! ([`Measured`], kept with the ledger, handed in by the caller) take
+//! over for the `moderate` / `minimal` choice: results or calls past the
+//! limits ([`LARGE_RESULT_TOKENS`], [`LONG_CALL_MS`]) make a tool
+//! `moderate`, and [`CALLS_TO_LOWER`] calls under both limits make a
+//! `moderate` judged from the definition `minimal`. Measurements never
+//! make a tool `high` nor take `high` away: what a call costs in money is
+//! not in its result.
+
+use crate::action::{Effect, Stated, stated};
+use crate::wording::{
+    find_phrase, first_sentence, name_words, prose_words, quote, quote_saying, thousands,
+};
+use serde_json::Value;
+use std::fmt;
+
+/// The values of the built-in concern, from the cheapest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Cost {
+    Minimal,
+    Moderate,
+    High,
+}
+
+impl Cost {
+    /// The concern value: `minimal`, `moderate`, `high`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cost::Minimal => "minimal",
+            Cost::Moderate => "moderate",
+            Cost::High => "high",
+        }
+    }
+}
+
+impl fmt::Display for Cost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Tokens from which a call's result counts as large. About 8,000
+/// characters, a page of text: single records and short lists stay under
+/// it; file contents, logs and long listings pass it. One such result
+/// puts as much into the model's context as six or seven typical tool
+/// definitions, which is what hiding a handful of tools saves.
+pub const LARGE_RESULT_TOKENS: u64 = 2_000;
+
+/// Milliseconds from which a call counts as long. An API call or a file
+/// read answers in well under a second; ten seconds is a wait a person
+/// notices, and builds, crawls, deployments and waits for a person take
+/// longer.
+pub const LONG_CALL_MS: u64 = 10_000;
+
+/// Measured calls needed before small, quick results lower a `moderate`
+/// judged from the definition to `minimal`. One or two calls may have hit
+/// an empty repository or a short file; three that agree are the fewest
+/// that say the results are usually small. Raising needs one call: a
+/// large result is a fact, not a trend.
+pub const CALLS_TO_LOWER: u32 = 3;
+
+/// What the calls of one tool through Sieve measured, from the ledger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Measured {
+    /// Calls measured.
+    pub calls: u32,
+    /// Median tokens of a call's result.
+    pub median_tokens: u64,
+    /// Tokens that nine calls in ten stay under or at.
+    pub p90_tokens: u64,
+    /// Median duration of a call, in milliseconds.
+    pub median_ms: u64,
+    /// Duration that nine calls in ten stay under or at.
+    pub p90_ms: u64,
+}
+
+/// A cost and why, in words ("cost high: ...").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judgement {
+    pub value: Cost,
+    pub why: String,
+}
+
+impl Judgement {
+    fn new(value: Cost, why: impl fmt::Display) -> Judgement {
+        Judgement {
+            value,
+            why: format!("cost {value}: {why}"),
+        }
+    }
+}
+
+/// The cost of a tool: from its definition (an MCP Tool object), then
+/// its measurements when there are any.
+pub fn judge(definition: &Value, measured: Option<&Measured>) -> Judgement {
+    let judged = from_definition(definition);
+    match measured {
+        Some(measured) => with_measurements(judged, measured),
+        None => judged,
+    }
+}
+
+/// The cost of a tool that has not been called, from its definition.
+pub fn from_definition(definition: &Value) -> Judgement {
+    let tool = Tool::of(definition);
+    if let Some(why) = tool.spends() {
+        return Judgement::new(Cost::High, why);
+    }
+    if let Some(why) = tool.returns_much().or_else(|| tool.runs_long()) {
+        return Judgement::new(Cost::Moderate, why);
+    }
+    Judgement::new(
+        Cost::Minimal,
+        "nothing in its definition spends money, returns much or runs long",
+    )
+}
+
+/// `judged` (from the definition) corrected by what calls measured.
+pub fn with_measurements(judged: Judgement, measured: &Measured) -> Judgement {
+    if judged.value == Cost::High || measured.calls == 0 {
+        return judged;
+    }
+    let calls = match measured.calls {
+        1 => "1 call".to_string(),
+        n => format!("{n} calls"),
+    };
+    if measured.median_tokens >= LARGE_RESULT_TOKENS {
+        let tokens = thousands(measured.median_tokens);
+        let why = format!("its calls through Sieve returned a median of {tokens} tokens ({calls})");
+        return Judgement::new(Cost::Moderate, why);
+    }
+    if measured.p90_tokens >= LARGE_RESULT_TOKENS {
+        let tokens = thousands(measured.p90_tokens);
+        let why = format!(
+            "its calls through Sieve returned up to {tokens} tokens (90th percentile, {calls})"
+        );
+        return Judgement::new(Cost::Moderate, why);
+    }
+    if measured.median_ms >= LONG_CALL_MS {
+        let took = seconds(measured.median_ms);
+        let why = format!("its calls through Sieve took a median of {took} ({calls})");
+        return Judgement::new(Cost::Moderate, why);
+    }
+    if measured.p90_ms >= LONG_CALL_MS {
+        let took = seconds(measured.p90_ms);
+        let why = format!("its calls through Sieve took up to {took} (90th percentile, {calls})");
+        return Judgement::new(Cost::Moderate, why);
+    }
+    if judged.value == Cost::Moderate && measured.calls >= CALLS_TO_LOWER {
+        let why = format!(
+            "its calls through Sieve returned at most {} tokens in at most {} (90th percentile, \
+             {calls}), under the limits of {} tokens and {}",
+            thousands(measured.p90_tokens),
+            seconds(measured.p90_ms),
+            thousands(LARGE_RESULT_TOKENS),
+            seconds(LONG_CALL_MS),
+        );
+        return Judgement::new(Cost::Minimal, why);
+    }
+    judged
+}
+
+/// Milliseconds in words: "850 ms", "12.5 s".
+fn seconds(ms: u64) -> String {
+    if ms < 1_000 {
+        format!("{ms} ms")
+    } else if ms.is_multiple_of(1_000) {
+        format!("{} s", ms / 1_000)
+    } else {
+        format!("{:.1} s", ms as f64 / 1_000.0)
+    }
+}
+
+/// Verbs that spend money whatever they act on.
+const SPENDING_VERBS: &[&str] = &["purchase", "buy", "pay", "provision", "scale"];
+/// Verbs that spend money when what they act on is a paid plan.
+const PLAN_VERBS: &[&str] = &["upgrade", "subscribe", "order"];
+/// What a paid plan is called.
+const PLANS: &[&str] = &[
+    "plan",
+    "tier",
+    "subscription",
+    "sku",
+    "seat",
+    "seats",
+    "license",
+];
+/// Verbs that bring a resource into being.
+const CREATING_VERBS: &[&str] = &[
+    "create",
+    "launch",
+    "start",
+    "spawn",
+    "provision",
+    "deploy",
+    "add",
+    "run",
+];
+/// Resources billed for as long as they exist.
+const BILLED_RESOURCES: &[&str] = &[
+    "instance",
+    "instances",
+    "vm",
+    "vms",
+    "cluster",
+    "clusters",
+    "gpu",
+    "gpus",
+    "droplet",
+    "machine",
+    "machines",
+    "nodepool",
+    "node pool",
+    "virtual machine",
+    "vps",
+];
+/// What a description says of a call that costs, whatever the tool does.
+const PAID_CALLS: &[&str] = &[
+    "paid api",
+    "costs money",
+    "cost money",
+    "incurs",
+    "incur charges",
+    "incur costs",
+    "will be charged",
+    "is charged",
+    "charged per",
+    "per call fee",
+    "uses credits",
+    "consumes credits",
+    "spends credits",
+    "deducts credits",
+];
+/// Money words, for a tool that changes something.
+const MONEY: &[&str] = &[
+    "billable",
+    "billed",
+    "billing",
+    "payment",
+    "purchase",
+    "purchases",
+    "paid plan",
+    "charge",
+    "charges",
+    "credit card",
+];
+
+/// Verbs of tools that return lists or whole documents.
+const LISTING_VERBS: &[&str] = &[
+    "list",
+    "search",
+    "query",
+    "export",
+    "dump",
+    "snapshot",
+    "screenshot",
+    "crawl",
+    "scrape",
+    "download",
+    "browse",
+    "find",
+    "fetch",
+    "grep",
+];
+/// What a tool that reads returns much of, by the words of its name.
+const BULKY: &[&str] = &[
+    "logs",
+    "log",
+    "tree",
+    "contents",
+    "dump",
+    "snapshot",
+    "screenshot",
+    "history",
+    "diff",
+    "transcript",
+    "archive",
+    "media",
+    "audio",
+    "video",
+    "pdf",
+];
+/// Words of the first sentence of a description that say a tool that
+/// reads returns lists: "Get or list resources", "Get the list of ...".
+const LISTING_WORDS: &[&str] = &[
+    "list",
+    "lists",
+    "listing",
+    "search",
+    "searches",
+    "export",
+    "exports",
+    "dump",
+    "dumps",
+    "crawl",
+    "crawls",
+    "scrape",
+    "scrapes",
+    "download",
+    "downloads",
+];
+/// Plural-looking words that name one thing.
+const SINGULAR: &[&str] = &[
+    "details", "settings", "status", "stats", "access", "address", "alias", "analysis", "canvas",
+    "class", "process", "news", "series", "this", "its",
+];
+/// What the first sentence of a description says of a tool that returns
+/// much, anywhere in it.
+const WHOLE: &[&str] = &[
+    "entire",
+    "whole",
+    "complete contents",
+    "full contents",
+    "recursive",
+    "recursively",
+    "base64",
+];
+/// The same, right after the verb ("Returns all environment variables"),
+/// and only there: "the status of all checks" is one status.
+const ALL: &[&str] = &["all", "every"];
+/// Inputs of a tool that pages through results, compared without `_`,
+/// `-` and case.
+const PAGING: &[&str] = &[
+    "page",
+    "cursor",
+    "after",
+    "perpage",
+    "pagesize",
+    "pagetoken",
+    "offset",
+    "limit",
+    "maxresults",
+];
+/// Verbs of tools whose calls take long.
+const LONG_VERBS: &[&str] = &[
+    "run", "execute", "exec", "wait", "await", "build", "compile", "deploy", "install", "upgrade",
+    "crawl", "train", "poll",
+];
+/// What a name or description says of a call that takes long.
+const TAKES_LONG: &[&str] = &[
+    "long-running",
+    "long running",
+    "may take",
+    "can take",
+    "take a while",
+    "takes a while",
+    "several minutes",
+    "few minutes",
+    "wait for",
+    "waits for",
+    "waits until",
+    "awaits",
+    "until it completes",
+    "deep research",
+];
+/// Inputs of a tool whose calls take long, compared as [`PAGING`] but at
+/// the start of the name (`timeoutSeconds`, not `iteration_duration`).
+const WAITING: &[&str] = &["timeout", "duration", "wait"];
+
+/// What the cost rules read of one tool.
+struct Tool<'a> {
+    name: Vec<String>,
+    title: &'a str,
+    description: &'a str,
+    params: Vec<(String, String)>,
+    stated: Stated,
+    reads: bool,
+}
+
+impl<'a> Tool<'a> {
+    fn of(definition: &'a Value) -> Tool<'a> {
+        let text = |key: &str| definition.get(key).and_then(Value::as_str).unwrap_or("");
+        let stated = stated(definition);
+        let read_only = definition
+            .pointer("/annotations/readOnlyHint")
+            .and_then(Value::as_bool);
+        Tool {
+            name: name_words(text("name")),
+            title: text("title"),
+            description: text("description"),
+            params: definition
+                .pointer("/inputSchema/properties")
+                .and_then(Value::as_object)
+                .map(|properties| {
+                    let key = |p: &str| p.replace(['_', '-'], "").to_lowercase();
+                    properties.keys().map(|p| (p.clone(), key(p))).collect()
+                })
+                .unwrap_or_default(),
+            // The server's word first; the verbs where it says nothing.
+            reads: read_only.unwrap_or(stated.effect == Effect::Reads),
+            stated,
+        }
+    }
+
+    /// Why it spends money, if it says so.
+    fn spends(&self) -> Option<String> {
+        let verb = self.stated.verb.unwrap_or("");
+        let evidence = self.stated.evidence.describe();
+        if SPENDING_VERBS.contains(&verb) {
+            return Some(format!("{evidence} says it spends money"));
+        }
+        if PLAN_VERBS.contains(&verb)
+            && let Some(plan) = self.said(PLANS)
+        {
+            return Some(format!("{plan} says it buys a paid plan"));
+        }
+        if CREATING_VERBS.contains(&verb)
+            && let Some(resource) = self.said(BILLED_RESOURCES)
+        {
+            return Some(format!(
+                "{resource} says it creates a resource billed while it runs"
+            ));
+        }
+        let described = |phrases| quote_saying(self.description, phrases);
+        if let Some(quote) = described(PAID_CALLS) {
+            return Some(format!(
+                "its description says a call costs money (\"{quote}\")"
+            ));
+        }
+        if self.stated.effect != Effect::Reads
+            && !self.reads
+            && let Some(quote) = described(MONEY)
+        {
+            return Some(format!(
+                "its description says it spends money (\"{quote}\")"
+            ));
+        }
+        None
+    }
+
+    /// Why it returns much, if its definition says so. Only tools that
+    /// read: "Mark all notifications as read" returns little.
+    fn returns_much(&self) -> Option<String> {
+        if !self.reads {
+            return None;
+        }
+        let verb = self.stated.verb.unwrap_or("");
+        let part = if LISTING_VERBS.contains(&verb) {
+            self.stated.evidence.describe()
+        } else if let Some(word) = self.name.iter().find(|w| BULKY.contains(&w.as_str())) {
+            format!("`{word}` in its name")
+        } else if let Some(last) = self.name.last().filter(|w| is_plural(w)) {
+            // The object of a name comes last: `get_discussion_comments`.
+            format!("`{last}` in its name")
+        } else if self.describes(|words| {
+            find_phrase(words, WHOLE).is_some()
+                || find_phrase(words, LISTING_WORDS).is_some()
+                || words
+                    .get(1..3)
+                    .is_some_and(|next| find_phrase(next, ALL).is_some())
+        }) {
+            format!("its description (\"{}\")", quote(self.description))
+        } else {
+            let input = self.param(PAGING, |key, k| key.ends_with(k))?;
+            return Some(format!(
+                "its input `{input}` pages through results, so they can be large"
+            ));
+        };
+        Some(format!("{part} says it returns large results"))
+    }
+
+    /// Why its calls take long, if its definition says so.
+    fn runs_long(&self) -> Option<String> {
+        let verb = self.stated.verb.unwrap_or("");
+        let part = if LONG_VERBS.contains(&verb) {
+            self.stated.evidence.describe()
+        } else if let Some(said) = self.said(TAKES_LONG) {
+            said
+        } else {
+            format!(
+                "its input `{}`",
+                self.param(WAITING, |key, k| key.starts_with(k))?
+            )
+        };
+        Some(format!("{part} says its calls can run long"))
+    }
+
+    /// Whether the words of the first sentence of its description pass
+    /// `test`.
+    fn describes(&self, test: impl Fn(&[String]) -> bool) -> bool {
+        test(&prose_words(first_sentence(self.description)))
+    }
+
+    /// Where the name, title or description say one of `phrases`, in
+    /// words: "`instance` in its name", "its description (\"...\")".
+    fn said(&self, phrases: &[&str]) -> Option<String> {
+        if let Some(phrase) = find_phrase(&self.name, phrases) {
+            return Some(format!("`{phrase}` in its name"));
+        }
+        if find_phrase(&prose_words(self.title), phrases).is_some() {
+            return Some(format!("its title (\"{}\")", quote(self.title)));
+        }
+        quote_saying(self.description, phrases).map(|q| format!("its description (\"{q}\")"))
+    }
+
+    /// The first input whose name, without `_`, `-` and case, `fits` one
+    /// of `keys` (`per_page` ends in `page`, `timeoutSeconds` starts with
+    /// `timeout`).
+    fn param(&self, keys: &[&str], fits: impl Fn(&str, &str) -> bool) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(_, key)| keys.iter().any(|k| fits(key, k)))
+            .map(|(name, _)| name.as_str())
+    }
+}
+
+/// Whether a word of a name is a plural noun: `files`, `comments`, but
+/// not `status` or `details`.
+fn is_plural(word: &str) -> bool {
+    word.len() > 3
+        && word.ends_with('s')
+        && !word.ends_with("ss")
+        && !word.ends_with("us")
+        && !word.ends_with("is")
+        && !SINGULAR.contains(&word)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cost(tool: Value) -> (Cost, String) {
+        let judged = from_definition(&tool);
+        (judged.value, judged.why)
+    }
+
+    #[test]
+    fn money_it_says_it_spends_is_high() {
+        let (value, why) =
+            cost(json!({"name": "kubectl_scale", "description": "Scale a deployment"}));
+        assert_eq!(value, Cost::High);
+        assert_eq!(why, "cost high: `scale` in its name says it spends money");
+        let (value, why) = cost(json!({"name": "create_instance"}));
+        assert_eq!(value, Cost::High);
+        assert_eq!(
+            why,
+            "cost high: `instance` in its name says it creates a resource billed while it runs"
+        );
+        let (value, why) = cost(json!({
+            "name": "web_search",
+            "description": "Searches the web. Each call uses credits of your plan."
+        }));
+        assert_eq!(value, Cost::High, "a paid API, even one that reads");
+        assert_eq!(
+            why,
+            "cost high: its description says a call costs money (\"Each call uses credits of your plan\")"
+        );
+        assert_eq!(
+            cost(json!({"name": "upgrade_plan"})).0,
+            Cost::High,
+            "a plan is bought"
+        );
+        assert_eq!(
+            cost(json!({"name": "upgrade_helm_chart"})).0,
+            Cost::Moderate,
+            "a chart is not bought, but its upgrade takes long"
+        );
+        assert_eq!(
+            cost(json!({"name": "list_billing_accounts", "description": "Lists billing accounts"}))
+                .0,
+            Cost::Moderate,
+            "reading about billing spends nothing"
+        );
+        assert_eq!(
+            cost(json!({"name": "create_repository", "description": "Create a new repository"})).0,
+            Cost::Minimal
+        );
+    }
+
+    #[test]
+    fn large_results_by_definition_are_moderate() {
+        for (tool, why) in [
+            (
+                json!({"name": "list_issues"}),
+                "`list` in its name says it returns large results",
+            ),
+            (
+                json!({"name": "get_file_contents"}),
+                "`contents` in its name says it returns large results",
+            ),
+            (
+                json!({"name": "kubectl_logs", "description": "Get logs from pods"}),
+                "`logs` in its name says it returns large results",
+            ),
+            (
+                json!({"name": "get_pull_request_files"}),
+                "`files` in its name says it returns large results",
+            ),
+            (
+                json!({"name": "read_graph", "description": "Read the entire knowledge graph"}),
+                "its description (\"Read the entire knowledge graph\") says it returns large results",
+            ),
+            (
+                json!({"name": "get_commits_of", "inputSchema": {"properties": {"per_page": {}}}}),
+                "its input `per_page` pages through results, so they can be large",
+            ),
+            (
+                json!({"name": "actions", "annotations": {"readOnlyHint": true}, "description": "Tools for listing workflows"}),
+                "its description (\"Tools for listing workflows\") says it returns large results",
+            ),
+        ] {
+            let (value, said) = cost(tool.clone());
+            assert_eq!(value, Cost::Moderate, "{tool}");
+            assert_eq!(said, format!("cost moderate: {why}"));
+        }
+        for name in [
+            "get_issue",
+            "get_pull_request_status",
+            "get_notification_details",
+        ] {
+            assert_eq!(cost(json!({"name": name})).0, Cost::Minimal, "{name}");
+        }
+        for (description, want) in [
+            ("Returns all environment variables", Cost::Moderate),
+            ("Get or list Kubernetes resources", Cost::Moderate),
+            (
+                "Read a file and return it as base64-encoded data",
+                Cost::Moderate,
+            ),
+            (
+                "Get the combined status of all status checks",
+                Cost::Minimal,
+            ),
+            ("Get a single label", Cost::Minimal),
+        ] {
+            let tool = json!({"name": "thing_get", "description": description});
+            assert_eq!(cost(tool).0, want, "{description}");
+        }
+        let tool = json!({"name": "projects_write", "inputSchema": {"properties": {"iteration_duration": {}}}});
+        assert_eq!(cost(tool).0, Cost::Minimal, "a duration it sets is no wait");
+        assert_eq!(
+            cost(json!({"name": "mark_all_notifications_read", "description": "Mark all notifications as read"})).0,
+            Cost::Minimal,
+            "only tools that read return much"
+        );
+    }
+
+    #[test]
+    fn long_calls_by_definition_are_moderate() {
+        for (tool, why) in [
+            (json!({"name": "exec_in_pod"}), "`exec` in its name"),
+            (
+                json!({"name": "trigger-long-running-operation"}),
+                "`long-running` in its name",
+            ),
+            (
+                json!({"name": "ask", "description": "Sends a form to the user. It awaits the user's response."}),
+                "its description (\"It awaits the user's response\")",
+            ),
+            (
+                json!({"name": "toggle", "inputSchema": {"properties": {"timeoutSeconds": {}}}}),
+                "its input `timeoutSeconds`",
+            ),
+        ] {
+            let (value, said) = cost(tool.clone());
+            assert_eq!(value, Cost::Moderate, "{tool}");
+            assert_eq!(
+                said,
+                format!("cost moderate: {why} says its calls can run long")
+            );
+        }
+        let (value, why) = cost(json!({"name": "create_issue"}));
+        assert_eq!(value, Cost::Minimal);
+        assert_eq!(
+            why,
+            "cost minimal: nothing in its definition spends money, returns much or runs long"
+        );
+    }
+
+    #[test]
+    fn measurements_move_between_minimal_and_moderate_only() {
+        let list = json!({"name": "list_issues"});
+        let small = Measured {
+            calls: 3,
+            median_tokens: 300,
+            p90_tokens: 900,
+            median_ms: 200,
+            p90_ms: 1_300,
+        };
+        let judged = judge(&list, Some(&small));
+        assert_eq!(judged.value, Cost::Minimal);
+        assert_eq!(
+            judged.why,
+            "cost minimal: its calls through Sieve returned at most 900 tokens in at most 1.3 s \
+             (90th percentile, 3 calls), under the limits of 2,000 tokens and 10 s"
+        );
+        let few = Measured { calls: 2, ..small };
+        assert_eq!(
+            judge(&list, Some(&few)).value,
+            Cost::Moderate,
+            "two calls are too few"
+        );
+        let large = Measured {
+            calls: 3,
+            median_tokens: 5_200,
+            p90_tokens: 9_000,
+            ..small
+        };
+        let create = json!({"name": "create_issue"});
+        let judged = judge(&create, Some(&large));
+        assert_eq!(judged.value, Cost::Moderate);
+        assert_eq!(
+            judged.why,
+            "cost moderate: its calls through Sieve returned a median of 5,200 tokens (3 calls)"
+        );
+        let slow = Measured {
+            calls: 1,
+            p90_ms: 30_000,
+            ..Measured::default()
+        };
+        assert_eq!(
+            judge(&create, Some(&slow)).why,
+            "cost moderate: its calls through Sieve took up to 30 s (90th percentile, 1 call)"
+        );
+        let scale = json!({"name": "scale_cluster"});
+        assert_eq!(judge(&scale, Some(&small)).value, Cost::High, "money stays");
+        assert_eq!(judge(&create, Some(&small)), from_definition(&create));
+        assert_eq!(
+            judge(&list, Some(&Measured::default())),
+            from_definition(&list)
+        );
+    }
+
+    #[test]
+    fn plural_nouns_are_told_from_singular_ones() {
+        for word in ["files", "comments", "teams", "links"] {
+            assert!(is_plural(word), "{word}");
+        }
+        for word in ["status", "details", "access", "analysis", "gas", "news"] {
+            assert!(!is_plural(word), "{word}");
+        }
+    }
+}

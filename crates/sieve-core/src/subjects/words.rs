@@ -1,0 +1,392 @@
+//! The words of a tool's name and texts, and the subjects they name:
+//! verbs and function words set aside, compounds joined, the server's own
+//! words left out.
+
+use super::ToolText;
+use super::english::{first_sentence, is_function_word, is_noun, is_verb, normalise, split};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where a tool's subjects were read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Source {
+    Name,
+    Title,
+    Description,
+}
+
+/// The words of a server's key in the user's config (`sentry`,
+/// `azure-mcp`, `mcp-server-kubernetes`), without the words every MCP
+/// server's name carries: a group is never named after its server.
+pub(super) fn server_words(server: &str) -> BTreeSet<String> {
+    const GENERIC: &[&str] = &["context", "mcp", "model", "protocol", "server"];
+    let words: Vec<String> = split(server).iter().map(|w| normalise(w)).collect();
+    let mut named: BTreeSet<String> = words
+        .iter()
+        .filter(|w| !GENERIC.contains(&w.as_str()))
+        .cloned()
+        .collect();
+    // `chrome-devtools` is also written `chromedevtools`.
+    if named.len() > 1 {
+        named.insert(named.iter().map(String::as_str).collect::<String>());
+    }
+    named
+}
+
+/// The words of one tool.
+#[derive(Debug)]
+pub(super) struct Words {
+    /// The name's words, normalised, in order.
+    name: Vec<String>,
+    /// For each of `name`, whether the name wrote it in the plural.
+    plural: Vec<bool>,
+    /// The title's and then the description's, for a name with no noun.
+    title: Vec<String>,
+    description: Vec<String>,
+    params: Vec<String>,
+    /// What the first sentence lists in parentheses (`storage state
+    /// (cookies, local storage)`): each item's words, normalised.
+    listed: Vec<Vec<String>>,
+}
+
+impl Words {
+    pub(super) fn of(tool: &ToolText) -> Words {
+        let prose = |text: &Option<String>| {
+            text.as_deref()
+                .map(|text| split(text).into_iter().map(|w| normalise(&w)).collect())
+                .unwrap_or_default()
+        };
+        let raw = split(&tool.name);
+        let name: Vec<String> = raw.iter().map(|w| normalise(w)).collect();
+        let plural = raw
+            .iter()
+            .zip(&name)
+            .map(|(raw, one)| raw != one && raw.ends_with('s') && !one.contains('-'))
+            .collect();
+        let listed = tool
+            .description
+            .as_deref()
+            .map(|text| listed_in_parentheses(&first_sentence(text)))
+            .unwrap_or_default();
+        Words {
+            name,
+            plural,
+            listed,
+            title: prose(&tool.title),
+            // The first sentence says what the tool does; the rest is
+            // usage notes that name every subject under the sun.
+            description: prose(&tool.description.as_deref().map(first_sentence)),
+            params: tool
+                .params
+                .iter()
+                .flat_map(|p| split(p))
+                .map(|w| normalise(&w))
+                .collect(),
+        }
+    }
+
+    /// The subjects the name names, in order: verbs at its ends, function
+    /// words and the server's own word set aside, compounds joined. A
+    /// name with none borrows its title's, then its description's nouns.
+    pub(super) fn units(
+        &self,
+        shared: &BTreeSet<String>,
+        prose_shared: &BTreeSet<String>,
+        compounds: &BTreeSet<(String, String)>,
+        nouns: &BTreeSet<String>,
+    ) -> (Vec<String>, Source) {
+        let from_name = nouns_of_name(&self.name, shared, compounds, nouns);
+        if !from_name.is_empty() {
+            return (from_name, Source::Name);
+        }
+        for (prose, source) in [
+            (&self.title, Source::Title),
+            (&self.description, Source::Description),
+        ] {
+            let nouns = nouns_of_prose(prose, prose_shared, compounds);
+            if !nouns.is_empty() {
+                return (nouns, source);
+            }
+        }
+        (Vec::new(), Source::Name)
+    }
+
+    /// Pairs of nouns the first sentence joins with `and` or `or` (`files
+    /// and directories`): things of one kind.
+    pub(super) fn coordinated(
+        &self,
+        compounds: &BTreeSet<(String, String)>,
+    ) -> BTreeSet<(String, String)> {
+        join_compounds(&self.description, compounds)
+            .windows(3)
+            .filter(|w| {
+                (w[1] == "and" || w[1] == "or")
+                    && [&w[0], &w[2]].iter().all(|x| is_noun(x) && !is_verb(x))
+                    && w[0] != w[2]
+            })
+            .flat_map(|w| [(w[0].clone(), w[2].clone()), (w[2].clone(), w[0].clone())])
+            .collect()
+    }
+
+    /// The subjects the first sentence lists in parentheses, each as one
+    /// word (`local storage` → localstorage) and as its last.
+    pub(super) fn listed(&self) -> BTreeSet<String> {
+        self.listed
+            .iter()
+            .flat_map(|item| [item.concat(), item.last().cloned().unwrap_or_default()])
+            .filter(|w| is_noun(w))
+            .collect()
+    }
+
+    /// The verb the name starts with, past the server's words, unless
+    /// it is a noun here (`searches`).
+    pub(super) fn lead_verb(
+        &self,
+        shared: &BTreeSet<String>,
+        nouns: &BTreeSet<String>,
+    ) -> Option<String> {
+        self.lead(shared)
+            .filter(|w| is_verb(w) && !nouns.contains(*w))
+            .map(str::to_string)
+    }
+
+    /// The first word of the name that is not the server's.
+    pub(super) fn lead(&self, shared: &BTreeSet<String>) -> Option<&str> {
+        self.name
+            .iter()
+            .find(|w| !shared.contains(*w))
+            .map(String::as_str)
+    }
+
+    /// Where the tool's description says it works: the last noun of
+    /// each phrase after `in`, `to`, `from` and the like (`Lists all
+    /// migrations in the database` → database).
+    pub(super) fn places(&self, compounds: &BTreeSet<(String, String)>) -> BTreeSet<String> {
+        const PLACES: &[&str] = &["from", "in", "inside", "into", "on", "onto", "to", "within"];
+        let words = join_compounds(&self.description, compounds);
+        let mut places = BTreeSet::new();
+        for (i, word) in words.iter().enumerate() {
+            if !PLACES.contains(&word.as_str()) {
+                continue;
+            }
+            let phrase = words[i + 1..]
+                .iter()
+                .skip_while(|w| is_function_word(w))
+                .take_while(|w| is_noun(w) && !is_verb(w));
+            if let Some(last) = phrase.last() {
+                places.insert(last.clone());
+            }
+        }
+        places
+    }
+
+    /// Every subject the tool's texts name (name, title, description,
+    /// parameters), for telling which group a tool belongs near.
+    pub(super) fn text_units(&self, compounds: &BTreeSet<(String, String)>) -> BTreeSet<String> {
+        [&self.name, &self.title, &self.description, &self.params]
+            .into_iter()
+            .flat_map(|words| join_compounds(words, compounds))
+            .filter(|w| is_noun(w) && !is_verb(w))
+            .collect()
+    }
+}
+
+/// The items of each parenthesis in `sentence`, split at commas, `and`
+/// and `or`: a list of the kinds or parts of what stands before it.
+fn listed_in_parentheses(sentence: &str) -> Vec<Vec<String>> {
+    let mut items = Vec::new();
+    let mut rest = sentence;
+    while let Some(open) = rest.find('(') {
+        let Some(close) = rest[open..].find(')') else {
+            break;
+        };
+        let inner = &rest[open + 1..open + close];
+        for part in inner.split(',') {
+            let words: Vec<String> = split(part).iter().map(|w| normalise(w)).collect();
+            for item in words.split(|w| w == "and" || w == "or") {
+                if !item.is_empty() && item.len() <= 3 {
+                    items.push(item.to_vec());
+                }
+            }
+        }
+        rest = &rest[open + close..];
+    }
+    items
+}
+
+/// Words that start most of the server's tool names (`browser_`,
+/// `kubectl_`): the server's own name, not a subject.
+pub(super) fn name_words(words: &[Words]) -> BTreeSet<String> {
+    most(words, |tool| tool.name.first().into_iter().collect())
+}
+
+/// Words that stand in most of the server's descriptions (`Kubernetes`,
+/// `GitHub`): not a subject when a name borrows its description's nouns.
+pub(super) fn prose_words(words: &[Words]) -> BTreeSet<String> {
+    most(words, |tool| tool.description.iter().collect())
+}
+
+/// The words, not verbs, that `pick` finds in more than half the tools.
+pub(super) fn most(
+    words: &[Words],
+    pick: impl Fn(&Words) -> BTreeSet<&String>,
+) -> BTreeSet<String> {
+    let mut count: BTreeMap<&String, usize> = BTreeMap::new();
+    for tool in words {
+        for word in pick(tool) {
+            *count.entry(word).or_default() += 1;
+        }
+    }
+    count
+        .into_iter()
+        .filter(|(word, n)| *n * 2 > words.len() && !is_verb(word))
+        .map(|(word, _)| word.clone())
+        .collect()
+}
+
+/// Verbs some tool name writes in the plural (`list_searches`): nouns
+/// in this server's names, so `start_search` is about a search.
+pub(super) fn plural_verbs(words: &[Words]) -> BTreeSet<String> {
+    words
+        .iter()
+        .flat_map(|tool| tool.name.iter().zip(&tool.plural))
+        .filter(|(word, plural)| **plural && is_verb(word))
+        .map(|(word, _)| word.clone())
+        .collect()
+}
+
+/// Pairs of words in tool names of which the first is a noun that never
+/// stands without the second (`pull request`, `helm chart`, `port
+/// forward`), twice or more: one subject each.
+pub(super) fn compounds(words: &[Words], shared: &BTreeSet<String>) -> BTreeSet<(String, String)> {
+    let mut pairs: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut uses: BTreeMap<&str, usize> = BTreeMap::new();
+    for tool in words {
+        for (i, word) in tool.name.iter().enumerate() {
+            if !is_noun(word) || is_verb(word) || shared.contains(word) {
+                continue;
+            }
+            *uses.entry(word).or_default() += 1;
+            if let Some(next) = tool.name.get(i + 1)
+                && is_noun(next)
+                && !shared.contains(next)
+            {
+                *pairs.entry((word, next)).or_default() += 1;
+            }
+        }
+    }
+    pairs
+        .into_iter()
+        .filter(|((first, _), n)| *n >= 2 && uses[first] == *n)
+        .map(|((first, second), _)| (first.to_string(), second.to_string()))
+        .collect()
+}
+
+/// `words` with each compound pair made one word (`pull-request`).
+pub(super) fn join_compounds(
+    words: &[String],
+    compounds: &BTreeSet<(String, String)>,
+) -> Vec<String> {
+    let mut joined = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        if let Some(next) = words.get(i + 1)
+            && compounds.contains(&(words[i].clone(), next.clone()))
+        {
+            joined.push(format!("{}-{next}", words[i]));
+            i += 2;
+        } else {
+            joined.push(words[i].clone());
+            i += 1;
+        }
+    }
+    joined
+}
+
+/// The subjects a name names: its words with compounds joined, without
+/// the verbs at its start and end, function words and server words.
+pub(super) fn nouns_of_name(
+    name: &[String],
+    shared: &BTreeSet<String>,
+    compounds: &BTreeSet<(String, String)>,
+    nouns: &BTreeSet<String>,
+) -> Vec<String> {
+    let words: Vec<String> = join_compounds(name, compounds)
+        .into_iter()
+        .filter(|w| !shared.contains(w))
+        .collect();
+    let aside = |w: &String| (is_verb(w) && !nouns.contains(w)) || is_function_word(w);
+    let mut start = 0;
+    let mut end = words.len();
+    // `create_or_update_file`: every verb and joining word at the start.
+    while start < end && aside(&words[start]) {
+        start += 1;
+    }
+    while end > start && aside(&words[end - 1]) {
+        end -= 1;
+    }
+    words[start..end]
+        .iter()
+        .filter(|w| is_noun(w))
+        .cloned()
+        .collect()
+}
+
+/// The subjects of a title or a sentence: its nouns, verbs anywhere set
+/// aside (prose puts them in the middle too).
+pub(super) fn nouns_of_prose(
+    prose: &[String],
+    shared: &BTreeSet<String>,
+    compounds: &BTreeSet<(String, String)>,
+) -> Vec<String> {
+    join_compounds(prose, compounds)
+        .into_iter()
+        .filter(|w| is_noun(w) && !is_verb(w) && !shared.contains(w))
+        .collect()
+}
+
+/// The subjects some tool name writes in the plural (`list_issues`,
+/// `browser_tabs`, `list_pull_requests`): their groups are named in the
+/// plural; others (`performance`, `network`) stay as they are.
+pub(super) fn plural_units(
+    words: &[Words],
+    compounds: &BTreeSet<(String, String)>,
+) -> BTreeSet<String> {
+    let mut plural = BTreeSet::new();
+    for tool in words {
+        for (i, word) in tool.name.iter().enumerate() {
+            if !tool.plural[i] {
+                continue;
+            }
+            match i.checked_sub(1).map(|before| &tool.name[before]) {
+                Some(before) if compounds.contains(&(before.clone(), word.clone())) => {
+                    plural.insert(format!("{before}-{word}"));
+                }
+                _ => {
+                    plural.insert(word.clone());
+                }
+            }
+        }
+    }
+    plural
+}
+
+/// A group's name: its subject, in the plural where tool names use one.
+pub(super) fn group_name(subject: &str, plural: &BTreeSet<String>) -> String {
+    if !plural.contains(subject) {
+        return subject.to_string();
+    }
+    let (stem, last) = match subject.rsplit_once('-') {
+        Some((stem, last)) => (format!("{stem}-"), last),
+        None => (String::new(), subject),
+    };
+    let many = if let Some(base) = last.strip_suffix('y')
+        && !base.ends_with(['a', 'e', 'o', 'u'])
+    {
+        format!("{base}ies")
+    } else if last.ends_with(['s', 'x', 'z']) || last.ends_with("ch") || last.ends_with("sh") {
+        format!("{last}es")
+    } else {
+        format!("{last}s")
+    };
+    format!("{stem}{many}")
+}

@@ -1,0 +1,168 @@
+//! How the proxy reads what a tool says of itself: the words of a name,
+//! the sentences of a description, phrases found on word boundaries
+//! ("all" is not in "install"), and the short quotes that explanations
+//! show ("its description (\"Permanently deletes ...\")").
+
+/// The words of a name, lowercase: `snake_case`, `kebab-case`, dotted,
+/// `camelCase` and `PascalCase` alike (`getFileContents` → get, file,
+/// contents). A run of capitals stays one word (`HTTPRequest`).
+pub fn name_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut previous: Option<char> = None;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            flush(&mut word, &mut words);
+        } else {
+            // A capital after a small letter starts a word: `getFile`.
+            if c.is_uppercase() && previous.is_some_and(char::is_lowercase) {
+                flush(&mut word, &mut words);
+            }
+            word.extend(c.to_lowercase());
+        }
+        previous = Some(c);
+    }
+    flush(&mut word, &mut words);
+    words
+}
+
+fn flush(word: &mut String, words: &mut Vec<String>) {
+    if !word.is_empty() {
+        words.push(std::mem::take(word));
+    }
+}
+
+/// The words of prose, lowercase, split at anything but letters and
+/// digits: "Read-only; can't" → read, only, can, t.
+pub fn prose_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The sentences of `text`: cut at a full stop, question or exclamation
+/// mark followed by white space, at a semicolon, and at line breaks.
+pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text.trim();
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let bytes = rest.as_bytes();
+        let end = (0..bytes.len())
+            .find(|&i| {
+                let next_is_space = bytes.get(i + 1).is_none_or(u8::is_ascii_whitespace);
+                matches!(bytes[i], b'\n' | b';')
+                    || (matches!(bytes[i], b'.' | b'?' | b'!') && next_is_space)
+            })
+            .unwrap_or(bytes.len());
+        let sentence = rest[..end].trim();
+        rest = rest.get(end + 1..).unwrap_or("").trim_start();
+        Some(sentence)
+    })
+    .filter(|s| !s.is_empty())
+}
+
+/// The first sentence of `text` (empty for an empty text).
+pub fn first_sentence(text: &str) -> &str {
+    sentences(text).next().unwrap_or("")
+}
+
+/// Whether `words` hold `phrase` (words separated by spaces, as
+/// [`prose_words`] would cut them) as consecutive words.
+pub fn has_phrase(words: &[String], phrase: &str) -> bool {
+    let wanted = prose_words(phrase);
+    !wanted.is_empty() && words.windows(wanted.len()).any(|w| w == wanted.as_slice())
+}
+
+/// The first of `phrases` that `words` hold.
+pub fn find_phrase<'p>(words: &[String], phrases: &[&'p str]) -> Option<&'p str> {
+    phrases.iter().copied().find(|p| has_phrase(words, p))
+}
+
+/// A quote of the first sentence of `text` that holds one of `phrases`.
+pub fn quote_saying(text: &str, phrases: &[&str]) -> Option<String> {
+    sentences(text)
+        .find(|s| find_phrase(&prose_words(s), phrases).is_some())
+        .map(quote)
+}
+
+/// The first words of the first sentence of `text`, enough to recognise
+/// it.
+pub fn quote(text: &str) -> String {
+    const WORDS: usize = 10;
+    let words: Vec<&str> = first_sentence(text).split_whitespace().collect();
+    if words.len() <= WORDS {
+        words.join(" ")
+    } else {
+        format!("{} ...", words[..WORDS].join(" "))
+    }
+}
+
+/// `n` with a comma between thousands: 5,200.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_cut_into_words() {
+        assert_eq!(name_words("getFileContents"), ["get", "file", "contents"]);
+        assert_eq!(name_words("kubectl_get"), ["kubectl", "get"]);
+        assert_eq!(name_words("get-tiny.image"), ["get", "tiny", "image"]);
+        assert_eq!(name_words("HTTPRequest"), ["httprequest"]);
+        assert!(name_words("__").is_empty());
+    }
+
+    #[test]
+    fn sentences_end_at_stops_followed_by_space() {
+        let text = "Read a file (v1.2). Then stop; or not\nNext line!";
+        let all: Vec<&str> = sentences(text).collect();
+        assert_eq!(
+            all,
+            ["Read a file (v1.2)", "Then stop", "or not", "Next line"]
+        );
+        assert_eq!(first_sentence(""), "");
+        assert_eq!(first_sentence("One."), "One");
+    }
+
+    #[test]
+    fn phrases_match_whole_words() {
+        let words = prose_words("Install the chart; it is read-only");
+        assert!(!has_phrase(&words, "all"));
+        assert!(has_phrase(&words, "read-only"));
+        assert!(has_phrase(&words, "read only"));
+        assert_eq!(find_phrase(&words, &["x", "the chart"]), Some("the chart"));
+        assert_eq!(
+            quote_saying(
+                "Makes a file. It cannot be undone, ever.",
+                &["cannot be undone"]
+            ),
+            Some("It cannot be undone, ever".to_string())
+        );
+    }
+
+    #[test]
+    fn quotes_are_short_and_numbers_readable() {
+        assert_eq!(
+            quote("one two three four five six seven eight nine ten eleven. Next"),
+            "one two three four five six seven eight nine ten ..."
+        );
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(5_200), "5,200");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}
