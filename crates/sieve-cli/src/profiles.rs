@@ -123,9 +123,17 @@ impl SetCommand {
                 .map(|pattern| {
                     let section = "tools".to_string();
                     if add {
-                        Edit::AddPattern { section, list, pattern }
+                        Edit::AddPattern {
+                            section,
+                            list,
+                            pattern,
+                        }
                     } else {
-                        Edit::RemovePattern { section, list, pattern }
+                        Edit::RemovePattern {
+                            section,
+                            list,
+                            pattern,
+                        }
                     }
                 })
                 .collect()
