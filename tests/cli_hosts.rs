@@ -10,6 +10,7 @@
 
 use serde_json::{Map, Value, json};
 use sieve_store::hosts::{HostFile, HostKind};
+use sieve_store::import::{is_server_key, server_key};
 use sieve_tests::installed::mcp_sieve;
 use sieve_tests::{Run, files_under};
 use std::collections::BTreeMap;
@@ -266,6 +267,7 @@ fn every_host_routed_at_once_routed_again_and_given_back() {
     }
     let title = |id: &str| before[id]["title"].as_str().unwrap().to_string();
     let routed: Vec<&str> = WITH_FILES.iter().copied().chain(["lmstudio"]).collect();
+    let mut renamed: Vec<String> = Vec::new();
 
     // Route all: a paragraph of sentences for each host that is there.
     let route = machine.run_hosts(&["route", "--all"]);
@@ -305,6 +307,21 @@ fn every_host_routed_at_once_routed_again_and_given_back() {
                 "{title} says why {name} stays: {said:#?}"
             );
         }
+        // A server added under a key other than its name (Continue's
+        // "SQLite") is said, with the key.
+        for line in said.iter().filter_map(|l| l.strip_prefix("  imported ")) {
+            let (name, key) = line.split_once(" as ").expect("`imported NAME as KEY`");
+            let name: String = serde_json::from_str(name).expect("the name quoted");
+            let key = key.split(':').next().unwrap();
+            assert!(expect.moved.contains(&name), "{title}: {line}");
+            let short = server_key(&name);
+            assert!(
+                key == short || key.starts_with(&format!("{short}-")),
+                "{title}: {name} is {key} in config.json: {line}"
+            );
+            assert!(is_server_key(key), "{title}: {line}");
+            renamed.push(name);
+        }
         let wrote = format!("  wrote {}", machine.file(id).display());
         assert!(said.contains(&wrote.as_str()), "{title}: {said:#?}");
         let restart = format!("  restart {title} to connect it");
@@ -331,6 +348,11 @@ fn every_host_routed_at_once_routed_again_and_given_back() {
             .unwrap_or_else(|| panic!("{id}'s profile names no servers: {profile}"));
         assert_eq!(servers.len(), expect.moved.len(), "{id}: {profile}");
     }
+    assert!(
+        renamed.contains(&"SQLite".to_string()),
+        "Continue's \"SQLite\" is said to have a short key: {renamed:?}\n{}",
+        route.stdout
+    );
     for absent in ["windsurf", "kiro"] {
         assert!(!route.stdout.contains(&title(absent)), "{}", route.stdout);
         assert!(!machine.file(absent).exists(), "{absent} got a file");

@@ -47,7 +47,8 @@ fn labels_are_listed_set_on_tools_and_filtered_on() {
         .map(|g| g["group"].as_str().unwrap())
         .collect();
     for group in ["issues", "pull-requests", "repositories"] {
-        assert!(derived.contains(&group), "{group} in {derived:?}");
+        let group = format!("github-mcp-server/{group}");
+        assert!(derived.contains(&group.as_str()), "{group} in {derived:?}");
     }
     assert_eq!(list["builtinConcerns"], true);
 

@@ -120,6 +120,7 @@ fn servers_import_merges_without_losing_anything() {
         "claude.json",
         r#"{"mcpServers": {
             "github": {"command": "other-github-mcp"},
+            "Azure MCP Server": {"command": "npx", "args": ["-y", "@azure/mcp@latest", "server", "start"]},
             "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
             "sieve": {"command": "/usr/local/bin/mcp-sieve", "args": ["serve"]},
             "old": {"type": "sse", "url": "http://localhost:9/sse"}
@@ -130,9 +131,26 @@ fn servers_import_merges_without_losing_anything() {
         .run(&["servers", "import", "claude-desktop", &file, "--json"])
         .json();
     assert_eq!(report["added"], serde_json::json!(["files"]), "{report}");
+    let renamed = |from: &str| {
+        report["renamed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["from"] == from)
+            .unwrap_or_else(|| panic!("{from} not renamed: {report}"))
+            .clone()
+    };
     assert_eq!(
-        report["renamed"][0]["to"], "github-claude-desktop",
-        "{report}"
+        renamed("github"),
+        serde_json::json!({"from": "github", "to": "github-2", "taken": "github",
+            "message": "imported \"github\" as github-2: config.json has a different \"github\""}),
+        "a different server under a key config.json has gets -2"
+    );
+    assert_eq!(
+        renamed("Azure MCP Server"),
+        serde_json::json!({"from": "Azure MCP Server", "to": "azure",
+            "message": "imported \"Azure MCP Server\" as azure"}),
+        "a spaced name gets a short key, and the report says so"
     );
     let skipped: Vec<&str> = report["skipped"]
         .as_array()
@@ -150,8 +168,13 @@ fn servers_import_merges_without_losing_anything() {
         "the existing entry is untouched"
     );
     assert_eq!(
-        config["mcpServers"]["github-claude-desktop"]["command"],
+        config["mcpServers"]["github-2"]["command"],
         "other-github-mcp"
+    );
+    assert_eq!(config["mcpServers"]["azure"]["command"], "npx");
+    assert!(
+        config["mcpServers"].get("Azure MCP Server").is_none(),
+        "{config}"
     );
     assert!(home.path().join("config.json.bak").exists());
     // Importing again adds nothing.
@@ -159,6 +182,22 @@ fn servers_import_merges_without_losing_anything() {
         .run(&["servers", "import", "claude-desktop", &file, "--json"])
         .json();
     assert_eq!(again["added"], serde_json::json!([]), "{again}");
+    assert_eq!(again["renamed"], serde_json::json!([]), "{again}");
+    // For people: one line per server, the new key named.
+    let fresh = self::home();
+    fresh.write(
+        "config.json",
+        r#"{"mcpServers": {"azure": {"command": "my-azure"}}}"#,
+    );
+    let said = fresh.run(&["servers", "import", "claude-desktop", &file]);
+    assert!(said.ok, "{}", said.stderr);
+    for line in [
+        "imported \"Azure MCP Server\" as azure-2: config.json has a different \"azure\"\n",
+        "added \"github\"\n",
+        "added \"files\"\n",
+    ] {
+        assert!(said.stdout.contains(line), "{line:?} in {}", said.stdout);
+    }
     let missing = home.run(&["servers", "import", "cursor", "/nonexistent/mcp.json"]);
     assert!(!missing.ok);
     assert!(
@@ -197,12 +236,32 @@ fn set_changes_a_profile_as_the_app_does() {
         assert!(set.stdout.contains("written"), "{}", set.stdout);
     }
     let shown = home.run(&["profiles", "show", "work", "--json"]).json();
-    assert_eq!(shown["groups"]["none"], serde_json::json!(["billing", "files"]), "{shown}");
-    assert_eq!(shown["tags"]["none"], serde_json::json!(["destructive"]), "{shown}");
-    assert_eq!(shown["tags"]["all"], serde_json::json!(["stable"]), "{shown}");
+    assert_eq!(
+        shown["groups"]["none"],
+        serde_json::json!(["billing", "files"]),
+        "{shown}"
+    );
+    assert_eq!(
+        shown["tags"]["none"],
+        serde_json::json!(["destructive"]),
+        "{shown}"
+    );
+    assert_eq!(
+        shown["tags"]["all"],
+        serde_json::json!(["stable"]),
+        "{shown}"
+    );
     assert_eq!(shown["concerns"]["security"], "medium", "{shown}");
-    assert_eq!(shown["tools"]["deny"], serde_json::json!(["*_delete_*"]), "{shown}");
-    assert_eq!(shown["tools"]["allow"], serde_json::json!(["demo__*"]), "{shown}");
+    assert_eq!(
+        shown["tools"]["deny"],
+        serde_json::json!(["*_delete_*"]),
+        "{shown}"
+    );
+    assert_eq!(
+        shown["tools"]["allow"],
+        serde_json::json!(["demo__*"]),
+        "{shown}"
+    );
     assert_eq!(shown["disclosure"], "search", "{shown}");
 
     // Undone as it was done.
@@ -218,9 +277,18 @@ fn set_changes_a_profile_as_the_app_does() {
         assert!(home.run(&all).ok, "{args:?}");
     }
     let shown = home.run(&["profiles", "show", "work", "--json"]).json();
-    assert_eq!(shown["groups"]["none"], serde_json::json!(["files"]), "{shown}");
+    assert_eq!(
+        shown["groups"]["none"],
+        serde_json::json!(["files"]),
+        "{shown}"
+    );
     assert!(shown["concerns"].get("security").is_none(), "{shown}");
-    assert!(shown.pointer("/tags/all").is_none_or(|all| all == &serde_json::json!([])), "{shown}");
+    assert!(
+        shown
+            .pointer("/tags/all")
+            .is_none_or(|all| all == &serde_json::json!([])),
+        "{shown}"
+    );
 
     // Refused, named, and nothing written.
     let before = home.read("profiles/work.json");

@@ -43,15 +43,43 @@ fn default_profile_shows_all_tools_with_labels() {
     );
     // Its server group, and the group of its subject, derived from its
     // name and text (DESIGN §3): the server sends no categories.
+    // The derived group is the server's own: `SERVER/GROUP`.
     assert_eq!(
         get_me["groups"],
-        serde_json::json!(["server:github-mcp-server", "users"])
+        serde_json::json!(["github-mcp-server/users", "server:github-mcp-server"])
     );
-    assert_eq!(get_me["derivedGroups"], serde_json::json!(["users"]));
+    assert_eq!(
+        get_me["derivedGroups"],
+        serde_json::json!(["github-mcp-server/users"])
+    );
+    assert!(
+        get_me["groupReasons"]["github-mcp-server/users"]
+            .as_str()
+            .is_some_and(|why| why.contains("user")),
+        "the group says why: {get_me}"
+    );
     assert_eq!(
         get_me["concerns"],
-        serde_json::json!({"security": "high"}),
-        "read-only: the built-in security concern's strictest level"
+        serde_json::json!({"cost": "minimal", "security": "high"}),
+        "read-only: the built-in security concern's strictest level; nothing in its definition costs"
+    );
+    let reasons = &get_me["concernReasons"];
+    assert!(
+        reasons["security"]
+            .as_str()
+            .is_some_and(|r| r.contains("read-only")),
+        "{get_me}"
+    );
+    assert!(
+        reasons["cost"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("cost minimal")),
+        "{get_me}"
+    );
+    assert_eq!(
+        get_me["derivedConcerns"],
+        serde_json::json!(["cost"]),
+        "{get_me}"
     );
     assert_eq!(get_me["visible"], true);
     assert_eq!(get_me["hiddenBy"], serde_json::json!([]));

@@ -124,13 +124,24 @@ async fn every_filter_kind_of_the_profile() {
                 n.starts_with("demo__list_") || n.starts_with("demo__get_")
             }),
         ),
+        // A bare name (as profiles were written before groups belonged to
+        // their server) is that group in any server: `demo/billing`.
         (
             r#"{"groups": ["billing"]}"#,
             Box::new(|t| {
                 meta(t, "groups")
                     .as_array()
                     .unwrap()
-                    .contains(&json!("billing"))
+                    .contains(&json!("demo/billing"))
+            }),
+        ),
+        (
+            r#"{"groups": {"none": ["demo/billing"]}}"#,
+            Box::new(|t| {
+                !meta(t, "groups")
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("demo/billing"))
             }),
         ),
         (
@@ -554,12 +565,12 @@ async fn groups_tags_and_concerns_methods() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|g| g["name"] == "billing")
+        .find(|g| g["name"] == "demo/billing")
         .cloned();
     assert_eq!(
         billing,
-        Some(json!({"name": "billing", "count": 8})),
-        "{groups}"
+        Some(json!({"name": "demo/billing", "count": 8, "server": "demo"})),
+        "a server's group says whose it is: {groups}"
     );
     let tags = host.request("tags/list", json!({})).await;
     let destructive = tags["result"]["tags"]

@@ -800,10 +800,7 @@ async fn the_audit_names_the_host_on_every_path() {
     let body = streamed.text().await.expect("the stream reads");
     assert!(body.contains(r#""id":6,"result""#), "{body}");
 
-    let listed = host
-        .home
-        .run(&["audit", "--json", "--limit", "10"])
-        .json();
+    let listed = host.home.run(&["audit", "--json", "--limit", "10"]).json();
     let who: Vec<&str> = listed["calls"]
         .as_array()
         .expect("audited calls")

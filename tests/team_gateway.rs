@@ -486,15 +486,22 @@ async fn the_command_line_lists_shows_retries_and_cancels_the_team_entries() {
     // The failing task ends; its entry says how, not "nightly is running".
     let deadline = Instant::now() + WAIT;
     let ended = loop {
-        let (_, got) =
-            request(&b.url("/mcp"), &token, "tasks/get", json!({"taskId": failing})).await;
+        let (_, got) = request(
+            &b.url("/mcp"),
+            &token,
+            "tasks/get",
+            json!({"taskId": failing}),
+        )
+        .await;
         if got["result"]["status"] == "failed" {
             break got;
         }
         assert!(Instant::now() < deadline, "the task never failed: {got}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    let message = ended["result"]["statusMessage"].as_str().unwrap_or_default();
+    let message = ended["result"]["statusMessage"]
+        .as_str()
+        .unwrap_or_default();
     assert!(
         message.starts_with("failed") && message.contains("nightly failed"),
         "the status message of a failed task: {ended}"
@@ -532,8 +539,7 @@ async fn the_command_line_lists_shows_retries_and_cancels_the_team_entries() {
     assert!(table.contains(&long), "{table}");
 
     // One entry in full.
-    let shown: Value =
-        serde_json::from_str(&cli(BIN, &url, &["tasks", "show", &failing])).unwrap();
+    let shown: Value = serde_json::from_str(&cli(BIN, &url, &["tasks", "show", &failing])).unwrap();
     assert_eq!(shown["taskId"], failing.as_str(), "{shown}");
     assert_eq!(shown["params"]["name"], "run_job", "{shown}");
 
@@ -580,7 +586,13 @@ fn serve_says_the_team_token_is_in_the_database() {
     let (url, token) = team(&server, "token_message");
     let a = Replica::start(BIN, &url, &token);
     let said = a.proxy.wait_for_stderr("the token is kept in");
-    assert!(said.contains("the team's database at postgres://"), "{said}");
-    assert!(said.contains("mcp-sieve --state URL serve --print-token"), "{said}");
+    assert!(
+        said.contains("the team's database at postgres://"),
+        "{said}"
+    );
+    assert!(
+        said.contains("mcp-sieve --state URL serve --print-token"),
+        "{said}"
+    );
     assert!(!said.contains("http-token"), "no local file: {said}");
 }

@@ -178,7 +178,12 @@ async fn two_people_see_their_own_tools_and_only_their_own_tasks() {
             .as_array()
             .expect("a page of tasks")
             .iter()
-            .map(|t| t["_meta"]["dev.mcp-sieve/owner"].as_str().unwrap_or("-").to_string())
+            .map(|t| {
+                t["_meta"]["dev.mcp-sieve/owner"]
+                    .as_str()
+                    .unwrap_or("-")
+                    .to_string()
+            })
             .collect()
     };
     assert_eq!(owners(&[]).len(), 3, "alice's two entries and bob's");

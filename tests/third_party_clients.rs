@@ -52,7 +52,7 @@ fn check(lines: &[Value], protocol: &str, connection: bool) {
     assert!(
         groups
             .iter()
-            .any(|g| g["name"] == "billing" && g["count"] == 8),
+            .any(|g| g["name"] == "demo/billing" && g["count"] == 8),
         "{}",
         lines[3]
     );

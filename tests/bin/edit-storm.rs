@@ -65,7 +65,8 @@ fn main() -> ExitCode {
                     headers: Default::default(),
                     oauth: None,
                 },
-            ),
+            )
+            .map(drop),
             "secret" => {
                 let vault = Secrets::file(store.home());
                 let key = format!("{prefix}_{i}");

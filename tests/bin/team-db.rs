@@ -13,15 +13,13 @@ fn main() {
     let file = std::env::args()
         .nth(1)
         .expect("usage: team-db CONFIG_FILE (the team's config.json)");
-    let config = std::fs::read_to_string(&file)
-        .unwrap_or_else(|e| panic!("{file} cannot be read: {e}"));
+    let config =
+        std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file} cannot be read: {e}"));
     let server = TestServer::start();
     let url = server.database("team");
     let db = Database::connect(&url).expect("the database takes the schema");
-    db.update_document::<sieve_postgres::DbError>("config.json", &mut |_| {
-        Ok(Some(config.clone()))
-    })
-    .expect("config.json is written");
+    db.update_document::<sieve_postgres::DbError>("config.json", &mut |_| Ok(Some(config.clone())))
+        .expect("config.json is written");
     let mut out = std::io::stdout();
     writeln!(out, "{url}").expect("the address is printed");
     out.flush().expect("the address is printed");

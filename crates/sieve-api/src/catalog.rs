@@ -240,8 +240,21 @@ pub struct PrimitiveRow {
     /// Which of `groups` were derived from the tool's subject (DESIGN §3).
     #[serde(skip_serializing_if = "BTreeSet::is_empty")]
     pub derived_groups: BTreeSet<String>,
+    /// Why the tool is in each of its derived groups, in words.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub group_reasons: BTreeMap<String, String>,
     pub tags: BTreeSet<String>,
+    /// Which of `tags` were derived from what the tool says it does (a
+    /// server that sends no annotations).
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub derived_tags: BTreeSet<String>,
     pub concerns: BTreeMap<String, String>,
+    /// Which of `concerns` the proxy derived (DESIGN §3), and why each
+    /// value is what it is, in words ("cost moderate: ...").
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub derived_concerns: BTreeSet<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub concern_reasons: BTreeMap<String, String>,
     /// A tool's annotations as the upstream sent them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
@@ -422,8 +435,12 @@ impl PrimitiveRow {
             }),
             groups: p.labels.groups.clone(),
             derived_groups: p.labels.derived.clone(),
+            group_reasons: p.labels.group_reasons.clone(),
             tags: p.labels.tags.clone(),
+            derived_tags: p.labels.derived_tags.clone(),
             concerns: p.labels.concerns.clone(),
+            derived_concerns: p.labels.derived_concerns.clone(),
+            concern_reasons: p.labels.reasons.clone(),
             annotations: p.definition.get("annotations").cloned(),
             input_schema: p.definition.get("inputSchema").cloned(),
             tokens: if p.kind == Kind::Tool { p.tokens() } else { 0 },

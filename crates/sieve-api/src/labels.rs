@@ -10,6 +10,7 @@
 
 use super::{ApiError, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
+use sieve_core::labels::{group_matches, server_group, split_group};
 use sieve_core::{Catalog, ConcernDef, Config, Kind, Overlay, Overlays};
 use sieve_store::store::Store;
 use std::collections::{BTreeMap, BTreeSet};
@@ -103,6 +104,18 @@ pub fn apply(config: &mut Config, catalog: &Catalog, edit: &LabelEdit) -> Result
         }
         LabelEdit::MoveToGroup { from, to, tools } => {
             let (from, to) = (label_name("from", from)?, label_name("to", to)?);
+            // Typed bare, a group of the same server is meant where it
+            // has one (`github/issues` → `repositories`: github's).
+            let to = match split_group(&from) {
+                Some((server, _)) if split_group(&to).is_none() => {
+                    let theirs = server_group(server, &to);
+                    let exists = catalog
+                        .of_kind(Kind::Tool)
+                        .any(|p| p.labels.groups.contains(&theirs));
+                    if exists { theirs } else { to }
+                }
+                _ => to,
+            };
             change_tools(config, catalog, tools, |o| {
                 o.groups.retain(|g| *g != from);
                 push_new(&mut o.remove_groups, &from);
@@ -155,7 +168,21 @@ pub fn apply(config: &mut Config, catalog: &Catalog, edit: &LabelEdit) -> Result
             })
         }
         LabelEdit::RenameGroup { from, to } => {
-            let (from, to) = (label_name("from", from)?, label_name("to", to)?);
+            let from = one_group(catalog, "from", &label_name("from", from)?)?;
+            let to = label_name("to", to)?;
+            // A server's group stays in its server: `github/prs`.
+            let to = match (split_group(&from), split_group(&to)) {
+                (Some((server, _)), None) => server_group(server, &to),
+                (Some((server, _)), Some((other, _))) if server != other => {
+                    return Err(ApiError::invalid(
+                        "to",
+                        format!(
+                            "{from} is a group of server {server}, so it stays in it; rename it to {server}/NAME or a plain NAME"
+                        ),
+                    ));
+                }
+                _ => to,
+            };
             if from == to {
                 return Ok(());
             }
@@ -365,6 +392,36 @@ fn label_name(field: &str, name: &str) -> Result<String> {
         return Err(ApiError::invalid(field, format!("give the {field} a name")));
     }
     Ok(name.to_string())
+}
+
+/// The group `name` names among the catalog's: itself when some tool is in
+/// it (or no server has a group of that name: the user's own); for a bare
+/// name one server has, that server's (`issues` → `github/issues`). A bare
+/// name two servers have is refused, naming both.
+fn one_group(catalog: &Catalog, field: &str, name: &str) -> Result<String> {
+    let mut matching = BTreeSet::new();
+    for p in catalog.of_kind(Kind::Tool) {
+        for group in &p.labels.groups {
+            if group == name {
+                return Ok(name.to_string());
+            }
+            if group_matches(group, name) {
+                matching.insert(group.as_str());
+            }
+        }
+    }
+    match matching.len() {
+        0 => Ok(name.to_string()),
+        1 => Ok(matching.into_iter().next().unwrap_or(name).to_string()),
+        _ => Err(ApiError::invalid(
+            field,
+            format!(
+                "{} servers have a group {name:?} ({}); name one as SERVER/GROUP",
+                matching.len(),
+                matching.into_iter().collect::<Vec<_>>().join(", ")
+            ),
+        )),
+    }
 }
 
 fn push_new(list: &mut Vec<String>, item: &str) {
@@ -580,6 +637,70 @@ pub fn set_derive_groups(store: &Store, on: bool) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+    use sieve_core::catalog::{BuildOptions, ServerListing};
+
+    /// Two servers that both send a group `page` (as Notion's and
+    /// Playwright's derived groups are both `page`).
+    fn two_pages() -> Catalog {
+        let tools = |names: &[&str]| {
+            names
+                .iter()
+                .map(|n| json!({"name": n, "groups": ["page"]}))
+                .collect()
+        };
+        let listings = [
+            ServerListing::tools("notion", tools(&["get_page", "update_page"])),
+            ServerListing::tools("playwright", tools(&["page_click", "page_type"])),
+        ];
+        Catalog::build_with(
+            &BuildOptions::new("__"),
+            &Overlays::new(&[]).unwrap(),
+            &listings,
+        )
+    }
+
+    #[test]
+    fn a_bare_group_two_servers_have_is_refused_naming_both() {
+        let catalog = two_pages();
+        let mut config = Config::default();
+        let rename = |from: &str, to: &str| LabelEdit::RenameGroup {
+            from: from.into(),
+            to: to.into(),
+        };
+        let error = apply(&mut config, &catalog, &rename("page", "pages")).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("from"));
+        assert!(
+            error.message.contains("notion/page") && error.message.contains("playwright/page"),
+            "{}",
+            error.message
+        );
+        assert!(config.group_renames.is_empty(), "nothing changed");
+
+        // Named with its server, the new name stays in that server, and
+        // the other server's group is left as it is.
+        apply(
+            &mut config,
+            &catalog,
+            &rename("playwright/page", "browser-page"),
+        )
+        .unwrap();
+        assert_eq!(
+            config.group_renames,
+            [(
+                "playwright/page".to_string(),
+                "playwright/browser-page".to_string()
+            )]
+            .into()
+        );
+        let error = apply(
+            &mut config,
+            &catalog,
+            &rename("notion/page", "playwright/x"),
+        )
+        .unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("to"), "{}", error.message);
+    }
 
     #[test]
     fn a_rule_says_what_its_overlay_adds_and_takes_away() {

@@ -124,6 +124,33 @@ pub struct ProfileView {
     pub tags: BTreeMap<String, TagState>,
     /// Whether hidden primitives are refused when called (default on).
     pub enforce: bool,
+    /// Groups the profile names that no server has now (derived names
+    /// change as derivation improves, and servers go away): each a
+    /// sentence. Empty when the servers were not asked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown_groups: Vec<String>,
+}
+
+/// The groups `profile` names (`groups.any`, `groups.none`) that no
+/// primitive of `catalog` is in, each said as a warning. A bare name
+/// counts as that group in any server.
+pub fn unknown_groups(profile: &Profile, catalog: &sieve_core::Catalog) -> Vec<String> {
+    let named = profile.groups.any.iter().chain(&profile.groups.none);
+    let mut unknown: Vec<String> = named
+        .filter(|group| {
+            !catalog
+                .primitives()
+                .iter()
+                .any(|p| p.labels.in_group(group))
+        })
+        .map(|group| {
+            format!(
+                "groups: no server has a group {group:?} now; derived groups are named anew as derivation improves, so switch the group you mean on the Tools screen or with `mcp-sieve profiles set NAME group on|off SERVER/GROUP`"
+            )
+        })
+        .collect();
+    unknown.dedup();
+    unknown
 }
 
 impl From<Profile> for ProfileView {
@@ -138,6 +165,7 @@ impl From<Profile> for ProfileView {
                 .map(|(tag, state)| (tag.clone(), state))
                 .collect(),
             enforce: document.enforce,
+            unknown_groups: Vec::new(),
             document,
         }
     }
@@ -146,6 +174,13 @@ impl From<Profile> for ProfileView {
 /// [`show`], as a [`ProfileView`].
 pub fn view(store: &Store, name: &str) -> Result<ProfileView> {
     show(store, name).map(ProfileView::from)
+}
+
+/// [`view`], with the groups it names that no server of `catalog` has.
+pub fn view_in(store: &Store, name: &str, catalog: &sieve_core::Catalog) -> Result<ProfileView> {
+    let mut view = view(store, name)?;
+    view.unknown_groups = unknown_groups(&view.document, catalog);
+    Ok(view)
 }
 
 /// The concerns `config.json` declares, for the app's dropdowns.

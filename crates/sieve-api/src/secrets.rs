@@ -275,14 +275,22 @@ pub fn add_server(
             .check()
             .map_err(|why| ApiError::invalid("oauth", why))?;
     }
+    // The key first: the secrets are named after it.
+    let config = store.load_config()?;
     let (name, section, values, oauth) = match &mut server {
-        NewServer::Stdio { name, env, .. } => (name.trim().to_string(), "env", env, None),
+        NewServer::Stdio { name, env, .. } => {
+            *name = super::servers::new_key(&config, name)?;
+            (name.clone(), "env", env, None)
+        }
         NewServer::Http {
             name,
             headers,
             oauth,
             ..
-        } => (name.trim().to_string(), "headers", headers, oauth.as_mut()),
+        } => {
+            *name = super::servers::new_key(&config, name)?;
+            (name.clone(), "headers", headers, oauth.as_mut())
+        }
     };
     let is_plain =
         |value: &String| !value.is_empty() && references(value).is_ok_and(|refs| refs.is_empty());
@@ -303,10 +311,8 @@ pub fn add_server(
     let mut kept = Vec::new();
     if let Some(secrets) = secrets.filter(|_| !plain.is_empty()) {
         // Stored first, then the server is added with references only; a
-        // taken name must not get its secrets overwritten first.
-        if store.load_config()?.mcp_servers.contains_key(&name) {
-            return Err(super::servers::name_taken(&name));
-        }
+        // taken name must not get its secrets overwritten first (`new_key`
+        // above refused one).
         for (section, key, value) in plain.iter_mut() {
             let secret = secret_name(&name, section, key);
             secrets.set(&secret, value)?;

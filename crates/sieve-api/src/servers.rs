@@ -135,7 +135,9 @@ pub enum NewServer {
 }
 
 /// Adds a server to `config.json`; a running proxy starts it live.
-pub fn add(store: &Store, server: NewServer) -> Result<()> {
+/// Returns the key it was added under: the name given when that is a key,
+/// else a short one made from it (see [`new_key`]).
+pub fn add(store: &Store, server: NewServer) -> Result<String> {
     let (name, transport) = match server {
         NewServer::Stdio {
             name,
@@ -186,22 +188,37 @@ pub fn add(store: &Store, server: NewServer) -> Result<()> {
             )
         }
     };
-    let name = name.trim().to_string();
-    if name.is_empty() {
-        return Err(ApiError::invalid("name", "give the server a name"));
-    }
     store.update_config(|config| {
-        if config.mcp_servers.contains_key(&name) {
-            return Err(name_taken(&name));
-        }
+        let key = new_key(config, &name)?;
         let server = ServerConfig {
             transport,
             disabled: false,
             roots: Default::default(),
         };
-        config.mcp_servers.insert(name.clone(), server);
-        Ok(())
+        config.mcp_servers.insert(key.clone(), server);
+        Ok(key)
     })
+}
+
+/// The key in `config` of a new server a person calls `name`, as import
+/// gives one ([`sieve_store::import::server_key`]): a name that is a key
+/// already is kept, and refused when `config` has it; any other name gets
+/// a short key, with `-2`, `-3`, ... when that is taken, so an entry is
+/// never replaced.
+pub(super) fn new_key(config: &Config, name: &str) -> Result<String> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(ApiError::invalid("name", "give the server a name"));
+    }
+    let taken = |key: &str| config.mcp_servers.contains_key(key);
+    let key = sieve_store::import::server_key(name);
+    if key == name {
+        if taken(name) {
+            return Err(name_taken(name));
+        }
+        return Ok(key);
+    }
+    Ok(sieve_core::naming::unique_key(&key, &taken))
 }
 
 /// Removes server `name` from `config.json`.

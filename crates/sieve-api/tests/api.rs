@@ -63,7 +63,7 @@ async fn views_of_a_running_engine() {
     assert_eq!(tokens.tools_before, 40);
     assert_eq!(tokens.before, tokens.after, "nothing hidden, nothing saved");
     assert_eq!(
-        tokens.groups["files"].tools_before, 8,
+        tokens.groups["demo/files"].tools_before, 8,
         "{:?}",
         tokens.groups
     );
@@ -553,6 +553,14 @@ fn servers_are_added_switched_and_removed_in_config_json() {
     .expect("an HTTP server is added");
     let taken = add(json!({"transport": "stdio", "name": "files", "command": "x"})).unwrap_err();
     assert_eq!(taken.code, ErrorCode::Exists);
+    // A name that is no key gets a short one, never an entry's that exists.
+    for (name, key) in [("Azure MCP Server", "azure"), ("Azure MCP", "azure-2")] {
+        let added = add(json!({"transport": "stdio", "name": name, "command": "azmcp"}));
+        assert_eq!(added.expect("added under a short key"), key, "{name}");
+    }
+    for key in ["azure", "azure-2"] {
+        servers::remove(&store, key).expect("removed");
+    }
     let bad_url = add(json!({"transport": "http", "name": "x", "url": "ftp://h"})).unwrap_err();
     assert_eq!(
         (bad_url.code, bad_url.field.as_deref()),

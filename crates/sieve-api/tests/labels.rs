@@ -76,12 +76,12 @@ fn a_derived_group_switched_off_hides_its_tools() {
     let issues = view
         .derived
         .iter()
-        .find(|g| g.group == "issues")
-        .expect("issues is a derived group");
+        .find(|g| g.group == "github/issues")
+        .expect("github/issues is a derived group");
     assert!(issues.tools >= 20, "{} issue tools", issues.tools);
     let before = fx.visible().len();
     fx.profile(ProfileEdit::SetGroup {
-        group: "issues".into(),
+        group: "github/issues".into(),
         on: false,
     });
     let after = fx.visible();
@@ -171,18 +171,27 @@ fn a_whole_server_is_one_glob_and_a_rename_renames_the_switch() {
     assert_eq!(fx.config()["overlays"][0]["match"], "everything__*");
     assert_eq!(fx.config()["overlays"].as_array().unwrap().len(), 1);
 
+    // A bare name one server has is that server's group, and a bare new
+    // name stays in that server.
     fx.label(LabelEdit::RenameGroup {
         from: "issues".into(),
         to: "tickets".into(),
     });
+    assert_eq!(
+        fx.config()["groupRenames"]["github/issues"],
+        "github/tickets"
+    );
     let listed = fx.listed();
     let issue = listed
         .catalog
         .find(Kind::Tool, "github__list_issues")
         .unwrap();
-    assert!(issue.labels.groups.contains("tickets"));
-    assert!(!issue.labels.groups.contains("issues"));
-    assert!(issue.labels.derived.contains("tickets"), "still derived");
+    assert!(issue.labels.groups.contains("github/tickets"));
+    assert!(!issue.labels.groups.contains("github/issues"));
+    assert!(
+        issue.labels.derived.contains("github/tickets"),
+        "still derived"
+    );
 }
 
 #[test]
@@ -199,7 +208,7 @@ fn a_tool_moved_between_groups_leaves_the_old_one() {
         .find(Kind::Tool, "github__list_issues")
         .unwrap();
     assert!(moved.labels.groups.contains("triage"));
-    assert!(!moved.labels.groups.contains("issues"));
+    assert!(!moved.labels.in_group("issues"), "out of github/issues");
     assert!(
         !moved.labels.derived.contains("triage"),
         "the user's, not derived"

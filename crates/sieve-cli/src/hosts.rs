@@ -237,11 +237,7 @@ fn say_routed(out: &mut dyn Write, report: &RouteReport) -> Result<()> {
         }
     }
     for renamed in &report.import.renamed {
-        writeln!(
-            out,
-            "  {:?} is {:?} in config.json: config.json has a different {:?}",
-            renamed.from, renamed.to, renamed.from
-        )?;
+        writeln!(out, "  {}", renamed.message)?;
     }
     for left in &report.left {
         writeln!(out, "  left {:?} in its file: {}", left.name, left.reason)?;

@@ -220,6 +220,15 @@ pub(crate) fn run(store: &Store, command: ProfilesCommand, out: &mut dyn Write) 
             for warning in &profile.warnings {
                 writeln!(out, "warning: {warning}")?;
             }
+            // Groups no server has: only asked of the servers when the
+            // profile names groups at all.
+            let groups = &profile.profile.groups;
+            if !groups.any.is_empty() || !groups.none.is_empty() {
+                let listed = crate::runtime::runtime()?.block_on(api::Listed::live(store))?;
+                for warning in api::profiles::unknown_groups(&profile.profile, &listed.catalog) {
+                    writeln!(out, "warning: {warning}")?;
+                }
+            }
         }
         ProfilesCommand::New { name, from } => {
             api::profiles::create(store, &name, from.as_deref())?;

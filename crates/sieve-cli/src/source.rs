@@ -19,8 +19,9 @@ pub struct SourceArgs {
     /// result) instead of the servers; repeat for several servers.
     #[arg(long = "catalog", value_name = "FILE")]
     pub catalogs: Vec<PathBuf>,
-    /// Server name for a single --catalog (default: the file's stem).
-    #[arg(long, value_name = "NAME", requires = "catalogs")]
+    /// With one --catalog, the server's name (default: the file's stem);
+    /// without --catalog, only this configured server's tools.
+    #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
 }
 
@@ -37,6 +38,19 @@ pub(crate) fn listed(store: &Store, source: &SourceArgs) -> Result<(Listed, Comp
         eprintln!("warning: profile {}: {warning}", profile.name);
     }
     let listed = if source.catalogs.is_empty() {
+        if let Some(server) = &source.server
+            && !config.mcp_servers.contains_key(server)
+        {
+            let names: Vec<&str> = config.mcp_servers.keys().map(String::as_str).collect();
+            anyhow::bail!(
+                "--server: there is no server {server:?} in config.json{}; `mcp-sieve servers list` shows them, or give a file with --catalog",
+                if names.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (there are {})", names.join(", "))
+                }
+            );
+        }
         runtime()?.block_on(Listed::live(store))?
     } else {
         Listed::from_files(store, &source.catalogs, source.server.as_deref())?

@@ -85,7 +85,11 @@ pub(crate) fn run(store: &Store, command: ToolsCommand, out: &mut dyn Write) -> 
 fn list(store: &Store, args: &ToolsArgs, out: &mut dyn Write) -> Result<()> {
     let (listed, profile) = listed(store, &args.source)?;
     let show_hidden = args.hidden || args.explain;
-    let rows = listed.rows(&profile, &[Kind::Tool]);
+    let mut rows = listed.rows(&profile, &[Kind::Tool]);
+    // One live server's tools (a catalog file's are that server's already).
+    if let (Some(server), true) = (&args.source.server, args.source.catalogs.is_empty()) {
+        rows.retain(|r| r.server == *server);
+    }
     let total = rows.len();
     let visible = rows.iter().filter(|r| r.visible).count();
     let shown: Vec<&PrimitiveRow> = rows.iter().filter(|r| show_hidden || r.visible).collect();

@@ -23,7 +23,7 @@
 //! A tool that says nothing readable is taken at the spec's default for a
 //! tool without annotations: it may destroy data.
 
-use crate::wording::{first_sentence, name_words, prose_words, quote, quote_saying};
+use crate::wording::{Prose, first_sentence, name_words, opening, prose_words, quote};
 use serde_json::Value;
 
 /// What a call of the tool does to the world, from the least harm.
@@ -326,7 +326,7 @@ pub fn stated(definition: &Value) -> Stated {
             .unwrap_or(""),
         title => title,
     };
-    let description = text("description");
+    let description = opening(text("description"));
     let mut found = from_name(text("name"))
         .or_else(|| from_prose(title).map(|(s, q)| s.with(Evidence::Title(q))))
         .or_else(|| from_prose(description).map(|(s, q)| s.with(Evidence::Description(q))))
@@ -348,7 +348,8 @@ impl Stated {
     /// What the description adds to the verb that decided.
     fn refine(&mut self, description: &str) {
         let open_ended = self.verb.is_some_and(|v| OPEN_ENDED.contains(&v));
-        let says = |phrases| quote_saying(description, phrases);
+        let prose = Prose::new(description);
+        let says = |phrases| prose.quote_saying(phrases);
         let (effect, quote) = if open_ended && let Some(q) = says(READ_ONLY_SAYINGS) {
             (Effect::Reads, q)
         } else if open_ended && let Some(q) = says(DELETING_WORDS) {

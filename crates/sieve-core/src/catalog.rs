@@ -12,10 +12,10 @@ use crate::action::stated;
 use crate::approvals::{Approvals, Quarantine};
 use crate::config::{COST, ConcernDef, Overlays, builtin_concerns};
 use crate::cost::{Measured, judge};
-use crate::labels::{Labels, META_PREFIX, has_hints};
+use crate::labels::{Labels, META_PREFIX, has_hints, server_group};
 use crate::naming::{HASH_LEN, exposed_name_with_hash, prompt_uri, tool_uri};
 use crate::parse::{ParseError, decode};
-use crate::subjects::{ToolText, derive};
+use crate::subjects::{Derived, ToolText, derive_for};
 use crate::tokenizer::definition_tokens;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -414,21 +414,21 @@ impl BuildOptions {
                 labels
             })
             .collect();
-        self.derive_groups_of(tools, &mut labels);
+        self.derive_groups_of(server, tools, &mut labels);
         labels
     }
 
     /// Gives each tool of a server its derived group (`labels` are the
     /// tools' upstream labels, index for index), unless derivation is off
     /// or the server sends categories of its own.
-    fn derive_groups_of(&self, tools: &[Value], labels: &mut [Labels]) {
+    fn derive_groups_of(&self, server: &str, tools: &[Value], labels: &mut [Labels]) {
         if !self.derive_groups || labels.iter().any(Labels::has_own_groups) {
             return;
         }
         let texts: Vec<ToolText> = tools.iter().map(ToolText::of).collect();
-        for (labels, group) in labels.iter_mut().zip(derive(&texts)) {
-            if let Some(group) = group {
-                labels.derive_group(group);
+        for (labels, derived) in labels.iter_mut().zip(derive_for(server, &texts)) {
+            if let Some(Derived { group, why }) = derived {
+                labels.derive_group(server_group(server, &group), why);
             }
         }
     }

@@ -26,7 +26,7 @@
 
 use crate::action::{Effect, Stated, stated};
 use crate::wording::{
-    find_phrase, first_sentence, name_words, prose_words, quote, quote_saying, thousands,
+    Prose, find_phrase, first_sentence, name_words, opening, prose_words, quote, thousands,
 };
 use serde_json::Value;
 use std::fmt;
@@ -190,6 +190,9 @@ fn seconds(ms: u64) -> String {
 
 /// Verbs that spend money whatever they act on.
 const SPENDING_VERBS: &[&str] = &["purchase", "buy", "pay", "provision", "scale"];
+/// Words in the name of an input that is about money (compared without
+/// `_`, `-` and case, anywhere in the name): `confirm_cost_id`, `maxPrice`.
+const MONEY_INPUTS: &[&str] = &["cost", "price", "budget", "payment"];
 /// Verbs that spend money when what they act on is a paid plan.
 const PLAN_VERBS: &[&str] = &["upgrade", "subscribe", "order"];
 /// What a paid plan is called.
@@ -379,6 +382,8 @@ struct Tool<'a> {
     name: Vec<String>,
     title: &'a str,
     description: &'a str,
+    /// The description, read once for every phrase list.
+    prose: Prose<'a>,
     params: Vec<(String, String)>,
     stated: Stated,
     reads: bool,
@@ -394,7 +399,8 @@ impl<'a> Tool<'a> {
         Tool {
             name: name_words(text("name")),
             title: text("title"),
-            description: text("description"),
+            description: opening(text("description")),
+            prose: Prose::new(opening(text("description"))),
             params: definition
                 .pointer("/inputSchema/properties")
                 .and_then(Value::as_object)
@@ -428,7 +434,16 @@ impl<'a> Tool<'a> {
                 "{resource} says it creates a resource billed while it runs"
             ));
         }
-        let described = |phrases| quote_saying(self.description, phrases);
+        // An input that confirms or caps what a call costs
+        // (`confirm_cost_id`, `max_price`, `budget`): the server asks for
+        // it because the call is paid for.
+        if self.stated.effect != Effect::Reads
+            && !self.reads
+            && let Some(input) = self.param(MONEY_INPUTS, |key, k| key.contains(k))
+        {
+            return Some(format!("its input `{input}` says a call costs money"));
+        }
+        let described = |phrases| self.prose.quote_saying(phrases);
         if let Some(quote) = described(PAID_CALLS) {
             return Some(format!(
                 "its description says a call costs money (\"{quote}\")"
@@ -507,7 +522,9 @@ impl<'a> Tool<'a> {
         if find_phrase(&prose_words(self.title), phrases).is_some() {
             return Some(format!("its title (\"{}\")", quote(self.title)));
         }
-        quote_saying(self.description, phrases).map(|q| format!("its description (\"{q}\")"))
+        self.prose
+            .quote_saying(phrases)
+            .map(|q| format!("its description (\"{q}\")"))
     }
 
     /// The first input whose name, without `_`, `-` and case, `fits` one
@@ -582,6 +599,25 @@ mod tests {
         assert_eq!(
             cost(json!({"name": "create_repository", "description": "Create a new repository"})).0,
             Cost::Minimal
+        );
+        let (value, why) = cost(json!({
+            "name": "create_branch",
+            "description": "Creates a development branch on a project.",
+            "inputSchema": {"type": "object", "properties": {"name": {}, "confirm_cost_id": {}}}
+        }));
+        assert_eq!(value, Cost::High, "the server asks to confirm the cost");
+        assert_eq!(
+            why,
+            "cost high: its input `confirm_cost_id` says a call costs money"
+        );
+        assert_ne!(
+            cost(json!({
+                "name": "get_cost",
+                "inputSchema": {"type": "object", "properties": {"cost_type": {}}}
+            }))
+            .0,
+            Cost::High,
+            "reading a cost spends nothing"
         );
     }
 

@@ -36,6 +36,33 @@ pub const TAG_OPEN_WORLD: &str = "open-world";
 /// Prefix of the implicit per-server group.
 pub const SERVER_GROUP_PREFIX: &str = "server:";
 
+/// Between a server and one of its own groups: `github/issues`. A
+/// server's own and derived groups are written so everywhere, so two
+/// servers' `page` groups stay two groups; groups the user makes with
+/// overlays stay bare and may span servers.
+pub const GROUP_SEPARATOR: char = '/';
+
+/// Group `group` of server `server`, as Sieve writes it.
+pub fn server_group(server: &str, group: &str) -> String {
+    format!("{server}{GROUP_SEPARATOR}{group}")
+}
+
+/// The server of a group written `server/group`, and the group's own name;
+/// `None` for a bare group (the user's, or `server:NAME`).
+pub fn split_group(group: &str) -> Option<(&str, &str)> {
+    group.split_once(GROUP_SEPARATOR)
+}
+
+/// Whether a primitive's group `label` is the group a profile or request
+/// names as `wanted`: the same name, or, for a bare `wanted` (profiles
+/// written before groups belonged to servers, or one name meant for every
+/// server), that group in any server.
+pub fn group_matches(label: &str, wanted: &str) -> bool {
+    label == wanted
+        || (!wanted.contains(GROUP_SEPARATOR)
+            && split_group(label).is_some_and(|(_, own)| own == wanted))
+}
+
 /// Prefix of the `_meta` keys the proxy writes and reads.
 pub const META_PREFIX: &str = "dev.mcp-sieve/";
 
@@ -62,6 +89,9 @@ pub struct Labels {
     /// Why each of `concerns` has its value, in words, by concern name.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub reasons: BTreeMap<String, String>,
+    /// Why the tool is in each of its derived groups, in words, by group.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub group_reasons: BTreeMap<String, String>,
     /// For each of `concerns` that is ordered, its values from the
     /// strictest: a chosen value keeps this primitive when its own value
     /// is that one or listed before it.
@@ -112,6 +142,11 @@ impl Labels {
                 labels.add_names(meta.get(key).and_then(|m| m.get("tags")), Field::Tags);
             }
         }
+        // The server's own groups are its own: `github/issues`.
+        labels.groups = std::mem::take(&mut labels.groups)
+            .into_iter()
+            .map(|group| server_group(server, &group))
+            .collect();
         labels
             .groups
             .insert(format!("{SERVER_GROUP_PREFIX}{server}"));
@@ -199,10 +234,19 @@ impl Labels {
             .any(|g| !g.starts_with(SERVER_GROUP_PREFIX))
     }
 
-    /// Adds a derived group.
-    pub fn derive_group(&mut self, group: String) {
+    /// Whether this primitive is in group `wanted` ([`group_matches`]).
+    pub fn in_group(&self, wanted: &str) -> bool {
+        self.groups.contains(wanted)
+            || (!wanted.contains(GROUP_SEPARATOR)
+                && self.groups.iter().any(|g| group_matches(g, wanted)))
+    }
+
+    /// Adds a derived group (written `server/group`) and why the tool is
+    /// in it.
+    pub fn derive_group(&mut self, group: String, why: String) {
         self.groups.insert(group.clone());
-        self.derived.insert(group);
+        self.derived.insert(group.clone());
+        self.group_reasons.insert(group, why);
     }
 
     /// Sets `security` from a tool's annotations when nothing set it
@@ -271,13 +315,25 @@ impl Labels {
         // What the user set by hand is no longer derived.
         for group in &overlay.groups {
             self.derived.remove(group);
+            self.group_reasons.remove(group);
         }
         for tag in &overlay.tags {
             self.derived_tags.remove(tag);
         }
         for group in &overlay.remove_groups {
-            self.groups.remove(group);
-            self.derived.remove(group);
+            // A bare name, as overlays written before groups belonged to
+            // servers say it, takes the group out in whichever server.
+            let gone: Vec<String> = self
+                .groups
+                .iter()
+                .filter(|g| group_matches(g, group))
+                .cloned()
+                .collect();
+            for g in gone {
+                self.groups.remove(&g);
+                self.derived.remove(&g);
+                self.group_reasons.remove(&g);
+            }
         }
         for tag in &overlay.remove_tags {
             self.tags.remove(tag);
@@ -296,13 +352,13 @@ impl Labels {
         if renames.is_empty() {
             return;
         }
-        let rename = |set: &BTreeSet<String>| -> BTreeSet<String> {
-            set.iter()
-                .map(|g| renames.get(g).cloned().unwrap_or_else(|| g.clone()))
-                .collect()
-        };
-        self.groups = rename(&self.groups);
-        self.derived = rename(&self.derived);
+        let renamed = |g: &String| -> String { renamed_group(g, renames) };
+        self.groups = self.groups.iter().map(renamed).collect();
+        self.derived = self.derived.iter().map(renamed).collect();
+        self.group_reasons = std::mem::take(&mut self.group_reasons)
+            .into_iter()
+            .map(|(g, why)| (renamed(&g), why))
+            .collect();
     }
 
     fn add_names(&mut self, value: Option<&Value>, field: Field) {
@@ -330,6 +386,28 @@ impl Labels {
 enum Field {
     Groups,
     Tags,
+}
+
+/// What `groupRenames` makes of group `group`: its own entry
+/// (`github/pull-requests` → `github/prs`), else the entry of its bare name
+/// (written before groups belonged to servers: `issues` → `tickets` renames
+/// that group in every server, `github/issues` to `github/tickets`); a new
+/// name without a server stays in the group's server.
+pub fn renamed_group(group: &str, renames: &BTreeMap<String, String>) -> String {
+    if let Some(to) = renames.get(group) {
+        return match (split_group(group), to.contains(GROUP_SEPARATOR)) {
+            (Some((server, _)), false) => server_group(server, to),
+            _ => to.clone(),
+        };
+    }
+    match split_group(group) {
+        Some((server, own)) => match renames.get(own) {
+            Some(to) if to.contains(GROUP_SEPARATOR) => to.clone(),
+            Some(to) => server_group(server, to),
+            None => group.to_string(),
+        },
+        None => group.to_string(),
+    }
 }
 
 /// Whether annotations carry any hint of what a tool does (read-only,
@@ -415,6 +493,29 @@ mod tests {
     }
 
     #[test]
+    fn a_bare_group_name_means_that_group_in_every_server() {
+        assert!(group_matches("github/issues", "issues"));
+        assert!(group_matches("github/issues", "github/issues"));
+        assert!(!group_matches("github/issues", "gitlab/issues"));
+        assert!(!group_matches("server:github", "github"));
+        assert!(group_matches("issues", "issues"), "a user's own group");
+        let renames: BTreeMap<String, String> = [
+            ("issues".to_string(), "tickets".to_string()),
+            ("notion/page".to_string(), "notion/pages".to_string()),
+            ("playwright/page".to_string(), "browser".to_string()),
+        ]
+        .into();
+        assert_eq!(renamed_group("github/issues", &renames), "github/tickets");
+        assert_eq!(renamed_group("notion/page", &renames), "notion/pages");
+        assert_eq!(
+            renamed_group("playwright/page", &renames),
+            "playwright/browser"
+        );
+        assert_eq!(renamed_group("gitlab/page", &renames), "gitlab/page");
+        assert_eq!(renamed_group("issues", &renames), "tickets");
+    }
+
+    #[test]
     fn upstream_fields_meta_and_server_group_merge() {
         let tool = json!({
             "name": "t",
@@ -430,9 +531,10 @@ mod tests {
             }
         });
         let labels = Labels::from_upstream("gh", &tool, true);
+        // The server's own groups are written as its own.
         assert_eq!(
             labels.groups,
-            set(&["extra", "issues", "server:gh", "triage"])
+            set(&["gh/extra", "gh/issues", "gh/triage", "server:gh"])
         );
         assert_eq!(
             labels.tags,

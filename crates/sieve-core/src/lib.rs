@@ -38,8 +38,8 @@
 //!
 //! The modules depend on each other one way, bottom up (a cycle fails
 //! `scripts/check-layers.py`): `parse`, `naming`, `glob`, `tagexpr`,
-//! `secret_ref`, `subjects`, `wording` and `tokenizer` use no other module;
-//! `action` builds on `wording`, and `cost` on both; `config`, `approvals`
+//! `secret_ref`, `wording` and `tokenizer` use no other module;
+//! `subjects` and `action` build on `wording`, and `cost` on those two; `config`, `approvals`
 //! and `tasks` build on the first ones; `labels` and `profile` on `config`
 //! (and `labels` on `action`); `catalog` on those and `cost`; `rules` and
 //! `search` on the catalog; `tokens` on the rules.

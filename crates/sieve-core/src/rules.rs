@@ -112,7 +112,7 @@ impl Constraint {
         let mut report = |rule| hide(Reason { rule, by_request });
         match self {
             Constraint::GroupsAny(groups) => {
-                if groups.is_empty() || groups.iter().any(|g| p.labels.groups.contains(g)) {
+                if groups.is_empty() || groups.iter().any(|g| p.labels.in_group(g)) {
                     true
                 } else {
                     report(Rule::Groups { any_of: groups })
@@ -120,7 +120,7 @@ impl Constraint {
             }
             Constraint::GroupsNone(groups) => {
                 for group in groups {
-                    if p.labels.groups.contains(group) && !report(Rule::GroupForbidden { group }) {
+                    if p.labels.in_group(group) && !report(Rule::GroupForbidden { group }) {
                         return false;
                     }
                 }

@@ -64,6 +64,30 @@ pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
     .filter(|s| !s.is_empty())
 }
 
+/// How much of a description the labels read: what a tool does, it says
+/// first. Past this, a long description (a padded one, a manual pasted in)
+/// only costs time at every listing; 1,500 bytes hold the first ten or
+/// so sentences of any real server's tools.
+pub const READ_AT_MOST: usize = 1_500;
+
+/// The opening of `text` the labels read: all of it when short, else up
+/// to the last sentence end within [`READ_AT_MOST`] bytes (or that many
+/// bytes, cut at a character).
+pub fn opening(text: &str) -> &str {
+    if text.len() <= READ_AT_MOST {
+        return text;
+    }
+    let mut end = READ_AT_MOST;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    match head.rfind(['.', '?', '!', '\n']) {
+        Some(stop) if stop > 0 => &head[..=stop],
+        _ => head,
+    }
+}
+
 /// The first sentence of `text` (empty for an empty text).
 pub fn first_sentence(text: &str) -> &str {
     sentences(text).next().unwrap_or("")
@@ -72,8 +96,24 @@ pub fn first_sentence(text: &str) -> &str {
 /// Whether `words` hold `phrase` (words separated by spaces, as
 /// [`prose_words`] would cut them) as consecutive words.
 pub fn has_phrase(words: &[String], phrase: &str) -> bool {
-    let wanted = prose_words(phrase);
-    !wanted.is_empty() && words.windows(wanted.len()).any(|w| w == wanted.as_slice())
+    // Called for every phrase of every list on every tool of every
+    // server, so nothing is allocated: the phrase's words are compared
+    // where its first word stands (phrases are written in lowercase).
+    let mut parts = phrase
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty());
+    let Some(first) = parts.next() else {
+        return false;
+    };
+    let rest = parts.clone().count();
+    words.len() > rest
+        && (0..words.len() - rest).any(|i| {
+            words[i].eq_ignore_ascii_case(first)
+                && parts
+                    .clone()
+                    .zip(&words[i + 1..])
+                    .all(|(want, word)| word.eq_ignore_ascii_case(want))
+        })
 }
 
 /// The first of `phrases` that `words` hold.
@@ -83,9 +123,44 @@ pub fn find_phrase<'p>(words: &[String], phrases: &[&'p str]) -> Option<&'p str>
 
 /// A quote of the first sentence of `text` that holds one of `phrases`.
 pub fn quote_saying(text: &str, phrases: &[&str]) -> Option<String> {
-    sentences(text)
-        .find(|s| find_phrase(&prose_words(s), phrases).is_some())
-        .map(quote)
+    Prose::new(text).quote_saying(phrases)
+}
+
+/// A text read once for many questions: which of several phrase lists it
+/// says, and where. Long descriptions of thousands of tools are read at
+/// every listing, so the text is cut into words once, and a phrase whose
+/// first word the text never uses is passed over at the cost of a lookup.
+pub struct Prose<'a> {
+    text: &'a str,
+    words: std::collections::HashSet<String>,
+}
+
+impl<'a> Prose<'a> {
+    pub fn new(text: &'a str) -> Prose<'a> {
+        Prose {
+            text,
+            words: prose_words(text).into_iter().collect(),
+        }
+    }
+
+    /// A quote of the first sentence that holds one of `phrases`.
+    pub fn quote_saying(&self, phrases: &[&str]) -> Option<String> {
+        let candidates: Vec<&str> = phrases
+            .iter()
+            .copied()
+            .filter(|p| {
+                p.split(|c: char| !c.is_alphanumeric())
+                    .find(|w| !w.is_empty())
+                    .is_some_and(|first| self.words.contains(&first.to_lowercase()))
+            })
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        sentences(self.text)
+            .find(|s| find_phrase(&prose_words(s), &candidates).is_some())
+            .map(quote)
+    }
 }
 
 /// The first words of the first sentence of `text`, enough to recognise
@@ -152,6 +227,16 @@ mod tests {
             ),
             Some("It cannot be undone, ever".to_string())
         );
+    }
+
+    #[test]
+    fn a_long_text_is_read_to_a_sentence_end_within_the_limit() {
+        let long = "Pads the list. ".repeat(200);
+        let read = opening(&long);
+        assert!(read.len() <= READ_AT_MOST && read.ends_with('.'), "{read}");
+        assert_eq!(opening("Short."), "Short.");
+        let wide = "é".repeat(2_000);
+        assert!(opening(&wide).len() <= READ_AT_MOST);
     }
 
     #[test]

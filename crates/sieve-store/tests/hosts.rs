@@ -14,6 +14,7 @@ use sieve_store::home::Home;
 use sieve_store::hosts::{
     self, HostDirs, HostKind, HostState, Platform, Via, detect, import::parse_host_config,
 };
+use sieve_store::import::server_key;
 use sieve_store::store::Store;
 use std::path::{Path, PathBuf};
 
@@ -225,7 +226,23 @@ fn routing_moves_the_servers_behind_sieve_and_keeps_everything_else() {
             .clone()
             .expect("the profile lists servers");
         listed.sort();
-        assert_eq!(listed, sorted(expect.moved.clone()), "{host}: the profile");
+        // Under their keys: a name that is no key ("SQLite") got a short
+        // one, and the report says so.
+        let keys: Vec<String> = expect.moved.iter().map(|n| server_key(n)).collect();
+        assert_eq!(listed, sorted(keys), "{host}: the profile");
+        for name in expect.moved.iter().filter(|n| server_key(n) != **n) {
+            let renamed = report
+                .import
+                .renamed
+                .iter()
+                .find(|r| r.from == *name)
+                .unwrap_or_else(|| panic!("{host}: {name} is said to be renamed: {report:?}"));
+            assert_eq!(
+                renamed.message,
+                format!("imported {name:?} as {}", server_key(name)),
+                "{host}"
+            );
+        }
         for name in &listed {
             assert!(
                 config.mcp_servers.contains_key(name),

@@ -13,7 +13,7 @@ pub fn profiles_list(state: State<'_, AppState>) -> Result<Vec<ProfileSummary>> 
 
 #[tauri::command]
 pub fn profile_show(state: State<'_, AppState>, name: String) -> Result<ProfileView> {
-    profiles::view(&state.store, &name)
+    profiles::view_in(&state.store, &name, &state.engine.catalog())
 }
 
 #[tauri::command]

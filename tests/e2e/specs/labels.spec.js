@@ -22,9 +22,9 @@ import { App, testId } from '../support/app.js';
 import { everythingServer, githubCatalogServer, Home } from '../support/home.js';
 import { LAUNCH_TIMEOUT, until } from '../support/wait.js';
 
-/** GitHub's tools the proxy puts in `issues` (from their names), a few of them. */
+/** GitHub's tools the proxy puts in `github/issues` (from their names), a few of them. */
 const ISSUE_TOOLS = ['github__list_issues', 'github__issue_write', 'github__add_issue_comment'];
-/** How many of GitHub's tools are in `issues`. */
+/** How many of GitHub's tools are in `github/issues`. */
 const ISSUES = 28;
 /** GitHub's search tools, all read-only: `github__search_*` matches these. */
 const SEARCH_TOOLS = [
@@ -36,8 +36,8 @@ const SEARCH_TOOLS = [
   'github__search_repositories',
   'github__search_users',
 ];
-/** How many of GitHub's tools are in `repositories`. */
-const REPOSITORIES = 14;
+/** How many of GitHub's tools are in `github/repositories`. */
+const REPOSITORIES = 18;
 /** Three tools of three other derived groups (commits, files, code). */
 const EXPENSIVE = ['github__list_commits', 'github__get_file_contents', 'github__search_code'];
 
@@ -77,10 +77,10 @@ describe('Labels', () => {
   });
 
   test('derived groups are switches: issues off hides the issue tools and lowers the meter', async () => {
-    const issues = await tools.groupToggle('issues');
+    const issues = await tools.groupToggle('github/issues');
     assert.equal(await issues.getAttribute('data-derived'), 'true', 'issues is derived');
     assert.equal(
-      await (await tools.groupToggle('pull-requests')).getAttribute('data-derived'),
+      await (await tools.groupToggle('github/pull-requests')).getAttribute('data-derived'),
       'true',
       'pull-requests is derived',
     );
@@ -90,14 +90,14 @@ describe('Labels', () => {
       "a server's own group is not",
     );
 
-    await tools.setGroup('issues', false);
+    await tools.setGroup('github/issues', false);
 
-    await until(() => home.profile()?.groups?.none?.includes('issues'), {
-      what: 'groups.none issues in profiles/default.json',
+    await until(() => home.profile()?.groups?.none?.includes('github/issues'), {
+      what: 'groups.none github/issues in profiles/default.json',
     });
     for (const name of ISSUE_TOOLS) {
       const row = await tools.rowWhen(name, false);
-      assert.match(row, /groups\.none issues/, `${name} says which rule hides it: ${row}`);
+      assert.match(row, /groups\.none github\/issues/, `${name} says which rule hides it: ${row}`);
     }
     assert.doesNotMatch(await tools.rowWhen('github__list_commits', true), /hidden by/, 'a commits tool stays shown');
     const lowered = await shell.meterWhen((m) => m.toolsVisible < full.toolsVisible, 'fewer tools');
@@ -106,7 +106,7 @@ describe('Labels', () => {
     assert.equal(lowered.toolsTotal, full.toolsTotal, 'the total stays');
 
     // Back on, for the tests after this one.
-    await tools.setGroup('issues', true);
+    await tools.setGroup('github/issues', true);
     await shell.meterWhen((m) => m.toolsVisible === full.toolsVisible, 'every tool again');
   });
 
@@ -173,16 +173,17 @@ describe('Labels', () => {
     }
     assert.match(await labels.concernText('cost'), /minimal › moderate › high/, 'the built-in cost, in order');
 
-    await labels.renameGroup('pull-requests', 'reviews');
+    // A bare new name stays in the group's server.
+    await labels.renameGroup('github/pull-requests', 'reviews');
 
-    await until(() => home.config().groupRenames?.['pull-requests'] === 'reviews', {
-      what: 'groupRenames pull-requests → reviews in config.json',
+    await until(() => home.config().groupRenames?.['github/pull-requests'] === 'github/reviews', {
+      what: 'groupRenames github/pull-requests → github/reviews in config.json',
     });
-    await app.find('group-rename-reviews');
+    await app.find('group-rename-github/reviews');
     await shell.open('tools');
-    const renamed = await app.find('group-toggle-reviews');
+    const renamed = await app.find('group-toggle-github/reviews');
     assert.equal(await renamed.getAttribute('data-derived'), 'true', 'the renamed group is still derived');
-    await until(async () => (await app.driver.findElements(testId('group-toggle-pull-requests'))).length === 0, {
+    await until(async () => (await app.driver.findElements(testId('group-toggle-github/pull-requests'))).length === 0, {
       what: 'the pull-requests switch to go',
     });
     const row = await tools.rowWhen('github__merge_pull_request', true);
@@ -272,18 +273,19 @@ describe('Labels', () => {
 
   test('three selected tools moved from one derived group to another: config.json and both switches follow', async () => {
     await shell.open('tools');
-    for (const group of ['issues', 'repositories']) {
+    for (const group of ['github/issues', 'github/repositories']) {
       const toggle = await tools.groupToggle(group);
       assert.equal(await toggle.getAttribute('data-derived'), 'true', `${group} is derived`);
     }
-    await tools.groupCountWhen('issues', (c) => c.total === ISSUES, `to hold ${ISSUES} tools`);
-    await tools.groupCountWhen('repositories', (c) => c.total === REPOSITORIES, `to hold ${REPOSITORIES} tools`);
+    await tools.groupCountWhen('github/issues', (c) => c.total === ISSUES, `to hold ${ISSUES} tools`);
+    await tools.groupCountWhen('github/repositories', (c) => c.total === REPOSITORIES, `to hold ${REPOSITORIES} tools`);
     for (const name of ISSUE_TOOLS) {
       await tools.search(name);
       await labels.select(name);
     }
 
-    await labels.moveToGroup('issues', 'repositories');
+    // Typed bare, the group of the same server is meant.
+    await labels.moveToGroup('github/issues', 'repositories');
 
     const moved = await until(
       () => {
@@ -295,15 +297,15 @@ describe('Labels', () => {
     for (const overlay of moved) {
       assert.deepEqual(
         overlay,
-        { match: overlay.match, groups: ['repositories'], removeGroups: ['issues'] },
-        `${overlay.match} leaves issues for repositories`,
+        { match: overlay.match, groups: ['github/repositories'], removeGroups: ['github/issues'] },
+        `${overlay.match} leaves github/issues for github/repositories`,
       );
     }
     await until(async () => !(await labels.isSelected(ISSUE_TOOLS.at(-1))), { what: 'the selection to clear' });
     await tools.search('');
-    const issues = await tools.groupCountWhen('issues', (c) => c.total === ISSUES - 3, `to hold ${ISSUES - 3} tools`);
+    const issues = await tools.groupCountWhen('github/issues', (c) => c.total === ISSUES - 3, `to hold ${ISSUES - 3} tools`);
     const repositories = await tools.groupCountWhen(
-      'repositories',
+      'github/repositories',
       (c) => c.total === REPOSITORIES + 3,
       `to hold ${REPOSITORIES + 3} tools`,
     );

@@ -77,6 +77,9 @@ describe('Measurements (printed, not asserted)', () => {
     }
   });
 
+  // A server's own group: each of the demo servers has its billing.
+  const BILLING = 'demo00/billing';
+
   test(`group switch → new token meter text with ${TOOLS} tools (${SERVERS} demo servers)`, async () => {
     const servers = {};
     for (let i = 0; i < SERVERS; i += 1) servers[`demo${String(i).padStart(2, '0')}`] = demoServer();
@@ -92,10 +95,10 @@ describe('Measurements (printed, not asserted)', () => {
 
       const timings = [];
       for (const on of [false, true, false, true]) {
-        await until(async () => (await tools.groupToggle('billing')).isEnabled(), {
-          what: 'the billing switch to be enabled',
+        await until(async () => (await tools.groupToggle(BILLING)).isEnabled(), {
+          what: `the ${BILLING} switch to be enabled`,
         });
-        const toggle = await tools.groupToggle('billing');
+        const toggle = await tools.groupToggle(BILLING);
         const meter = await app.find('token-meter');
         const switched = await app.driver.executeAsyncScript(SWITCH_TO_METER, toggle, meter);
         const was = parseMeter(switched.before);
@@ -108,14 +111,14 @@ describe('Measurements (printed, not asserted)', () => {
         );
         timings.push(switched.ms);
         // Settled: the switch shows the file's state before the next one.
-        await until(async () => (await tools.isGroupOn('billing')) === on, {
-          what: `billing to be ${on ? 'on' : 'off'}`,
+        await until(async () => (await tools.isGroupOn(BILLING)) === on, {
+          what: `${BILLING} to be ${on ? 'on' : 'off'}`,
         });
       }
       rows.push([
         `group switch → new meter text, ${TOOLS} tools (median of ${timings.length})`,
         ms(median(timings)),
-        `each: ${timings.map((t) => Math.round(t)).join(', ')} ms (off, on, off, on; ${SERVERS * 8} billing tools)`,
+        `each: ${timings.map((t) => Math.round(t)).join(', ')} ms (off, on, off, on; the 8 tools of ${BILLING})`,
       ]);
       const memory = await memoryAtRest(app.pid);
       rows.push([

@@ -54,17 +54,17 @@ describe('Tools screen', () => {
 
   test('switching group billing off hides its tools, writes groups.none and lowers the meter', async () => {
     assert.equal(full.toolsVisible, full.toolsTotal, `a fresh profile shows everything: ${full.text}`);
-    assert.equal(await tools.isGroupOn('billing'), true, 'billing starts on');
+    assert.equal(await tools.isGroupOn('demo/billing'), true, 'billing starts on');
 
-    await tools.setGroup('billing', false);
+    await tools.setGroup('demo/billing', false);
 
-    const profile = await until(() => home.profile()?.groups?.none?.includes('billing') && home.profile(), {
+    const profile = await until(() => home.profile()?.groups?.none?.includes('demo/billing') && home.profile(), {
       what: 'groups.none billing in profiles/default.json',
     });
-    assert.deepEqual(profile.groups.none, ['billing'], 'only billing is switched off');
+    assert.deepEqual(profile.groups.none, ['demo/billing'], "only the demo's billing is switched off");
     for (const name of BILLING) {
       const row = await tools.rowWhen(name, false);
-      assert.match(row, /groups\.none billing/, `${name} says which rule hides it: ${row}`);
+      assert.match(row, /groups\.none demo\/billing/, `${name} says which rule hides it: ${row}`);
     }
     const row = await tools.rowWhen('demo__list_files', true);
     assert.doesNotMatch(row, /hidden by/, 'a files tool stays shown');

@@ -81,7 +81,9 @@ impl ToolText {
             name: text(definition.get("name")).unwrap_or_default(),
             title: text(definition.get("title"))
                 .or_else(|| text(definition.pointer("/annotations/title"))),
-            description: text(definition.get("description")),
+            // What a tool is about, it says first (`wording::opening`).
+            description: text(definition.get("description"))
+                .map(|d| crate::wording::opening(&d).to_string()),
             params: definition
                 .pointer("/inputSchema/properties")
                 .and_then(serde_json::Value::as_object)
@@ -196,9 +198,10 @@ impl ToolText {
 
 /// One short sentence on why a tool is in `group`, of `size` tools.
 fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size: usize) -> String {
-    let others = match size - 1 {
-        1 => "one other".to_string(),
-        n => format!("{n} others"),
+    // "as are 3 others", "as is one other"; "as do 3 others", "as does one other".
+    let (others, are, does) = match size - 1 {
+        1 => ("one other".to_string(), "is", "does"),
+        n => (format!("{n} others"), "are", "do"),
     };
     let spoken = |subject: &str| subject.replace('-', " ");
     match reason {
@@ -208,19 +211,19 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
             }) =>
         {
             format!(
-                "its name starts with `{}`, as do {others}",
+                "its name starts with `{}`, as {does} {others}",
                 lead.unwrap_or_default()
             )
         }
         Reason::Subject(Source::Name) => {
-            format!("its name is about {}, as are {others}", spoken(subject))
+            format!("its name is about {}, as {are} {others}", spoken(subject))
         }
         Reason::Subject(Source::Title) => {
-            format!("its title is about {}, as are {others}", spoken(subject))
+            format!("its title is about {}, as {are} {others}", spoken(subject))
         }
         Reason::Subject(Source::Description) => {
             format!(
-                "its description is about {}, as are {others}",
+                "its description is about {}, as {are} {others}",
                 spoken(subject)
             )
         }
@@ -235,10 +238,10 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
             spoken(subject)
         ),
         Reason::Activity(own) if own.is_empty() => {
-            format!("its name starts with `{group}`, as do {others}")
+            format!("its name starts with `{group}`, as {does} {others}")
         }
         Reason::Activity(own) => format!(
-            "its name starts with `{group}`, as do {others}, and only they are about {}",
+            "its name starts with `{group}`, as {does} {others}, and only they are about {}",
             spoken(own)
         ),
         Reason::Part(part) => format!(

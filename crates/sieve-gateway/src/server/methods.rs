@@ -131,6 +131,13 @@ impl SieveServer {
             .into_iter()
             .map(|(name, (count, derived))| {
                 let mut item = json!({"name": name, "count": count});
+                // A server's own group (`github/issues`) says whose it is.
+                if let Some((server, _)) = groups
+                    .then(|| sieve_core::labels::split_group(name))
+                    .flatten()
+                {
+                    item["server"] = json!(server);
+                }
                 if derived {
                     item["derived"] = Value::Bool(true);
                 }

@@ -546,7 +546,8 @@ mod tests {
 
     #[test]
     fn a_task_that_ends_without_a_message_says_how_it_ended() {
-        let error = serde_json::json!({"code": -32603, "message": "job failed, as it was asked to"});
+        let error =
+            serde_json::json!({"code": -32603, "message": "job failed, as it was asked to"});
         assert_eq!(
             ended_message(TaskStatus::Failed, Some(&error)),
             "failed: job failed, as it was asked to"

@@ -24,6 +24,7 @@ use super::shape;
 use crate::store::{Store, StoreError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
+use sieve_core::naming::{MAX_SERVER_KEY_LEN, short_server_key, unique_key};
 use sieve_core::{Config, ParseError, ServerConfig, Transport};
 use std::fmt;
 use std::fs;
@@ -77,8 +78,9 @@ pub struct ImportReport {
     pub file: Option<PathBuf>,
     /// Servers added under their own name.
     pub added: Vec<String>,
-    /// Servers added under a new name, because a different server has
-    /// their name already.
+    /// Servers added under another key: a short one for a name that is no
+    /// key ([`server_key`]), or one with `-2`, `-3`, ... because a
+    /// different server has the key already.
     pub renamed: Vec<Renamed>,
     /// Servers not added, each with the reason.
     pub skipped: Vec<Skipped>,
@@ -101,13 +103,68 @@ pub struct PlainValue {
     pub key: String,
 }
 
-/// A server added under a new name.
+/// A server added under a key other than its name in the host file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Renamed {
-    /// Its name in the host file (and of the different server in config.json).
+    /// Its name in the host file.
     pub from: String,
-    /// Its name in config.json.
+    /// Its key in config.json.
     pub to: String,
+    /// The key it would have had ([`server_key`] of `from`), when a
+    /// different server in config.json has it already; `to` is then that
+    /// key with `-2`, `-3`, ... added.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taken: Option<String>,
+    /// What happened, as a sentence: `imported "Azure MCP Server" as azure`.
+    pub message: String,
+}
+
+impl Renamed {
+    fn new(from: String, wanted: String, to: String) -> Renamed {
+        let taken = (wanted != to).then_some(wanted);
+        let mut message = format!("imported {from:?} as {to}");
+        if let Some(taken) = &taken {
+            message.push_str(&format!(": config.json has a different {taken:?}"));
+        }
+        Renamed {
+            from,
+            to,
+            taken,
+            message,
+        }
+    }
+}
+
+/// The key a server that a host (or a person) calls `name` gets in
+/// config.json: `name` itself when it is a key already, else
+/// [`short_server_key`] of it. "Azure MCP Server" becomes `azure`,
+/// "@modelcontextprotocol/server-github" `github`,
+/// "io.github.upstash/context7" `context7`, "GitHub" `github`; `github`,
+/// `everything`, `my-server`, `mcp-server-git` and `my_files` stay as they
+/// are.
+///
+/// A key is 1 to [`MAX_SERVER_KEY_LEN`] lowercase ASCII letters, digits,
+/// `-` and `_`, starting with a letter or a digit, without `__` (which
+/// would make exposed names `<server>__<name>` ambiguous). A name that is
+/// one was chosen by a person and reads well, so it is kept even where
+/// [`short_server_key`] would drop words from it (`my-server` would become
+/// `my`).
+pub fn server_key(name: &str) -> String {
+    if is_server_key(name) {
+        name.to_string()
+    } else {
+        short_server_key(name)
+    }
+}
+
+/// Whether `name` is a key as [`server_key`] keeps it.
+pub fn is_server_key(name: &str) -> bool {
+    let lower_word = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    name.len() <= MAX_SERVER_KEY_LEN
+        && name.starts_with(lower_word)
+        && name.chars().all(|c| lower_word(c) || c == '-' || c == '_')
+        && !name.contains("__")
 }
 
 /// A server not added.
@@ -197,11 +254,8 @@ impl fmt::Display for ImportReport {
         for name in &self.added {
             writeln!(f, "added {name:?}")?;
         }
-        for Renamed { from, to } in &self.renamed {
-            writeln!(
-                f,
-                "added {from:?} as {to:?}: config.json has a different {from:?}"
-            )?;
+        for renamed in &self.renamed {
+            writeln!(f, "{}", renamed.message)?;
         }
         for skipped in &self.skipped {
             writeln!(f, "skipped {:?}: {}", skipped.name, skipped.message)?;
@@ -422,12 +476,14 @@ fn find_variable(value: &Value) -> Option<String> {
 /// * one that starts the same way as a server config.json has, under any
 ///   name, is skipped as already present: importing twice changes nothing,
 ///   and a server the user renamed or disabled is not added a second time;
-/// * otherwise it is added under its own name, or, when config.json has a
-///   different server by that name, under `<name>-<host>` (then
-///   `<name>-<host>-2`, ...). Adding under a new name, rather than
-///   refusing, imports everything in one go; the report lists each rename
-///   so the user can tidy up, and both servers' tools stay apart because
-///   exposed names carry the server name.
+/// * otherwise it is added under its key ([`server_key`]: its own name
+///   when that is a key, else a short one a person reads), or, when
+///   config.json has a different server under that key, under the key with
+///   `-2` (then `-3`, ...). Adding under a new key, rather than refusing,
+///   imports everything in one go; the report lists each server added
+///   under a key other than its name, so the person knows what to call it,
+///   and both servers' tools stay apart because exposed names carry the
+///   key.
 pub fn merge(config: &mut Config, imported: Vec<HostEntry>, source: HostKind) -> ImportReport {
     let mut report = ImportReport::new(source);
     for HostEntry { name, server } in imported {
@@ -447,12 +503,13 @@ pub fn merge(config: &mut Config, imported: Vec<HostEntry>, source: HostKind) ->
                 .push(Skipped::new(name, SkipReason::SelfReference));
             continue;
         }
-        if let Some(existing) = same_server(config, &name, &server) {
+        let wanted = server_key(&name);
+        if let Some(existing) = same_server(config, &wanted, &server) {
             let reason = SkipReason::AlreadyPresent { existing };
             report.skipped.push(Skipped::new(name, reason));
             continue;
         }
-        let target = free_name(config, &name, source);
+        let target = unique_key(&wanted, &|key| config.mcp_servers.contains_key(key));
         let (section, values) = match &server.transport {
             Transport::Stdio { env, .. } => ("env", env),
             Transport::Http { headers, .. } => ("headers", headers),
@@ -472,10 +529,7 @@ pub fn merge(config: &mut Config, imported: Vec<HostEntry>, source: HostKind) ->
         if target == name {
             report.added.push(name);
         } else {
-            report.renamed.push(Renamed {
-                from: name,
-                to: target,
-            });
+            report.renamed.push(Renamed::new(name, wanted, target));
         }
     }
     report
@@ -543,17 +597,6 @@ fn starts_alike(existing: &Transport, imported: &Transport) -> bool {
         ) => url == url2 && oauth == oauth2 && values_alike(headers, headers2),
         _ => false,
     }
-}
-
-fn free_name(config: &Config, name: &str, source: HostKind) -> String {
-    if !config.mcp_servers.contains_key(name) {
-        return name.to_string();
-    }
-    let base = format!("{name}-{source}");
-    std::iter::once(base.clone())
-        .chain((2..).map(|n| format!("{base}-{n}")))
-        .find(|candidate| !config.mcp_servers.contains_key(candidate))
-        .expect("an unbounded sequence of names has a free one")
 }
 
 /// Whether the server is MCP Sieve's own proxy (`mcp-sieve ... serve`,
@@ -895,7 +938,7 @@ mod tests {
         config.mcp_servers.insert("files".into(), mine.clone());
         config
             .mcp_servers
-            .insert("files-cursor".into(), stdio("other", &[]));
+            .insert("files-2".into(), stdio("other", &[]));
         let theirs = stdio("npx", &["-y", "@modelcontextprotocol/server-filesystem"]);
         let report = merge(
             &mut config,
@@ -906,19 +949,137 @@ mod tests {
             report.renamed,
             [Renamed {
                 from: "files".into(),
-                to: "files-cursor-2".into()
+                to: "files-3".into(),
+                taken: Some("files".into()),
+                message: "imported \"files\" as files-3: config.json has a different \"files\""
+                    .into(),
             }]
         );
         assert_eq!(config.mcp_servers["files"], mine, "never overwritten");
-        assert_eq!(config.mcp_servers["files-cursor-2"], theirs);
+        assert_eq!(config.mcp_servers["files-3"], theirs);
 
         let again = merge(&mut config, vec![entry("files", theirs)], HostKind::Cursor);
         assert_eq!(
             again.skipped[0].reason,
             SkipReason::AlreadyPresent {
-                existing: "files-cursor-2".into()
+                existing: "files-3".into()
             },
             "a renamed import is recognised the next time"
+        );
+    }
+
+    #[test]
+    fn keys_are_kept_when_they_are_keys_and_shortened_when_not() {
+        for kept in [
+            "github",
+            "everything",
+            "my-server",
+            "mcp-server-git",
+            "my_files",
+            "context7",
+            "a",
+        ] {
+            assert_eq!(server_key(kept), kept, "{kept} is a key already");
+        }
+        for (name, key) in [
+            ("Azure MCP Server", "azure"),
+            ("@modelcontextprotocol/server-github", "github"),
+            ("io.github.upstash/context7", "context7"),
+            ("GitHub", "github"),
+            ("my__files", "my-files"),
+            ("-x", "x"),
+            (
+                "the quite long name of a tool we use every day",
+                "the-quite-long-name-of-a-tool-we",
+            ),
+        ] {
+            assert_eq!(server_key(name), key, "{name}");
+            assert!(is_server_key(&server_key(name)), "{key} is a key itself");
+        }
+    }
+
+    #[test]
+    fn a_long_or_spaced_name_is_imported_under_a_short_key_and_said_so() {
+        let mut config = Config::default();
+        let mine = stdio("my-azure", &[]);
+        config.mcp_servers.insert("azure".into(), mine.clone());
+        let azure = stdio("npx", &["-y", "@azure/mcp@latest", "server", "start"]);
+        let github = stdio("npx", &["-y", "@modelcontextprotocol/server-github"]);
+        let context7 = Transport::Http {
+            url: "https://mcp.context7.com/mcp".into(),
+            headers: Default::default(),
+            oauth: None,
+        };
+        let report = merge(
+            &mut config,
+            vec![
+                entry("Azure MCP Server", azure.clone()),
+                entry("@modelcontextprotocol/server-github", github.clone()),
+                entry(
+                    "io.github.upstash/context7",
+                    ServerConfig {
+                        transport: context7,
+                        disabled: false,
+                        roots: Default::default(),
+                    },
+                ),
+                entry("everything", stdio("npx", &["server-everything"])),
+            ],
+            HostKind::Cursor,
+        );
+        assert_eq!(report.added, ["everything"], "a key stays as it is");
+        let said: Vec<(&str, &str, &str)> = report
+            .renamed
+            .iter()
+            .map(|r| (r.from.as_str(), r.to.as_str(), r.message.as_str()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "Azure MCP Server",
+                    "azure-2",
+                    "imported \"Azure MCP Server\" as azure-2: config.json has a different \"azure\""
+                ),
+                (
+                    "@modelcontextprotocol/server-github",
+                    "github",
+                    "imported \"@modelcontextprotocol/server-github\" as github"
+                ),
+                (
+                    "io.github.upstash/context7",
+                    "context7",
+                    "imported \"io.github.upstash/context7\" as context7"
+                ),
+            ]
+        );
+        assert_eq!(report.renamed[0].taken.as_deref(), Some("azure"));
+        assert_eq!(report.renamed[1].taken, None, "nothing was in the way");
+        assert_eq!(config.mcp_servers["azure"], mine, "never replaced");
+        assert_eq!(config.mcp_servers["azure-2"], azure);
+        assert_eq!(config.mcp_servers["github"], github);
+        assert_eq!(
+            serde_json::to_value(&report.renamed[1]).unwrap(),
+            json!({"from": "@modelcontextprotocol/server-github", "to": "github",
+                   "message": "imported \"@modelcontextprotocol/server-github\" as github"})
+        );
+        let text = report.to_string();
+        assert!(
+            text.contains("imported \"io.github.upstash/context7\" as context7\n"),
+            "{text}"
+        );
+
+        let again = merge(
+            &mut config,
+            vec![entry("Azure MCP Server", azure)],
+            HostKind::VsCode,
+        );
+        assert_eq!(
+            again.skipped[0].reason,
+            SkipReason::AlreadyPresent {
+                existing: "azure-2".into()
+            },
+            "importing again finds it under its short key"
         );
     }
 
@@ -998,7 +1159,8 @@ mod tests {
                 "source": "claude-desktop",
                 "file": "/h/claude.json",
                 "added": ["e"],
-                "renamed": [{"from": "a", "to": "a-claude-desktop"}],
+                "renamed": [{"from": "a", "to": "a-2", "taken": "a",
+                             "message": "imported \"a\" as a-2: config.json has a different \"a\""}],
                 "skipped": [
                     {"name": "b", "reason": "alreadyPresent", "existing": "a",
                      "message": "already in config.json as \"a\""},
@@ -1013,7 +1175,7 @@ mod tests {
         let text = report.to_string();
         assert!(text.contains("added \"e\"\n"), "{text}");
         assert!(
-            text.contains("added \"a\" as \"a-claude-desktop\""),
+            text.contains("imported \"a\" as a-2: config.json has a different \"a\"\n"),
             "{text}"
         );
         assert!(

@@ -137,8 +137,16 @@ export interface PrimitiveRow {
   groups: string[];
   /** Which of `groups` the proxy derived from the tool's subject. */
   derivedGroups?: string[];
+  /** Why the tool is in each of its derived groups, in words. */
+  groupReasons?: Record<string, string>;
   tags: string[];
+  /** Which of `tags` the proxy derived from what the tool says it does. */
+  derivedTags?: string[];
   concerns: Record<string, string>;
+  /** Which of `concerns` the proxy derived. */
+  derivedConcerns?: string[];
+  /** Why each concern has its value, in words ("cost moderate: ..."). */
+  concernReasons?: Record<string, string>;
   annotations?: Record<string, unknown>;
   /** A tool's input schema (JSON Schema), for the "Try" form. */
   inputSchema?: JsonSchema;
@@ -346,6 +354,8 @@ export interface ProfileView {
   tags: Record<string, TagState>;
   /** Whether hidden primitives are refused when called. */
   enforce: boolean;
+  /** Groups the profile names that no server has now, each a sentence. */
+  unknownGroups?: string[];
 }
 
 export type ProfileEdit =
