@@ -95,8 +95,13 @@ fn labels_are_listed_set_on_tools_and_filtered_on() {
     ]);
     assert!(renamed.ok, "{}", renamed.stderr);
     let text = home.run(&["labels", "--catalog", &github(), "list"]).stdout;
-    assert!(text.contains("renamed: issues -> tickets"), "{text}");
-    assert!(text.contains("tickets ("), "{text}");
+    // The bare name one server has is that server's group, and the new
+    // name stays in that server.
+    assert!(
+        text.contains("renamed: github-mcp-server/issues -> github-mcp-server/tickets"),
+        "{text}"
+    );
+    assert!(text.contains("github-mcp-server/tickets ("), "{text}");
 
     let refused = home.run(&[
         "labels",
