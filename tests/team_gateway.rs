@@ -388,15 +388,7 @@ async fn a_secret_kept_through_the_command_line_reaches_every_replica_sealed() {
 /// `binary --state URL ARGS` from a home of its own, which may fail: its
 /// exit status, standard output and standard error.
 fn cli_run(url: &str, args: &[&str]) -> (bool, String, String) {
-    let home = tempfile::tempdir().expect("a temp home");
-    let out = Command::new(BIN)
-        .arg("--home")
-        .arg(home.path())
-        .arg("--state")
-        .arg(url)
-        .args(args)
-        .output()
-        .expect("mcp-sieve runs");
+    let out = sieve_tests::team::run(BIN, url, args, &[]);
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -41,10 +41,11 @@ pub fn cli(binary: &str, url: &str, args: &[&str]) -> String {
     cli_with(binary, url, args, &[])
 }
 
-/// [`cli`] with more environment.
-pub fn cli_with(binary: &str, url: &str, args: &[&str], env: &[(&str, &str)]) -> String {
+/// `binary --state URL ARGS` from a home of its own, with `env` too, which
+/// may fail: what it did.
+pub fn run(binary: &str, url: &str, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     let home = tempfile::tempdir().expect("a temp home");
-    let out = Command::new(binary)
+    Command::new(binary)
         .envs(env.iter().copied())
         .arg("--home")
         .arg(home.path())
@@ -52,7 +53,12 @@ pub fn cli_with(binary: &str, url: &str, args: &[&str], env: &[(&str, &str)]) ->
         .arg(url)
         .args(args)
         .output()
-        .expect("mcp-sieve runs");
+        .expect("mcp-sieve runs")
+}
+
+/// [`cli`] with more environment.
+pub fn cli_with(binary: &str, url: &str, args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = run(binary, url, args, env);
     assert!(
         out.status.success(),
         "mcp-sieve {args:?}: {}",

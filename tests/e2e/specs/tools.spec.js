@@ -95,8 +95,8 @@ describe('Tools screen', () => {
     );
     const seen = host.notifications.length;
 
-    await tools.setGroup('admin', false);
-    await until(() => home.profile()?.groups?.none?.includes('admin'), { what: 'groups.none admin on disk' });
+    await tools.setGroup('demo/admin', false);
+    await until(() => home.profile()?.groups?.none?.includes('demo/admin'), { what: 'groups.none demo/admin on disk' });
 
     // A list_changed, then a list without the admin group; an unrelated
     // list_changed before it (a server's own) is waited past.
@@ -105,7 +105,7 @@ describe('Tools screen', () => {
       async () => {
         from = (await host.notification('notifications/tools/list_changed', { from })) + 1;
         const list = await host.tools();
-        return list.every((t) => !(t._meta?.[GROUPS_META] ?? []).includes('admin')) ? list : null;
+        return list.every((t) => !(t._meta?.[GROUPS_META] ?? []).includes('demo/admin')) ? list : null;
       },
       { what: 'tools/list_changed and a list without the admin tools' },
     );
