@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { groupSections } from './groupSections';
+import { groupSections, isSwitchedOff } from './groupSections';
 
 describe('groupSections', () => {
   test("each server's groups beneath it, the person's own first", () => {
@@ -41,5 +41,15 @@ describe('groupSections', () => {
 
   test('no groups, no sections', () => {
     expect(groupSections([])).toEqual([]);
+  });
+});
+
+describe('isSwitchedOff', () => {
+  test("a server's group is off when named, or named bare as older profiles do", () => {
+    expect(isSwitchedOff('demo/billing', ['demo/billing'])).toBe(true);
+    expect(isSwitchedOff('demo/billing', ['billing'])).toBe(true);
+    expect(isSwitchedOff('demo/billing', ['other/billing'])).toBe(false);
+    expect(isSwitchedOff('billing', ['demo/billing'])).toBe(false);
+    expect(isSwitchedOff('server:demo', [])).toBe(false);
   });
 });

@@ -54,3 +54,15 @@ export function groupSections(groups: readonly string[]): GroupSection[] {
   }
   return sections;
 }
+
+/**
+ * Whether `group` is switched off by `off` (a profile's `groups.none`):
+ * named there, or, for a server's group `server/name`, named bare as
+ * profiles written before groups belonged to servers name it (a bare name
+ * means that group in every server).
+ */
+export function isSwitchedOff(group: string, off: readonly string[]): boolean {
+  if (off.includes(group)) return true;
+  const slash = group.indexOf('/');
+  return slash > 0 && off.includes(group.slice(slash + 1));
+}

@@ -12,6 +12,7 @@ import {
 } from '../backend';
 import type { LabelsStore } from '../labels/store.svelte';
 import { groupsOff, tagState } from '../profiles/profile';
+import { isSwitchedOff } from './groupSections';
 import type { ProfilesStore } from '../profiles/store.svelte';
 import { Action, Loader } from '../request.svelte';
 import { isOwnEntry, switchEdit } from './rules';
@@ -152,7 +153,7 @@ export class ToolsStore {
   }
 
   isGroupOn(group: string): boolean {
-    return !groupsOff(this.#profiles.profile.value).includes(group);
+    return !isSwitchedOff(group, groupsOff(this.#profiles.profile.value));
   }
 
   /** Whether `group` is one the proxy derived. */
