@@ -135,8 +135,15 @@ pub struct ProfileView {
 /// primitive of `catalog` is in, each said as a warning. A bare name
 /// counts as that group in any server.
 pub fn unknown_groups(profile: &Profile, catalog: &sieve_core::Catalog) -> Vec<String> {
-    let named = profile.groups.any.iter().chain(&profile.groups.none);
-    let mut unknown: Vec<String> = named
+    // A group in both lists is said once.
+    let named: std::collections::BTreeSet<&String> = profile
+        .groups
+        .any
+        .iter()
+        .chain(&profile.groups.none)
+        .collect();
+    named
+        .into_iter()
         .filter(|group| {
             !catalog
                 .primitives()
@@ -148,9 +155,7 @@ pub fn unknown_groups(profile: &Profile, catalog: &sieve_core::Catalog) -> Vec<S
                 "groups: no server has a group {group:?} now; derived groups are named anew as derivation improves, so switch the group you mean on the Tools screen or with `mcp-sieve profiles set NAME group on|off SERVER/GROUP`"
             )
         })
-        .collect();
-    unknown.dedup();
-    unknown
+        .collect()
 }
 
 impl From<Profile> for ProfileView {

@@ -11,7 +11,7 @@
 use crate::action::stated;
 use crate::approvals::{Approvals, Quarantine};
 use crate::config::{COST, ConcernDef, Overlays, builtin_concerns};
-use crate::cost::{Measured, judge};
+use crate::cost::{Measured, judge_stated};
 use crate::labels::{Labels, META_PREFIX, has_hints, server_group};
 use crate::naming::{HASH_LEN, exposed_name_with_hash, prompt_uri, tool_uri};
 use crate::parse::{ParseError, decode};
@@ -394,21 +394,23 @@ impl BuildOptions {
             .map(|tool| {
                 let mut labels = Labels::sent(server, tool);
                 let annotations = tool.get("annotations");
+                // What the tool says it does, read once for `security`
+                // (a server without hints) and `cost` alike.
+                let said = (!hinted || self.cost_derived).then(|| stated(tool));
                 if hinted {
                     labels.add_annotation_tags(annotations);
                     if self.security_from_annotations {
                         labels.derive_security(annotations);
                     }
-                } else {
-                    let stated = stated(tool);
-                    labels.derive_effect_tags(stated.effect);
+                } else if let Some(said) = &said {
+                    labels.derive_effect_tags(said.effect);
                     if self.security_from_annotations {
-                        labels.derive_security_from(&stated);
+                        labels.derive_security_from(said);
                     }
                 }
-                if self.cost_derived {
+                if let (true, Some(said)) = (self.cost_derived, said) {
                     let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-                    let judged = judge(tool, measured.and_then(|m| m.get(name)));
+                    let judged = judge_stated(tool, said, measured.and_then(|m| m.get(name)));
                     labels.derive_concern(COST, judged.value.as_str(), judged.why);
                 }
                 labels

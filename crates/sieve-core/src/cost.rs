@@ -110,7 +110,13 @@ impl Judgement {
 /// The cost of a tool: from its definition (an MCP Tool object), then
 /// its measurements when there are any.
 pub fn judge(definition: &Value, measured: Option<&Measured>) -> Judgement {
-    let judged = from_definition(definition);
+    judge_stated(definition, stated(definition), measured)
+}
+
+/// [`judge`] for a tool whose stated effect the caller has read already
+/// (the catalog reads it once for `security` and `cost` alike).
+pub fn judge_stated(definition: &Value, said: Stated, measured: Option<&Measured>) -> Judgement {
+    let judged = judge_definition(definition, said);
     match measured {
         Some(measured) => with_measurements(judged, measured),
         None => judged,
@@ -119,7 +125,11 @@ pub fn judge(definition: &Value, measured: Option<&Measured>) -> Judgement {
 
 /// The cost of a tool that has not been called, from its definition.
 pub fn from_definition(definition: &Value) -> Judgement {
-    let tool = Tool::of(definition);
+    judge_definition(definition, stated(definition))
+}
+
+fn judge_definition(definition: &Value, said: Stated) -> Judgement {
+    let tool = Tool::of(definition, said);
     if let Some(why) = tool.spends() {
         return Judgement::new(Cost::High, why);
     }
@@ -390,9 +400,8 @@ struct Tool<'a> {
 }
 
 impl<'a> Tool<'a> {
-    fn of(definition: &'a Value) -> Tool<'a> {
+    fn of(definition: &'a Value, stated: Stated) -> Tool<'a> {
         let text = |key: &str| definition.get(key).and_then(Value::as_str).unwrap_or("");
-        let stated = stated(definition);
         let read_only = definition
             .pointer("/annotations/readOnlyHint")
             .and_then(Value::as_bool);

@@ -84,20 +84,17 @@ impl SieveServer {
 /// its `initialize`. A connection that was never told (the direct path's
 /// shared 2026-07-28 peer carries rmcp's placeholder) names no host.
 fn host_named(context: &RequestContext<RoleServer>) -> Option<String> {
-    let named = |info: &Value| {
-        let name = info.get("name")?.as_str()?;
-        let version = info.get("version").and_then(Value::as_str).unwrap_or("");
-        Some(format!("{name} {version}").trim_end().to_string())
-    };
+    let named = |name: &str, version: &str| format!("{name} {version}").trim_end().to_string();
     if let Some(info) = context.meta.get(super::CLIENT_INFO_META) {
-        return named(info);
+        let version = info.get("version").and_then(Value::as_str).unwrap_or("");
+        return Some(named(info.get("name")?.as_str()?, version));
     }
     let info = context.peer.peer_info()?;
     // A 2026-07-28 peer made by the proxy itself was never told a host.
     if info.protocol_version >= rmcp::model::ProtocolVersion::V_2026_07_28 {
         return None;
     }
-    named(&serde_json::to_value(&info.client_info).ok()?)
+    Some(named(&info.client_info.name, &info.client_info.version))
 }
 
 /// How a call ended, for the audit. A result the tool marks as an error is
