@@ -306,3 +306,29 @@ fn set_changes_a_profile_as_the_app_does() {
         missing.stderr
     );
 }
+
+/// A profile written before groups belonged to servers switches a name
+/// off bare, in every server; `profiles set ... group on SERVER/GROUP`
+/// switches that server's group on and keeps the others' off, named.
+#[test]
+fn set_on_one_servers_group_keeps_an_older_bare_name_off_elsewhere() {
+    let home = home();
+    let bin = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
+    home.write(
+        "config.json",
+        &serde_json::json!({"mcpServers": {
+            "demo": {"command": bin, "args": ["demo-server"]},
+            "spare": {"command": bin, "args": ["demo-server"]},
+        }})
+        .to_string(),
+    );
+    home.write("profiles/work.json", r#"{"groups": {"none": ["billing"]}}"#);
+    let set = home.run(&["profiles", "set", "work", "group", "on", "demo/billing"]);
+    assert!(set.ok, "{}", set.stderr);
+    let shown = home.run(&["profiles", "show", "work", "--json"]).json();
+    assert_eq!(
+        shown["groups"]["none"],
+        serde_json::json!(["spare/billing"]),
+        "{shown}"
+    );
+}

@@ -39,6 +39,7 @@ pub mod catalog;
 pub mod hosts;
 pub mod labels;
 pub mod login;
+pub mod notices;
 pub mod probe;
 pub mod profiles;
 pub mod quarantine;

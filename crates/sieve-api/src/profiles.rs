@@ -9,9 +9,10 @@
 use super::{ApiError, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 use sieve_core::config::compile_glob;
+use sieve_core::labels::split_group;
 use sieve_core::{Config, Profile, Rules, Visibility};
 use sieve_store::store::Store;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// A profile read from disk and compiled, ready to filter.
@@ -360,21 +361,68 @@ pub fn edit(store: &Store, name: &str, edit: &ProfileEdit) -> Result<Profile> {
 /// Applies every one of `edits` to profile `name`, in order, and writes
 /// them in one change: all of them, or (when one is not valid) none.
 pub fn edit_all(store: &Store, name: &str, edits: &[ProfileEdit]) -> Result<Profile> {
+    edit_all_in(store, name, edits, None)
+}
+
+/// [`edit_all`], knowing the groups the servers have now (`catalog`): a
+/// server's group switched on in a profile that switches that name off
+/// bare (written before groups belonged to servers, so off in every
+/// server) keeps it off in the others by naming each of them instead.
+/// Without a catalog the bare name stays, and the group stays off.
+pub fn edit_all_in(
+    store: &Store,
+    name: &str,
+    edits: &[ProfileEdit],
+    catalog: Option<&sieve_core::Catalog>,
+) -> Result<Profile> {
+    let groups = catalog.map(groups_of);
     let config = store.load_config()?;
     // A profile that does not load under the config is not edited: the
     // load says where it goes wrong.
     store.load_profile(name, Some(&config))?;
     store.update_profile(name, |profile| {
         for edit in edits {
-            apply(profile, edit, &config)?;
+            apply_in(profile, edit, &config, groups.as_ref())?;
         }
         rules_of(name, profile)?;
         Ok(profile.clone())
     })
 }
 
+/// Every group a primitive of `catalog` is in.
+pub fn groups_of(catalog: &sieve_core::Catalog) -> BTreeSet<String> {
+    catalog
+        .primitives()
+        .iter()
+        .flat_map(|p| p.labels.groups.iter().cloned())
+        .collect()
+}
+
+/// Whether [`edit_all_in`] needs the servers' groups for `edits` on
+/// `profile`: one switches a server's group on while the profile switches
+/// that name off bare.
+pub fn edits_need_groups(profile: &Profile, edits: &[ProfileEdit]) -> bool {
+    edits.iter().any(|edit| match edit {
+        ProfileEdit::SetGroup { group, on: true } => {
+            split_group(group).is_some_and(|(_, own)| profile.groups.none.iter().any(|g| g == own))
+        }
+        _ => false,
+    })
+}
+
 /// The pure part of [`edit`].
 pub fn apply(profile: &mut Profile, edit: &ProfileEdit, config: &Config) -> Result<()> {
+    apply_in(profile, edit, config, None)
+}
+
+/// [`apply`], knowing every group the servers have now (`groups`; see
+/// [`edit_all_in`]).
+pub fn apply_in(
+    profile: &mut Profile,
+    edit: &ProfileEdit,
+    config: &Config,
+    groups: Option<&BTreeSet<String>>,
+) -> Result<()> {
     match edit {
         ProfileEdit::SetConcern { concern, value } => {
             let field = format!("concerns.{concern}");
@@ -391,6 +439,9 @@ pub fn apply(profile: &mut Profile, edit: &ProfileEdit, config: &Config) -> Resu
             }
         }
         ProfileEdit::SetGroup { group, on } => {
+            if let (true, Some(known), Some((_, own))) = (*on, groups, split_group(group)) {
+                name_bare_group_per_server(profile, group, own, known);
+            }
             let groups = &mut profile.groups;
             groups.none.retain(|g| g != group);
             if !on {
@@ -474,6 +525,30 @@ pub fn apply(profile: &mut Profile, edit: &ProfileEdit, config: &Config) -> Resu
         ProfileEdit::SetEnforce { enforce } => profile.enforce = *enforce,
     }
     Ok(())
+}
+
+/// Replaces the bare `own` in `groups.none` (that group off in every
+/// server) with each other server's group of that name, so switching
+/// `group` on leaves the rest as they were.
+fn name_bare_group_per_server(
+    profile: &mut Profile,
+    group: &str,
+    own: &str,
+    known: &BTreeSet<String>,
+) {
+    let none = &mut profile.groups.none;
+    if !none.iter().any(|g| g == own) {
+        return;
+    }
+    none.retain(|g| g != own);
+    let others = known
+        .iter()
+        .filter(|k| *k != group && split_group(k).is_some_and(|(_, o)| o == own));
+    for other in others {
+        if !none.contains(other) {
+            none.push(other.clone());
+        }
+    }
 }
 
 fn patterns<'a>(

@@ -228,3 +228,89 @@ fn a_tool_moved_between_groups_leaves_the_old_one() {
         err.message
     );
 }
+
+#[test]
+fn a_server_group_switched_on_under_an_older_bare_name_stays_off_elsewhere() {
+    let mut fx = Fixture::new();
+    // Two servers with the same groups: the bare name switches both off.
+    fx.listings = vec![
+        ServerListing::tools("github", fixture("github-mcp-server")),
+        ServerListing::tools("work", fixture("github-mcp-server")),
+    ];
+    fx.profile(ProfileEdit::SetGroup {
+        group: "issues".into(),
+        on: false,
+    });
+    let visible = fx.visible();
+    assert!(!visible.contains(&"github__list_issues".to_string()));
+    assert!(!visible.contains(&"work__list_issues".to_string()));
+
+    let on = ProfileEdit::SetGroup {
+        group: "github/issues".into(),
+        on: true,
+    };
+    let written = profiles::show(&fx.store, "work").unwrap();
+    assert!(profiles::edits_need_groups(
+        &written,
+        std::slice::from_ref(&on)
+    ));
+    // Without the servers' groups the bare name stays, and so does the
+    // group's switch.
+    profiles::edit(&fx.store, "work", &on).unwrap();
+    assert!(!fx.visible().contains(&"github__list_issues".to_string()));
+
+    let listed = fx.listed();
+    let profile = profiles::edit_all_in(&fx.store, "work", &[on], Some(&listed.catalog)).unwrap();
+    assert_eq!(profile.groups.none, vec!["work/issues".to_string()]);
+    let visible = fx.visible();
+    assert!(visible.contains(&"github__list_issues".to_string()));
+    assert!(!visible.contains(&"work__list_issues".to_string()));
+    assert!(visible.contains(&"work__list_pull_requests".to_string()));
+}
+
+/// The first start after groups came to belong to their servers says what
+/// a bare name now means, once per kind of start; a later start says which
+/// group a profile names is gone, and what its server has instead.
+#[test]
+fn a_start_says_what_changed_in_the_groups_a_profile_names() {
+    use sieve_api::notices::group_notices;
+    let mut fx = Fixture::new();
+    fx.listings = vec![
+        ServerListing::tools("github", fixture("github-mcp-server")),
+        ServerListing::tools("work", fixture("github-mcp-server")),
+    ];
+    fx.profile(ProfileEdit::SetGroup {
+        group: "issues".into(),
+        on: false,
+    });
+    fx.profile(ProfileEdit::SetGroup {
+        group: "github/gists".into(),
+        on: false,
+    });
+    let catalog = fx.listed().catalog;
+    let first = group_notices(&fx.store, &catalog, "proxy").unwrap();
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(
+        first[0].contains(r#"groups.none names "issues" without a server"#)
+            && first[0].contains("github/issues and work/issues"),
+        "{}",
+        first[0]
+    );
+    assert_eq!(
+        group_notices(&fx.store, &catalog, "proxy").unwrap(),
+        Vec::<String>::new()
+    );
+    // The app has its own first start.
+    assert_eq!(group_notices(&fx.store, &catalog, "app").unwrap(), first);
+
+    // github now lists another server's tools: its gists are gone.
+    fx.listings[0] = ServerListing::tools("github", fixture("server-github-legacy"));
+    let later = group_notices(&fx.store, &fx.listed().catalog, "proxy").unwrap();
+    assert_eq!(later.len(), 1, "{later:?}");
+    assert!(
+        later[0].contains(r#""github/gists", which is gone since the last start"#)
+            && later[0].contains("github has github/files"),
+        "{}",
+        later[0]
+    );
+}

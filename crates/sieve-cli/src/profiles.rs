@@ -251,12 +251,22 @@ pub(crate) fn run(store: &Store, command: ProfilesCommand, out: &mut dyn Write) 
         }
         ProfilesCommand::Set { name, change, json } => {
             let edits = change.edits();
-            let profile = api::profiles::edit_all(store, &name, &edits).map_err(|error| {
-                match &error.field {
-                    Some(field) => anyhow::anyhow!("{} ({field})", error.message),
-                    None => error.into(),
-                }
-            })?;
+            // A server's group switched on where the profile switches the
+            // name off bare needs the groups the servers have now.
+            let listed =
+                if api::profiles::edits_need_groups(&api::profiles::show(store, &name)?, &edits) {
+                    Some(crate::runtime::runtime()?.block_on(api::Listed::live(store))?)
+                } else {
+                    None
+                };
+            let catalog = listed.as_ref().map(|listed| &*listed.catalog);
+            let profile =
+                api::profiles::edit_all_in(store, &name, &edits, catalog).map_err(|error| {
+                    match &error.field {
+                        Some(field) => anyhow::anyhow!("{} ({field})", error.message),
+                        None => error.into(),
+                    }
+                })?;
             if json {
                 return print_json(out, &profile);
             }

@@ -58,6 +58,15 @@ pub(crate) fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Resu
         let profile = choice.resolve(&engine);
         engine.profile(&profile)?;
         engine.watch_files()?;
+        // What changed in the groups the profiles name, said once the
+        // servers have answered; serving does not wait for it.
+        let told = engine.clone();
+        tokio::spawn(async move {
+            match sieve_api::notices::at_start(&told, "proxy").await {
+                Ok(notices) => notices.iter().for_each(|notice| tracing::warn!("{notice}")),
+                Err(error) => tracing::warn!("{error}"),
+            }
+        });
         match args.http {
             None => serve_stdio(engine.clone(), choice, shutdown_signal()).await?,
             Some(addr) => {

@@ -121,11 +121,6 @@ pub fn find_phrase<'p>(words: &[String], phrases: &[&'p str]) -> Option<&'p str>
     phrases.iter().copied().find(|p| has_phrase(words, p))
 }
 
-/// A quote of the first sentence of `text` that holds one of `phrases`.
-pub fn quote_saying(text: &str, phrases: &[&str]) -> Option<String> {
-    Prose::new(text).quote_saying(phrases)
-}
-
 /// A text read once for many questions: which of several phrase lists it
 /// says, and where. Long descriptions of thousands of tools are read at
 /// every listing, so the text is cut into words once, and a phrase whose
@@ -221,10 +216,8 @@ mod tests {
         assert!(has_phrase(&words, "read only"));
         assert_eq!(find_phrase(&words, &["x", "the chart"]), Some("the chart"));
         assert_eq!(
-            quote_saying(
-                "Makes a file. It cannot be undone, ever.",
-                &["cannot be undone"]
-            ),
+            Prose::new("Makes a file. It cannot be undone, ever.")
+                .quote_saying(&["cannot be undone"]),
             Some("It cannot be undone, ever".to_string())
         );
     }

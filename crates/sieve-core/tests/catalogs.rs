@@ -2,19 +2,11 @@
 //! servers, copied into `tests/fixtures/catalogs`), with counts checked
 //! against the annotations in the files.
 
-use serde_json::Value;
-use sieve_core::{
-    BuildOptions, Catalog, Kind, Overlay, Overlays, Profile, Rules, ServerListing, parse_tool_list,
-};
+mod common;
 
-fn fixture(name: &str) -> Vec<Value> {
-    let path = format!(
-        "{}/../../tests/fixtures/catalogs/{name}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).expect("fixture catalog is readable");
-    parse_tool_list(&path, &text).expect("fixture catalog parses")
-}
+use common::fixture;
+use serde_json::Value;
+use sieve_core::{BuildOptions, Catalog, Kind, Overlay, Overlays, Profile, Rules, ServerListing};
 
 fn github() -> Catalog {
     let overlays = Overlays::new(&[

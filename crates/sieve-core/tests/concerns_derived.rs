@@ -3,10 +3,10 @@
 //! minimal` splits every server of ten tools or more, and `security` of a
 //! server that sends no annotations follows what each tool says it does.
 
-use serde_json::Value;
-use sieve_core::{
-    BuildOptions, Catalog, Kind, Overlays, Profile, Rules, ServerListing, parse_tool_list,
-};
+mod common;
+
+use common::fixture;
+use sieve_core::{BuildOptions, Catalog, Kind, Overlays, Profile, Rules, ServerListing};
 use std::collections::BTreeMap;
 
 const CATALOGS: [&str; 7] = [
@@ -18,15 +18,6 @@ const CATALOGS: [&str; 7] = [
     "server-memory",
     "server-sequential-thinking",
 ];
-
-fn fixture(name: &str) -> Vec<Value> {
-    let path = format!(
-        "{}/../../tests/fixtures/catalogs/{name}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).expect("fixture catalog is readable");
-    parse_tool_list(&path, &text).expect("fixture catalog parses")
-}
 
 /// One server's catalog with the built-in concerns and no overlays.
 fn catalog(name: &str) -> Catalog {

@@ -28,6 +28,13 @@ pub fn app_info(state: State<'_, AppState>) -> AppInfo {
     }
 }
 
+/// What changed in the groups the profiles name since the app last
+/// started (each a sentence), once the servers have answered.
+#[tauri::command]
+pub async fn start_notices(state: State<'_, AppState>) -> Result<Vec<String>> {
+    sieve_api::notices::at_start(&state.engine, "app").await
+}
+
 #[tauri::command]
 pub fn settings_show(state: State<'_, AppState>) -> Result<SettingsView> {
     settings::show(&state.store)

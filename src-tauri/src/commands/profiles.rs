@@ -57,7 +57,8 @@ pub fn profile_edit(
     name: String,
     edit: ProfileEdit,
 ) -> Result<ProfileView> {
-    profiles::edit(&state.store, &name, &edit).map(ProfileView::from)
+    let catalog = state.engine.catalog();
+    profiles::edit_all_in(&state.store, &name, &[edit], Some(&catalog)).map(ProfileView::from)
 }
 
 #[tauri::command]

@@ -31,6 +31,7 @@ export function fakeApp(): { fake: FakeBackend; stores: Stores } {
       binary: '/usr/bin/mcp-sieve',
     }))
     .on('settings_show', () => aSettings())
+    .on('start_notices', () => [])
     .on('profiles_list', () => [
       { name: 'default', description: '', valid: true, active: true },
       { name: 'work', description: 'Everyday work', valid: true, active: false },

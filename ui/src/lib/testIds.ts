@@ -12,6 +12,9 @@ export const TestId = {
   NavTasks: 'nav-tasks',
   NavAudit: 'nav-audit',
   NavConnect: 'nav-connect',
+  /** What changed in the groups the profiles name, said at start. */
+  StartNotices: 'start-notices',
+  StartNoticesDismiss: 'start-notices-dismiss',
   /** Its text holds the `visible / total` counts. */
   TokenMeter: 'token-meter',
   ProfileSelect: 'profile-select',

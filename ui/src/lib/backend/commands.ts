@@ -36,6 +36,7 @@ type None = Record<string, never>;
 /** Every command of the shell: its invoke name, arguments and result. */
 export interface Commands {
   app_info: { args: None; result: AppInfo };
+  start_notices: { args: None; result: string[] };
   settings_show: { args: None; result: Settings };
   settings_set_close_to_tray: { args: { on: boolean }; result: Settings };
   settings_set_quarantine: { args: { on: boolean }; result: Settings };
