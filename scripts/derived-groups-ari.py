@@ -13,12 +13,16 @@ group and the adjusted Rand index (ARI) between derived groups and
 published areas, first the servers tuned on, then those held out. A tool
 with a null group counts as its own singleton cluster.
 
-Three parts. Tuned: the servers derivation was developed on. Held out
+Four parts. Tuned: the servers derivation was developed on. Held out
 (old), HELD_OUT_OLD: recorded for evaluation only in the first round;
 the second round looked at desktop-commander's groups (its weakness was
-known) but tuned on none of them. Held out (new), HELD_OUT_NEW: recorded
-after the second round's method was fixed (digitalocean-mcp, gitlab-mcp,
-launchdarkly-mcp), scored once, and not tuned on afterwards.
+known) but tuned on none of them; the third round tuned on
+desktop-commander too. Held out (new), HELD_OUT_NEW: recorded after the
+second round's method was fixed (digitalocean-mcp, gitlab-mcp,
+launchdarkly-mcp), scored once, and not tuned on afterwards. Held out
+(round 3), HELD_OUT_ROUND3: recorded before the third round changed the
+method (azure-devops-mcp, brightdata-mcp, heroku-mcp), scored once at
+its end.
 
     scripts/derived-groups-ari.py [--details] [--save-groups F | --groups-from F]
 
@@ -51,11 +55,18 @@ HELD_OUT_NEW = {
     "gitlab-mcp",
     "launchdarkly-mcp",
 }
-HELD_OUT = HELD_OUT_OLD | HELD_OUT_NEW
-PARTS = ("tuned", "held out (old)", "held out (new)")
+HELD_OUT_ROUND3 = {
+    "azure-devops-mcp",
+    "brightdata-mcp",
+    "heroku-mcp",
+}
+HELD_OUT = HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3
+PARTS = ("tuned", "held out (old)", "held out (new)", "held out (round 3)")
 
 
 def part_of(name):
+    if name in HELD_OUT_ROUND3:
+        return PARTS[3]
     if name in HELD_OUT_NEW:
         return PARTS[2]
     if name in HELD_OUT_OLD:

@@ -183,6 +183,7 @@ pub(super) const VERBS: &[&str] = &[
     "grant",
     "gzip",
     "handle",
+    "hide",
     "hover",
     "import",
     "insert",
@@ -392,4 +393,12 @@ pub(super) fn is_function_word(word: &str) -> bool {
 /// more than one letter.
 pub(super) fn is_noun(word: &str) -> bool {
     word.chars().count() > 1 && !word.chars().all(|c| c.is_ascii_digit()) && !is_function_word(word)
+}
+
+/// Whether `word` is a verb's past participle (`provided`, `selected`),
+/// which in a sentence describes a thing rather than names it (a name's
+/// `reserved_ip` is a thing): `-ed` past a stem of three letters or
+/// more, but not `-eed` (`feed`, `speed`).
+pub(super) fn is_participle(word: &str) -> bool {
+    word.len() > 5 && word.ends_with("ed") && !word.ends_with("eed")
 }

@@ -22,8 +22,14 @@ pub(super) enum Reason {
     Activity(String),
     /// It was alone, and its words are nearest the group's.
     Near,
+    /// It was alone (about this subject, if any), and near no group, as
+    /// others were.
+    Apart(String),
     /// Its group was among the smallest past the limit, nearest this one.
     Capped(String),
+    /// Its name says no more than the namespace every name starts with
+    /// and a verb, or a subject of its own (this one, if any).
+    Namespace(String),
 }
 
 /// Tools (by position in name order) in groups, each group keyed by its
@@ -109,9 +115,14 @@ impl Groups {
     /// of that activity: `verify_value`, `verify_list_visible`. Verbs any
     /// subject takes (`get`, `list`) never are.
     pub(super) fn join_activities(&mut self, leads: &[Option<String>]) {
+        // The verbs each subject takes in names (a subject a tool
+        // borrowed from its description is not its name's).
         let mut verbs_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        for (subject, lead) in self.of.iter().zip(leads) {
-            if let Some(subject) = subject {
+        for ((subject, lead), why) in self.of.iter().zip(leads).zip(&self.why) {
+            if let Some(subject) = subject
+                .as_deref()
+                .filter(|_| *why == Reason::Subject(Source::Name))
+            {
                 verbs_of
                     .entry(subject)
                     .or_default()
@@ -132,7 +143,7 @@ impl Groups {
                 .filter(|&t| {
                     self.of[t]
                         .as_deref()
-                        .is_none_or(|subject| verbs_of[subject].len() == 1)
+                        .is_none_or(|subject| verbs_of.get(subject).is_none_or(|v| v.len() == 1))
                 })
                 .collect();
             if own.len() >= 3 && own.len() * 3 >= tools.len() * 2 {
@@ -142,6 +153,45 @@ impl Groups {
         for (tool, verb) in moves {
             self.why[tool] = Reason::Activity(self.of[tool].clone().unwrap_or_default());
             self.of[tool] = Some(verb);
+        }
+    }
+
+    /// In a server whose names start with one word that is a thing, not
+    /// the server's own name (`browser_`), the tools whose names (`in`
+    /// that namespace) say no more than that and a verb (`browser_click`),
+    /// or a subject no other name shares (`browser_press_key`), act on
+    /// that thing itself: when they are a quarter of the tools or more,
+    /// they are its group.
+    pub(super) fn join_namespace(&mut self, namespace: &str, within: &[bool]) {
+        let by_name = |reason: &Reason| {
+            matches!(
+                reason,
+                Reason::Subject(Source::Name) | Reason::Kind(_) | Reason::Activity(_)
+            )
+        };
+        let mut named: BTreeMap<&str, usize> = BTreeMap::new();
+        for (subject, reason) in self.of.iter().zip(&self.why) {
+            if let Some(subject) = subject.as_deref().filter(|_| by_name(reason)) {
+                *named.entry(subject).or_default() += 1;
+            }
+        }
+        let bare: Vec<usize> = (0..self.of.len())
+            .filter(|&t| within[t])
+            .filter(|&t| match &self.of[t] {
+                None => true,
+                Some(subject) => !by_name(&self.why[t]) || named[subject.as_str()] == 1,
+            })
+            .collect();
+        if bare.len() < 4 || bare.len() * 4 < self.of.len() {
+            return;
+        }
+        for t in bare {
+            let own = match (&self.of[t], &self.why[t]) {
+                (Some(subject), reason) if by_name(reason) => subject.clone(),
+                _ => String::new(),
+            };
+            self.of[t] = Some(namespace.to_string());
+            self.why[t] = Reason::Namespace(own);
         }
     }
 
@@ -409,9 +459,30 @@ impl Groups {
                 .expect("there is a group");
             moves.push((tool, named, closeness, subject.0));
         }
-        // A tool near no group stays out of them all rather than joining
-        // one by an incidental word, as long as nine in ten tools are in
-        // a group; past that the nearest of them join all the same.
+        // Tools near no group that do not even name the scope the
+        // server's tools work in are about something else: two or more
+        // are a group of their own, the server's other tools.
+        let apart: Vec<usize> = moves
+            .iter()
+            .filter(|(tool, named, closeness, _)| {
+                !named && *closeness < LONER_CLOSENESS && texts[*tool].is_disjoint(scope)
+            })
+            .map(|(tool, ..)| *tool)
+            .collect();
+        if apart.len() >= 2 {
+            for (tool, _, _, subject) in moves {
+                if apart.contains(&tool) {
+                    let own = self.of[tool].replace(OTHER.to_string());
+                    self.why[tool] = Reason::Apart(own.unwrap_or_default());
+                } else {
+                    self.of[tool] = Some(subject);
+                    self.why[tool] = Reason::Near;
+                }
+            }
+            return;
+        }
+        // One such tool stays out of them all, as long as nine in ten
+        // tools are in a group; past that it joins the nearest.
         let grouped = self.of.len() - moves.len();
         let wanted = (self.of.len() * 9).div_ceil(10).saturating_sub(grouped);
         let mut refused: Vec<(f64, usize)> = moves
@@ -486,6 +557,9 @@ pub(super) fn scope_words(texts: &[BTreeSet<String>]) -> BTreeSet<String> {
         .map(|(word, _)| word.clone())
         .collect()
 }
+
+/// The group of tools near no other group.
+pub(super) const OTHER: &str = "other";
 
 /// How close (cosine of weighted words) a lone tool must be to a group to
 /// join it.

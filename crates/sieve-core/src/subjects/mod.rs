@@ -16,7 +16,8 @@
 //!    server's own key (`sentry`), names the server, not a subject, and
 //!    is set aside.
 //!    Where the name leaves no noun, its title and then its description
-//!    speak for it.
+//!    speak for it (their nouns; a participle such as `the provided
+//!    element` describes a thing and names none).
 //! 2. Two nouns that always stand together (`pull request`, `helm chart`)
 //!    are one subject.
 //! 3. Each tool's subject is the noun among its own that heads most tool
@@ -27,6 +28,11 @@
 //! 4. Tools that start with one specific verb (`verify_`, not `get_`),
 //!    three at least, whose subjects no other verb's names share, are an
 //!    area of that activity.
+//!    Where most names start with a word that names a thing, not the
+//!    server (`browser_`), the tools whose names say no more than that
+//!    and a verb (`browser_click`), or a subject no other name shares
+//!    (`browser_press_key`), act on that thing itself: when they are a
+//!    quarter of the tools or more, they are its group (`browser`).
 //! 5. Small groups join the group whose subject their tools' texts keep
 //!    naming (branches, commits and releases are "in a repository"; a
 //!    larger group only when all its tools do, and not when they name
@@ -38,7 +44,9 @@
 //!    subjects written as one word that end alike (`localstorage`,
 //!    `sessionstorage`) join under their last word; a tool left alone
 //!    joins the group whose words its text shares most (and enough of
-//!    them join for nine in ten tools to have a group); past
+//!    them join for nine in ten tools to have a group), but two or more
+//!    near no group that do not even name the scope the server's tools
+//!    work in are a group of their own, `other`; past
 //!    [`max_groups`] (fifteen, or a quarter of the tools) the smallest
 //!    join their nearest.
 //!
@@ -55,8 +63,8 @@ mod words;
 use groups::{Groups, Reason, Weights, scope_words, small_size};
 use std::collections::BTreeSet;
 use words::{
-    Source, Words, compounds, group_name, name_words, plural_units, plural_verbs, prose_words,
-    server_words,
+    Source, Words, compounds, group_name, name_words, namespace, plural_units, plural_verbs,
+    prose_words, server_words,
 };
 
 /// What derivation reads of one tool.
@@ -159,6 +167,10 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     let leads: Vec<Option<String>> = words.iter().map(|w| w.lead_verb(&shared, &nouns)).collect();
     groups.join_activities(&leads);
     groups.join_kinds();
+    if let Some(namespace) = namespace(&words, &server) {
+        let within: Vec<bool> = words.iter().map(|w| w.starts_with(&namespace)).collect();
+        groups.join_namespace(&namespace, &within);
+    }
     let listed: Vec<BTreeSet<String>> = words.iter().map(Words::listed).collect();
     groups.join_listed(&listed);
     let pairs: Vec<BTreeSet<(String, String)>> =
@@ -249,7 +261,23 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
             spoken(part),
             spoken(subject)
         ),
+        Reason::Namespace(own) if own.is_empty() => format!(
+            "its name says `{subject}` and a verb only: it works on {} itself, as {does} {others}",
+            spoken(subject)
+        ),
+        Reason::Namespace(own) => format!(
+            "its name says `{subject}` and {}, a subject no other name has: it works on {} itself, as {does} {others}",
+            spoken(own),
+            spoken(subject)
+        ),
         Reason::Near => format!("its texts share most words with the {group} tools"),
+        Reason::Apart(own) if own.is_empty() => {
+            format!("its texts share too few words with any group's, as {does} {others}")
+        }
+        Reason::Apart(own) => format!(
+            "its name is about {}, and its texts share too few words with any group's, as {does} {others}",
+            spoken(own)
+        ),
         Reason::Capped(first) => format!(
             "its name is about {}, a small area nearest to {group}",
             spoken(first)
@@ -413,6 +441,90 @@ mod tests {
             Some("searches"),
             "a verb written in the plural is a noun: {derived:?}"
         );
+    }
+
+    #[test]
+    fn tools_whose_names_say_only_the_namespace_and_a_verb_act_on_that_thing() {
+        let found = derive_for(
+            "playwright",
+            &tools(&[
+                "browser_click",
+                "browser_hover",
+                "browser_type",
+                "browser_press_key",
+                "browser_cookie_get",
+                "browser_cookie_set",
+                "browser_cookie_list",
+                "browser_mouse_down",
+                "browser_mouse_up",
+            ]),
+        );
+        let group = |i: usize| found[i].as_ref().map(|d| d.group.as_str());
+        for i in 0..4 {
+            assert_eq!(group(i), Some("browser"), "{found:?}");
+        }
+        assert_eq!(group(4), Some("cookie"), "{found:?}");
+        assert_eq!(group(7), Some("mouse"), "{found:?}");
+        let why = &found[3].as_ref().unwrap().why;
+        assert!(why.contains("key, a subject no other name has"), "{why}");
+        // The server's own name is no namespace: `hubspot-` tools keep
+        // their subjects and no group is named after it.
+        let own = derive_for(
+            "browser",
+            &tools(&[
+                "browser_click",
+                "browser_hover",
+                "browser_type",
+                "browser_press_key",
+                "browser_cookie_get",
+                "browser_cookie_set",
+            ]),
+        );
+        assert!(
+            own.iter().flatten().all(|d| d.group != "browser"),
+            "{own:?}"
+        );
+    }
+
+    #[test]
+    fn tools_near_no_group_and_outside_the_server_s_scope_are_its_other_tools() {
+        let mut texts = tools(&[
+            "read_file",
+            "write_file",
+            "list_files",
+            "start_process",
+            "kill_process",
+            "list_processes",
+            "get_usage_stats",
+            "give_feedback",
+        ]);
+        texts[6].description = Some("Get usage statistics for debugging".into());
+        texts[7].description = Some("Open a form to send feedback".into());
+        let found = derive_for("", &texts);
+        for i in [6, 7] {
+            let found = found[i].as_ref().expect("in a group");
+            assert_eq!(found.group, "other");
+            assert!(found.why.contains("too few words"), "{}", found.why);
+        }
+    }
+
+    #[test]
+    fn a_participle_describes_a_thing_and_names_none() {
+        let mut texts = tools(&[
+            "click",
+            "hover",
+            "drag",
+            "list_pages",
+            "close_page",
+            "new_page",
+            "select_page",
+        ]);
+        texts[0].description = Some("Clicks on the provided element".into());
+        texts[1].description = Some("Hover over the provided element".into());
+        texts[2].description = Some("Drag an element onto another element".into());
+        let found = derive(&texts);
+        assert_eq!(found[0].as_deref(), Some("element"), "{found:?}");
+        assert_eq!(found[1].as_deref(), Some("element"), "{found:?}");
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! words left out.
 
 use super::ToolText;
-use super::english::{first_sentence, is_function_word, is_noun, is_verb, normalise, split};
+use super::english::{
+    first_sentence, is_function_word, is_noun, is_participle, is_verb, normalise, split,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Where a tool's subjects were read.
@@ -149,6 +151,11 @@ impl Words {
             .map(str::to_string)
     }
 
+    /// Whether the name starts with `word`.
+    pub(super) fn starts_with(&self, word: &str) -> bool {
+        self.name.first().is_some_and(|first| first == word)
+    }
+
     /// The first word of the name that is not the server's.
     pub(super) fn lead(&self, shared: &BTreeSet<String>) -> Option<&str> {
         self.name
@@ -217,6 +224,14 @@ fn listed_in_parentheses(sentence: &str) -> Vec<Vec<String>> {
 /// `kubectl_`): the server's own name, not a subject.
 pub(super) fn name_words(words: &[Words]) -> BTreeSet<String> {
     most(words, |tool| tool.name.first().into_iter().collect())
+}
+
+/// The word most of the server's tool names start with, when it names
+/// a thing the tools act on (`browser_`), not the server (`hubspot-`).
+pub(super) fn namespace(words: &[Words], server: &BTreeSet<String>) -> Option<String> {
+    name_words(words)
+        .into_iter()
+        .find(|word| is_noun(word) && !server.contains(word))
 }
 
 /// Words that stand in most of the server's descriptions (`Kubernetes`,
@@ -332,7 +347,8 @@ pub(super) fn nouns_of_name(
 }
 
 /// The subjects of a title or a sentence: its nouns, verbs anywhere set
-/// aside (prose puts them in the middle too).
+/// aside (prose puts them in the middle too), and participles (`the
+/// provided element`).
 pub(super) fn nouns_of_prose(
     prose: &[String],
     shared: &BTreeSet<String>,
@@ -340,7 +356,7 @@ pub(super) fn nouns_of_prose(
 ) -> Vec<String> {
     join_compounds(prose, compounds)
         .into_iter()
-        .filter(|w| is_noun(w) && !is_verb(w) && !shared.contains(w))
+        .filter(|w| is_noun(w) && !is_verb(w) && !is_participle(w) && !shared.contains(w))
         .collect()
 }
 
