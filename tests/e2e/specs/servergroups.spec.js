@@ -4,7 +4,9 @@
 // `issues` are two switches; one of them renamed on the Labels screen
 // stays in its server and leaves the other alone. `cost: minimal` on the
 // Profiles screen hides exactly the tools whose cost the library says is
-// above it, each row saying why.
+// above it, each row saying why. A profile written before groups belonged
+// to their server, switching `pull-requests` off bare, is told about at
+// start, and switching one server's group on keeps the other's off.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -27,7 +29,11 @@ describe('Groups of two servers', () => {
   let profiles;
 
   before(async () => {
-    home = new Home({ servers: { github: githubCatalogServer(), work: githubCatalogServer() }, concerns: [] });
+    home = new Home({
+      servers: { github: githubCatalogServer(), work: githubCatalogServer() },
+      concerns: [],
+      profiles: { default: { groups: { none: ['pull-requests'] } } },
+    });
     app = await App.launch(home);
     shell = new Shell(app);
     tools = new ToolsPage(app);
@@ -40,6 +46,28 @@ describe('Groups of two servers', () => {
   after(async () => {
     await app?.quit();
     home?.remove();
+  });
+
+  test('the start says what an older bare group name now means; one server switched on keeps the other off', async () => {
+    const notice = await app.find('start-notices', LAUNCH_TIMEOUT);
+    const text = await notice.getText();
+    assert.match(text, /"pull-requests" without a server/, text);
+    assert.match(text, /github\/pull-requests and work\/pull-requests/, text);
+    assert.equal(await tools.isGroupOn('github/pull-requests'), false, 'off in github by the bare name');
+    assert.equal(await tools.isGroupOn('work/pull-requests'), false, 'and in work');
+    await tools.setGroup('github/pull-requests', true);
+    await until(() => JSON.stringify(home.profile()?.groups?.none) === '["work/pull-requests"]', {
+      what: 'groups.none ["work/pull-requests"] in profiles/default.json',
+    });
+    await tools.rowWhen('github__list_pull_requests', true);
+    await tools.rowWhen('work__list_pull_requests', false);
+    await tools.setGroup('work/pull-requests', true);
+    await until(() => (home.profile()?.groups?.none ?? []).length === 0, { what: 'groups.none empty' });
+    await (await app.find('start-notices-dismiss')).click();
+    await until(async () => (await app.driver.findElements(testId('start-notices'))).length === 0, {
+      what: 'the notice to go when dismissed',
+    });
+    await tools.search('');
   });
 
   test('each server has its own switches beneath it; one of them switched off leaves the other', async () => {
