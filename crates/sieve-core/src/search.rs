@@ -61,7 +61,7 @@ pub fn search_tools(separator: &str) -> Vec<Value> {
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "name": {"type": "string", "description": "The tool's name as {find} gave it"},
+                    "name": {"type": "string", "description": format!("The tool's name as {find} gave it")},
                     "arguments": {"type": "object", "description": "The tool's arguments, as its inputSchema says"}
                 },
                 "required": ["name"]
@@ -152,6 +152,20 @@ mod tests {
     use super::*;
     use crate::catalog::{Catalog, Kind, ServerListing};
     use crate::config::Overlays;
+
+    #[test]
+    fn the_search_tools_say_each_other_s_names_in_full() {
+        let tools = search_tools("__");
+        let text = serde_json::to_string(&tools).unwrap();
+        assert!(
+            !text.contains("{find}") && !text.contains("{call}"),
+            "{text}"
+        );
+        assert_eq!(
+            tools[1]["inputSchema"]["properties"]["name"]["description"],
+            "The tool's name as sieve__find_tools gave it"
+        );
+    }
 
     #[test]
     fn identifiers_become_words() {
