@@ -346,6 +346,35 @@ async fn search_mode_lists_the_pinned_and_finds_the_rest() {
         tools[0]["inputSchema"].is_object(),
         "the full definition comes back"
     );
+    // What the model reads holds none of MCP Sieve's own labels.
+    let text = found["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(!text.contains("dev.mcp-sieve/"), "{text}");
+    assert!(tools.iter().all(|t| t.get("_meta").is_none_or(|m| {
+        m.as_object()
+            .unwrap()
+            .keys()
+            .all(|k| !k.starts_with("dev.mcp-sieve/"))
+    })));
+    // The call tool's schema names the search tool.
+    let listed = host.request("tools/list", json!({})).await;
+    let call_tool = &listed["result"]["tools"][2];
+    assert_eq!(
+        call_tool["inputSchema"]["properties"]["name"]["description"],
+        "The tool's name as sieve__find_tools gave it",
+        "{call_tool}"
+    );
+    // A query that matches nothing says so and names the groups there are.
+    let nothing = host.request("tools/call", find("xylophone zebra")).await;
+    assert_eq!(
+        nothing["result"]["structuredContent"]["tools"],
+        json!([]),
+        "{nothing}"
+    );
+    let said = nothing["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        said.starts_with("No tool matches \"xylophone zebra\"") && said.contains("demo/issues"),
+        "{said}"
+    );
 
     let called = host
         .request(

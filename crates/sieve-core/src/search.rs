@@ -70,6 +70,41 @@ pub fn search_tools(separator: &str) -> Vec<Value> {
     ]
 }
 
+/// A found tool as the model reads it in `find_tools`' answer: its
+/// definition as the host would list it, without MCP Sieve's own labels
+/// (`_meta["dev.mcp-sieve/..."]`; a `_meta` left empty goes too).
+pub fn found_definition(mut tool: Value) -> Value {
+    if let Some(object) = tool.as_object_mut() {
+        let emptied = object
+            .get_mut("_meta")
+            .and_then(Value::as_object_mut)
+            .map(|meta| {
+                meta.retain(|key, _| !key.starts_with(crate::labels::META_PREFIX));
+                meta.is_empty()
+            });
+        if emptied == Some(true) {
+            object.remove("_meta");
+        }
+    }
+    tool
+}
+
+/// What `find_tools` says when `query` matches no tool the profile
+/// allows: so, and the groups of the tools it does allow, whose words
+/// find them.
+pub fn nothing_found(query: &str, groups: &std::collections::BTreeSet<String>) -> String {
+    if groups.is_empty() {
+        return format!(
+            "No tool matches {query:?}; this profile allows no tools beyond those listed."
+        );
+    }
+    let named: Vec<&str> = groups.iter().map(String::as_str).collect();
+    format!(
+        "No tool matches {query:?}; the tools this profile allows are in these groups: {}. Search again with the words of what you want to do in one of them.",
+        named.join(", ")
+    )
+}
+
 /// The words a tool is found by.
 pub fn words_of(p: &Primitive) -> String {
     let text = |key: &str| {
@@ -165,6 +200,32 @@ mod tests {
             tools[1]["inputSchema"]["properties"]["name"]["description"],
             "The tool's name as sieve__find_tools gave it"
         );
+    }
+
+    #[test]
+    fn a_found_tool_keeps_its_definition_without_sieve_s_labels() {
+        let tool = json!({
+            "name": "gh__get_issue",
+            "description": "Gets an issue",
+            "inputSchema": {"type": "object"},
+            "_meta": {"dev.mcp-sieve/groups": ["gh/issues"], "vendor/x": 1}
+        });
+        let found = found_definition(tool);
+        assert_eq!(found["_meta"], json!({"vendor/x": 1}));
+        assert_eq!(found["inputSchema"], json!({"type": "object"}));
+        let only_ours = json!({"name": "a", "_meta": {"dev.mcp-sieve/server": "gh"}});
+        assert_eq!(found_definition(only_ours), json!({"name": "a"}));
+    }
+
+    #[test]
+    fn nothing_found_names_the_groups_there_are() {
+        let groups = ["gh/issues".to_string(), "gh/pull-requests".to_string()].into();
+        let said = nothing_found("bake a cake", &groups);
+        assert!(
+            said.starts_with("No tool matches \"bake a cake\""),
+            "{said}"
+        );
+        assert!(said.contains("gh/issues, gh/pull-requests"), "{said}");
     }
 
     #[test]

@@ -18,7 +18,8 @@ use serde_json::Value;
 use serde_json::json;
 use sieve_core::Kind;
 use sieve_core::search::{
-    CALL_TOOL, DEFAULT_LIMIT, FIND_TOOLS, MAX_LIMIT, ToolIndex, search_tool_name,
+    CALL_TOOL, DEFAULT_LIMIT, FIND_TOOLS, MAX_LIMIT, ToolIndex, found_definition, nothing_found,
+    search_tool_name,
 };
 
 impl SieveServer {
@@ -180,10 +181,23 @@ impl SieveServer {
                 Some(Some(HostForm::Tool(tool))) => serde_json::to_value(tool).ok(),
                 _ => None,
             })
+            .map(found_definition)
             .collect();
         let structured = json!({"tools": found});
         let mut result = CallToolResult::structured(structured.clone());
-        result.content = vec![rmcp::model::ContentBlock::text(structured.to_string())];
+        let text = if found.is_empty() {
+            let groups = view
+                .catalog
+                .primitives()
+                .iter()
+                .filter(|p| p.kind == Kind::Tool && rules.is_visible(p, Some(&view.narrowing)))
+                .flat_map(|p| p.labels.groups.iter().cloned())
+                .collect();
+            nothing_found(query, &groups)
+        } else {
+            structured.to_string()
+        };
+        result.content = vec![rmcp::model::ContentBlock::text(text)];
         Ok(CallToolResponse::Complete(result))
     }
 
