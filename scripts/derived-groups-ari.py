@@ -13,16 +13,19 @@ group and the adjusted Rand index (ARI) between derived groups and
 published areas, first the servers tuned on, then those held out. A tool
 with a null group counts as its own singleton cluster.
 
-Four parts. Tuned: the servers derivation was developed on. Held out
-(old), HELD_OUT_OLD: recorded for evaluation only in the first round;
-the second round looked at desktop-commander's groups (its weakness was
+Five parts. Tuned: the servers derivation was developed on (Bright Data
+since the fourth round, which looked at it). Held out (old),
+HELD_OUT_OLD: recorded for evaluation only in the first round; the
+second round looked at desktop-commander's groups (its weakness was
 known) but tuned on none of them; the third round tuned on
 desktop-commander too. Held out (new), HELD_OUT_NEW: recorded after the
 second round's method was fixed (digitalocean-mcp, gitlab-mcp,
 launchdarkly-mcp), scored once, and not tuned on afterwards. Held out
 (round 3), HELD_OUT_ROUND3: recorded before the third round changed the
-method (azure-devops-mcp, brightdata-mcp, heroku-mcp), scored once at
-its end.
+method (azure-devops-mcp, heroku-mcp; brightdata-mcp too, tuned on in
+the fourth round), scored once at its end. Held out (round 4),
+HELD_OUT_ROUND4: recorded before the fourth round changed the method
+(browserstack-mcp, git-mcp-server), scored once at its end.
 
     scripts/derived-groups-ari.py [--details] [--save-groups F | --groups-from F]
 
@@ -57,14 +60,20 @@ HELD_OUT_NEW = {
 }
 HELD_OUT_ROUND3 = {
     "azure-devops-mcp",
-    "brightdata-mcp",
     "heroku-mcp",
 }
-HELD_OUT = HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3
-PARTS = ("tuned", "held out (old)", "held out (new)", "held out (round 3)")
+HELD_OUT_ROUND4 = {
+    "browserstack-mcp",
+    "git-mcp-server",
+}
+HELD_OUT = HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3 | HELD_OUT_ROUND4
+PARTS = ("tuned", "held out (old)", "held out (new)", "held out (round 3)",
+         "held out (round 4)")
 
 
 def part_of(name):
+    if name in HELD_OUT_ROUND4:
+        return PARTS[4]
     if name in HELD_OUT_ROUND3:
         return PARTS[3]
     if name in HELD_OUT_NEW:

@@ -11,11 +11,18 @@ const TARGET: f64 = 0.5;
 
 /// Servers below the target today, each with the floor it must not fall
 /// under and why it is below: known weaknesses, not the goal.
-const BELOW_TARGET: &[(&str, f64, &str)] = &[(
-    "brightdata-mcp",
-    0.28,
-    "50 `web_data_<site>_...` tools are one group, `data`, while its groups sort the sites by market (social, e-commerce, business), which no name or description says",
-)];
+const BELOW_TARGET: &[(&str, f64, &str)] = &[
+    (
+        "browserstack-mcp",
+        0.44,
+        "`tests` gathers the test-management tools with AI-agent, Percy and App Automate tools whose names also say test; its AI-agent tools share no word",
+    ),
+    (
+        "git-mcp-server",
+        0.06,
+        "its names are `git_` and a verb (`git_add`, `git_rebase`); the subjects their descriptions lend (commit, remote) cut across its workflow categories",
+    ),
+];
 
 struct Fixture {
     name: String,

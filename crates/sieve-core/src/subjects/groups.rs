@@ -30,6 +30,32 @@ pub(super) enum Reason {
     /// Its name says no more than the namespace every name starts with
     /// and a verb, or a subject of its own (this one, if any).
     Namespace(String),
+    /// It left a group too large to be one area by the thing its name
+    /// says of a source.
+    Crossed(Crossing),
+}
+
+/// What a tool's name says after the head of a group too large to be
+/// one area (`web_data_amazon_product`: data, amazon, product), and how
+/// that put it in its group.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Crossing {
+    pub(super) head: String,
+    /// Empty when the name says a thing only.
+    pub(super) source: String,
+    pub(super) thing: String,
+    pub(super) how: How,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum How {
+    /// Its thing is the group's: so many tools name it, from so many
+    /// sources.
+    Thing { tools: usize, sources: usize },
+    /// Its thing and this one come from these sources both.
+    Shared(String, Vec<String>),
+    /// Its thing is its own; its source's other tools are in the group.
+    Source,
 }
 
 /// Tools (by position in name order) in groups, each group keyed by its
@@ -90,8 +116,14 @@ impl Groups {
             .collect()
     }
 
+    /// Puts `tool` in the group of `subject`, for `why`.
+    pub(super) fn set(&mut self, tool: usize, subject: String, why: Reason) {
+        self.of[tool] = Some(subject);
+        self.why[tool] = why;
+    }
+
     /// The members of each group, by subject.
-    fn members(&self) -> BTreeMap<String, Vec<usize>> {
+    pub(super) fn members(&self) -> BTreeMap<String, Vec<usize>> {
         let mut members: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (tool, subject) in self.of.iter().enumerate() {
             if let Some(subject) = subject {
@@ -166,7 +198,10 @@ impl Groups {
         let by_name = |reason: &Reason| {
             matches!(
                 reason,
-                Reason::Subject(Source::Name) | Reason::Kind(_) | Reason::Activity(_)
+                Reason::Subject(Source::Name)
+                    | Reason::Kind(_)
+                    | Reason::Activity(_)
+                    | Reason::Crossed(_)
             )
         };
         let mut named: BTreeMap<&str, usize> = BTreeMap::new();

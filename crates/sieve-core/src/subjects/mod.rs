@@ -25,6 +25,14 @@
 //!    many names start with an issue and few with a comment).
 //!    A verb the server writes in the plural (`list_searches`) is a noun
 //!    in its names, so `start_search` is about a search.
+//!    A subject that heads more than a third of the names (and more than
+//!    fifteen) is too broad to be one area when, after it, the names say
+//!    a source and a thing and the same things come from several sources
+//!    (`web_data_amazon_product`, `web_data_walmart_product`): the tools
+//!    part by thing; things two sources or more both offer (posts and
+//!    comments of instagram and tiktok) are one area; a tool whose thing
+//!    is its own goes where its source's other tools went
+//!    (`split.rs`).
 //! 4. Tools that start with one specific verb (`verify_`, not `get_`),
 //!    three at least, whose subjects no other verb's names share, are an
 //!    area of that activity.
@@ -58,9 +66,10 @@
 
 mod english;
 mod groups;
+mod split;
 mod words;
 
-use groups::{Groups, Reason, Weights, scope_words, small_size};
+use groups::{Groups, How, Reason, Weights, scope_words, small_size};
 use std::collections::BTreeSet;
 use words::{
     Source, Words, compounds, group_name, name_words, namespace, plural_units, plural_verbs,
@@ -155,6 +164,7 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
         .unzip();
     let plural = plural_units(&words, &compounds);
     let mut groups = Groups::first(&units, &sources);
+    split::split_crossed(&mut groups, &units, &nouns);
     let texts: Vec<BTreeSet<String>> = words
         .iter()
         .map(|w| {
@@ -205,6 +215,15 @@ impl ToolText {
     /// two tools of one name still sort the same in every list order.
     fn cmp_key(&self) -> (&str, &Option<String>, &Option<String>, &Vec<String>) {
         (&self.name, &self.title, &self.description, &self.params)
+    }
+}
+
+/// `a, b and c`.
+fn spoken_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
@@ -278,6 +297,36 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
             "its name is about {}, and its texts share too few words with any group's, as {does} {others}",
             spoken(own)
         ),
+        Reason::Crossed(crossing) => {
+            let thing = spoken(&crossing.thing);
+            let said = match crossing.source.as_str() {
+                "" => format!("its name says {thing} {}", crossing.head),
+                source => format!(
+                    "its name says {thing} {} from {}",
+                    crossing.head,
+                    spoken(source)
+                ),
+            };
+            match &crossing.how {
+                How::Thing { tools, sources } => format!(
+                    "{said}, as {} from {sources} sources: `{}` alone names too many tools to be one area",
+                    match tools - 1 {
+                        1 => "does one other".to_string(),
+                        n => format!("do {n} others"),
+                    },
+                    crossing.head
+                ),
+                How::Shared(with, shared) => format!(
+                    "{said}, and {} offer both {thing} and {}: one area",
+                    spoken_list(shared),
+                    spoken(with)
+                ),
+                How::Source => format!(
+                    "{said}, and the other tools of {} are in {group}",
+                    spoken(&crossing.source)
+                ),
+            }
+        }
         Reason::Capped(first) => format!(
             "its name is about {}, a small area nearest to {group}",
             spoken(first)
@@ -525,6 +574,80 @@ mod tests {
         let found = derive(&texts);
         assert_eq!(found[0].as_deref(), Some("element"), "{found:?}");
         assert_eq!(found[1].as_deref(), Some("element"), "{found:?}");
+    }
+
+    #[test]
+    fn a_group_of_most_tools_whose_names_cross_sources_and_things_splits_by_thing() {
+        let mut names: Vec<String> = Vec::new();
+        for shop in ["amazon", "walmart", "ebay", "etsy", "zara", "bestbuy"] {
+            names.push(format!("web_data_{shop}_products"));
+        }
+        for (site, things) in [
+            ("instagram", &["posts", "comments", "profiles", "reels"][..]),
+            ("tiktok", &["posts", "comments", "profiles"][..]),
+            ("reddit", &["posts", "comments"][..]),
+            ("youtube", &["comments", "profiles"][..]),
+        ] {
+            for thing in things {
+                names.push(format!("web_data_{site}_{thing}"));
+            }
+        }
+        names.extend(["web_data_npm_package", "web_data_pypi_package"].map(String::from));
+        names.extend(["scrape_as_html", "scrape_as_markdown", "scrape_batch"].map(String::from));
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let found = derive_for("", &tools(&names));
+        let of = |name: &str| {
+            let i = names.iter().position(|n| *n == name).unwrap();
+            found[i].clone().expect("in a group")
+        };
+        assert_eq!(of("web_data_amazon_products").group, "products");
+        // Comments come from four sites, posts and profiles from three:
+        // two of them at least offer both, so they are one area.
+        let posts = of("web_data_tiktok_posts");
+        assert_eq!(posts.group, "comments", "{found:?}");
+        assert!(
+            posts.why.contains("offer both post and comment"),
+            "{}",
+            posts.why
+        );
+        let reels = of("web_data_instagram_reels");
+        assert_eq!(reels.group, "comments");
+        assert!(
+            reels
+                .why
+                .contains("other tools of instagram are in comments"),
+            "{}",
+            reels.why
+        );
+        assert_eq!(of("web_data_npm_package").group, "package");
+        assert!(
+            of("web_data_zara_products")
+                .why
+                .contains("as do 5 others from 6 sources"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_group_of_most_tools_whose_names_say_a_verb_and_a_thing_stays_one() {
+        let mut names: Vec<String> = Vec::new();
+        for verb in ["list", "create", "inspect", "delete", "upgrade", "pause"] {
+            for thing in ["cluster", "project", "user"] {
+                names.push(format!("atlas-{verb}-{thing}"));
+            }
+        }
+        // As many tools outside it, so `atlas` names no namespace.
+        for verb in ["list", "create", "drop", "rename", "describe", "count"] {
+            for thing in ["collection", "index", "database"] {
+                names.push(format!("{verb}-{thing}"));
+            }
+        }
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let found = derive(&tools(&names));
+        assert!(
+            found[..18].iter().all(|g| g.as_deref() == Some("atlas")),
+            "{found:?}"
+        );
     }
 
     #[test]
