@@ -5,8 +5,8 @@ use super::{ApiError, ErrorCode, Result};
 use serde::Serialize;
 use serde_json::Value;
 use sieve_core::{
-    BuildOptions, Catalog, Config, Kind, Overlays, Primitive, Reason, Rule, ServerListing,
-    TokenCount,
+    BuildOptions, Catalog, Config, Kind, Measurements, Overlays, Primitive, Reason, Rule,
+    ServerListing, TokenCount,
 };
 use sieve_gateway::engine::State;
 use sieve_gateway::engine::{BUILTIN_SERVER, Engine};
@@ -32,20 +32,48 @@ pub struct Listed {
 
 impl Listed {
     /// Builds the catalog of `listings` under `config` (its separator and
-    /// overlays).
+    /// overlays), `cost` judged from the tools' definitions alone.
     pub fn build(config: Config, listings: &[ServerListing]) -> Result<Listed> {
+        Listed::build_measured(config, listings, Arc::default())
+    }
+
+    /// [`Listed::build`] with what calls through Sieve `measured`.
+    fn build_measured(
+        config: Config,
+        listings: &[ServerListing],
+        measured: Arc<Measurements>,
+    ) -> Result<Listed> {
         let overlays = Overlays::new(&config.overlays).map_err(|error| {
             ApiError::new(
                 ErrorCode::BrokenFile,
                 format!("config.json: an overlay pattern does not compile ({error}); fix it"),
             )
         })?;
-        let catalog = Catalog::build_with(&BuildOptions::of(&config), &overlays, listings);
+        let options = BuildOptions {
+            measured,
+            ..BuildOptions::of(&config)
+        };
+        let catalog = Catalog::build_with(&options, &overlays, listings);
         Ok(Listed {
             config,
             catalog: Arc::new(catalog),
             warnings: Vec::new(),
         })
+    }
+
+    /// [`Listed::build`] with what calls through Sieve measured, from the
+    /// ledger of `store`'s state; a ledger that cannot be read is said in
+    /// the warnings, and `cost` is then judged from the definitions.
+    fn build_for(store: &Store, config: Config, listings: &[ServerListing]) -> Result<Listed> {
+        let measured = super::ledger(store).and_then(|ledger| Ok(ledger.measured()?));
+        let warning = measured
+            .as_ref()
+            .err()
+            .map(|error| format!("{error}; cost is judged from the tools' definitions alone"));
+        let mut listed =
+            Listed::build_measured(config, listings, Arc::new(measured.unwrap_or_default()))?;
+        listed.warnings.extend(warning);
+        Ok(listed)
     }
 
     /// The rows of every primitive a running engine lists, as profile
@@ -101,7 +129,7 @@ impl Listed {
                 Ok(ServerListing::tools(server, tools))
             })
             .collect::<Result<Vec<_>>>()?;
-        Listed::build(store.load_config()?, &listings)
+        Listed::build_for(store, store.load_config()?, &listings)
     }
 
     /// What the configured servers list: each is connected once and
@@ -110,7 +138,7 @@ impl Listed {
     pub async fn live(store: &Store) -> Result<Listed> {
         let config = store.load_config()?;
         if config.mcp_servers.is_empty() {
-            return Listed::build(config, &[builtin_listing()]);
+            return Listed::build_for(store, config, &[builtin_listing()]);
         }
         let engine = Engine::start(store.clone())?;
         engine.settled(SETTLE).await;

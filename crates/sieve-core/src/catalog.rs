@@ -11,7 +11,7 @@
 use crate::action::stated;
 use crate::approvals::{Approvals, Quarantine};
 use crate::config::{COST, ConcernDef, Overlays, builtin_concerns};
-use crate::cost::{Measured, judge_stated};
+use crate::cost::{Measurements, judge_stated};
 use crate::labels::{Labels, META_PREFIX, has_hints, server_group};
 use crate::naming::{HASH_LEN, exposed_name_with_hash, prompt_uri, tool_uri};
 use crate::parse::{ParseError, decode};
@@ -331,7 +331,7 @@ pub struct BuildOptions {
     /// What the calls of each tool through Sieve measured, by server and
     /// upstream tool name, from the ledger; empty until the caller fills
     /// it. Shared, as every rebuild of the catalog reads the same map.
-    pub measured: Arc<BTreeMap<String, BTreeMap<String, Measured>>>,
+    pub measured: Arc<Measurements>,
     /// The value lists of the ordered concerns in force, by name.
     pub ordered: BTreeMap<String, Arc<[String]>>,
     /// `groupRenames` of `config.json`.
@@ -635,6 +635,7 @@ mod tests {
     use super::*;
     use crate::Config;
     use crate::config::Overlay;
+    use crate::cost::Measured;
     use serde_json::json;
 
     fn listing() -> Vec<ServerListing> {

@@ -16,19 +16,21 @@
 //! * `minimal` otherwise.
 //!
 //! Once calls have passed through Sieve their measured size and time
-//! ([`Measured`], kept with the ledger, handed in by the caller) take
-//! over for the `moderate` / `minimal` choice: results or calls past the
-//! limits ([`LARGE_RESULT_TOKENS`], [`LONG_CALL_MS`]) make a tool
-//! `moderate`, and [`CALLS_TO_LOWER`] calls under both limits make a
-//! `moderate` judged from the definition `minimal`. Measurements never
-//! make a tool `high` nor take `high` away: what a call costs in money is
-//! not in its result.
+//! ([`Measured`], over the last [`CALLS_KEPT`] calls of each tool, kept
+//! with the ledger, handed in by the caller) take over for the `moderate`
+//! / `minimal` choice: results or calls past the limits
+//! ([`LARGE_RESULT_TOKENS`], [`LONG_CALL_MS`]) make a tool `moderate`,
+//! and [`CALLS_TO_LOWER`] calls under both limits make a `moderate`
+//! judged from the definition `minimal`. Measurements never make a tool
+//! `high` nor take `high` away: what a call costs in money is not in its
+//! result.
 
 use crate::action::{Effect, Stated, stated};
 use crate::wording::{
     Prose, find_phrase, first_sentence, name_words, opening, prose_words, quote, thousands,
 };
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// The values of the built-in concern, from the cheapest.
@@ -76,6 +78,16 @@ pub const LONG_CALL_MS: u64 = 10_000;
 /// large result is a fact, not a trend.
 pub const CALLS_TO_LOWER: u32 = 3;
 
+/// The calls of each tool whose measurements are kept, the most recent:
+/// enough for a 90th percentile that is not just the largest call, few
+/// enough that a tool whose results changed (a repository that grew) is
+/// judged by what it does now.
+pub const CALLS_KEPT: usize = 50;
+
+/// What the calls through Sieve measured, by server, then by the tool's
+/// upstream name.
+pub type Measurements = BTreeMap<String, BTreeMap<String, Measured>>;
+
 /// What the calls of one tool through Sieve measured, from the ledger.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Measured {
@@ -89,6 +101,32 @@ pub struct Measured {
     pub median_ms: u64,
     /// Duration that nine calls in ten stay under or at.
     pub p90_ms: u64,
+}
+
+impl Measured {
+    /// The measurements of `calls`, each the tokens of its result and its
+    /// duration in milliseconds. Medians and 90th percentiles are taken
+    /// by nearest rank, so each is what one of the calls measured: of
+    /// three calls, the median is the middle one and the 90th percentile
+    /// the largest.
+    pub fn of_calls(calls: &[(u64, u64)]) -> Measured {
+        let (mut tokens, mut ms): (Vec<u64>, Vec<u64>) = calls.iter().copied().unzip();
+        tokens.sort_unstable();
+        ms.sort_unstable();
+        Measured {
+            calls: u32::try_from(calls.len()).unwrap_or(u32::MAX),
+            median_tokens: nearest_rank(&tokens, 50),
+            p90_tokens: nearest_rank(&tokens, 90),
+            median_ms: nearest_rank(&ms, 50),
+            p90_ms: nearest_rank(&ms, 90),
+        }
+    }
+}
+
+/// The value `percent` of `sorted` values stay under or at; 0 for none.
+fn nearest_rank(sorted: &[u64], percent: usize) -> u64 {
+    let rank = (sorted.len() * percent).div_ceil(100);
+    sorted.get(rank.saturating_sub(1)).copied().unwrap_or(0)
 }
 
 /// A cost and why, in words ("cost high: ...").
@@ -782,6 +820,51 @@ mod tests {
             judge(&list, Some(&Measured::default())),
             from_definition(&list)
         );
+    }
+
+    #[test]
+    fn measurements_are_medians_and_90th_percentiles_by_nearest_rank() {
+        assert_eq!(Measured::of_calls(&[]), Measured::default());
+        let one = Measured::of_calls(&[(700, 40)]);
+        assert_eq!(
+            (
+                one.calls,
+                one.median_tokens,
+                one.p90_tokens,
+                one.median_ms,
+                one.p90_ms
+            ),
+            (1, 700, 700, 40, 40),
+            "one call is its own median and percentile"
+        );
+        // Tokens and durations are ranked each on their own.
+        let three = Measured::of_calls(&[(9_000, 5), (100, 300), (400, 20)]);
+        assert_eq!(
+            three,
+            Measured {
+                calls: 3,
+                median_tokens: 400,
+                p90_tokens: 9_000,
+                median_ms: 20,
+                p90_ms: 300,
+            }
+        );
+        let four = Measured::of_calls(&[(4, 4), (1, 1), (3, 3), (2, 2)]);
+        assert_eq!(
+            (four.median_tokens, four.p90_ms),
+            (2, 4),
+            "the lower middle"
+        );
+        // Of fifty calls, the 45th smallest: the five largest are the
+        // tenth left above it.
+        let fifty: Vec<(u64, u64)> = (1..=50).rev().map(|n| (n * 100, n)).collect();
+        let measured = Measured::of_calls(&fifty);
+        assert_eq!(measured.calls, 50);
+        assert_eq!(
+            (measured.median_tokens, measured.p90_tokens),
+            (2_500, 4_500)
+        );
+        assert_eq!((measured.median_ms, measured.p90_ms), (25, 45));
     }
 
     #[test]

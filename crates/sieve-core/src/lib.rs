@@ -27,7 +27,8 @@
 //!   [`Narrowing`], and the [`Reason`] a primitive is hidden.
 //! * [`approvals`]: `approvals.json`, trust on first use and the
 //!   [`Quarantine`] of new and changed tools.
-//! * [`tokenizer`]: what one definition costs the model, in tokens.
+//! * [`tokenizer`]: what one definition costs the model, in tokens, and
+//!   what a result of a known length does.
 //! * [`tokens`]: token estimates before and after filtering.
 //! * [`tasks`]: task ledger entries and `tasks/list` queries.
 //! * [`parse`]: JSON decoding with file, line, column and field path.
@@ -73,7 +74,7 @@ pub use config::{
     OAuthClientError, Overlay, OverlayError, Overlays, Root, Roots, RootsError, SIGNING_ALGORITHMS,
     ServerConfig, ServerEntryError, Settings, Transport, check_client_metadata_url,
 };
-pub use cost::{Cost, Measured};
+pub use cost::{Cost, Measured, Measurements};
 pub use labels::Labels;
 pub use parse::ParseError;
 pub use profile::{Disclosure, GroupRule, Profile, TagRule, Visibility};

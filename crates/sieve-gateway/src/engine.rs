@@ -9,6 +9,10 @@
 //!
 //! Tasks and the ledger are the `tasks` module's; the engine
 //! owns them and offers retry and cancel to the command line and the app.
+//! What calls measured is put in force by `measured`, for the concern
+//! `cost` of the catalog.
+
+mod measured;
 
 use crate::error::CallError;
 use crate::hosts::Hosts;
@@ -92,6 +96,8 @@ pub struct Engine {
     watcher: Mutex<Option<sieve_store::state::Watching>>,
     tasks: Arc<Tasks>,
     stopping: tokio_util::sync::CancellationToken,
+    /// Work on the measurements put off for a while (`measured`).
+    measured_later: measured::Later,
 }
 
 /// A search index and what it was built from.
@@ -165,6 +171,9 @@ struct InForce {
     approvals: Arc<Approvals>,
     catalog: Arc<Catalog>,
     forms: Arc<HostForms>,
+    /// What calls through Sieve measured, which the catalog's `cost`
+    /// was judged with (`measured`).
+    measured: Arc<sieve_core::Measurements>,
     /// The pool generation the catalog was built from.
     generation: u64,
     /// The pool generation whose listings went into `approvals.json`
@@ -278,7 +287,16 @@ impl Engine {
             crate::oauth::Credentials::stored(secrets.clone(), server)
         }));
         let stopping = tokio_util::sync::CancellationToken::new();
-        let tasks = Tasks::new(ledger, db, pool.clone(), hosts.clone(), stopping.clone());
+        let measured = measured::load(ledger.as_ref());
+        let (measured_sink, measurements) = tokio::sync::mpsc::unbounded_channel();
+        let tasks = Tasks::new(
+            ledger,
+            db,
+            pool.clone(),
+            hosts.clone(),
+            stopping.clone(),
+            measured_sink,
+        );
         let (changes, _) = broadcast::channel(256);
         let engine = Arc::new(Engine {
             store,
@@ -290,6 +308,7 @@ impl Engine {
                 approvals: Arc::new(approvals),
                 catalog: Arc::new(Catalog::default()),
                 forms: Arc::new(HostForms::default()),
+                measured,
                 generation: u64::MAX,
                 recorded: u64::MAX,
             }),
@@ -299,7 +318,9 @@ impl Engine {
             watcher: Mutex::new(None),
             tasks,
             stopping,
+            measured_later: measured::Later::default(),
         });
+        measured::follow(&engine, measurements);
         let mut events = pool.events();
         let weak = Arc::downgrade(&engine);
         tokio::spawn(async move {
@@ -365,7 +386,10 @@ impl Engine {
             self.state.writing().recorded = generation;
         }
         let mut state = self.state.writing();
-        let options = sieve_core::BuildOptions::of(&state.config);
+        let options = sieve_core::BuildOptions {
+            measured: state.measured.clone(),
+            ..sieve_core::BuildOptions::of(&state.config)
+        };
         let mut catalog = Catalog::build_with(&options, &state.overlays, &listings);
         if state.config.settings.quarantine {
             catalog.quarantine(&state.approvals);
@@ -675,7 +699,11 @@ impl Engine {
                 match change {
                     FileChange::Config => engine.reload_config(),
                     FileChange::Profile(name) => engine.reload_profile(&name),
-                    FileChange::Tasks => engine.emit(Change::Tasks),
+                    FileChange::Tasks => {
+                        engine.emit(Change::Tasks);
+                        // Another process may have measured calls.
+                        engine.reload_measured_soon();
+                    }
                     FileChange::Approvals => engine.reload_approvals(),
                     FileChange::Secrets => engine.pool.retry_sign_ins(),
                     FileChange::Rescan => {
@@ -776,6 +804,7 @@ impl Engine {
 
     /// Stops every server.
     pub async fn shutdown(&self) {
+        self.tasks.flush_measurements().await;
         self.tasks.leave().await;
         self.stopping.cancel();
         self.pool.shutdown().await;

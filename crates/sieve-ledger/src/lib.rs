@@ -36,17 +36,21 @@
 //!
 //! Beside the tasks, the same database holds the audit (`audit`): a record
 //! of every call when `settings.audit` is on, listed newest first and
-//! purged with the entries; and (`replicas`) the calls in flight of a team
+//! purged with the entries; what calls measured (`measurements`): the
+//! size of the result and the duration of each tool's last calls, for the
+//! concern `cost`; and (`replicas`) the calls in flight of a team
 //! gateway's replicas, so a replica that dies mid-call leaves its entries
 //! failed, not working for ever.
 //!
 //! Layout: this file holds the [`Ledger`], what it does the same on both
-//! databases, and its errors; `audit` the audit's records; `schema` the table's columns, its listing
+//! databases, and its errors; `audit` the audit's records;
+//! `measurements` the measured calls; `schema` the table's columns, its listing
 //! indexes and an entry as a row; `query` a listing's plan as SQL in
 //! either dialect; `merge` the merge of its arms into a page; `sqlite` and
 //! `postgres` the two backends.
 
 mod audit;
+mod measurements;
 mod merge;
 mod postgres;
 mod query;
@@ -57,6 +61,7 @@ mod sqlite;
 mod tests;
 
 pub use audit::{AuditCursor, AuditPage, AuditQuery, AuditRecord, AuditStatus, MAX_AUDIT_LIMIT};
+pub use measurements::CallMeasurement;
 use merge::Merge;
 use postgres::Postgres;
 use query::{Arg, Dialect, ListPlan, placeholders, text};

@@ -24,6 +24,7 @@
 //! batches as the merge asks, every arm it asks for in one round trip.
 
 use super::audit::{AuditRow, audit_of_row};
+use super::measurements::{MeasuredRow, measured_of_row};
 use super::merge::{Merge, Step};
 use super::query::{Arg, Dialect, ListPlan};
 use super::schema::{Entry, entry_of_row};
@@ -187,6 +188,16 @@ impl Postgres {
         action: &'static str,
     ) -> Result<Vec<AuditRow>, LedgerError> {
         self.query(sql, args, action, |row| Ok(audit_of_row!(row, try_get)))
+    }
+
+    /// The measured calls `sql`, a select of `MEASURED_COLUMNS`, finds.
+    pub(super) fn select_measured(
+        &self,
+        sql: &str,
+        args: &[Arg],
+        action: &'static str,
+    ) -> Result<Vec<MeasuredRow>, LedgerError> {
+        self.query(sql, args, action, |row| Ok(measured_of_row!(row, try_get)))
     }
 
     /// The rows `sql` finds with `args`, each read by `read`.

@@ -9,6 +9,7 @@
 //! Sieve is refused rather than guessed at.
 
 use super::audit::{AuditRow, audit_of_row};
+use super::measurements::{MeasuredRow, measured_of_row};
 use super::merge::{Merge, Step};
 use super::query::{Arg, Dialect, ListPlan};
 use super::schema::{Entry, entry_of_row};
@@ -31,7 +32,7 @@ pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Schema versions, in order: entry `n` takes a file from version `n` to
 /// `n + 1`. Never edit one that has shipped; append a new one.
-const MIGRATIONS: &[&str] = &[SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
+const MIGRATIONS: &[&str] = &[SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4];
 
 /// Version 1. `seq` is AUTOINCREMENT so a purged row's number is never
 /// reused: cursors stay positions in one history. No foreign key on
@@ -109,6 +110,22 @@ CREATE TABLE replicas (
     started_at INTEGER NOT NULL,
     seen_at    INTEGER NOT NULL
 ) STRICT;
+";
+
+/// Version 4: what calls measured (`measurements`), the last few calls
+/// of each tool, for the built-in concern `cost`; the index walks one
+/// tool's calls newest first. PostgreSQL's are the same (sieve-postgres
+/// `migrations/0008_measurements.sql`).
+const SCHEMA_V4: &str = "
+CREATE TABLE measurements (
+    id            INTEGER PRIMARY KEY,
+    server        TEXT    NOT NULL,
+    tool          TEXT    NOT NULL,
+    at            INTEGER NOT NULL,
+    result_tokens INTEGER NOT NULL CHECK (result_tokens >= 0),
+    duration_ms   INTEGER NOT NULL CHECK (duration_ms >= 0)
+) STRICT;
+CREATE INDEX measurements_tool ON measurements (server, tool, id);
 ";
 
 /// Sorts SQLite's failures into the ones a person can act on.
@@ -333,6 +350,16 @@ impl Sqlite {
         action: &'static str,
     ) -> Result<Vec<AuditRow>, LedgerError> {
         self.query(sql, args, action, |row| Ok(audit_of_row!(row, get)))
+    }
+
+    /// The measured calls `sql`, a select of `MEASURED_COLUMNS`, finds.
+    pub(super) fn select_measured(
+        &self,
+        sql: &str,
+        args: &[Arg],
+        action: &'static str,
+    ) -> Result<Vec<MeasuredRow>, LedgerError> {
+        self.query(sql, args, action, |row| Ok(measured_of_row!(row, get)))
     }
 
     /// The rows `sql` finds with `args`, each read by `read`.

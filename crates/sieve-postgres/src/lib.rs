@@ -64,6 +64,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         include_str!("../migrations/0006_owners_and_replicas.sql"),
     ),
     (7, "secrets", include_str!("../migrations/0007_secrets.sql")),
+    (
+        8,
+        "measurements",
+        include_str!("../migrations/0008_measurements.sql"),
+    ),
 ];
 
 /// What can go wrong with the database, said for a person.

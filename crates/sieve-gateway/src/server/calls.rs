@@ -99,13 +99,14 @@ impl SieveServer {
                 }
             };
         }
-        let flight = tasks.call_started(&call);
+        let running = tasks.call_started(&call);
         let outcome = self
             .forward(call.server, "tools/call", params.clone(), &context)
             .await;
-        // A call that failed or was cut off goes to the ledger, for retry.
+        // A call that failed or was cut off goes to the ledger, for retry;
+        // what a result measured, to the writer of measurements.
         tasks
-            .call_ended(flight, &call, &outcome, context.ct.is_cancelled())
+            .call_ended(running, &call, &outcome, context.ct.is_cancelled())
             .await;
         match outcome? {
             ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),

@@ -173,12 +173,12 @@ impl SieveServer {
                 },
             ));
         }
-        let flight = tasks.call_started(&call);
+        let running = tasks.call_started(&call);
         let outcome = self
             .forward(call.server, "tools/call", upstream.clone(), context)
             .await;
         tasks
-            .call_ended(flight, &call, &outcome, context.ct.is_cancelled())
+            .call_ended(running, &call, &outcome, context.ct.is_cancelled())
             .await;
         match outcome? {
             ServerResult::CreateTaskResult(created) => {

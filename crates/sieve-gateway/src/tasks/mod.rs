@@ -4,8 +4,9 @@
 //! * Here: [`Tasks`], the ledger of this process with the upstream pool
 //!   and the hosts its tasks live between; recording the calls that failed
 //!   or were cut off (for retry) and the tasks upstreams create; which
-//!   entries a profile shows; `tasks/list`, retry and cancel; and the
-//!   audit's records (`settings.audit`), written beside the tasks.
+//!   entries a profile shows; `tasks/list`, retry and cancel; the
+//!   audit's records (`settings.audit`), written beside the tasks; and
+//!   what calls measured (`measure`), for the concern `cost`.
 //! * [`wire`]: an entry in the shapes of both protocol generations.
 //! * [`follow`]: keeping a live task's status current (polling at the
 //!   server's interval, resumed after a restart), telling the host that
@@ -20,10 +21,12 @@ mod audit;
 mod batch;
 mod follow;
 mod legacy;
+mod measure;
 mod replica;
 pub(crate) mod wire;
 
 pub(crate) use legacy::Started;
+pub(crate) use measure::MeasuredSink;
 
 use crate::clock::now_ms;
 use crate::error::CallError;
@@ -38,6 +41,7 @@ use sieve_ledger::Ledger;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 use wire::Created;
 
@@ -63,6 +67,8 @@ pub(crate) struct Tasks {
     replica: Option<String>,
     /// The writer of this replica's calls in flight, when it is one.
     flights: Option<replica::Flights>,
+    /// The writer of what calls measured (`measure`).
+    measurer: Option<measure::Measurer>,
 }
 
 /// Opens the ledger at `db` and drops entries older than `retention_days`.
@@ -109,6 +115,25 @@ pub(crate) fn on_upstream_status(ledger: Option<Ledger>) -> TaskStatusSink {
             let _ = ledger.update(&record.id, status, message, None, now_ms());
         }
     })
+}
+
+/// A plain call on its way upstream: when it started, and its entry among
+/// a team gateway's calls in flight.
+pub(crate) struct Running {
+    pub(super) flight: Option<replica::InFlight>,
+    pub(super) started: Instant,
+    /// When it came in, in ms since the Unix epoch.
+    pub(super) at: i64,
+}
+
+impl Running {
+    pub(super) fn new(flight: Option<replica::InFlight>) -> Running {
+        Running {
+            flight,
+            started: Instant::now(),
+            at: now_ms(),
+        }
+    }
 }
 
 /// A host's `tools/call` as the ledger records it.
@@ -294,6 +319,7 @@ impl Tasks {
         pool: Pool,
         hosts: Arc<Hosts>,
         stopping: CancellationToken,
+        measured: MeasuredSink,
     ) -> Arc<Tasks> {
         let replica = replica::replica_id(ledger.as_ref());
         let mut flights = None;
@@ -305,6 +331,9 @@ impl Tasks {
         let audit_writer = ledger
             .clone()
             .and_then(|ledger| audit::AuditWriter::start(ledger, audit_failed.clone()));
+        let measurer = ledger
+            .clone()
+            .and_then(|ledger| measure::Measurer::start(ledger, measured));
         Arc::new(Tasks {
             ledger,
             db,
@@ -315,6 +344,7 @@ impl Tasks {
             audit_writer,
             replica,
             flights,
+            measurer,
         })
     }
 

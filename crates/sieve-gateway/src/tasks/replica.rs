@@ -8,7 +8,7 @@
 //! recorded only when it fails, as before, and costs no write when it
 //! succeeds.
 
-use super::{Call, Tasks, call_outcome};
+use super::{Call, Running, Tasks, call_outcome};
 use crate::clock::now_ms;
 use rmcp::ErrorData;
 use rmcp::model::ServerResult;
@@ -182,28 +182,33 @@ pub(crate) fn keep_alive(ledger: Ledger, replica: String, stopping: Cancellation
 }
 
 impl Tasks {
-    /// Records `call` as working on this replica, when the ledger is
-    /// shared; the write goes beside the call, with those of the other
-    /// calls made meanwhile ([`Flights`]).
-    pub(crate) fn call_started(&self, call: &Call<'_>) -> Option<InFlight> {
-        let flights = self.flights.as_ref()?;
-        let record = call.entry(EntryKind::Call, TaskStatus::Working, None, now_ms());
-        let id = record.id.clone();
-        flights.send(Op::Start(Box::new(record)));
-        Some(InFlight { id })
+    /// Starts timing `call`, and records it as working on this replica,
+    /// when the ledger is shared; the write goes beside the call, with
+    /// those of the other calls made meanwhile ([`Flights`]).
+    pub(crate) fn call_started(&self, call: &Call<'_>) -> Running {
+        let flight = self.flights.as_ref().map(|flights| {
+            let record = call.entry(EntryKind::Call, TaskStatus::Working, None, now_ms());
+            let id = record.id.clone();
+            flights.send(Op::Start(Box::new(record)));
+            InFlight { id }
+        });
+        Running::new(flight)
     }
 
-    /// Records how `call` ended: its working entry deleted on success, or
-    /// marked failed or cancelled; without one (one machine), a failure
-    /// recorded as before.
+    /// Records how `call` ended: what a result measured (`measure`); its
+    /// working entry deleted on success, or marked failed or cancelled;
+    /// without one (one machine), a failure recorded as before.
     pub(crate) async fn call_ended(
         &self,
-        flight: Option<InFlight>,
+        running: Running,
         call: &Call<'_>,
         outcome: &Result<ServerResult, ErrorData>,
         cancelled: bool,
     ) {
-        let (Some(flight), Some(flights)) = (flight, &self.flights) else {
+        if let Ok(ServerResult::CallToolResult(result)) = outcome {
+            self.measure(call, result, &running);
+        }
+        let (Some(flight), Some(flights)) = (running.flight, &self.flights) else {
             self.record_failed(call, outcome, cancelled);
             return;
         };

@@ -1,8 +1,9 @@
 //! What both backends promise, each test run on each (see `on_both!`).
 
 use super::*;
-// The audit's, in a file of their own.
+// The audit's and the measurements', in files of their own.
 pub(super) use super::audit::*;
+pub(super) use super::measurements::*;
 
 pub(super) fn insert_then_get_round_trips_every_field(ledger: &Fresh) {
     let mut full = record("st-1", 10, 20);

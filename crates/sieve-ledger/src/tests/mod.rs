@@ -11,6 +11,7 @@
 
 mod audit;
 mod both;
+mod measurements;
 mod postgres;
 mod sqlite;
 
@@ -487,6 +488,8 @@ on_both!(
     audit_filters_and_pages_list_what_matches,
     purge_deletes_old_audit_records,
     a_silent_replicas_calls_are_marked_cut_off,
+    measured_calls_are_medians_and_percentiles_per_tool,
+    only_the_last_calls_of_each_tool_are_kept,
 );
 
 /// Set in a child copy of this test binary: the ledger it writes to.

@@ -27,7 +27,7 @@ fn opens_a_private_wal_file_in_a_new_folder() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
     let fk: i64 = conn
         .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
         .unwrap();
@@ -54,7 +54,7 @@ fn an_existing_readable_file_is_made_private() {
 }
 
 #[test]
-fn a_version_1_file_gains_the_audit_and_owners_and_keeps_its_entries() {
+fn a_version_1_file_gains_the_audit_owners_and_measurements_and_keeps_its_entries() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tasks.db");
     {
@@ -83,11 +83,21 @@ fn a_version_1_file_gains_the_audit_and_owners_and_keeps_its_entries() {
     ledger.insert(&owned).expect("the owner column was added");
     assert_eq!(ledger.get("owned").unwrap(), Some(owned));
     assert_eq!(ledger.get("kept").unwrap().unwrap().owner, None);
+    let measured = CallMeasurement {
+        server: "github".into(),
+        tool: "x".into(),
+        at: 6,
+        result_tokens: 10,
+        duration_ms: 1,
+    };
+    ledger
+        .measure_all(&[measured])
+        .expect("the measurements table was added");
     let version: i64 = file(&ledger)
         .conn()
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
 }
 
 #[test]
@@ -103,7 +113,7 @@ fn a_newer_schema_is_refused() {
             err,
             LedgerError::TooNew {
                 found: 7,
-                known: 3,
+                known: 4,
                 ..
             }
         ),

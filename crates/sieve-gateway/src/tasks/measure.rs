@@ -1,0 +1,264 @@
+//! What each call through the proxy measured, for the built-in concern
+//! `cost` (sieve-core's `cost`): the size of its result and how long it
+//! took, for every host's `tools/call` that reached its server and was
+//! answered with a result (a tool's error included; not a refusal, a
+//! failure, a cut-off call, a task or a call parked for the host's
+//! answers).
+//!
+//! Measuring costs the call almost nothing: its result's size is added up
+//! from the lengths of what the model reads, without serialising it
+//! ([`result_bytes`]), and handed with the duration to one writer thread;
+//! the call never waits for it. The writer turns the bytes into tokens,
+//! records what is waiting in one go (pruning each tool to its last
+//! calls, `sieve_ledger`'s `measurements`), then reads back what those
+//! tools' kept calls now measure and sends it to the engine, which puts it
+//! in force ([`MeasuredSink`]).
+//!
+//! A measurement that cannot be written is logged, once until one is
+//! written again; the call is not affected.
+
+use super::{Call, Running, Tasks};
+use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+use serde_json::Value;
+use sieve_core::cost::Measurements;
+use sieve_core::tokenizer::{BYTES_PER_TOKEN, tokens_of_bytes};
+use sieve_ledger::{CallMeasurement, Ledger};
+use std::io;
+use std::sync::mpsc;
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// The most calls one write records.
+const BATCH: usize = 256;
+
+/// How long a stopping proxy waits for its last measurements to be
+/// written.
+const FLUSH_WAIT: Duration = Duration::from_secs(5);
+
+/// What an image, audio or other binary block of a result counts for, in
+/// bytes of text: the 1,600 tokens a model takes a large image for. Its
+/// base64 text is not what the model reads.
+const BINARY_BLOCK_BYTES: u64 = 1_600 * BYTES_PER_TOKEN;
+
+/// Where the writer sends what the tools it just wrote measure now, from
+/// every call the ledger keeps of them (this process's and others').
+pub(crate) type MeasuredSink = tokio::sync::mpsc::UnboundedSender<Measurements>;
+
+/// What the writer is asked.
+enum Op {
+    /// Record a call.
+    Measure(Measure),
+    /// Say when everything asked before is written.
+    Flush(oneshot::Sender<()>),
+}
+
+/// A call as its path measured it: its result in bytes, not yet tokens.
+struct Measure {
+    server: String,
+    /// The tool's upstream name.
+    tool: String,
+    at: i64,
+    bytes: u64,
+    ms: u64,
+}
+
+/// The writer thread's queue; the thread ends when this is dropped.
+pub(crate) struct Measurer {
+    queue: mpsc::Sender<Op>,
+}
+
+impl Measurer {
+    /// Starts the writer of `ledger`, which tells `sink` what it wrote;
+    /// `None` if no thread could be made (calls are then not measured).
+    pub(crate) fn start(ledger: Ledger, sink: MeasuredSink) -> Option<Measurer> {
+        let mut failing = false;
+        let spawned = super::batch::writer("measure-writer", BATCH, move |batch: Vec<Op>| {
+            write(&ledger, &sink, batch, &mut failing);
+        });
+        match spawned {
+            Ok(queue) => Some(Measurer { queue }),
+            Err(error) => {
+                tracing::warn!(
+                    "calls will not be measured for the concern cost: no thread for it ({error})"
+                );
+                None
+            }
+        }
+    }
+}
+
+/// Writes one batch, then tells `sink` what its tools measure now and
+/// each flush that it is done.
+fn write(ledger: &Ledger, sink: &MeasuredSink, batch: Vec<Op>, failing: &mut bool) {
+    let mut calls = Vec::new();
+    let mut flushed = Vec::new();
+    for op in batch {
+        match op {
+            Op::Measure(m) => calls.push(CallMeasurement {
+                server: m.server,
+                tool: m.tool,
+                at: m.at,
+                result_tokens: tokens_of_bytes(m.bytes),
+                duration_ms: m.ms,
+            }),
+            Op::Flush(done) => flushed.push(done),
+        }
+    }
+    if !calls.is_empty() {
+        let mut tools: Vec<(String, String)> = calls
+            .iter()
+            .map(|c| (c.server.clone(), c.tool.clone()))
+            .collect();
+        tools.sort_unstable();
+        tools.dedup();
+        match ledger
+            .measure_all(&calls)
+            .and_then(|()| ledger.measured_of(&tools))
+        {
+            Ok(measured) => {
+                *failing = false;
+                let _ = sink.send(measured);
+            }
+            Err(error) => {
+                if !std::mem::replace(failing, true) {
+                    tracing::warn!("{error}; calls are not being measured for the concern cost");
+                }
+            }
+        }
+    }
+    for done in flushed {
+        let _ = done.send(());
+    }
+}
+
+impl Tasks {
+    /// Hands what `call`'s `result` measured to the writer, if there is
+    /// one; returns at once.
+    pub(super) fn measure(&self, call: &Call<'_>, result: &CallToolResult, running: &Running) {
+        let (Some(measurer), Some(tool)) = (
+            &self.measurer,
+            call.params.get("name").and_then(Value::as_str),
+        ) else {
+            return;
+        };
+        let took = running.started.elapsed().as_millis();
+        let measured = Measure {
+            server: call.server.to_string(),
+            tool: tool.to_string(),
+            at: running.at,
+            bytes: result_bytes(result),
+            ms: u64::try_from(took).unwrap_or(u64::MAX),
+        };
+        // The writer lives as long as `Tasks` does.
+        let _ = measurer.queue.send(Op::Measure(measured));
+    }
+
+    /// Waits (a few seconds at most) until every call measured so far is
+    /// written: a proxy that stops keeps what its last calls measured.
+    pub(crate) async fn flush_measurements(&self) {
+        let Some(measurer) = &self.measurer else {
+            return;
+        };
+        let (done, written) = oneshot::channel();
+        if measurer.queue.send(Op::Flush(done)).is_ok() {
+            let _ = tokio::time::timeout(FLUSH_WAIT, written).await;
+        }
+    }
+}
+
+/// The bytes of what the model reads of `result`: the text of its
+/// content, embedded text resources and links, and a fixed
+/// [`BINARY_BLOCK_BYTES`] per image, audio or blob. `structuredContent`
+/// counts only when there is no content: a tool that returns both sends
+/// the same data twice (the spec asks for the JSON as text too), and
+/// hosts give the model the text. Adding up lengths costs a step per
+/// block; only a result with structured content alone is serialised, to
+/// count its bytes, and into no buffer.
+pub(crate) fn result_bytes(result: &CallToolResult) -> u64 {
+    let content: u64 = result.content.iter().map(block_bytes).sum();
+    match &result.structured_content {
+        Some(structured) if result.content.is_empty() => {
+            let mut counter = Counter(0);
+            match serde_json::to_writer(&mut counter, structured) {
+                Ok(()) => counter.0,
+                Err(_) => 0,
+            }
+        }
+        _ => content,
+    }
+}
+
+fn block_bytes(block: &ContentBlock) -> u64 {
+    let bytes = match block {
+        ContentBlock::Text(text) => text.text.len(),
+        ContentBlock::Resource(embedded) => match &embedded.resource {
+            ResourceContents::TextResourceContents { text, .. } => text.len(),
+            _ => return BINARY_BLOCK_BYTES,
+        },
+        ContentBlock::ResourceLink(link) => {
+            link.uri.len() + link.name.len() + link.description.as_ref().map_or(0, String::len)
+        }
+        _ => return BINARY_BLOCK_BYTES,
+    };
+    bytes as u64
+}
+
+/// A writer that keeps nothing but how many bytes it was given.
+struct Counter(u64);
+
+impl io::Write for Counter {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0 += bytes.len() as u64;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn result(value: Value) -> CallToolResult {
+        serde_json::from_value(value).expect("a tool result")
+    }
+
+    #[test]
+    fn a_result_counts_what_the_model_reads() {
+        let text = result(json!({"content": [
+            {"type": "text", "text": "x".repeat(1_000)},
+            {"type": "text", "text": "ümlaut"},
+            {"type": "resource", "resource": {"uri": "file:///a", "text": "y".repeat(50)}},
+            {"type": "resource_link", "uri": "file:///b", "name": "b"}
+        ]}));
+        assert_eq!(
+            result_bytes(&text),
+            1_000 + "ümlaut".len() as u64 + 50 + 10,
+            "bytes of UTF-8"
+        );
+        let image = result(json!({"content": [
+            {"type": "image", "data": "A".repeat(400_000), "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "file:///c", "blob": "QUJD"}}
+        ]}));
+        assert_eq!(
+            result_bytes(&image),
+            2 * BINARY_BLOCK_BYTES,
+            "a binary block as the model takes it, not its base64"
+        );
+        let both = result(json!({
+            "content": [{"type": "text", "text": "{\"n\":1}"}],
+            "structuredContent": {"n": 1}
+        }));
+        assert_eq!(result_bytes(&both), 7, "the same data is not counted twice");
+        let structured = result(json!({"content": [], "structuredContent": {"rows": [1, 2, 3]}}));
+        assert_eq!(
+            result_bytes(&structured),
+            r#"{"rows":[1,2,3]}"#.len() as u64,
+            "structured content alone counts as JSON"
+        );
+        assert_eq!(result_bytes(&result(json!({"content": []}))), 0);
+    }
+}
