@@ -90,6 +90,9 @@ fn compare(next: bool) {
         "command": deps.node22, "args": [deps.server_everything, "stdio"]}}});
     home.write("config.json", &config.to_string());
     let proxy = HttpProxy::start(BIN, home.path());
+    tokio::runtime::Runtime::new()
+        .expect("a runtime")
+        .block_on(proxy.until_listed(&["everything"]));
     let header = format!("Authorization: Bearer {}", proxy.token);
     let proxied = conformance(
         &format!("{}/mcp", proxy.base),

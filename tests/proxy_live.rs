@@ -88,10 +88,7 @@ async fn config_edits_connect_servers_and_relabel() {
         &json!({"mcpServers": {"one": {"command": BIN, "args": ["demo-server"]}}}).to_string(),
     );
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
-    assert_eq!(
-        tool_names(&host.request("tools/list", json!({})).await).len(),
-        40
-    );
+    assert_eq!(tool_names(&host.listing(&["one"]).await).len(), 40);
 
     let two = json!({"mcpServers": {
         "one": {"command": BIN, "args": ["demo-server"]},

@@ -87,6 +87,7 @@ async fn echo(host: &Host, server: &str, text: &str) -> Outcome {
 async fn a_thousand_concurrent_calls_from_ten_hosts() {
     let home = two_demo_servers();
     let proxy = HttpProxy::start(BIN, home.path());
+    proxy.until_listed(&["alpha", "beta"]).await;
     let mut hosts = Vec::new();
     for _ in 0..HOSTS {
         hosts.push(Arc::new(connect(&proxy).await));
@@ -136,6 +137,7 @@ async fn soak() {
         .unwrap_or(30);
     let home = two_demo_servers();
     let proxy = HttpProxy::start(BIN, home.path());
+    proxy.until_listed(&["alpha", "beta"]).await;
     let mut hosts = Vec::new();
     for _ in 0..HOSTS {
         hosts.push(Arc::new(connect(&proxy).await));

@@ -282,6 +282,7 @@ async fn in_the_keychain_a_token_is_refreshed_and_a_revoked_one_asks_for_a_new_s
     assert_eq!(counts(&auth), (1, 0, 0));
 
     let mut host = Wire::start_with_env(BIN, home.path(), &[], &keychain.env(), json!({})).await;
+    host.listing(&["sdk"]).await;
     assert_eq!(greet(&mut host).await.as_deref(), Ok("Hello, Sieve!"));
     assert_eq!(counts(&auth), (1, 0, 0), "a fresh token is not refreshed");
 
@@ -397,7 +398,7 @@ async fn a_service_account_gets_its_tokens_with_no_person() {
         json!({}),
     )
     .await;
-    let listed = host.request("tools/list", json!({})).await;
+    let listed = host.listing(&["sdk"]).await;
     assert!(
         tool_names(&listed).iter().any(|n| n == "sdk__greet"),
         "the service account's server is listed at once: {listed}"

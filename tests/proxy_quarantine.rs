@@ -76,7 +76,7 @@ async fn a_tool_whose_description_changes_is_held_in_every_proxy_until_approved(
     let mut lax = Wire::start(BIN, home.path(), &["--profile", "lax"], json!({})).await;
     let mut strict = Wire::start(BIN, home.path(), &[], json!({})).await;
     for host in [&mut lax, &mut strict] {
-        let list = host.request("tools/list", json!({})).await;
+        let list = host.listing(&["demo"]).await;
         assert_eq!(tool(&list, "demo__search").unwrap()["description"], OLD);
     }
     // Trust on first use: the first listing is approved and on file.
@@ -145,10 +145,7 @@ async fn tools_that_appear_later_are_held_and_approved_by_server() {
     let home = Home::new(BIN);
     home.write("config.json", &demo_config(1, json!({})));
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
-    assert_eq!(
-        tool_names(&host.request("tools/list", json!({})).await).len(),
-        40
-    );
+    assert_eq!(tool_names(&host.listing(&["demo"]).await).len(), 40);
     let enabled = call(&mut host, "demo__admin_enable_experimental", json!({})).await;
     assert_eq!(enabled["result"]["isError"], false, "{enabled}");
 
@@ -236,7 +233,16 @@ async fn search_mode_never_finds_or_calls_a_held_tool() {
     home.write("config.json", &demo_config(1, json!({})));
     home.write("profiles/search.json", r#"{"disclosure": "search"}"#);
     let mut host = Wire::start(BIN, home.path(), &["--profile", "search"], json!({})).await;
-    assert!(found(&mut host).await.contains(&"demo__search".to_string()));
+    // Found once the demo has answered: a search-mode list, the same
+    // before and after, tells the host nothing of it.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !found(&mut host).await.contains(&"demo__search".to_string()) {
+        assert!(
+            Instant::now() < deadline,
+            "the demo's search is never found"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 
     home.replace("config.json", &demo_config(2, json!({})));
     quarantined(&home, 1);
@@ -299,10 +305,7 @@ async fn turned_off_nothing_is_recorded_or_held() {
     let off = json!({"quarantine": false});
     home.write("config.json", &demo_config(1, off.clone()));
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
-    assert_eq!(
-        tool_names(&host.request("tools/list", json!({})).await).len(),
-        40
-    );
+    assert_eq!(tool_names(&host.listing(&["demo"]).await).len(), 40);
     home.replace("config.json", &demo_config(2, off));
     host.notification("notifications/tools/list_changed").await;
     let list = listed_when(&mut host, |list| {
@@ -322,10 +325,7 @@ async fn a_broken_approvals_file_is_never_overwritten() {
     let home = Home::new(BIN);
     home.write("config.json", &demo_config(1, json!({})));
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
-    assert_eq!(
-        tool_names(&host.request("tools/list", json!({})).await).len(),
-        40
-    );
+    assert_eq!(tool_names(&host.listing(&["demo"]).await).len(), 40);
     let broken = "{\"servers\": {\"demo\": [}}\n";
     home.replace("approvals.json", broken);
     // A running proxy keeps its last good approvals (the server changes,

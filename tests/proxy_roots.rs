@@ -255,6 +255,9 @@ async fn host_roots_come_only_from_hosts_that_see_the_server() {
     home.write("profiles/work.json", r#"{"servers": ["shared"]}"#);
     home.write("profiles/other.json", r#"{"servers": []}"#);
     let proxy = HttpProxy::start(BIN, home.path());
+    // Hosts are answered before the server: it is started (and asks for
+    // roots, with no host there) before they come.
+    proxy.until_listed(&["shared"]).await;
 
     let worker = RootsHost::with(&[b]);
     let work = worker.connect(&proxy, "/mcp/p/work").await;

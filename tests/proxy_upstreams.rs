@@ -174,7 +174,7 @@ async fn a_dead_upstream_fails_fast_and_comes_back() {
     let home = Home::new(BIN);
     two_demo_servers(&home);
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
-    let names = tool_names(&host.request("tools/list", json!({})).await);
+    let names = tool_names(&host.listing(&["alpha", "beta"]).await);
     assert_eq!(names.len(), 80, "two servers of 40 tools");
     assert!(
         names.contains(&"alpha__echo".to_string()) && names.contains(&"beta__echo".to_string())
@@ -243,7 +243,7 @@ async fn a_server_that_cannot_start_does_not_block_the_others() {
     }});
     home.write("config.json", &config.to_string());
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
-    let names = tool_names(&host.request("tools/list", json!({})).await);
+    let names = tool_names(&host.listing(&["good"]).await);
     assert_eq!(names.len(), 40, "{names:?}");
     assert!(names.iter().all(|n| n.starts_with("good__")));
     host.close().await;
@@ -302,7 +302,7 @@ async fn a_server_that_speaks_only_2026_07_28_is_discovered() {
     });
     home.write("config.json", &config.to_string());
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
-    let names = tool_names(&host.request("tools/list", json!({})).await);
+    let names = tool_names(&host.listing(&["modern"]).await);
     assert_eq!(names.len(), 40, "{names:?}");
     let echo = call_echo(&mut host, "modern").await;
     assert_eq!(echo["result"]["isError"], false, "{echo}");

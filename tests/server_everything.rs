@@ -13,10 +13,12 @@ const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
 fn with_everything(profile: Option<&str>) -> Home {
     let home = Home::new(BIN);
     let deps = deps();
+    // It always comes up: a host's first list waits for it, however long
+    // node takes to start on a busy machine.
     let config = json!({"mcpServers": {"everything": {
         "command": deps.node22,
         "args": [deps.server_everything, "stdio"]
-    }}});
+    }}, "settings": {"startupWaitMs": 60000}});
     home.write("config.json", &config.to_string());
     if let Some(profile) = profile {
         home.write("profiles/work.json", profile);
@@ -35,7 +37,7 @@ fn text(response: &Value) -> String {
 async fn server_everything_through_the_proxy() {
     let home = with_everything(None);
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
-    let names = tool_names(&host.request("tools/list", json!({})).await);
+    let names = tool_names(&host.listing(&["everything"]).await);
     assert!(
         names.iter().all(|n| n.starts_with("everything__")),
         "{names:?}"
@@ -150,7 +152,7 @@ async fn server_everything_filtered() {
         r#"{"tools": {"allow": ["everything__get-*", "everything__echo"]}, "prompts": {"deny": ["*"]}}"#,
     ));
     let mut host = Wire::start(BIN, home.path(), &["--profile", "work"], json!({})).await;
-    let names = tool_names(&host.request("tools/list", json!({})).await);
+    let names = tool_names(&host.listing(&["everything"]).await);
     assert!(
         names
             .iter()
@@ -189,7 +191,7 @@ async fn server_everything_over_streamable_http_upstream() {
         &json!({"mcpServers": {"remote": {"type": "http", "url": url, "headers": {"X-Api-Key": "not-logged"}}}}).to_string(),
     );
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
-    let names = tool_names(&host.request("tools/list", json!({})).await);
+    let names = tool_names(&host.listing(&["remote"]).await);
     assert!(names.contains(&"remote__echo".to_string()), "{names:?}");
     let echo = host
         .request(
@@ -212,7 +214,9 @@ async fn server_everything_over_streamable_http_upstream() {
 fn a_2026_host_answers_a_2025_servers_questions_as_input_required() {
     let home = with_everything(None);
     let command = format!("{BIN} --home {} serve", home.path().display());
+    // Listed first: a call to a server that has not answered is refused.
     let script = json!([
+        {"op": "list_tools"},
         {"op": "call_tool", "name": "everything__trigger-elicitation-request", "arguments": {}},
         {"op": "call_tool", "name": "everything__trigger-elicitation-request", "arguments": {},
          "answers": {"elicitation/create": {"action": "accept", "content": {"name": "Ada Lovelace", "check": true}}}},
@@ -223,7 +227,7 @@ fn a_2026_host_answers_a_2025_servers_questions_as_input_required() {
         sieve_tests::python_client(&["--stdio", &command, "--protocol", "2026-07-28"], &script);
     assert_eq!(lines[0]["result"]["protocolVersion"], "2026-07-28");
     // The question comes to the host as an input_required result...
-    let asked = &lines[1]["result"];
+    let asked = &lines[2]["result"];
     assert_eq!(asked["resultType"], "input_required", "{asked}");
     assert!(
         asked["requestState"]
@@ -240,15 +244,15 @@ fn a_2026_host_answers_a_2025_servers_questions_as_input_required() {
         .clone();
     assert_eq!(request["method"], "elicitation/create", "{asked}");
     // ...and the host's answer reaches the server, which finishes the call.
-    assert_eq!(lines[2]["result"]["x-rounds"], 1, "{}", lines[2]);
+    assert_eq!(lines[3]["result"]["x-rounds"], 1, "{}", lines[3]);
     assert!(
-        lines[2].to_string().contains("Ada Lovelace"),
-        "{}",
-        lines[2]
-    );
-    assert!(
-        lines[3].to_string().contains("hi from the host"),
+        lines[3].to_string().contains("Ada Lovelace"),
         "{}",
         lines[3]
+    );
+    assert!(
+        lines[4].to_string().contains("hi from the host"),
+        "{}",
+        lines[4]
     );
 }

@@ -146,7 +146,7 @@ async fn tags_reach_labels_and_calls_pass(home: &Home) {
     // A host under a profile that requires `billing` sees the billing
     // tools only, and their labels in `_meta`.
     let mut host = Wire::start(BIN, home.path(), &["--profile", "billing"], json!({})).await;
-    let list = host.request("tools/list", json!({})).await;
+    let list = host.listing(&["shop"]).await;
     let mut names = tool_names(&list);
     names.sort();
     assert_eq!(

@@ -13,10 +13,12 @@ const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
 fn with_everything_and_demo() -> Home {
     let home = Home::new(BIN);
     let deps = deps();
+    // Both servers come up: a host's first list waits for both, however
+    // long node takes to start on a busy machine.
     let config = json!({"mcpServers": {
         "everything": {"command": deps.node22, "args": [deps.server_everything, "stdio"]},
         "demo": {"command": BIN, "args": ["demo-server"]}
-    }});
+    }, "settings": {"startupWaitMs": 60000}});
     home.write("config.json", &config.to_string());
     home
 }
@@ -52,6 +54,7 @@ async fn until_done(host: &mut Wire, id: &str) -> Value {
 async fn a_2025_host_runs_tasks_of_both_generations() {
     let home = with_everything_and_demo();
     let mut host = Wire::start(BIN, home.path(), &[], legacy_tasks()).await;
+    host.listing(&["everything", "demo"]).await;
 
     let created = host
         .request(
@@ -117,6 +120,7 @@ async fn a_2025_host_runs_tasks_of_both_generations() {
 async fn a_host_without_tasks_gets_the_research_report() {
     let home = with_everything_and_demo();
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    host.listing(&["everything", "demo"]).await;
     let done = host
         .request(
             "tools/call",
@@ -140,13 +144,16 @@ async fn a_host_without_tasks_gets_the_research_report() {
             "--timeout",
             "60",
         ],
-        &json!([{"op": "call_tool", "name": "everything__simulate-research-query", "arguments": {"topic": "moths"}}]),
+        &json!([
+            {"op": "list_tools"},
+            {"op": "call_tool", "name": "everything__simulate-research-query", "arguments": {"topic": "moths"}}
+        ]),
     );
     assert_eq!(lines[0]["result"]["protocolVersion"], "2026-07-28");
     assert!(
-        report(&lines[1]["result"]).contains("Research Report: moths"),
+        report(&lines[2]["result"]).contains("Research Report: moths"),
         "{}",
-        lines[1]
+        lines[2]
     );
 }
 
@@ -155,6 +162,7 @@ async fn a_host_with_the_tasks_extension_gets_2026_tasks_from_a_2025_server() {
     let home = with_everything_and_demo();
     let modern = json!({"capabilities": {"sampling": {}, "elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}});
     let mut host = Wire::start(BIN, home.path(), &[], modern).await;
+    host.listing(&["everything", "demo"]).await;
     let created = host
         .request(
             "tools/call",

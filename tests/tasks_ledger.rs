@@ -138,6 +138,7 @@ async fn calls_cut_off_by_a_dying_server_or_the_host_are_retryable() {
     }}});
     home.write("config.json", &config.to_string());
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    host.listing(&["demo"]).await;
 
     let id = host
         .send_request("tools/call", json!({"name": "demo__reindex", "arguments": {"steps": 10, "step_ms": 100}, "_meta": {"progressToken": 1}}))

@@ -151,6 +151,7 @@ async fn live_tasks_are_followed_after_a_restart() {
     );
 
     let mut first = Wire::start(BIN, home.path(), &[], tasks_capable()).await;
+    first.listing(&["jobs"]).await;
     let created = first
         .request(
             "tools/call",

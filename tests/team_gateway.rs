@@ -65,6 +65,8 @@ async fn a_change_through_the_team_database_reaches_a_host_on_another_replica() 
     let (url, token) = team(&server, "live");
     let a = Replica::start(BIN, &url, &token);
     let b = Replica::start(BIN, &url, &token);
+    a.until_listed(&["demo"]).await;
+    b.until_listed(&["demo"]).await;
     let on_b = modern_host(b.url("/mcp"), &token).await;
     assert_eq!(
         tool_count(&on_b).await,
@@ -101,6 +103,7 @@ async fn a_change_through_the_team_database_reaches_a_host_on_another_replica() 
 
     // A replica started later serves the state as it is now.
     let c = Replica::start(BIN, &url, &token);
+    c.until_listed(&["demo"]).await;
     let on_c = modern_host(c.url("/mcp"), &token).await;
     assert_eq!(
         tool_count(&on_c).await,
@@ -118,6 +121,9 @@ fn a_failed_call_through_one_replica_is_listed_and_retried_through_another() {
     let (url, token) = team(&server, "tasks");
     let a = Replica::start(BIN, &url, &token);
     let b = Replica::start(BIN, &url, &token);
+    tokio::runtime::Runtime::new()
+        .expect("a runtime")
+        .block_on(a.until_listed(&["demo"]));
     let through_a = python(
         &a.url("/mcp"),
         &token,
@@ -205,6 +211,7 @@ async fn a_replica_keeps_serving_while_the_database_restarts_and_catches_up() {
     let server = TestServer::start();
     let (url, token) = team(&server, "restart");
     let a = Replica::start(BIN, &url, &token);
+    a.until_listed(&["demo"]).await;
     let on_a = modern_host(a.url("/mcp/p/default"), &token).await;
     assert_eq!(tool_count(&on_a).await, 40);
 
@@ -267,6 +274,7 @@ async fn a_replica_killed_mid_call_leaves_a_failed_entry_that_another_lists() {
     let (url, token) = team(&server, "killed");
     let a = Replica::start(BIN, &url, &token);
     let b = Replica::start(BIN, &url, &token);
+    a.until_listed(&["demo"]).await;
     // A plain call of some 20 seconds through A, from a host of its own.
     let on_a = modern_host(a.url("/mcp"), &token).await;
     let arguments = json!({"steps": 50, "step_ms": 400});
@@ -365,6 +373,7 @@ async fn a_secret_kept_through_the_command_line_reaches_every_replica_sealed() {
         Replica::start_with(BIN, &url, &token, &key),
         Replica::start_with(BIN, &url, &token, &key),
     ] {
+        replica.until_listed(&["everything"]).await;
         let host = modern_host(replica.url("/mcp"), &token).await;
         let env = timeout(
             WAIT,
@@ -429,6 +438,8 @@ async fn the_command_line_lists_shows_retries_and_cancels_the_team_entries() {
         .to_string();
     let a = Replica::start(BIN, &url, &token);
     let b = Replica::start(BIN, &url, &token);
+    a.until_listed(&["demo", "shared"]).await;
+    b.until_listed(&["demo", "shared"]).await;
 
     // A failed call through each replica, a task that fails through A and
     // one that runs for a minute through B.

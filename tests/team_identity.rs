@@ -110,6 +110,8 @@ async fn two_people_see_their_own_tools_and_only_their_own_tasks() {
     let (url, static_token) = team(&server, "people", provider.issuer());
     let a = Replica::start(BIN, &url, &static_token);
     let b = Replica::start(BIN, &url, &static_token);
+    a.until_listed(&["demo"]).await;
+    b.until_listed(&["demo"]).await;
     let alice = provider.token("alice", AUDIENCE);
     let bob = provider.token("bob", AUDIENCE);
 
@@ -235,6 +237,7 @@ async fn tokens_of_another_issuer_audience_or_time_get_401_and_a_rotated_key_is_
     let server = TestServer::start();
     let (url, static_token) = team(&server, "refusals", provider.issuer());
     let replica = Replica::start(BIN, &url, &static_token);
+    replica.until_listed(&["demo"]).await;
     let endpoint = replica.url("/mcp");
 
     // The protected resource metadata names the provider.
@@ -367,6 +370,7 @@ async fn a_session_serves_only_the_person_who_opened_it() {
     let server = TestServer::start();
     let (url, static_token) = team(&server, "sessions", provider.issuer());
     let replica = Replica::start(BIN, &url, &static_token);
+    replica.until_listed(&["demo"]).await;
     let endpoint = replica.url("/mcp");
     let alice = provider.token("alice", AUDIENCE);
     let bob = provider.token("bob", AUDIENCE);

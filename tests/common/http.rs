@@ -144,6 +144,76 @@ impl HttpProxy {
     }
 }
 
+impl HttpProxy {
+    /// Waits until the proxy's `/mcp` lists a tool of each of `servers`:
+    /// for a test that calls right after the start (a host's first list
+    /// waits only `settings.startupWaitMs` for servers starting, and a
+    /// call to a server that has not answered yet is refused). 60 s at
+    /// most.
+    pub async fn until_listed(&self, servers: &[&str]) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let names = self.tool_names().await;
+            let listed = |server: &&str| {
+                names
+                    .iter()
+                    .any(|name| name.starts_with(&format!("{server}__")))
+            };
+            if servers.iter().all(listed) {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the proxy never listed a tool of each of {servers:?}: {names:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The names `/mcp` lists now, asked as a 2026-07-28 host.
+    async fn tool_names(&self) -> Vec<String> {
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "sieve-tests", "version": "1"}
+            }
+        }});
+        let response = reqwest::Client::new()
+            .post(format!("{}/mcp", self.base))
+            .bearer_auth(&self.token)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/list")
+            .json(&body)
+            .send();
+        let text = tokio::time::timeout(Duration::from_secs(30), response)
+            .await
+            .expect("tools/list answers in time")
+            .expect("the proxy answers")
+            .text()
+            .await
+            .unwrap_or_default();
+        answer(&text)["result"]["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|tool| tool["name"].as_str().map(str::to_string))
+            .collect()
+    }
+}
+
+/// An answer's JSON: the body when it is plain JSON, else the last event
+/// of its stream; a refusal's text as a string.
+pub fn answer(text: &str) -> serde_json::Value {
+    let json = text
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or(text);
+    serde_json::from_str(json).unwrap_or_else(|_| serde_json::Value::String(text.to_string()))
+}
+
 impl Drop for HttpProxy {
     fn drop(&mut self) {
         let _ = self.child.kill();

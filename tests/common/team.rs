@@ -29,6 +29,12 @@ impl Replica {
         Replica { proxy, _home: home }
     }
 
+    /// Waits until this replica lists a tool of each of `servers`
+    /// ([`HttpProxy::until_listed`]).
+    pub async fn until_listed(&self, servers: &[&str]) {
+        self.proxy.until_listed(servers).await;
+    }
+
     /// `path` (`/mcp`, `/mcp/p/NAME`, ...) on this replica.
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.proxy.base)
@@ -105,13 +111,4 @@ pub async fn request(endpoint: &str, token: &str, method: &str, mut params: Valu
     (status, answer(&response.text().await.unwrap_or_default()))
 }
 
-/// An answer's JSON: the body when it is plain JSON, else the last event
-/// of its stream; a refusal's text as a string.
-pub fn answer(text: &str) -> Value {
-    let json = text
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("data: "))
-        .unwrap_or(text);
-    serde_json::from_str(json).unwrap_or_else(|_| Value::String(text.to_string()))
-}
+pub use crate::http::answer;

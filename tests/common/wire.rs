@@ -26,6 +26,8 @@ pub struct Wire {
     notifications: VecDeque<Value>,
     /// Requests the proxy sent us (sampling, elicitation), unanswered.
     pub requests: VecDeque<Value>,
+    /// How long the proxy took to answer `initialize`.
+    pub initialized_in: Duration,
 }
 
 impl Wire {
@@ -65,6 +67,7 @@ impl Wire {
             next_id: 0,
             notifications: VecDeque::new(),
             requests: VecDeque::new(),
+            initialized_in: Duration::ZERO,
         };
         let mut params = json!({
             "protocolVersion": "2025-11-25",
@@ -74,7 +77,9 @@ impl Wire {
         if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), initialize_extra) {
             params.extend(extra);
         }
+        let asked = std::time::Instant::now();
         let init = wire.request("initialize", params).await;
+        wire.initialized_in = asked.elapsed();
         assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
         wire.notify("notifications/initialized", json!({})).await;
         wire
@@ -108,6 +113,25 @@ impl Wire {
                 return message;
             }
             self.stash(message);
+        }
+    }
+
+    /// Lists tools until each of `servers` has one there, waiting for
+    /// `notifications/tools/list_changed` in between; returns the last
+    /// list. For a test that calls a server's tools right after the start:
+    /// a host's first list waits only `settings.startupWaitMs` for servers
+    /// starting, and a call to one that has not answered yet is refused.
+    pub async fn listing(&mut self, servers: &[&str]) -> Value {
+        loop {
+            let listed = self.request("tools/list", json!({})).await;
+            let names = tool_names(&listed);
+            let missing = servers
+                .iter()
+                .any(|server| !names.iter().any(|n| n.starts_with(&format!("{server}__"))));
+            if !missing {
+                return listed;
+            }
+            self.notification("notifications/tools/list_changed").await;
         }
     }
 

@@ -54,6 +54,7 @@ pub(crate) fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Resu
     };
     serving_runtime()?.block_on(async {
         let engine = Engine::start(store.clone())?;
+        engine.in_process_started().await;
         // A missing or broken profile is an error now, not at the first request.
         let profile = choice.resolve(&engine);
         engine.profile(&profile)?;

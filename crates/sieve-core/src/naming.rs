@@ -66,6 +66,39 @@ pub fn exposed_name_with_hash(
     format!("{prefix}-{}", short_hash(server, name, hash_len))
 }
 
+/// Which of `servers` a name a host used (an exposed name, or an
+/// `mcp://tools/..` or `mcp://prompts/..` URI) belongs to, read from its
+/// form alone: for a primitive no catalog holds, such as one of a server
+/// that has not answered yet. The longest server name that fits wins
+/// (`a__b__x` is server `a__b`'s if there is one).
+pub fn server_of<'s>(
+    name: &str,
+    separator: &str,
+    servers: impl IntoIterator<Item = &'s str>,
+) -> Option<&'s str> {
+    let from_uri = ["mcp://tools/", "mcp://prompts/"]
+        .iter()
+        .find_map(|prefix| name.strip_prefix(prefix))
+        .and_then(|rest| rest.split_once('/'))
+        .map(|(server, _)| percent_encoding::percent_decode_str(server).decode_utf8_lossy());
+    servers
+        .into_iter()
+        .filter(|server| match &from_uri {
+            Some(uri_server) => uri_server == server,
+            // A server whose name holds other characters is written with
+            // `_` in their place (see `exposed_name`).
+            None => {
+                let written: String = server
+                    .chars()
+                    .map(|c| if is_name_char(c) { c } else { '_' })
+                    .collect();
+                name.strip_prefix(written.as_str())
+                    .is_some_and(|rest| rest.starts_with(separator))
+            }
+        })
+        .max_by_key(|server| server.len())
+}
+
 /// `hash_len` hex digits of SHA-256 over the unambiguous pair encoding.
 fn short_hash(server: &str, name: &str, hash_len: usize) -> String {
     let mut hasher = Sha256::new();
@@ -226,6 +259,21 @@ fn primitive_uri(kind: &str, server: &str, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_tells_its_server() {
+        let servers = ["a", "a__b", "my server", "slow"];
+        let of = |name: &str| server_of(name, "__", servers);
+        assert_eq!(of("slow__echo"), Some("slow"));
+        assert_eq!(of("a__b__x"), Some("a__b"), "the longest fits");
+        assert_eq!(of("a__x"), Some("a"));
+        assert_eq!(of(&exposed_name("my server", "t", "__")), Some("my server"));
+        assert_eq!(of(&tool_uri("my server", "t")), Some("my server"));
+        assert_eq!(of(&prompt_uri("slow", "p")), Some("slow"));
+        assert_eq!(of("slowly__echo"), None);
+        assert_eq!(of("echo"), None);
+        assert_eq!(server_of("slow.echo", ".", servers), Some("slow"));
+    }
 
     #[test]
     fn profile_names() {

@@ -1288,8 +1288,12 @@ fn a_secret_env_string_is_not_echoed() {
 
 #[test]
 fn a_setting_out_of_range_is_located_at_its_key() {
-    for key in ["callTimeoutSeconds", "maxMessageBytes"] {
-        let text = format!("{{\"settings\": {{\n  \"{key}\": 0\n}}}}");
+    for (key, value) in [
+        ("callTimeoutSeconds", 0),
+        ("maxMessageBytes", 0),
+        ("startupWaitMs", 60_001),
+    ] {
+        let text = format!("{{\"settings\": {{\n  \"{key}\": {value}\n}}}}");
         let err = Config::parse(CONFIG_FILE, &text).unwrap_err();
         located(CONFIG_FILE, &text, &err).unwrap();
         assert_eq!((err.line, err.column), (2, 3), "{err}");

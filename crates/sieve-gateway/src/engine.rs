@@ -521,6 +521,16 @@ impl Engine {
         self.pool.settled(limit).await;
     }
 
+    /// Waits until the servers run in this process (the built-in demo)
+    /// have answered, within `settings.startupWaitMs`: they are part of
+    /// the proxy and answer in a moment, so hosts are served once they
+    /// have, and a host's first call finds them. Servers outside the
+    /// process are never waited for here.
+    pub async fn in_process_started(&self) {
+        let window = Duration::from_millis(self.config().settings.startup_wait_ms);
+        self.pool.in_process_started(window).await;
+    }
+
     /// The connection state of every server.
     pub fn statuses(&self) -> BTreeMap<String, Status> {
         self.pool.statuses()

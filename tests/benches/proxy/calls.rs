@@ -84,6 +84,19 @@ pub async fn measure(
             start.elapsed()
         }
     };
+    // The proxy answers its host before its upstreams, and refuses a call
+    // to one that has not answered yet: the tool is listed first.
+    let deadline = Instant::now() + crate::STEP_TIMEOUT;
+    while !client
+        .list_all_tools()
+        .await
+        .expect("tools/list works")
+        .iter()
+        .any(|listed| listed.name == tool)
+    {
+        assert!(Instant::now() < deadline, "{tool} is never listed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     for _ in 0..20 {
         call(params.clone()).await;
     }

@@ -1,8 +1,8 @@
 //! The proxy's own resident memory (children not counted) idle and under
 //! load with 5 upstreams (demo servers, stdio children), and its start-up:
 //! from spawning `mcp-sieve serve --http` to its listening socket, to the
-//! first answered request (the handshake waits until the upstreams have
-//! answered theirs) and to the first `tools/list` with every upstream's
+//! first answered request (the handshake, answered without waiting for
+//! the upstreams) and to the first `tools/list` with every upstream's
 //! tools; beside the demo server started and asked directly.
 
 use crate::Plan;

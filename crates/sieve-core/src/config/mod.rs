@@ -147,6 +147,15 @@ pub struct Settings {
         skip_serializing_if = "is_default_call_timeout"
     )]
     pub call_timeout_seconds: u64,
+    /// Milliseconds a host's first list (`tools/list` and the others) may
+    /// wait for servers still starting for the first time; after that it
+    /// gets what is up, and `list_changed` as the rest arrive. `0` never
+    /// waits. `initialize` and calls never wait.
+    #[serde(
+        default = "default_startup_wait",
+        skip_serializing_if = "is_default_startup_wait"
+    )]
+    pub startup_wait_ms: u64,
     /// The profile of hosts that name none: the HTTP endpoint `/mcp` (the
     /// app's and `mcp-sieve serve --http`'s) and `mcp-sieve serve` without
     /// `--profile`. Switching it reaches connected hosts live.
@@ -233,6 +242,10 @@ fn is_default_call_timeout(value: &u64) -> bool {
     *value == default_call_timeout()
 }
 
+fn is_default_startup_wait(value: &u64) -> bool {
+    *value == default_startup_wait()
+}
+
 fn is_default_active_profile(value: &str) -> bool {
     value == DEFAULT_PROFILE
 }
@@ -249,6 +262,17 @@ fn default_call_timeout() -> u64 {
     600
 }
 
+/// Long enough for a local server (a cached `npx` package, a Python
+/// script) to answer its handshake and lists, so a host that lists right
+/// after connecting sees it; short enough not to be felt as a hang.
+fn default_startup_wait() -> u64 {
+    2000
+}
+
+/// The longest `settings.startupWaitMs`: a host waiting longer for its
+/// first list may give up on the proxy.
+pub const MAX_STARTUP_WAIT_MS: u64 = 60_000;
+
 fn default_separator() -> String {
     DEFAULT_SEPARATOR.to_string()
 }
@@ -263,6 +287,7 @@ impl Default for Settings {
             separator: default_separator(),
             task_retention_days: default_retention(),
             call_timeout_seconds: default_call_timeout(),
+            startup_wait_ms: default_startup_wait(),
             active_profile: default_active_profile(),
             close_to_tray: default_close_to_tray(),
             max_message_bytes: default_max_message_bytes(),
@@ -320,6 +345,15 @@ impl Config {
                 "settings.callTimeoutSeconds".into(),
                 "callTimeoutSeconds",
                 "must be at least 1 (seconds)".into(),
+            );
+        }
+        if self.settings.startup_wait_ms > MAX_STARTUP_WAIT_MS {
+            return fail(
+                "settings.startupWaitMs".into(),
+                "startupWaitMs",
+                format!(
+                    "must be at most {MAX_STARTUP_WAIT_MS} (milliseconds); 0 answers lists without waiting"
+                ),
             );
         }
         if self.settings.max_message_bytes < MIN_MESSAGE_BYTES {
@@ -563,6 +597,20 @@ mod tests {
             .expect("a profile name is accepted");
         assert_eq!(config.settings.active_profile, "work");
         assert_eq!(Config::default().settings.active_profile, "default");
+    }
+
+    #[test]
+    fn the_startup_wait_has_a_default_and_a_bound() {
+        let wait = |text: &str| Config::parse("c", text).map(|c| c.settings.startup_wait_ms);
+        assert_eq!(wait("{}").unwrap(), 2000);
+        assert_eq!(wait(r#"{"settings": {"startupWaitMs": 0}}"#).unwrap(), 0);
+        assert_eq!(
+            wait(r#"{"settings": {"startupWaitMs": 60000}}"#).unwrap(),
+            60_000
+        );
+        let err = error_of(r#"{"settings": {"startupWaitMs": 60001}}"#);
+        assert_eq!(err.path, "settings.startupWaitMs", "{err}");
+        assert!(err.expected.contains("at most 60000"), "{err}");
     }
 
     #[test]

@@ -32,7 +32,6 @@ impl SieveServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.ready().await;
         let view = self.view(&context, false)?;
         if view.profile.rules.search_mode() {
             let separator = view.config.settings.separator.clone();
@@ -207,17 +206,11 @@ impl SieveServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.ready().await;
         let view = self.view(&context, false)?;
-        let prompt = view.catalog.find_prompt(&request.name).ok_or_else(|| {
-            ErrorData::invalid_params(
-                format!(
-                    "unknown prompt {:?}; prompts/list shows the prompts of profile {:?}",
-                    request.name, view.profile.name
-                ),
-                None,
-            )
-        })?;
+        let prompt = view
+            .catalog
+            .find_prompt(&request.name)
+            .ok_or_else(|| self.not_found(&view, Kind::Prompt, &request.name))?;
         self.check_visible(&view, prompt)?;
         let mut params = to_params(&request);
         params["name"] = Value::String(prompt.name.clone());
@@ -237,7 +230,6 @@ impl SieveServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.ready().await;
         let view = self.view(&context, false)?;
         let resource = self.resource_for(&view.catalog, &view.config, &request.uri, false)?;
         self.check_visible(&view, &resource)?;
@@ -257,7 +249,6 @@ impl SieveServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ready().await;
         let view = self.view(&context, false)?;
         let resource = self.resource_for(&view.catalog, &view.config, &request.uri, true)?;
         self.check_visible(&view, &resource)?;
@@ -283,7 +274,6 @@ impl SieveServer {
         if let Some(host) = self.state().host {
             self.engine.hosts().unsubscribe(host, &request.uri);
         }
-        self.ready().await;
         let published = self.engine.published();
         let resource =
             self.resource_for(&published.catalog, &published.config, &request.uri, true)?;
@@ -306,7 +296,6 @@ impl SieveServer {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.ready().await;
         let view = self.view(&context, false)?;
         let mut params = to_params(&request);
         let reference = params.get("ref").cloned().unwrap_or_default();

@@ -54,12 +54,13 @@ listed!(
 );
 
 impl SieveServer {
-    /// Every visible primitive of kind `T`, once the servers have answered.
+    /// Every visible primitive of kind `T`, once the servers starting have
+    /// answered or `settings.startupWaitMs` has passed.
     pub(super) async fn list<T: Listed>(
         &self,
         context: &RequestContext<RoleServer>,
     ) -> Result<T::Result, ErrorData> {
-        self.ready().await;
+        self.started().await;
         let view = self.view(context, true)?;
         let rules = &view.profile.rules;
         let mut items: Vec<T> = view
@@ -70,6 +71,7 @@ impl SieveServer {
             .filter(|(p, _)| p.kind == T::KIND && rules.listed(p, Some(&view.narrowing)))
             .filter_map(|(_, form)| form.as_ref().and_then(T::pick).cloned())
             .collect();
+        self.listed(T::KIND, &view.catalog);
         if T::KIND == Kind::Tool && rules.search_mode() {
             // Search mode: the pinned tools, then the proxy's two.
             let separator = &view.config.settings.separator;

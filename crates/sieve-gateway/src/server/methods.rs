@@ -108,7 +108,7 @@ impl SieveServer {
         groups: bool,
         context: &RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        self.ready().await;
+        self.started().await;
         let view = self.view(context, false)?;
         // Per label: how many visible tools have it, and whether every one
         // of them has it as a derived group (DESIGN §3).

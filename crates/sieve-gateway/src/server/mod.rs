@@ -68,9 +68,6 @@ use sieve_store::store::StoreError;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-/// How long a request waits for servers that are still connecting.
-const READY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
-
 /// Where a 2026-07-28 request names its protocol version in `_meta`.
 pub(crate) const PROTOCOL_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
 /// Where a 2026-07-28 request names its client (name, version).
@@ -343,11 +340,59 @@ impl SieveServer {
         })
     }
 
-    /// Waits (a bounded time) until every server has answered once, so a
+    /// Waits, at most `settings.startupWaitMs` after a server was added,
+    /// while servers starting for the first time have not answered, so a
     /// host that lists right after connecting does not get a half-empty
-    /// catalog; later changes reach it as `list_changed`.
-    async fn ready(&self) {
-        self.engine.settled(READY_WAIT).await;
+    /// catalog; the rest reach it as `list_changed`. For lists only:
+    /// `initialize` and calls never wait on a server.
+    async fn started(&self) {
+        let window = self.engine.config().settings.startup_wait_ms;
+        self.engine
+            .pool()
+            .started(std::time::Duration::from_millis(window))
+            .await;
+    }
+
+    /// The error for a `kind` the host named `name` that no catalog holds:
+    /// when the name is of a server this profile shows that cannot answer
+    /// now (still starting, or down since before it listed), what state
+    /// that server is in and why; else that there is no such thing.
+    fn not_found(&self, view: &View, kind: Kind, name: &str) -> ErrorData {
+        let pool = self.engine.pool();
+        let names = pool.names();
+        let server = sieve_core::naming::server_of(
+            name,
+            &view.config.settings.separator,
+            names.iter().map(String::as_str),
+        );
+        if let Some(server) = server
+            && view.profile.rules.allows_server(server)
+            && let Some(error) = pool.unavailable(server)
+        {
+            return error.into();
+        }
+        ErrorData::invalid_params(
+            format!(
+                "unknown {kind} {name:?}; {kind}s/list shows the {kind}s of profile {:?}",
+                view.profile.name
+            ),
+            None,
+        )
+    }
+
+    /// Why each server the connection's profile shows cannot answer now,
+    /// one sentence each: for a URI no server that is up serves.
+    fn servers_not_up(&self) -> Vec<String> {
+        let Ok(profile) = self.engine.profile(&self.current_profile()) else {
+            return Vec::new();
+        };
+        let pool = self.engine.pool();
+        pool.names()
+            .iter()
+            .filter(|server| profile.rules.allows_server(server))
+            .filter_map(|server| pool.unavailable(server))
+            .map(|error| error.to_string())
+            .collect()
     }
 
     /// Refuses `p` when the profile hides it and enforces, or it is in
@@ -362,15 +407,10 @@ impl SieveServer {
     /// Tool `name` (exposed name or URI), if the profile lets it be
     /// called.
     fn callable_tool<'v>(&self, view: &'v View, name: &str) -> Result<&'v Primitive, ErrorData> {
-        let tool = view.catalog.find_tool(name).ok_or_else(|| {
-            ErrorData::invalid_params(
-                format!(
-                    "unknown tool {name:?}; tools/list shows the tools of profile {:?}",
-                    view.profile.name
-                ),
-                None,
-            )
-        })?;
+        let tool = view
+            .catalog
+            .find_tool(name)
+            .ok_or_else(|| self.not_found(view, Kind::Tool, name))?;
         self.check_visible(view, tool)?;
         Ok(tool)
     }
@@ -407,10 +447,22 @@ impl SieveServer {
                 uri,
                 &config.settings.separator,
             )),
-            [] => Err(ErrorData::resource_not_found(
-                format!("no server offers resource {uri:?}"),
-                Some(json!({"uri": uri})),
-            )),
+            [] => {
+                // A server that is not up may be the one that serves it.
+                let not_up = self.servers_not_up();
+                let message = if not_up.is_empty() {
+                    format!("no server offers resource {uri:?}")
+                } else {
+                    format!(
+                        "no server that is up offers resource {uri:?}; {}",
+                        not_up.join("; ")
+                    )
+                };
+                Err(ErrorData::resource_not_found(
+                    message,
+                    Some(json!({"uri": uri})),
+                ))
+            }
             several => Err(ErrorData::resource_not_found(
                 format!(
                     "no server lists resource {uri:?}, and {} could serve it ({}); the proxy cannot tell which",

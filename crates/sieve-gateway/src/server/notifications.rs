@@ -11,17 +11,35 @@ use rmcp::model::{InitializeRequestParams, InitializeResult, SubscriptionFilter}
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
-use sieve_core::{Kind, Narrowing};
+use sieve_core::{Catalog, Kind, Narrowing};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
-/// Hashes of what a connection sees, per kind of list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Hashes of what a connection sees, per list method, and the catalog
+/// they were last taken from.
+#[derive(Debug, Clone, Default)]
 pub(super) struct Fingerprints {
     tools: u64,
     prompts: u64,
     resources: u64,
+    templates: u64,
+    /// A `Weak` keeps the catalog's allocation, so no later catalog can
+    /// take its address.
+    catalog: Weak<Catalog>,
+}
+
+impl Fingerprints {
+    /// The hash of `kind`'s list.
+    fn of(&mut self, kind: Kind) -> Option<&mut u64> {
+        match kind {
+            Kind::Tool => Some(&mut self.tools),
+            Kind::Prompt => Some(&mut self.prompts),
+            Kind::Resource => Some(&mut self.resources),
+            Kind::ResourceTemplate => Some(&mut self.templates),
+            Kind::Task => None,
+        }
+    }
 }
 
 /// A listener's resource updates, set up before its acknowledgement.
@@ -33,38 +51,66 @@ pub(super) type Following = (
 impl SieveServer {
     /// What this connection sees now (profile and connection concerns).
     fn fingerprints(&self) -> Option<Fingerprints> {
+        let catalog = self.engine.catalog();
+        Some(Fingerprints {
+            tools: self.fingerprint(&catalog, Kind::Tool)?,
+            prompts: self.fingerprint(&catalog, Kind::Prompt)?,
+            resources: self.fingerprint(&catalog, Kind::Resource)?,
+            templates: self.fingerprint(&catalog, Kind::ResourceTemplate)?,
+            catalog: Arc::downgrade(&catalog),
+        })
+    }
+
+    /// The hash of what this connection sees of `kind` in `catalog`.
+    fn fingerprint(&self, catalog: &Catalog, kind: Kind) -> Option<u64> {
         let name = self.current_profile();
         let concerns = self.state().concerns.clone();
         let profile = self.engine.profile(&name).ok()?;
         let narrowing = Narrowing::default().concerns(&concerns);
-        let catalog = self.engine.catalog();
-        let hash = |kinds: &[Kind]| {
-            let mut hasher = DefaultHasher::new();
-            // The search tools come and go with search mode.
-            if kinds.contains(&Kind::Tool) {
-                profile.rules.search_mode().hash(&mut hasher);
+        let mut hasher = DefaultHasher::new();
+        // The search tools come and go with search mode.
+        if kind == Kind::Tool {
+            profile.rules.search_mode().hash(&mut hasher);
+        }
+        for p in catalog.primitives() {
+            if p.kind == kind && profile.rules.listed(p, Some(&narrowing)) {
+                p.host_definition().to_string().hash(&mut hasher);
             }
-            for p in catalog.primitives() {
-                if kinds.contains(&p.kind) && profile.rules.listed(p, Some(&narrowing)) {
-                    p.host_definition().to_string().hash(&mut hasher);
-                }
-            }
-            hasher.finish()
-        };
-        Some(Fingerprints {
-            tools: hash(&[Kind::Tool]),
-            prompts: hash(&[Kind::Prompt]),
-            resources: hash(&[Kind::Resource, Kind::ResourceTemplate]),
-        })
+        }
+        Some(hasher.finish())
     }
 
-    /// The kinds whose visible set changed since the last call.
+    /// The host has just been sent its list of `kind` from `catalog`: that
+    /// is what it has seen, so a server that answered before the list is
+    /// not announced to it as a change afterwards.
+    pub(super) fn listed(&self, kind: Kind, catalog: &Arc<Catalog>) {
+        let _seen = self.conn.seen_lock.locked();
+        // Seen from this very catalog: nothing new (and a list of
+        // thousands of tools is not hashed once more per request).
+        let current = self
+            .state()
+            .seen
+            .as_ref()
+            .is_none_or(|seen| std::ptr::eq(seen.catalog.as_ptr(), Arc::as_ptr(catalog)));
+        if current {
+            return;
+        }
+        let Some(hash) = self.fingerprint(catalog, kind) else {
+            return;
+        };
+        if let Some(seen) = self.state().seen.as_mut().and_then(|seen| seen.of(kind)) {
+            *seen = hash;
+        }
+    }
+
+    /// The kinds whose visible set changed since the last call (templates
+    /// go with resources: one notification tells of both).
     fn changed_kinds(&self) -> Vec<Kind> {
         let _seen = self.conn.seen_lock.locked();
         let Some(now) = self.fingerprints() else {
             return Vec::new();
         };
-        let before = self.state().seen.replace(now);
+        let before = self.state().seen.replace(now.clone());
         let Some(before) = before else {
             return Vec::new();
         };
@@ -75,7 +121,7 @@ impl SieveServer {
         if before.prompts != now.prompts {
             kinds.push(Kind::Prompt);
         }
-        if before.resources != now.resources {
+        if before.resources != now.resources || before.templates != now.templates {
             kinds.push(Kind::Resource);
         }
         kinds
@@ -116,7 +162,9 @@ impl SieveServer {
     /// host has it, an update must not be missed. Which of them the host may
     /// see is decided in `listen`, under the request's profile.
     async fn follow_resources(&self, uris: Vec<String>) -> Following {
-        self.ready().await;
+        if !uris.is_empty() {
+            self.started().await;
+        }
         let published = self.engine.published();
         let mut followed = std::collections::HashSet::new();
         for uri in uris {
@@ -153,16 +201,17 @@ impl SieveServer {
             self.set_concerns(concerns, "params.concerns")?;
         }
         context.peer.set_peer_info(request.clone());
-        self.ready().await;
-        // The baseline and the change stream are taken now: rmcp runs
-        // handlers concurrently, so the host's first requests may be
-        // handled before `initialized` is.
+        // Answered at once, whatever the servers are doing. The baseline
+        // and the change stream are taken now: rmcp runs handlers
+        // concurrently, so the host's first requests may be handled
+        // before `initialized` is; a server that answers later reaches
+        // the host as `list_changed`.
         {
             let _seen = self.conn.seen_lock.locked();
             let changes = self.engine.subscribe();
             let baseline = self.fingerprints();
             let mut state = self.state();
-            state.seen = baseline;
+            state.seen = baseline.clone();
             state.pending_listen = Some((baseline, changes));
         }
         self.negotiate_initialize(&request)

@@ -24,7 +24,7 @@ impl SieveServer {
         id: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<TaskRecord, ErrorData> {
-        self.ready().await;
+        self.started().await;
         let view = self.view(context, false)?;
         Ok(self.engine.tasks().find(id, &view.viewer())?)
     }
@@ -69,7 +69,7 @@ impl SieveServer {
         let query = TaskQuery::from_params(params).map_err(|e| {
             ErrorData::invalid_params(e.to_string(), Some(json!({"field": e.field})))
         })?;
-        self.ready().await;
+        self.started().await;
         let view = self.view(context, false)?;
         Ok(CustomResult(
             self.engine.tasks().list(&query, &view.viewer())?,
@@ -92,7 +92,7 @@ impl SieveServer {
             .get("force")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        self.ready().await;
+        self.started().await;
         let view = self.view(context, false)?;
         let (record, answer) = self
             .engine
@@ -147,7 +147,6 @@ impl SieveServer {
         params: Value,
         context: &RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        self.ready().await;
         let view = self.view(context, false)?;
         let name = params
             .get("name")

@@ -7,7 +7,11 @@
 //! `list_changed`, and reconnects with exponential backoff when the
 //! connection ends. Servers start concurrently and never wait on each
 //! other; while one is down its last listing is kept and calls to it fail
-//! at once with an error that names it and says why. An HTTP server that
+//! at once with an error that names it, its state and its last error
+//! ([`Pool::unavailable`], also for a name of one that never listed). A
+//! server that failed stays down, with that error, while it is tried
+//! again. A host's list waits a little for servers starting
+//! ([`Pool::started`]); nothing else does. An HTTP server that
 //! wants a sign-in (401) and has none that works is `needs-login` instead,
 //! and is tried again only when a sign-in may have been stored (see
 //! `supervisor`); with a stored sign-in (`crate::oauth`) its connection
@@ -152,7 +156,13 @@ pub struct Status {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_info: Option<Value>,
     /// When the state last changed, in milliseconds since the Unix epoch.
+    /// A server that is down stays down, with its error and this time,
+    /// while it is tried again: only a connection that works changes it.
     pub since: i64,
+    /// While down: when the next attempt to connect starts (in the past
+    /// while one is under way), in milliseconds since the Unix epoch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_at: Option<i64>,
     /// The `WWW-Authenticate` header of the server's last 401 or 403, to
     /// sign in with (it says where the metadata is and which scopes).
     #[serde(skip)]
@@ -172,6 +182,7 @@ impl Status {
             protocol_version: None,
             server_info: None,
             since: now_ms(),
+            retry_at: None,
             challenge: None,
             tools: 0,
             prompts: 0,
@@ -183,6 +194,9 @@ impl Status {
 /// One server of the pool.
 struct Upstream {
     name: String,
+    /// When it was added to the pool: a host's list waits for it until
+    /// `settings.startupWaitMs` after this, at most.
+    added: Instant,
     endpoint: Endpoint,
     /// Connect again when the connection fails or ends; off for a one-off
     /// connection ([`Pool::connect_once`]), whose first failure is its answer.
@@ -383,6 +397,7 @@ impl Pool {
     ) -> Arc<Upstream> {
         let up = Arc::new(Upstream {
             name: name.to_string(),
+            added: Instant::now(),
             endpoint,
             reconnect,
             handshake,
@@ -435,33 +450,25 @@ impl Pool {
         let shared = up.shared();
         match (&shared.peer, shared.status.state) {
             (Some(peer), State::Up) => Ok(peer.clone()),
-            (_, state) => {
-                let why = shared
-                    .status
-                    .error
-                    .clone()
-                    .unwrap_or_else(|| "it is still connecting".into());
-                let what = match state {
-                    State::Connecting => "is not connected yet",
-                    State::Stopped => "was stopped",
-                    State::NeedsLogin => {
-                        return Err(CallError::of_server(
-                            server,
-                            format!("server {server:?} is signed out ({why})"),
-                            Some(json!({"server": server, "state": state})),
-                        ));
-                    }
-                    _ => "is down",
-                };
-                Err(CallError::of_server(
-                    server,
-                    format!(
-                        "server {server:?} {what} ({why}); the proxy reconnects by itself, try again shortly"
-                    ),
-                    Some(json!({"server": server, "state": state})),
-                ))
-            }
+            _ => Err(unavailable(&up, &shared, now_ms())),
         }
+    }
+
+    /// Why `server` cannot be used now (starting, down, signed out), or
+    /// `None` when it is up or not in the pool: for a request naming a
+    /// primitive of it that no catalog holds yet, or any more.
+    pub fn unavailable(&self, server: &str) -> Option<CallError> {
+        let up = self.upstream(server)?;
+        let shared = up.shared();
+        match (&shared.peer, shared.status.state) {
+            (Some(_), State::Up) => None,
+            _ => Some(unavailable(&up, &shared, now_ms())),
+        }
+    }
+
+    /// The names of the servers in the pool.
+    pub fn names(&self) -> Vec<String> {
+        self.inner.upstreams.locked().keys().cloned().collect()
     }
 
     /// The servers that are up and whose capabilities pass `wanted`.
@@ -642,6 +649,40 @@ impl Pool {
         }
     }
 
+    /// Waits while a server that is starting for the first time has not
+    /// answered (been listed, or failed once), for at most `window` after
+    /// it was added; the wait of a host's list. A server that has answered
+    /// once, or was added longer ago, is not waited for.
+    pub async fn started(&self, window: Duration) {
+        self.started_where(window, |_| true).await;
+    }
+
+    /// [`Pool::started`] for the servers run in this process (the
+    /// built-in demo), which answer in a moment.
+    pub async fn in_process_started(&self, window: Duration) {
+        self.started_where(window, |endpoint| {
+            matches!(endpoint, Endpoint::InProcess(_))
+        })
+        .await;
+    }
+
+    async fn started_where(&self, window: Duration, which: impl Fn(&Endpoint) -> bool) {
+        let mut events = self.events();
+        loop {
+            let deadline = self
+                .upstreams()
+                .iter()
+                .filter(|up| which(&up.endpoint) && !up.shared().settled)
+                .map(|up| up.added + window)
+                .max();
+            let Some(deadline) = deadline else { return };
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || tokio::time::timeout(left, events.recv()).await.is_err() {
+                return;
+            }
+        }
+    }
+
     /// Stops every server and waits until their processes are gone.
     pub async fn shutdown(&self) {
         let upstreams: Vec<_> = std::mem::take(&mut *self.inner.upstreams.locked())
@@ -661,6 +702,47 @@ impl Pool {
     fn upstreams(&self) -> Vec<Arc<Upstream>> {
         self.inner.upstreams.locked().values().cloned().collect()
     }
+}
+
+/// Why `up` cannot be used now, as of `now` (ms): its state, since when,
+/// its last error, and what happens next.
+fn unavailable(up: &Upstream, shared: &Shared, now: i64) -> CallError {
+    let server = &up.name;
+    let status = &shared.status;
+    let since = crate::clock::time_of_day(status.since);
+    let error = status.error.as_deref();
+    let message = match status.state {
+        State::Connecting | State::Up if !shared.settled => format!(
+            "server {server:?} is starting (no answer yet since {since}); it can be used once it answers"
+        ),
+        State::Connecting | State::Up => {
+            format!("server {server:?} is connecting (since {since}); try again shortly")
+        }
+        State::NeedsLogin => format!(
+            "server {server:?} is signed out ({})",
+            error.unwrap_or("it wants a sign-in")
+        ),
+        State::Stopped => format!("server {server:?} was stopped"),
+        State::Disabled => format!("server {server:?} is switched off in config.json"),
+        State::Down => {
+            let next = match status.retry_at {
+                _ if !up.reconnect => "it is not tried again".to_string(),
+                Some(at) if at > now => {
+                    format!("MCP Sieve tries again in {} s", (at - now + 999) / 1000)
+                }
+                _ => "MCP Sieve is trying again now".to_string(),
+            };
+            format!(
+                "server {server:?} is down since {since}: {}; {next}",
+                error.unwrap_or("its connection ended")
+            )
+        }
+    };
+    let mut data = json!({"server": server, "state": status.state, "since": status.since});
+    if let Some(error) = error {
+        data["error"] = json!(error);
+    }
+    CallError::of_server(server, message, Some(data))
 }
 
 /// The error a host gets when a request to `server` fails.

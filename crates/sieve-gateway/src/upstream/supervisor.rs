@@ -2,9 +2,11 @@
 //! lists tools, prompts, resources and templates (every page), refreshes
 //! them on `list_changed` (on a `subscriptions/listen` stream for a
 //! 2026-07-28 server), and reconnects with exponential backoff when the
-//! connection ends. A server that wants a sign-in waits for one instead:
-//! woken by [`super::Pool::retry_sign_ins`] (a config or `secrets.json`
-//! change), else it looks every 30 s.
+//! connection ends, the server staying down with its last error (and when
+//! it tries next) until a connection works. A server that wants a
+//! sign-in waits for one instead: woken by
+//! [`super::Pool::retry_sign_ins`] (a config or `secrets.json` change),
+//! else it looks every 30 s.
 
 use super::connect::{
     Connection, Refusal, connect, request_challenge, service_failure, sign_in_unattended,
@@ -42,7 +44,11 @@ pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
     // needs-login rather than getting new ones in a loop.
     let mut signed_in_here = false;
     loop {
-        set_state(&up, &pool, State::Connecting, None);
+        // A server that is down stays down, with its error, while it is
+        // tried again: only a connection that works says otherwise.
+        if up.shared().status.state != State::Down {
+            set_state(&up, &pool, State::Connecting, None);
+        }
         let attempt = tokio::select! {
             () = up.stop.cancelled() => break,
             attempt = connect(&up, &pool) => attempt,
@@ -55,10 +61,10 @@ pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
                 if up.stop.is_cancelled() {
                     break;
                 }
-                set_state(&up, &pool, State::Down, Some(ended));
                 if started.elapsed() >= STABLE_AFTER {
                     backoff = BACKOFF_MIN;
                 }
+                set_down(&up, &pool, ended, backoff);
             }
             Err(Refusal::SignIn { why, challenge }) => {
                 let mut why = why;
@@ -108,7 +114,7 @@ pub(super) async fn supervise(up: Arc<Upstream>, pool: Arc<PoolInner>) {
                 backoff = BACKOFF_MIN;
                 continue;
             }
-            Err(error) => set_state(&up, &pool, State::Down, Some(error.to_string())),
+            Err(error) => set_down(&up, &pool, error.to_string(), backoff),
         }
         if !up.reconnect {
             // Down with its reason is this connection's answer.
@@ -137,7 +143,26 @@ async fn has_sign_in(up: &Upstream, pool: &PoolInner) -> bool {
     }
 }
 
+/// Marks `up` down because of `why`, to be tried again after `backoff`
+/// (if it is tried again at all).
+fn set_down(up: &Upstream, pool: &PoolInner, why: String, backoff: Duration) {
+    let retry_at = up
+        .reconnect
+        .then(|| crate::clock::now_ms() + backoff.as_millis() as i64);
+    set_status(up, pool, State::Down, Some(why), retry_at);
+}
+
 fn set_state(up: &Upstream, pool: &PoolInner, state: State, error: Option<String>) {
+    set_status(up, pool, state, error, None);
+}
+
+fn set_status(
+    up: &Upstream,
+    pool: &PoolInner,
+    state: State,
+    error: Option<String>,
+    retry_at: Option<i64>,
+) {
     {
         let mut shared = up.shared();
         if state != State::Up {
@@ -161,6 +186,13 @@ fn set_state(up: &Upstream, pool: &PoolInner, state: State, error: Option<String
             server_info: keep.server_info,
             // What to sign in with, until a newer refusal says otherwise.
             challenge: keep.challenge,
+            retry_at,
+            // Down since it first went down, not since its last attempt.
+            since: if keep.state == state {
+                keep.since
+            } else {
+                crate::clock::now_ms()
+            },
             ..Status::new(state)
         };
     }

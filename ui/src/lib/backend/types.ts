@@ -41,8 +41,11 @@ export interface ServerRow {
   error?: string;
   protocolVersion?: string;
   serverInfo?: Record<string, unknown>;
-  /** When the state last changed, ms since the epoch; 0 when not run. */
+  /** When the state last changed, ms since the epoch; 0 when not run. A
+   * server that is down stays down, with its error, while it is retried. */
   since: number;
+  /** While down: when the next attempt starts, ms since the epoch. */
+  retryAt?: number;
   tools: number;
   prompts: number;
   resources: number;
