@@ -531,7 +531,7 @@ async fn no_host_waits_on_a_slow_server() {
     assert_eq!(servers_of(&names), ["also", "good", "late"], "{names:?}");
     let echo = call(&mut host, "late__echo", json!({"text": "late"})).await;
     assert_eq!(echo["result"]["isError"], false, "{echo}");
-    close_leaving_nothing(host).await;
+    host.close_leaving_nothing().await;
 }
 
 /// A host that keeps count of the `tools/list_changed` it is told of.
