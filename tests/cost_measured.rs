@@ -110,6 +110,8 @@ async fn a_large_result_makes_its_tool_moderate_at_once() {
 /// `arguments`, each answered, and leaves.
 async fn call(home: &Home, tool: &str, arguments: Value, calls: usize) {
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    let server = tool.split("__").next().expect("an exposed name");
+    host.listing(&[server]).await;
     for _ in 0..calls {
         let answer = host
             .request("tools/call", json!({"name": tool, "arguments": arguments}))

@@ -337,7 +337,7 @@ async fn playwright_mcp_through_the_proxy() {
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
     let exposed: BTreeSet<String> = own.iter().map(|t| live.exposed(t)).collect();
     assert_eq!(
-        listed(&host.request("tools/list", json!({})).await),
+        listed(&host.listing(&[live.key]).await),
         exposed,
         "the host sees the server's own tools, exposed"
     );
@@ -367,7 +367,7 @@ async fn playwright_mcp_through_the_proxy() {
 
     // A careful host: the reading tools only, and no navigation.
     let mut host = Wire::start(BIN, home.path(), &["--profile", "careful"], json!({})).await;
-    let kept = listed(&host.request("tools/list", json!({})).await);
+    let kept = listed(&host.listing(&[live.key]).await);
     assert_eq!(
         kept,
         reading_tools(&rows, &live),
@@ -435,7 +435,7 @@ async fn desktop_commander_through_the_proxy() {
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
     let exposed: BTreeSet<String> = own.iter().map(|t| live.exposed(t)).collect();
     assert_eq!(
-        listed(&host.request("tools/list", json!({})).await),
+        listed(&host.listing(&[live.key]).await),
         exposed,
         "the host sees the server's own tools, exposed"
     );
@@ -468,7 +468,7 @@ async fn desktop_commander_through_the_proxy() {
 
     // A careful host: it reads, and may not write.
     let mut host = Wire::start(BIN, home.path(), &["--profile", "careful"], json!({})).await;
-    let kept = listed(&host.request("tools/list", json!({})).await);
+    let kept = listed(&host.listing(&[live.key]).await);
     assert_eq!(
         kept,
         reading_tools(&rows, &live),

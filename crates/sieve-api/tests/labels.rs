@@ -39,6 +39,21 @@ impl Fixture {
         }
     }
 
+    /// GitHub's tools as two servers, `github` and `work`, with the same
+    /// groups, and profile `work` switching `group` off bare (in both).
+    fn two_servers_off_bare(group: &str) -> Fixture {
+        let mut fx = Fixture::new();
+        fx.listings = vec![
+            ServerListing::tools("github", fixture("github-mcp-server")),
+            ServerListing::tools("work", fixture("github-mcp-server")),
+        ];
+        fx.profile(ProfileEdit::SetGroup {
+            group: group.into(),
+            on: false,
+        });
+        fx
+    }
+
     fn listed(&self) -> Listed {
         Listed::build(self.store.load_config().unwrap(), &self.listings).expect("builds")
     }
@@ -231,16 +246,7 @@ fn a_tool_moved_between_groups_leaves_the_old_one() {
 
 #[test]
 fn a_server_group_switched_on_under_an_older_bare_name_stays_off_elsewhere() {
-    let mut fx = Fixture::new();
-    // Two servers with the same groups: the bare name switches both off.
-    fx.listings = vec![
-        ServerListing::tools("github", fixture("github-mcp-server")),
-        ServerListing::tools("work", fixture("github-mcp-server")),
-    ];
-    fx.profile(ProfileEdit::SetGroup {
-        group: "issues".into(),
-        on: false,
-    });
+    let fx = Fixture::two_servers_off_bare("issues");
     let visible = fx.visible();
     assert!(!visible.contains(&"github__list_issues".to_string()));
     assert!(!visible.contains(&"work__list_issues".to_string()));
@@ -274,15 +280,7 @@ fn a_server_group_switched_on_under_an_older_bare_name_stays_off_elsewhere() {
 #[test]
 fn a_start_says_what_changed_in_the_groups_a_profile_names() {
     use sieve_api::notices::group_notices;
-    let mut fx = Fixture::new();
-    fx.listings = vec![
-        ServerListing::tools("github", fixture("github-mcp-server")),
-        ServerListing::tools("work", fixture("github-mcp-server")),
-    ];
-    fx.profile(ProfileEdit::SetGroup {
-        group: "issues".into(),
-        on: false,
-    });
+    let mut fx = Fixture::two_servers_off_bare("issues");
     fx.profile(ProfileEdit::SetGroup {
         group: "github/gists".into(),
         on: false,
