@@ -113,8 +113,9 @@ fn notice(
     let means = matching(now);
     match before {
         // The first start that keeps groups per server: a bare name in a
-        // profile means that group in each server that has it.
-        None if split_group(group).is_none() && !means.is_empty() => Some(format!(
+        // profile means that group in each server that has it, which is
+        // news where two or more have it.
+        None if split_group(group).is_none() && means.len() >= 2 => Some(format!(
             "profile {profile:?}: {list} names {group:?} without a server; groups now belong to their server, so it means {}; `mcp-sieve profiles set {profile} group on|off SERVER/GROUP` (or the Tools screen) switches one of them alone",
             means.join(" and ")
         )),
