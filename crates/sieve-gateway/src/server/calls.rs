@@ -154,16 +154,18 @@ impl SieveServer {
                     )
                 })?,
         };
-        let rules = &view.profile.rules;
+        // The tools this view may call: what the index holds, and whose
+        // groups a search that finds nothing names.
+        let callable = |p: &&sieve_core::Primitive| {
+            p.kind == Kind::Tool && view.profile.rules.is_visible(p, Some(&view.narrowing))
+        };
         let build = || {
             ToolIndex::build(
                 view.catalog
                     .primitives()
                     .iter()
                     .enumerate()
-                    .filter(|(_, p)| {
-                        p.kind == Kind::Tool && rules.is_visible(p, Some(&view.narrowing))
-                    }),
+                    .filter(|(_, p)| callable(p)),
             )
         };
         // The connection's concerns narrow what it may call: such an index
@@ -190,7 +192,7 @@ impl SieveServer {
                 .catalog
                 .primitives()
                 .iter()
-                .filter(|p| p.kind == Kind::Tool && rules.is_visible(p, Some(&view.narrowing)))
+                .filter(callable)
                 .flat_map(|p| p.labels.groups.iter().cloned())
                 .collect();
             nothing_found(query, &groups)
