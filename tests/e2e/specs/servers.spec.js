@@ -92,4 +92,24 @@ describe('Servers screen', () => {
     );
     assert.ok(grown.toolsTotal > start.toolsTotal, `the meter counts the new tools: ${grown.text}`);
   });
+
+  test("a server that exits at once stays down with its error and says when it is tried again", async () => {
+    const config = home.config();
+    // `node -e` with a message on stderr and a failing exit: a server that
+    // dies before it answers, as a wrong command line does.
+    config.mcpServers.broken = {
+      command: env.node22,
+      args: ['-e', 'console.error("e2e: no such database"); process.exit(3)'],
+    };
+    home.replaceConfig(config);
+    const row = await servers.rowWhen('broken', 'down', LAUNCH_TIMEOUT);
+    assert.match(row, /no such database|exit/i, `the row says why it is down: ${row}`);
+    const retry = await (await app.find('server-retry-broken', LAUNCH_TIMEOUT)).getText();
+    assert.match(retry, /^(next try in \d+ s|next try at .+|trying again now)$/, `the next try: ${retry}`);
+    assert.equal(
+      await (await servers.row('demo')).getAttribute('data-state'),
+      'up',
+      'the other servers stay up',
+    );
+  });
 });

@@ -117,6 +117,8 @@ export const TestId = {
   ImportKeepSecrets: 'import-keep-secrets',
   /** "Sign in" on the row of a server that needs a sign-in. */
   ServerSignIn: (name: string) => `server-sign-in-${name}`,
+  /** On a down server's row: when the proxy tries it again. */
+  ServerRetry: (name: string) => `server-retry-${name}`,
   /** The add form's "keep values out of config.json" checkbox. */
   ServerKeepSecrets: 'server-keep-secrets',
   /** On the Quarantine button: how many tools wait for review, when any do. */
