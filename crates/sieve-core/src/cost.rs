@@ -475,7 +475,7 @@ impl<'a> Tool<'a> {
             return Some(format!("{plan} says it buys a paid plan"));
         }
         if CREATING_VERBS.contains(&verb)
-            && let Some(resource) = self.said(BILLED_RESOURCES)
+            && let Some(resource) = self.said_of_action(BILLED_RESOURCES)
         {
             return Some(format!(
                 "{resource} says it creates a resource billed while it runs"
@@ -574,6 +574,22 @@ impl<'a> Tool<'a> {
             .map(|q| format!("its description (\"{q}\")"))
     }
 
+    /// Where the name, the title or the description's first sentence (what
+    /// the tool does, not the setting it works in) says one of `phrases`.
+    /// "Start a terminal process" with "This instance is running inside a
+    /// container" further on starts no instance.
+    fn said_of_action(&self, phrases: &[&str]) -> Option<String> {
+        if let Some(phrase) = find_phrase(&self.name, phrases) {
+            return Some(format!("`{phrase}` in its name"));
+        }
+        if find_phrase(&prose_words(self.title), phrases).is_some() {
+            return Some(format!("its title (\"{}\")", quote(self.title)));
+        }
+        let first = first_sentence(self.description);
+        find_phrase(&prose_words(first), phrases)
+            .map(|_| format!("its description (\"{}\")", quote(first)))
+    }
+
     /// The first input whose name, without `_`, `-` and case, `fits` one
     /// of `keys` (`per_page` ends in `page`, `timeoutSeconds` starts with
     /// `timeout`).
@@ -604,6 +620,28 @@ mod tests {
     fn cost(tool: Value) -> (Cost, String) {
         let judged = from_definition(&tool);
         (judged.value, judged.why)
+    }
+
+    #[test]
+    fn a_billed_resource_counts_where_the_tool_creates_it_not_where_it_runs() {
+        // Desktop Commander inside a container: the process it starts is
+        // no instance, though a later sentence names one.
+        let (value, why) = cost(json!({
+            "name": "start_process",
+            "description": "Start a terminal process on the authorized device. \
+                This Desktop Commander instance is running inside a Docker container.",
+            "annotations": {"destructiveHint": true}
+        }));
+        assert_eq!(value, Cost::Minimal, "{why}");
+        let (value, why) = cost(json!({
+            "name": "start",
+            "description": "Starts a new virtual machine in the project. Returns its id."
+        }));
+        assert_eq!(value, Cost::High);
+        assert_eq!(
+            why,
+            "cost high: its description (\"Starts a new virtual machine in the project\") says it creates a resource billed while it runs"
+        );
     }
 
     #[test]
