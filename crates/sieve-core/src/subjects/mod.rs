@@ -64,6 +64,7 @@
 //! The result is a pure function of the set of tools: the same for any
 //! order of the list, in every process, and no group has one member.
 
+mod cluster;
 mod english;
 mod groups;
 mod split;
@@ -165,6 +166,19 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     let plural = plural_units(&words, &compounds);
     let mut groups = Groups::first(&units, &sources);
     split::split_crossed(&mut groups, &units, &nouns);
+    // A subject borrowed from prose is no name's.
+    let subjects: Vec<Option<String>> = (0..words.len())
+        .map(|t| match groups.of(t) {
+            Some((subject, Reason::Subject(Source::Name))) => Some(subject.to_string()),
+            _ => None,
+        })
+        .collect();
+    if cluster::names_say_little(&subjects) && namespace(&words, &server).is_none() {
+        let content: Vec<_> = words.iter().map(|w| w.content(&shared)).collect();
+        if let Some(placed) = cluster::by_words(&content, max_groups(tools.len())) {
+            return by_words(&order, placed);
+        }
+    }
     let texts: Vec<BTreeSet<String>> = words
         .iter()
         .map(|w| {
@@ -205,6 +219,43 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
             let lead = words[position].lead(&shared);
             let why = explain(lead, subject, &group, reason, sizes[subject]);
             Derived { group, why }
+        });
+    }
+    derived
+}
+
+/// Each tool's group as [`cluster::by_words`] placed it (in name
+/// order), back in the server's order, with why.
+fn by_words(order: &[usize], placed: Vec<Option<cluster::Placed>>) -> Vec<Option<Derived>> {
+    let mut sizes: std::collections::BTreeMap<String, usize> = Default::default();
+    for place in placed.iter().flatten() {
+        *sizes.entry(place.group.clone()).or_default() += 1;
+    }
+    let mut derived = vec![None; order.len()];
+    for (place, &index) in placed.into_iter().zip(order) {
+        derived[index] = place.map(|place| {
+            let group = place.group.replace('-', " ");
+            let others = sizes[&place.group] - 1;
+            let why = if place.nearest || place.shared.is_empty() {
+                format!(
+                    "most names here say a subject no other name shares, so tools are grouped by their texts: its texts share the most words with those of the {group} tools"
+                )
+            } else {
+                let as_do = match (place.alike, others) {
+                    (1, 1) => format!("as does the other {group} tool"),
+                    (k, n) if k == n => format!("as do all {n} other {group} tools"),
+                    (1, n) => format!("as does one of the {n} other {group} tools"),
+                    (k, n) => format!("as do {k} of the {n} other {group} tools"),
+                };
+                format!(
+                    "most names here say a subject no other name shares, so tools are grouped by their texts: its texts speak of {}, {as_do}",
+                    spoken_list(&place.shared),
+                )
+            };
+            Derived {
+                group: place.group,
+                why,
+            }
         });
     }
     derived

@@ -1,0 +1,218 @@
+//! Groups by shared words, for a server whose names say little: where
+//! most names are about a subject no other name shares (`git_stash`,
+//! `git_rebase`, `git_worktree`), the names give no areas, so the tools'
+//! texts do. Each tool is its words (name, title, description,
+//! parameters), each word weighted by how few of the server's tools use
+//! it; tools whose words are alike join, the closest first, until no two
+//! groups are alike enough, and then as many more as the limit on groups
+//! and the share of tools in a group ask for.
+
+use super::english::is_verb;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How alike (the mean cosine of their tools' weighted words) two groups
+/// must be to join while the limits ask for nothing.
+const ALIKE: f64 = 0.4;
+
+/// A word in more than this share of the tools (as a fraction: 2 in 5) is
+/// the scope they all work in, and says nothing of an area.
+fn is_scope(tools_with: usize, tools: usize) -> bool {
+    tools_with * 5 > tools * 2
+}
+
+/// Whether the names say too little for their subjects to be the
+/// groups: more than half the tools have a subject no other tool's name
+/// shares, or none.
+pub(super) fn names_say_little(subjects: &[Option<String>]) -> bool {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for subject in subjects.iter().flatten() {
+        *count.entry(subject).or_default() += 1;
+    }
+    let alone = subjects
+        .iter()
+        .filter(|s| s.as_deref().is_none_or(|s| count[s] < 2))
+        .count();
+    alone * 2 > subjects.len()
+}
+
+/// One tool's place in the groups made from words.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Placed {
+    /// The group's most telling word.
+    pub(super) group: String,
+    /// The group's telling words this tool's texts have too, at most two.
+    pub(super) shared: Vec<String>,
+    /// How many of the group's other tools have one of `shared` too.
+    pub(super) alike: usize,
+    /// Whether it joined only so that nine in ten tools have a group.
+    pub(super) nearest: bool,
+}
+
+/// The groups of tools whose `content` words (word → how much it says in
+/// the tool) are alike, index for index; `None` for a tool in no group,
+/// and `None` for all when the words find fewer than two groups.
+pub(super) fn by_words(
+    content: &[BTreeMap<String, f64>],
+    most: usize,
+) -> Option<Vec<Option<Placed>>> {
+    let n = content.len();
+    // How many tools use a word, and how many of them in their name or
+    // prose (a parameter's word alone says less: `force`, `limit`).
+    let mut df: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for tool in content {
+        for (word, &weight) in tool {
+            let count = df.entry(word).or_default();
+            count.0 += 1;
+            if weight >= 1.0 {
+                count.1 += 1;
+            }
+        }
+    }
+    // Words one tool has say nothing of nearness; words most say, nothing
+    // of areas; words only parameters say, too little.
+    let idf: BTreeMap<&str, f64> = df
+        .iter()
+        .filter(|&(_, &(all, said))| {
+            all >= 2 && said >= 1 && !is_scope(said, n) && all * 4 <= n * 3
+        })
+        .map(|(&word, &(_, said))| (word, (n as f64 / said as f64).ln()))
+        .collect();
+    let vectors: Vec<BTreeMap<&str, f64>> = content
+        .iter()
+        .map(|tool| {
+            let vector: BTreeMap<&str, f64> = tool
+                .iter()
+                .filter_map(|(word, weight)| {
+                    idf.get_key_value(word.as_str())
+                        .map(|(&w, idf)| (w, weight * idf))
+                })
+                .collect();
+            let norm = vector.values().map(|w| w * w).sum::<f64>().sqrt();
+            vector
+                .into_iter()
+                .map(|(w, x)| (w, if norm == 0.0 { 0.0 } else { x / norm }))
+                .collect()
+        })
+        .collect();
+    let cosine = |a: usize, b: usize| -> f64 {
+        vectors[a]
+            .iter()
+            .map(|(w, x)| x * vectors[b].get(w).copied().unwrap_or(0.0))
+            .sum()
+    };
+    let similar: Vec<Vec<f64>> = (0..n)
+        .map(|a| (0..n).map(|b| cosine(a, b)).collect())
+        .collect();
+    let linkage = |a: &[usize], b: &[usize]| -> f64 {
+        let sum: f64 = a
+            .iter()
+            .flat_map(|&x| b.iter().map(move |&y| (x, y)))
+            .map(|(x, y)| similar[x][y])
+            .sum();
+        sum / (a.len() * b.len()) as f64
+    };
+    let mut clusters: Vec<Vec<usize>> = (0..n).map(|t| vec![t]).collect();
+    loop {
+        let groups = clusters.iter().filter(|c| c.len() >= 2).count();
+        if clusters.len() <= 2 {
+            break;
+        }
+        let mut best: Option<(f64, usize, usize)> = None;
+        for a in 0..clusters.len() {
+            for b in a + 1..clusters.len() {
+                let alike = linkage(&clusters[a], &clusters[b]);
+                if best.is_none_or(|(x, ..)| alike > x) {
+                    best = Some((alike, a, b));
+                }
+            }
+        }
+        let Some((alike, a, b)) = best else { break };
+        // Past the limit, the closest two groups join however unlike;
+        // a tool alone joining a group adds no group.
+        let over = groups > most;
+        if alike < ALIKE && !over {
+            break;
+        }
+        if alike <= 0.0 && !over {
+            break;
+        }
+        let taken = clusters.remove(b);
+        clusters[a].extend(taken);
+    }
+    let mut placed_near: BTreeSet<usize> = BTreeSet::new();
+    // Nine in ten tools in a group: the loners nearest a group join it.
+    loop {
+        let grouped: usize = clusters.iter().filter(|c| c.len() >= 2).map(Vec::len).sum();
+        if grouped * 10 >= n * 9 {
+            break;
+        }
+        let mut best: Option<(f64, usize, usize)> = None;
+        for (l, loner) in clusters.iter().enumerate().filter(|(_, c)| c.len() == 1) {
+            for (g, group) in clusters.iter().enumerate().filter(|(_, c)| c.len() >= 2) {
+                let alike = linkage(loner, group);
+                if best.is_none_or(|(x, ..)| alike > x) {
+                    best = Some((alike, l, g));
+                }
+            }
+        }
+        let Some((_, l, g)) = best else { break };
+        let tool = clusters[l][0];
+        placed_near.insert(tool);
+        clusters[g].push(tool);
+        clusters.remove(l);
+    }
+    let mut groups: Vec<Vec<usize>> = clusters.into_iter().filter(|c| c.len() >= 2).collect();
+    if groups.len() < 2 {
+        return None;
+    }
+    // Larger groups choose their name first.
+    groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    let mut taken: BTreeSet<&str> = BTreeSet::new();
+    let mut placed = vec![None; n];
+    for group in &groups {
+        let mut telling: Vec<(f64, &str)> = idf
+            .iter()
+            .map(|(&word, idf)| {
+                let with: f64 = group.iter().filter_map(|&t| content[t].get(word)).sum();
+                (with * idf, word)
+            })
+            .filter(|&(score, _)| score > 0.0)
+            .collect();
+        telling.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        // A group is named by a thing, not a verb, where it can be.
+        let chosen = telling
+            .iter()
+            .map(|&(_, w)| w)
+            .filter(|w| !taken.contains(w) && w.chars().all(|c| c.is_ascii_alphanumeric()))
+            .min_by_key(|w| is_verb(w));
+        let name = match chosen {
+            Some(word) => {
+                taken.insert(word);
+                word.to_string()
+            }
+            None => format!("tools-{}", taken.len() + 1),
+        };
+        let top: Vec<&str> = telling.iter().take(4).map(|&(_, w)| w).collect();
+        for &tool in group {
+            let shared: Vec<String> = top
+                .iter()
+                .filter(|w| content[tool].contains_key(**w))
+                .take(2)
+                .map(|w| w.to_string())
+                .collect();
+            let alike = group
+                .iter()
+                .filter(|&&other| {
+                    other != tool && shared.iter().any(|w| content[other].contains_key(w))
+                })
+                .count();
+            placed[tool] = Some(Placed {
+                group: name.clone(),
+                shared,
+                alike,
+                nearest: placed_near.contains(&tool),
+            });
+        }
+    }
+    Some(placed)
+}
