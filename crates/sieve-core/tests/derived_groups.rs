@@ -24,8 +24,8 @@ const BELOW_TARGET: &[(&str, f64, &str)] = &[
     ),
     (
         "executeautomation-playwright",
-        0.10,
-        "held out (round 5): its names are `playwright_` and a verb, so its tools are grouped by their texts, in a dozen small groups where it publishes three",
+        0.28,
+        "held out (round 5): its names are `playwright_` and a verb; the subjects its descriptions lend are finer than its three areas (browser holds 24 of its 33 tools)",
     ),
     (
         "git-mcp-server",
@@ -191,4 +191,31 @@ fn derived_groups_keep_their_limits_on_every_server() {
             );
         }
     }
+}
+
+/// git-mcp-server's names are `git_` and a word no other name has
+/// (`git_stash`, `git_rebase`): its tools are grouped by what their
+/// texts speak of, and each says so.
+#[test]
+fn names_that_say_little_are_grouped_by_their_texts() {
+    let git = fixtures()
+        .into_iter()
+        .find(|f| f.name == "git-mcp-server")
+        .expect("the git-mcp-server fixture");
+    let derived = derive_for(&git.server, &git.tools);
+    let group = |name: &str| -> &Derived {
+        let at = git.tools.iter().position(|t| t.name == name).expect(name);
+        derived[at].as_ref().expect(name)
+    };
+    for name in ["git_fetch", "git_pull", "git_push", "git_remote"] {
+        assert_eq!(group(name).group, "remote", "{name}");
+    }
+    for name in ["git_branch", "git_cherry_pick", "git_merge", "git_rebase"] {
+        assert_eq!(group(name).group, "branch", "{name}");
+    }
+    assert_eq!(
+        group("git_push").why,
+        "most names here say a subject no other name shares, so tools are grouped by their texts: its texts speak of remote and repository, as do all 4 other remote tools"
+    );
+    assert_ne!(group("git_log").group, group("git_push").group);
 }

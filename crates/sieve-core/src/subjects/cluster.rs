@@ -216,3 +216,75 @@ pub(super) fn by_words(
     }
     Some(placed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn content(words: &[&str]) -> BTreeMap<String, f64> {
+        words.iter().map(|w| (w.to_string(), 1.0)).collect()
+    }
+
+    #[test]
+    fn names_say_little_when_most_subjects_are_their_own() {
+        let some = |s: &[Option<&str>]| s.iter().map(|s| s.map(str::to_string)).collect::<Vec<_>>();
+        assert!(names_say_little(&some(&[
+            Some("stash"),
+            Some("tag"),
+            Some("log"),
+            None
+        ])));
+        assert!(!names_say_little(&some(&[
+            Some("stash"),
+            Some("tag"),
+            Some("log"),
+            Some("log")
+        ])));
+        assert!(!names_say_little(&some(&[
+            Some("issue"),
+            Some("issue"),
+            Some("pr"),
+            Some("pr")
+        ])));
+    }
+
+    #[test]
+    fn tools_that_speak_of_the_same_things_are_one_group_named_by_them() {
+        let tools = [
+            content(&["push", "remote", "url"]),
+            content(&["pull", "remote", "url"]),
+            content(&["fetch", "remote", "url"]),
+            content(&["branch", "merge"]),
+            content(&["rebase", "branch", "merge"]),
+            content(&["cherry", "branch", "merge"]),
+            content(&["log", "history"]),
+            content(&["reflog", "log", "history"]),
+        ];
+        let placed = by_words(&tools, 15).expect("groups");
+        let groups: Vec<&str> = placed
+            .iter()
+            .map(|p| p.as_ref().expect("a group").group.as_str())
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                "remote", "remote", "remote", "branch", "branch", "branch", "history", "history"
+            ]
+        );
+        let first = placed[0].as_ref().unwrap();
+        assert_eq!(first.shared, ["remote", "url"]);
+        assert_eq!(first.alike, 2);
+        assert!(!first.nearest);
+    }
+
+    #[test]
+    fn tools_that_share_no_words_make_no_groups() {
+        let tools = [
+            content(&["stash"]),
+            content(&["tag"]),
+            content(&["worktree"]),
+            content(&["blame"]),
+        ];
+        assert_eq!(by_words(&tools, 15), None);
+    }
+}

@@ -166,12 +166,8 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     let plural = plural_units(&words, &compounds);
     let mut groups = Groups::first(&units, &sources);
     split::split_crossed(&mut groups, &units, &nouns);
-    // A subject borrowed from prose is no name's.
     let subjects: Vec<Option<String>> = (0..words.len())
-        .map(|t| match groups.of(t) {
-            Some((subject, Reason::Subject(Source::Name))) => Some(subject.to_string()),
-            _ => None,
-        })
+        .map(|t| groups.of(t).map(|(subject, _)| subject.to_string()))
         .collect();
     if cluster::names_say_little(&subjects) && namespace(&words, &server).is_none() {
         let content: Vec<_> = words.iter().map(|w| w.content(&shared)).collect();

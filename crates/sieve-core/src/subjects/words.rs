@@ -192,8 +192,13 @@ impl Words {
     /// participle and none of the server's words: the name's count
     /// twice, the title's, description's and parameters' once.
     pub(super) fn content(&self, server: &BTreeSet<String>) -> BTreeMap<String, f64> {
+        // `mcp` names the protocol every server speaks, never an area.
         let telling = |w: &&String| {
-            is_noun(w) && !is_general_verb(w) && !is_participle(w) && !server.contains(*w)
+            is_noun(w)
+                && !is_general_verb(w)
+                && !is_participle(w)
+                && !server.contains(*w)
+                && *w != "mcp"
         };
         let mut content: BTreeMap<String, f64> = BTreeMap::new();
         // Prose puts verbs anywhere (`Manage branches`, `track when`).
