@@ -58,6 +58,17 @@
 //!    [`max_groups`] (fifteen, or a quarter of the tools) the smallest
 //!    join their nearest.
 //!
+//! Where the names say too little for any of this (more than half the
+//! tools have a subject, from name or prose, that no other tool has:
+//! `git_stash`, `git_rebase`, `git_worktree`), and no namespace speaks
+//! for them, the tools are grouped by the words of their titles,
+//! descriptions and names instead (`cluster.rs`): each word weighted by
+//! how few tools use it, words most tools use set aside as the scope,
+//! the most alike tools joined first until no two groups are alike
+//! enough, then loners into the nearest group until nine in ten tools
+//! have one. A group is named by its most telling word, a thing before
+//! a verb (`remote`, `branch`).
+//!
 //! Each tool says why it is in its group ([`Derived::why`]), in a
 //! sentence made from the step that put it there.
 //!
