@@ -165,34 +165,42 @@ pub(super) fn by_words(
     if groups.len() < 2 {
         return None;
     }
-    // Larger groups choose their name first.
+    // Larger groups choose their name first; a group whose telling words
+    // another has taken all is about that group's word, and joins it.
     groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-    let mut taken: BTreeSet<&str> = BTreeSet::new();
-    let mut placed = vec![None; n];
-    for group in &groups {
-        let mut telling: Vec<(f64, &str)> = idf
-            .iter()
-            .map(|(&word, idf)| {
-                let with: f64 = group.iter().filter_map(|&t| content[t].get(word)).sum();
-                (with * idf, word)
-            })
-            .filter(|&(score, _)| score > 0.0)
-            .collect();
-        telling.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let mut named: Vec<(&str, Vec<usize>)> = Vec::new();
+    for group in groups {
+        let telling = telling(&idf, content, &group);
         // A group is named by a thing, not a verb, where it can be.
         let chosen = telling
             .iter()
             .map(|&(_, w)| w)
-            .filter(|w| !taken.contains(w) && w.chars().all(|c| c.is_ascii_alphanumeric()))
+            .filter(|w| {
+                !named.iter().any(|(name, _)| name == w)
+                    && w.chars().all(|c| c.is_ascii_alphanumeric())
+            })
             .min_by_key(|w| is_verb(w));
-        let name = match chosen {
-            Some(word) => {
-                taken.insert(word);
-                word.to_string()
+        match (chosen, telling.first()) {
+            (Some(word), _) => named.push((word, group)),
+            (None, Some(&(_, best))) => {
+                if let Some((_, members)) = named.iter_mut().find(|(name, _)| *name == best) {
+                    members.extend(group);
+                }
             }
-            None => format!("tools-{}", taken.len() + 1),
-        };
-        let top: Vec<&str> = telling.iter().take(4).map(|&(_, w)| w).collect();
+            // No word it shares: its tools stay in no group.
+            (None, None) => {}
+        }
+    }
+    if named.len() < 2 {
+        return None;
+    }
+    let mut placed = vec![None; n];
+    for (name, group) in &named {
+        let top: Vec<&str> = telling(&idf, content, group)
+            .iter()
+            .take(4)
+            .map(|&(_, w)| w)
+            .collect();
         for &tool in group {
             let shared: Vec<String> = top
                 .iter()
@@ -207,7 +215,7 @@ pub(super) fn by_words(
                 })
                 .count();
             placed[tool] = Some(Placed {
-                group: name.clone(),
+                group: name.to_string(),
                 shared,
                 alike,
                 nearest: placed_near.contains(&tool),
@@ -215,6 +223,25 @@ pub(super) fn by_words(
         }
     }
     Some(placed)
+}
+
+/// The words a group's tools say, most telling first: how much each
+/// member says it, summed, times its rarity (ties: alphabetical).
+fn telling<'a>(
+    idf: &BTreeMap<&'a str, f64>,
+    content: &[BTreeMap<String, f64>],
+    group: &[usize],
+) -> Vec<(f64, &'a str)> {
+    let mut telling: Vec<(f64, &str)> = idf
+        .iter()
+        .map(|(&word, idf)| {
+            let with: f64 = group.iter().filter_map(|&t| content[t].get(word)).sum();
+            (with * idf, word)
+        })
+        .filter(|&(score, _)| score > 0.0)
+        .collect();
+    telling.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    telling
 }
 
 #[cfg(test)]
