@@ -144,7 +144,16 @@ fn derived_groups_find_each_server_s_published_areas() {
 #[test]
 fn derived_groups_keep_their_limits_on_every_server() {
     for fixture in fixtures() {
-        let derived = derive_for(&fixture.server, &fixture.tools);
+        keeps_limits(&fixture, &fixture.server);
+        // A key that names nothing of the server (`git_` on every name is
+        // then no namespace of a group of all the tools).
+        keeps_limits(&fixture, "x");
+    }
+}
+
+fn keeps_limits(fixture: &Fixture, key: &str) {
+    {
+        let derived = derive_for(key, &fixture.tools);
         let n = fixture.tools.len();
         let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
         for found in derived.iter().flatten() {

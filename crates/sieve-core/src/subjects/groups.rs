@@ -217,7 +217,9 @@ impl Groups {
                 Some(subject) => !by_name(&self.why[t]) || named[subject.as_str()] == 1,
             })
             .collect();
-        if bare.len() < 4 || bare.len() * 4 < self.of.len() {
+        // Under a quarter of the tools is no area; over three quarters,
+        // the namespace is the server's own name, whatever its key.
+        if bare.len() < 4 || bare.len() * 4 < self.of.len() || bare.len() * 4 > self.of.len() * 3 {
             return;
         }
         for t in bare {

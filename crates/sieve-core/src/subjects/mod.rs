@@ -40,7 +40,9 @@
 //!    server (`browser_`), the tools whose names say no more than that
 //!    and a verb (`browser_click`), or a subject no other name shares
 //!    (`browser_press_key`), act on that thing itself: when they are a
-//!    quarter of the tools or more, they are its group (`browser`).
+//!    quarter of the tools or more, they are its group (`browser`); over
+//!    three quarters, the word is the server's own name, whatever its key
+//!    in the user's config (`docker-images`, `docker-logs`).
 //! 5. Small groups join the group whose subject their tools' texts keep
 //!    naming (branches, commits and releases are "in a repository"; a
 //!    larger group only when all its tools do, and not when they name
@@ -60,8 +62,7 @@
 //!
 //! Where the names say too little for any of this (more than half the
 //! tools have a subject, from name or prose, that no other tool has:
-//! `git_stash`, `git_rebase`, `git_worktree`), and no namespace speaks
-//! for them, the tools are grouped by the words of their titles,
+//! `git_stash`, `git_rebase`, `git_worktree`), the tools are grouped by the words of their titles,
 //! descriptions and names instead (`cluster.rs`): each word weighted by
 //! how few tools use it, words most tools use set aside as the scope,
 //! the most alike tools joined first until no two groups are alike
@@ -180,7 +181,7 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     let subjects: Vec<Option<String>> = (0..words.len())
         .map(|t| groups.of(t).map(|(subject, _)| subject.to_string()))
         .collect();
-    if cluster::names_say_little(&subjects) && namespace(&words, &server).is_none() {
+    if cluster::names_say_little(&subjects) {
         let content: Vec<_> = words.iter().map(|w| w.content(&shared)).collect();
         if let Some(placed) = cluster::by_words(&content, max_groups(tools.len())) {
             return by_words(&order, placed);
