@@ -1,8 +1,8 @@
 //! Groups by shared words, for a server whose names say little: where
 //! most names are about a subject no other name shares (`git_stash`,
 //! `git_rebase`, `git_worktree`), the names give no areas, so the tools'
-//! texts do. Each tool is its words (name, title, description,
-//! parameters), each word weighted by how few of the server's tools use
+//! texts do. Each tool is its words (name, title, the first sentence of
+//! its description), each word weighted by how few of the server's tools use
 //! it; tools whose words are alike join, the closest first, until no two
 //! groups are alike enough, and then as many more as the limit on groups
 //! and the share of tools in a group ask for.
@@ -56,26 +56,19 @@ pub(super) fn by_words(
     most: usize,
 ) -> Option<Vec<Option<Placed>>> {
     let n = content.len();
-    // How many tools use a word, and how many of them in their name or
-    // prose (a parameter's word alone says less: `force`, `limit`).
-    let mut df: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    // How many tools use each word.
+    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
     for tool in content {
-        for (word, &weight) in tool {
-            let count = df.entry(word).or_default();
-            count.0 += 1;
-            if weight >= 1.0 {
-                count.1 += 1;
-            }
+        for word in tool.keys() {
+            *df.entry(word).or_default() += 1;
         }
     }
     // Words one tool has say nothing of nearness; words most say, nothing
-    // of areas; words only parameters say, too little.
+    // of areas.
     let idf: BTreeMap<&str, f64> = df
         .iter()
-        .filter(|&(_, &(all, said))| {
-            all >= 2 && said >= 1 && !is_scope(said, n) && all * 4 <= n * 3
-        })
-        .map(|(&word, &(_, said))| (word, (n as f64 / said as f64).ln()))
+        .filter(|&(_, &d)| d >= 2 && !is_scope(d, n))
+        .map(|(&word, &d)| (word, (n as f64 / d as f64).ln()))
         .collect();
     let vectors: Vec<BTreeMap<&str, f64>> = content
         .iter()
@@ -100,18 +93,31 @@ pub(super) fn by_words(
             .map(|(w, x)| x * vectors[b].get(w).copied().unwrap_or(0.0))
             .sum()
     };
-    let similar: Vec<Vec<f64>> = (0..n)
+    // The summed likeness between every two clusters, kept as they join
+    // (average linkage: the sum over their tools' pairs, divided by the
+    // pairs).
+    let mut sums: Vec<Vec<f64>> = (0..n)
         .map(|a| (0..n).map(|b| cosine(a, b)).collect())
         .collect();
-    let linkage = |a: &[usize], b: &[usize]| -> f64 {
-        let sum: f64 = a
-            .iter()
-            .flat_map(|&x| b.iter().map(move |&y| (x, y)))
-            .map(|(x, y)| similar[x][y])
-            .sum();
-        sum / (a.len() * b.len()) as f64
-    };
     let mut clusters: Vec<Vec<usize>> = (0..n).map(|t| vec![t]).collect();
+    let linkage = |sums: &[Vec<f64>], clusters: &[Vec<usize>], a: usize, b: usize| {
+        sums[a][b] / (clusters[a].len() * clusters[b].len()) as f64
+    };
+    let join = |sums: &mut Vec<Vec<f64>>, clusters: &mut Vec<Vec<usize>>, a: usize, b: usize| {
+        for c in 0..clusters.len() {
+            let with_b = sums[b][c];
+            sums[a][c] += with_b;
+        }
+        for c in 0..clusters.len() {
+            sums[c][a] = sums[a][c];
+        }
+        sums.remove(b);
+        for row in sums.iter_mut() {
+            row.remove(b);
+        }
+        let taken = clusters.remove(b);
+        clusters[if a > b { a - 1 } else { a }].extend(taken);
+    };
     loop {
         let groups = clusters.iter().filter(|c| c.len() >= 2).count();
         if clusters.len() <= 2 {
@@ -120,7 +126,7 @@ pub(super) fn by_words(
         let mut best: Option<(f64, usize, usize)> = None;
         for a in 0..clusters.len() {
             for b in a + 1..clusters.len() {
-                let alike = linkage(&clusters[a], &clusters[b]);
+                let alike = linkage(&sums, &clusters, a, b);
                 if best.is_none_or(|(x, ..)| alike > x) {
                     best = Some((alike, a, b));
                 }
@@ -129,15 +135,10 @@ pub(super) fn by_words(
         let Some((alike, a, b)) = best else { break };
         // Past the limit, the closest two groups join however unlike;
         // a tool alone joining a group adds no group.
-        let over = groups > most;
-        if alike < ALIKE && !over {
+        if alike < ALIKE && groups <= most {
             break;
         }
-        if alike <= 0.0 && !over {
-            break;
-        }
-        let taken = clusters.remove(b);
-        clusters[a].extend(taken);
+        join(&mut sums, &mut clusters, a, b);
     }
     let mut placed_near: BTreeSet<usize> = BTreeSet::new();
     // Nine in ten tools in a group: the loners nearest a group join it.
@@ -147,19 +148,18 @@ pub(super) fn by_words(
             break;
         }
         let mut best: Option<(f64, usize, usize)> = None;
-        for (l, loner) in clusters.iter().enumerate().filter(|(_, c)| c.len() == 1) {
-            for (g, group) in clusters.iter().enumerate().filter(|(_, c)| c.len() >= 2) {
-                let alike = linkage(loner, group);
+        for l in (0..clusters.len()).filter(|&c| clusters[c].len() == 1) {
+            for g in (0..clusters.len()).filter(|&c| clusters[c].len() >= 2) {
+                let alike = linkage(&sums, &clusters, l, g);
                 if best.is_none_or(|(x, ..)| alike > x) {
                     best = Some((alike, l, g));
                 }
             }
         }
         let Some((_, l, g)) = best else { break };
-        let tool = clusters[l][0];
-        placed_near.insert(tool);
-        clusters[g].push(tool);
-        clusters.remove(l);
+        placed_near.insert(clusters[l][0]);
+        // `join` keeps the first's place: the group takes the loner.
+        join(&mut sums, &mut clusters, g, l);
     }
     let mut groups: Vec<Vec<usize>> = clusters.into_iter().filter(|c| c.len() >= 2).collect();
     if groups.len() < 2 {

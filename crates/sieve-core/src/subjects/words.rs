@@ -187,10 +187,12 @@ impl Words {
         places
     }
 
-    /// Every word of the tool's texts that can say what it works on,
-    /// verbs too (`merge`, `rebase`), but no verb any subject takes, no
-    /// participle and none of the server's words: the name's count
-    /// twice, the title's, description's and parameters' once.
+    /// Every word of the tool's name, title and first sentence that can
+    /// say what it works on: the name's verbs too (`merge`, `rebase`),
+    /// but no verb any subject takes, no participle and none of the
+    /// server's words; the name's count twice, the title's and
+    /// description's once. Parameters are left out: their options
+    /// (`force`, `limit`) outnumber the subjects they name.
     pub(super) fn content(&self, server: &BTreeSet<String>) -> BTreeMap<String, f64> {
         // `mcp` names the protocol every server speaks, never an area.
         let telling = |w: &&String| {
@@ -201,7 +203,7 @@ impl Words {
                 && *w != "mcp"
         };
         let mut content: BTreeMap<String, f64> = BTreeMap::new();
-        // Prose puts verbs anywhere (`Manage branches`, `track when`).
+        // Prose puts verbs anywhere (`Manage branches`, `Switch branches`).
         for word in [&self.title, &self.description]
             .into_iter()
             .flatten()
