@@ -104,12 +104,13 @@ pub(super) fn by_words(
         sums[a][b] / (clusters[a].len() * clusters[b].len()) as f64
     };
     let join = |sums: &mut Vec<Vec<f64>>, clusters: &mut Vec<Vec<usize>>, a: usize, b: usize| {
-        for c in 0..clusters.len() {
-            let with_b = sums[b][c];
-            sums[a][c] += with_b;
+        let with_b = sums[b].clone();
+        for (with_a, add) in sums[a].iter_mut().zip(&with_b) {
+            *with_a += add;
         }
-        for c in 0..clusters.len() {
-            sums[c][a] = sums[a][c];
+        let with_a = sums[a].clone();
+        for (row, value) in sums.iter_mut().zip(&with_a) {
+            row[a] = *value;
         }
         sums.remove(b);
         for row in sums.iter_mut() {
