@@ -62,8 +62,9 @@
 //!
 //! Where the names say too little for any of this (more than half the
 //! tools have a subject, from name or prose, that no other tool has:
-//! `git_stash`, `git_rebase`, `git_worktree`), the tools are grouped by the words of their titles,
-//! descriptions and names instead (`cluster.rs`): each word weighted by
+//! `git_stash`, `git_rebase`, `git_worktree`), the tools are grouped by
+//! the words of their names, titles and descriptions' first sentences
+//! instead (`cluster.rs`): each word weighted by
 //! how few tools use it, words most tools use set aside as the scope,
 //! the most alike tools joined first until no two groups are alike
 //! enough, then loners into the nearest group until nine in ten tools
@@ -244,7 +245,7 @@ fn by_words(order: &[usize], placed: Vec<Option<cluster::Placed>>) -> Vec<Option
         derived[index] = place.map(|place| {
             let group = place.group.replace('-', " ");
             let others = sizes[&place.group] - 1;
-            let why = if place.nearest || place.shared.is_empty() {
+            let why = if place.nearest || place.alike == 0 {
                 format!(
                     "most names here say a subject no other name shares, so tools are grouped by their texts: its texts share the most words with those of the {group} tools"
                 )
