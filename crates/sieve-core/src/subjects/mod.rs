@@ -22,7 +22,10 @@
 //!    are one subject.
 //! 3. Each tool's subject is the noun among its own that heads most tool
 //!    names of the server (`add_issue_comment` is about issues, because
-//!    many names start with an issue and few with a comment).
+//!    many names start with an issue and few with a comment), but the
+//!    first noun of a name wins when it heads four names or more itself,
+//!    an area of its own (`percyVisualTestIntegrationAgent` is about
+//!    Percy, though more names start with a test).
 //!    A verb the server writes in the plural (`list_searches`) is a noun
 //!    in its names, so `start_search` is about a search.
 //!    A subject that heads more than a third of the names (and more than
