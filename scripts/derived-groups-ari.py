@@ -13,7 +13,7 @@ group and the adjusted Rand index (ARI) between derived groups and
 published areas, first the servers tuned on, then those held out. A tool
 with a null group counts as its own singleton cluster.
 
-Five parts. Tuned: the servers derivation was developed on (Bright Data
+Six parts. Tuned: the servers derivation was developed on (Bright Data
 since the fourth round, which looked at it). Held out (old),
 HELD_OUT_OLD: recorded for evaluation only in the first round; the
 second round looked at desktop-commander's groups (its weakness was
@@ -25,7 +25,10 @@ launchdarkly-mcp), scored once, and not tuned on afterwards. Held out
 method (azure-devops-mcp, heroku-mcp; brightdata-mcp too, tuned on in
 the fourth round), scored once at its end. Held out (round 4),
 HELD_OUT_ROUND4: recorded before the fourth round changed the method
-(browserstack-mcp, git-mcp-server), scored once at its end.
+(browserstack-mcp, git-mcp-server), scored once at its end. Held out
+(round 5), HELD_OUT_ROUND5: recorded before the fifth round changed the
+method (codacy-mcp, executeautomation-playwright), scored once before
+it and once at its end.
 
     scripts/derived-groups-ari.py [--details] [--save-groups F | --groups-from F]
 
@@ -66,12 +69,19 @@ HELD_OUT_ROUND4 = {
     "browserstack-mcp",
     "git-mcp-server",
 }
-HELD_OUT = HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3 | HELD_OUT_ROUND4
+HELD_OUT_ROUND5 = {
+    "codacy-mcp",
+    "executeautomation-playwright",
+}
+HELD_OUT = (HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3 | HELD_OUT_ROUND4
+            | HELD_OUT_ROUND5)
 PARTS = ("tuned", "held out (old)", "held out (new)", "held out (round 3)",
-         "held out (round 4)")
+         "held out (round 4)", "held out (round 5)")
 
 
 def part_of(name):
+    if name in HELD_OUT_ROUND5:
+        return PARTS[5]
     if name in HELD_OUT_ROUND4:
         return PARTS[4]
     if name in HELD_OUT_ROUND3:

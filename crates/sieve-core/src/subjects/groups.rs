@@ -6,6 +6,10 @@ use super::english::is_general_verb;
 use super::words::Source;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// How many names a tool's first subject must head to be its group
+/// before a later subject that heads more.
+const FIRST_HEADS: usize = 4;
+
 /// Why a tool is in its group: the step that put it there last.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Reason {
@@ -67,8 +71,10 @@ pub(super) struct Groups {
 }
 
 impl Groups {
-    /// Each tool in the group of the subject among its own that heads most
-    /// names of the server (ties: the earlier in its name).
+    /// Each tool in the group of its first subject when that heads
+    /// [`FIRST_HEADS`] names or more, else of the subject among its own
+    /// that heads most names of the server (ties: the earlier in its
+    /// name).
     pub(super) fn first(units: &[Vec<String>], sources: &[Source]) -> Groups {
         let mut heads: BTreeMap<&str, usize> = BTreeMap::new();
         for tool in units {
@@ -85,6 +91,15 @@ impl Groups {
         let of = units
             .iter()
             .map(|tool| {
+                // The thing a name first names, when it is an area of its
+                // own (it heads four names or more), is what the tool acts
+                // on: `percyVisualTestIntegrationAgent` is about Percy,
+                // not tests.
+                if let Some(first) = tool.first()
+                    && heads.get(first.as_str()).copied().unwrap_or(0) >= FIRST_HEADS
+                {
+                    return Some(first.clone());
+                }
                 tool.iter()
                     .enumerate()
                     .max_by_key(|(i, unit)| {
@@ -217,7 +232,9 @@ impl Groups {
                 Some(subject) => !by_name(&self.why[t]) || named[subject.as_str()] == 1,
             })
             .collect();
-        if bare.len() < 4 || bare.len() * 4 < self.of.len() {
+        // Under a quarter of the tools is no area; over three quarters,
+        // the namespace is the server's own name, whatever its key.
+        if bare.len() < 4 || bare.len() * 4 < self.of.len() || bare.len() * 4 > self.of.len() * 3 {
             return;
         }
         for t in bare {

@@ -22,7 +22,10 @@
 //!    are one subject.
 //! 3. Each tool's subject is the noun among its own that heads most tool
 //!    names of the server (`add_issue_comment` is about issues, because
-//!    many names start with an issue and few with a comment).
+//!    many names start with an issue and few with a comment), but the
+//!    first noun of a name wins when it heads four names or more itself,
+//!    an area of its own (`percyVisualTestIntegrationAgent` is about
+//!    Percy, though more names start with a test).
 //!    A verb the server writes in the plural (`list_searches`) is a noun
 //!    in its names, so `start_search` is about a search.
 //!    A subject that heads more than a third of the names (and more than
@@ -40,7 +43,9 @@
 //!    server (`browser_`), the tools whose names say no more than that
 //!    and a verb (`browser_click`), or a subject no other name shares
 //!    (`browser_press_key`), act on that thing itself: when they are a
-//!    quarter of the tools or more, they are its group (`browser`).
+//!    quarter of the tools or more, they are its group (`browser`); over
+//!    three quarters, the word is the server's own name, whatever its key
+//!    in the user's config (`docker-images`, `docker-logs`).
 //! 5. Small groups join the group whose subject their tools' texts keep
 //!    naming (branches, commits and releases are "in a repository"; a
 //!    larger group only when all its tools do, and not when they name
@@ -58,12 +63,24 @@
 //!    [`max_groups`] (fifteen, or a quarter of the tools) the smallest
 //!    join their nearest.
 //!
+//! Where the names say too little for any of this (more than half the
+//! tools have a subject, from name or prose, that no other tool has:
+//! `git_stash`, `git_rebase`, `git_worktree`), the tools are grouped by
+//! the words of their names, titles and descriptions' first sentences
+//! instead (`cluster.rs`): each word weighted by
+//! how few tools use it, words most tools use set aside as the scope,
+//! the most alike tools joined first until no two groups are alike
+//! enough, then loners into the nearest group until nine in ten tools
+//! have one. A group is named by its most telling word, a thing before
+//! a verb (`remote`, `branch`).
+//!
 //! Each tool says why it is in its group ([`Derived::why`]), in a
 //! sentence made from the step that put it there.
 //!
 //! The result is a pure function of the set of tools: the same for any
 //! order of the list, in every process, and no group has one member.
 
+mod cluster;
 mod english;
 mod groups;
 mod split;
@@ -165,6 +182,15 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     let plural = plural_units(&words, &compounds);
     let mut groups = Groups::first(&units, &sources);
     split::split_crossed(&mut groups, &units, &nouns);
+    let subjects: Vec<Option<String>> = (0..words.len())
+        .map(|t| groups.of(t).map(|(subject, _)| subject.to_string()))
+        .collect();
+    if cluster::names_say_little(&subjects) {
+        let content: Vec<_> = words.iter().map(|w| w.content(&shared)).collect();
+        if let Some(placed) = cluster::by_words(&content, max_groups(tools.len())) {
+            return by_words(&order, placed);
+        }
+    }
     let texts: Vec<BTreeSet<String>> = words
         .iter()
         .map(|w| {
@@ -205,6 +231,43 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
             let lead = words[position].lead(&shared);
             let why = explain(lead, subject, &group, reason, sizes[subject]);
             Derived { group, why }
+        });
+    }
+    derived
+}
+
+/// Each tool's group as [`cluster::by_words`] placed it (in name
+/// order), back in the server's order, with why.
+fn by_words(order: &[usize], placed: Vec<Option<cluster::Placed>>) -> Vec<Option<Derived>> {
+    let mut sizes: std::collections::BTreeMap<String, usize> = Default::default();
+    for place in placed.iter().flatten() {
+        *sizes.entry(place.group.clone()).or_default() += 1;
+    }
+    let mut derived = vec![None; order.len()];
+    for (place, &index) in placed.into_iter().zip(order) {
+        derived[index] = place.map(|place| {
+            let group = place.group.replace('-', " ");
+            let others = sizes[&place.group] - 1;
+            let why = if place.nearest || place.alike == 0 {
+                format!(
+                    "most names here say a subject no other name shares, so tools are grouped by their texts: its texts share the most words with those of the {group} tools"
+                )
+            } else {
+                let as_do = match (place.alike, others) {
+                    (1, 1) => format!("as does the other {group} tool"),
+                    (k, n) if k == n => format!("as do all {n} other {group} tools"),
+                    (1, n) => format!("as does one of the {n} other {group} tools"),
+                    (k, n) => format!("as do {k} of the {n} other {group} tools"),
+                };
+                format!(
+                    "most names here say a subject no other name shares, so tools are grouped by their texts: its texts speak of {}, {as_do}",
+                    spoken_list(&place.shared),
+                )
+            };
+            Derived {
+                group: place.group,
+                why,
+            }
         });
     }
     derived

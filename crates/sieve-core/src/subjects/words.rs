@@ -4,7 +4,8 @@
 
 use super::ToolText;
 use super::english::{
-    first_sentence, is_function_word, is_noun, is_participle, is_verb, normalise, split,
+    first_sentence, is_function_word, is_general_verb, is_noun, is_participle, is_verb, normalise,
+    split,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -184,6 +185,37 @@ impl Words {
             }
         }
         places
+    }
+
+    /// Every word of the tool's name, title and first sentence that can
+    /// say what it works on: the name's verbs too (`merge`, `rebase`),
+    /// but no verb any subject takes, no participle and none of the
+    /// server's words; the name's count twice, the title's and
+    /// description's once. Parameters are left out: their options
+    /// (`force`, `limit`) outnumber the subjects they name.
+    pub(super) fn content(&self, server: &BTreeSet<String>) -> BTreeMap<String, f64> {
+        // `mcp` names the protocol every server speaks, never an area.
+        let telling = |w: &&String| {
+            is_noun(w)
+                && !is_general_verb(w)
+                && !is_participle(w)
+                && !server.contains(*w)
+                && *w != "mcp"
+        };
+        let mut content: BTreeMap<String, f64> = BTreeMap::new();
+        // Prose puts verbs anywhere (`Manage branches`, `Switch branches`).
+        for word in [&self.title, &self.description]
+            .into_iter()
+            .flatten()
+            .filter(telling)
+            .filter(|w| !is_verb(w))
+        {
+            content.insert(word.clone(), 1.0);
+        }
+        for word in self.name.iter().filter(telling) {
+            content.insert(word.clone(), 2.0);
+        }
+        content
     }
 
     /// Every subject the tool's texts name (name, title, description,
