@@ -43,6 +43,7 @@ pub mod notices;
 pub mod probe;
 pub mod profiles;
 pub mod quarantine;
+pub mod scan;
 pub mod secrets;
 pub mod servers;
 pub mod settings;

@@ -12,6 +12,7 @@ use super::{ApiError, ErrorCode, Result};
 use serde::Serialize;
 use serde_json::Value;
 use sieve_core::approvals::{Pending, Why};
+use sieve_core::scan::Finding;
 use sieve_core::{Approvals, Config};
 use sieve_store::store::Store;
 
@@ -40,12 +41,16 @@ pub struct QuarantinedTool {
     pub approved: Option<Value>,
     /// The definition in quarantine.
     pub pending: Value,
+    /// What the scanner found in it that no approval accepted; approving
+    /// accepts these.
+    pub findings: Vec<Finding>,
 }
 
 impl QuarantinedTool {
     fn of(pending: &Pending, separator: &str) -> QuarantinedTool {
         let (new, changed) = match &pending.quarantine.why {
             Why::New => (true, Vec::new()),
+            Why::Scanned => (false, Vec::new()),
             Why::Changed(parts) => (false, parts.iter().map(|p| p.to_string()).collect()),
         };
         QuarantinedTool {
@@ -58,6 +63,7 @@ impl QuarantinedTool {
             kept_hidden: pending.quarantine.kept_hidden,
             approved: pending.approved.cloned(),
             pending: pending.pending.clone(),
+            findings: pending.quarantine.findings.clone(),
         }
     }
 }

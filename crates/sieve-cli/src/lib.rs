@@ -40,6 +40,7 @@ mod logging;
 mod output;
 mod profiles;
 mod runtime;
+mod scan;
 mod serve;
 mod servers;
 mod source;
@@ -51,6 +52,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use connect::ConnectArgs;
 use profiles::ProfilesCommand;
+use scan::ScanArgs;
 use serve::{DemoServerArgs, ServeArgs};
 use servers::ServersCommand;
 use sieve_api::Home;
@@ -93,6 +95,9 @@ pub enum Command {
     Tools(ToolsCommand),
     /// Tokens of the tool list before and after the profile, per server.
     Tokens(TokensArgs),
+    /// What the tool-poisoning scanner finds in the servers' tools (or a
+    /// catalog file's): hidden instructions, shadowing, hidden text.
+    Scan(ScanArgs),
     /// Groups, tags and concern values for the tools: derived groups,
     /// overlays, concerns.
     Labels(labels::LabelsArgs),
@@ -143,6 +148,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
     match cli.command {
         Command::Tools(command) => tools::run(&store, command, out),
         Command::Tokens(args) => tokens::run(&store, &args, out),
+        Command::Scan(args) => scan::run(&store, &args, out),
         Command::Labels(args) => labels::run(&store, args, out),
         Command::Profiles(command) => profiles::run(&store, command, out),
         Command::DemoServer(args) => serve::demo_server(&args, out),

@@ -573,12 +573,64 @@ impl Catalog {
     /// new or changed since it was approved gets its [`Quarantine`].
     /// Servers `approvals` does not know are left alone (their first
     /// listing is trusted by whoever records it).
+    ///
+    /// Every tool is scanned too ([`crate::scan`], knowing the other
+    /// servers' tools): a finding no approval accepted quarantines it and
+    /// sets its `security` to `low`, above any overlay.
     pub fn quarantine(&mut self, approvals: &Approvals) {
+        self.judge(approvals, true);
+    }
+
+    /// [`Catalog::quarantine`], holding tools back only when `hold`
+    /// (`settings.quarantine`): without it a finding still sets `security:
+    /// low`.
+    pub fn judge(&mut self, approvals: &Approvals, hold: bool) {
+        let mut findings = self.scan();
         for p in &mut self.primitives {
-            if p.kind == Kind::Tool {
-                p.quarantine = approvals.judge(&p.server, &p.definition);
+            if p.kind != Kind::Tool {
+                continue;
+            }
+            let found = findings
+                .remove(&(p.server.clone(), p.name.clone()))
+                .unwrap_or_default();
+            if hold {
+                p.quarantine = approvals.judge_scanned(&p.server, &p.definition, &found);
+            }
+            let open = approvals.unaccepted(&p.server, &p.name, &found);
+            if let Some(first) = open.first()
+                && p.labels.concerns.contains_key("security")
+            {
+                p.labels.concerns.insert("security".into(), "low".into());
+                p.labels.derived_concerns.remove("security");
+                p.labels.reasons.insert(
+                    "security".into(),
+                    format!(
+                        "security low until approved: the scanner found that {}",
+                        first.reason()
+                    ),
+                );
             }
         }
+    }
+
+    /// Every tool's findings, by server and upstream name, each tool
+    /// scanned with the other servers' tool names.
+    pub fn scan(&self) -> HashMap<(String, String), Vec<crate::scan::Finding>> {
+        let mut by_server: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+        for p in self.of_kind(Kind::Tool) {
+            by_server
+                .entry(&p.server)
+                .or_default()
+                .push(p.definition.clone());
+        }
+        let servers: Vec<crate::scan::ServerTools> = by_server
+            .iter()
+            .map(|(server, tools)| crate::scan::ServerTools { server, tools })
+            .collect();
+        crate::scan::scan_servers(&servers)
+            .into_iter()
+            .map(|s| ((s.server, s.name), s.findings))
+            .collect()
     }
 
     /// All primitives, servers in name order.

@@ -27,6 +27,8 @@
 //!   [`Narrowing`], and the [`Reason`] a primitive is hidden.
 //! * [`approvals`]: `approvals.json`, trust on first use and the
 //!   [`Quarantine`] of new and changed tools.
+//! * [`scan`]: what servers say, searched for tool poisoning (hidden
+//!   instructions, shadowing, hidden Unicode, encoded payloads).
 //! * [`tokenizer`]: what one definition costs the model, in tokens, and
 //!   what a result of a known length does.
 //! * [`tokens`]: token estimates before and after filtering.
@@ -39,7 +41,8 @@
 //!
 //! The modules depend on each other one way, bottom up (a cycle fails
 //! `scripts/check-layers.py`): `parse`, `naming`, `glob`, `tagexpr`,
-//! `secret_ref`, `wording` and `tokenizer` use no other module;
+//! `secret_ref`, `wording` and `tokenizer` use no other module; `scan`
+//! uses only `wording`;
 //! `subjects` and `action` build on `wording`, and `cost` on those two; `config`, `approvals`
 //! and `tasks` build on the first ones; `labels` and `profile` on `config`
 //! (and `labels` on `action`); `catalog` on those and `cost`; `rules` and
@@ -56,6 +59,7 @@ pub mod naming;
 pub mod parse;
 pub mod profile;
 pub mod rules;
+pub mod scan;
 pub mod search;
 pub mod secret_ref;
 pub mod subjects;

@@ -391,9 +391,8 @@ impl Engine {
             ..sieve_core::BuildOptions::of(&state.config)
         };
         let mut catalog = Catalog::build_with(&options, &state.overlays, &listings);
-        if state.config.settings.quarantine {
-            catalog.quarantine(&state.approvals);
-        }
+        // Scanned whether or not quarantine holds: a finding sets `security: low`.
+        catalog.judge(&state.approvals, state.config.settings.quarantine);
         let catalog = Arc::new(catalog);
         let forms = Arc::new(HostForms::of(&catalog));
         state.catalog = catalog.clone();
@@ -413,12 +412,37 @@ impl Engine {
     /// command line and the app to show and approve (a pending definition
     /// the server went back on is dropped).
     fn record_seen(&self, listings: &[ServerListing]) {
+        if !self.state.reading().config.settings.quarantine {
+            return;
+        }
+        let servers: Vec<sieve_core::scan::ServerTools> = listings
+            .iter()
+            .map(|l| sieve_core::scan::ServerTools {
+                server: &l.server,
+                tools: &l.tools,
+            })
+            .collect();
+        let scanned: std::collections::HashMap<(String, String), Vec<sieve_core::scan::Finding>> =
+            sieve_core::scan::scan_servers(&servers)
+                .into_iter()
+                .map(|s| ((s.server, s.name), s.findings))
+                .collect();
+        let findings = |server: &str, tool: &serde_json::Value| {
+            let name = tool
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default();
+            scanned
+                .get(&(server.to_string(), name.to_string()))
+                .cloned()
+                .unwrap_or_default()
+        };
         let news = |approvals: &Approvals| {
             listings.iter().any(|l| {
                 if approvals.knows(&l.server) {
-                    l.tools
-                        .iter()
-                        .any(|tool| approvals.needs_record(&l.server, tool))
+                    l.tools.iter().any(|tool| {
+                        approvals.needs_record_scanned(&l.server, tool, &findings(&l.server, tool))
+                    })
                 } else {
                     !l.tools.is_empty()
                 }
@@ -432,7 +456,9 @@ impl Engine {
         }
         let recorded = self.store.update_approvals(|approvals| {
             for listing in listings.iter().filter(|l| !l.tools.is_empty()) {
-                if approvals.trust_first_use(&listing.server, &listing.tools) {
+                if approvals.trust_first_use_scanned(&listing.server, &listing.tools, |tool| {
+                    findings(&listing.server, tool)
+                }) {
                     tracing::info!(
                         server = %listing.server,
                         tools = listing.tools.len(),
@@ -441,7 +467,7 @@ impl Engine {
                     continue;
                 }
                 for tool in &listing.tools {
-                    if approvals.record(&listing.server, tool)
+                    if approvals.record_scanned(&listing.server, tool, &findings(&listing.server, tool))
                         == sieve_core::approvals::Recorded::Held
                     {
                         tracing::warn!(

@@ -3,7 +3,8 @@
 // hidden with a quarantine badge on the Tools screen, the Quarantine screen
 // shows the approved and the new description side by side, Keep hidden
 // moves it among the kept ones, and Approve records it in approvals.json
-// and shows it again.
+// and shows it again. The new text is poisoned, so the scanner's finding is
+// shown highlighted and Approve names what it accepts.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -80,6 +81,17 @@ describe('Quarantine screen', () => {
     assert.equal(await quarantine.settingOn(), true, 'the quarantine switch shows it is on');
   });
 
+  test("the scanner's finding is shown highlighted, and Approve names what it accepts", async () => {
+    const finding = await (await app.find(`scan-finding-${SEARCH}`)).getText();
+    assert.match(finding, /hidden-instructions/, `the finding's kind: ${finding}`);
+    assert.match(finding, /asks the model to hand over \.env/, `what it does: ${finding}`);
+    assert.ok(finding.includes(POISONED), `the excerpt: ${finding}`);
+    const excerpt = await (await app.find(`scan-finding-${SEARCH}`)).findElement(By.css('mark'));
+    assert.ok(await excerpt.isDisplayed(), 'the excerpt is marked');
+    const approve = await (await app.find(`quarantine-approve-${SEARCH}`)).getText();
+    assert.equal(approve, 'Approve, accepting hidden-instructions', 'the button names what it accepts');
+  });
+
   test('Keep hidden moves it to the kept hidden ones, and it stays hidden', async () => {
     const held = searchApproval().pending.hash;
     await quarantine.keepHidden(SEARCH);
@@ -108,6 +120,7 @@ describe('Quarantine screen', () => {
     assert.equal(approval.hash, held, 'the definition approved is the one that was held');
     assert.equal(approval.keptHidden, undefined, 'the keep-hidden mark is gone');
     assert.ok(approval.definition.description.includes(POISONED), 'approvals.json keeps the approved text');
+    assert.equal(approval.accepted?.[0]?.kind, 'hidden-instructions', 'the approval records the finding it accepts');
 
     await shell.open('tools');
     const row = await tools.rowWhen(SEARCH, true);

@@ -131,6 +131,8 @@ export const TestId = {
   QuarantineNew: (exposedName: string) => `quarantine-new-${exposedName}`,
   QuarantineApprove: (exposedName: string) => `quarantine-approve-${exposedName}`,
   QuarantineKeep: (exposedName: string) => `quarantine-keep-${exposedName}`,
+  /** What the scanner found in a quarantined tool (DESIGN §8). */
+  ScanFinding: (exposedName: string) => `scan-finding-${exposedName}`,
   QuarantineEmpty: 'quarantine-empty',
   /** The switch of `settings.quarantine`. */
   QuarantineSetting: 'quarantine-setting',

@@ -501,6 +501,20 @@ export interface QuarantinedTool {
   approved: ToolDefinition | null;
   /** The definition in quarantine. */
   pending: ToolDefinition;
+  /** What the tool-poisoning scanner found in it that no approval accepted; approving accepts these. */
+  findings: ScanFinding[];
+}
+
+/** One finding of the tool-poisoning scanner (`mcp-sieve scan --json`). */
+export interface ScanFinding {
+  /** `hidden-instructions`, `concealment`, `shadowing`, `name-copy`, `invisible-unicode`, `bidi-control`, `encoded-payload`, `role-markers`, `padding`. */
+  kind: string;
+  /** Where in the definition: `description`, `inputSchema.properties.sidenote.description`. */
+  field: string;
+  /** The text that shows it. */
+  excerpt: string;
+  /** What the text does, as the end of a sentence: `asks the model to hand over ~/.ssh`. */
+  says: string;
 }
 
 /** The exposed names a decision was about. */

@@ -1,0 +1,310 @@
+//! What a sentence asks of the model, read from the ideas it holds (see
+//! [`lexicon`](super::lexicon)) rather than from fixed phrases: a secret
+//! together with a way of handing it over is exfiltration whatever the
+//! words, and "not" with "tell" and "user" is concealment in any order.
+
+use super::lexicon::*;
+use super::{Hit, Kind};
+
+/// Where a text sits, which changes what it may say.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Place {
+    /// Prose a model reads: a description, a title, an enum value.
+    Prose,
+    /// Text inside an input or output schema's property: whatever it
+    /// names is what the model puts into that argument.
+    Property,
+}
+
+/// The names a text may mention: this tool's own (its name and its
+/// properties') and other servers' tools.
+#[derive(Default, Debug)]
+pub struct Names {
+    pub own: Vec<String>,
+    /// Lowercase.
+    pub others: std::collections::HashSet<String>,
+}
+
+/// The findings in one text: each sentence is judged on its own.
+pub fn read(text: &str, place: Place, names: &Names) -> Vec<Hit> {
+    let mut hits = role_markers(text);
+    for sentence in sentences(text) {
+        let lower = sentence.to_lowercase();
+        let says = |kind, says: String| Hit::new(kind, says, sentence);
+        if let Some(what) = exfiltration(&lower, place) {
+            hits.push(says(
+                Kind::HiddenInstructions,
+                format!("asks the model to hand over {what}"),
+            ));
+        } else if let Some(when) = preemption(&lower) {
+            hits.push(says(
+                Kind::HiddenInstructions,
+                format!("tells the model what to do {when}"),
+            ));
+        }
+        if disregard(&lower) {
+            hits.push(says(
+                Kind::HiddenInstructions,
+                "tells the model to set aside its instructions".into(),
+            ));
+        }
+        if concealment(&lower) {
+            hits.push(says(
+                Kind::Concealment,
+                "asks the model to keep something from the user".into(),
+            ));
+        }
+        if let Some(tool) = shadowing(&lower, names) {
+            hits.push(says(
+                Kind::Shadowing,
+                format!("changes how another tool ({tool}) behaves"),
+            ));
+        }
+    }
+    hits
+}
+
+/// The sentences of `text`: cut at ". ", "! ", "? ", their CJK forms,
+/// semicolons and line breaks (a dot inside `~/.ssh` does not cut).
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next_blank = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
+        let cut = matches!(c, '\n' | ';' | '。' | '！' | '？' | '；')
+            || (matches!(c, '.' | '!' | '?') && next_blank);
+        if cut {
+            push_trimmed(&mut out, &text[start..i]);
+            start = i + c.len_utf8();
+        }
+    }
+    push_trimmed(&mut out, &text[start..]);
+    out
+}
+
+fn push_trimmed<'a>(out: &mut Vec<&'a str>, s: &'a str) {
+    let s = s.trim();
+    if !s.is_empty() {
+        out.push(s);
+    }
+}
+
+/// Where in `hay` (lowercase) the first of `words` starts on a word
+/// boundary, and which word it was.
+pub fn find(hay: &str, words: &[&'static str]) -> Option<(usize, &'static str)> {
+    words
+        .iter()
+        .filter_map(|w| at_boundary(hay, w).map(|i| (i, *w)))
+        .min_by_key(|(i, _)| *i)
+}
+
+pub fn has(hay: &str, words: &[&'static str]) -> bool {
+    find(hay, words).is_some()
+}
+
+/// A trailing `|` in `word` asks for a word end too ("pass|" is not
+/// "password").
+fn at_boundary(hay: &str, word: &str) -> Option<usize> {
+    let (word, whole) = match word.strip_suffix('|') {
+        Some(w) => (w, true),
+        None => (word, false),
+    };
+    let first = word.chars().next()?;
+    let needs_boundary = first.is_alphanumeric() && !is_cjk(first);
+    let outside = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() || is_cjk(c));
+    hay.match_indices(word).map(|(i, _)| i).find(|&i| {
+        (!needs_boundary || outside(hay[..i].chars().next_back()))
+            && (!whole || outside(hay[i + word.len()..].chars().next()))
+    })
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
+}
+
+/// A secret handed to an argument or sent out. Returns what is handed
+/// over.
+fn exfiltration(s: &str, place: Place) -> Option<String> {
+    let property = place == Place::Property;
+    if !property && !addressed(s) {
+        return None;
+    }
+    let object = |(_, w): (usize, &str)| {
+        w.trim_matches([' ', '`', '\'', '"', ',', ')', '|'])
+            .to_string()
+    };
+    // A public key is there to be handed out.
+    let public = s.contains(".pub") || s.contains("public key");
+    if let Some(file) = find(s, SECRET_FILES).filter(|_| !public)
+        && (has(s, HAND_OVER) || (property && has(s, ACQUIRE)))
+    {
+        return Some(object(file));
+    }
+    if let Some(talk) = find(s, CONVERSATION) {
+        let acquire = has(s, ACQUIRE);
+        if has(s, HAND_OVER)
+            && (acquire || has(s, EVERY) || s.contains("http") || has(s, DIRECTIVE) || !property)
+        {
+            return Some(object(talk));
+        }
+        if acquire && property {
+            return Some(object(talk));
+        }
+    }
+    if let Some(secret) = find(s, SECRETS) {
+        let acquire = has(s, ACQUIRE);
+        let every = has(s, EVERY);
+        if (has(s, HAND_OVER) && (acquire || every)) || (acquire && property && every) {
+            return Some(object(secret));
+        }
+    }
+    None
+}
+
+/// Whether a sentence speaks to the model: an obligation, "you", a moment
+/// ("before"), or an imperative among its first two words.
+fn addressed(s: &str) -> bool {
+    has(s, ADDRESSED)
+        || s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .take(2)
+            .any(|w| IMPERATIVES.contains(&w))
+}
+
+/// Something the model must do before or at every call, whatever the
+/// person asked (line jumping). Returns the trigger.
+fn preemption(s: &str) -> Option<&'static str> {
+    let (_, trigger) = find(s, TRIGGER)?;
+    let over_calls = QUANTIFIER.iter().any(|q| {
+        s.match_indices(q).any(|(i, _)| {
+            let after: String = s[i..].chars().take(q.chars().count() + 30).collect();
+            has(&after, ACTIVITY)
+        })
+    });
+    // Handing the other calls' data over, or acting whatever the person
+    // asked: a tool that only wants to be called first does neither.
+    let takes_over = has(s, HAND_OVER)
+        || ["regardless", "no matter", "prepend", "run `", "无论"]
+            .iter()
+            .any(|w| s.contains(w));
+    (over_calls && has(s, DIRECTIVE) && takes_over).then_some(trigger.trim())
+}
+
+/// "Ignore your previous instructions", in any words.
+fn disregard(s: &str) -> bool {
+    has(s, DISREGARD) && has(s, INSTRUCTIONS) && has(s, EARLIER)
+}
+
+/// Keeping something from the person: not telling them, or acting out of
+/// their sight, or they must not find out.
+fn concealment(s: &str) -> bool {
+    let negation = find(s, NEGATION);
+    let user = find(s, USER);
+    // Not telling, then whom: "do not tell the user", "不要告诉用户".
+    if let (Some((n, word)), Some((u, _))) = (negation, user) {
+        let tell_after = find(&s[n + word.len()..], TELL).map(|(t, _)| n + word.len() + t);
+        if tell_after.is_some_and(|t| t - (n + word.len()) <= 25 && t < u) {
+            return true;
+        }
+    }
+    // "the user should not find out": the person is the one kept unaware.
+    const KNOW: &[&str] = &[
+        "find out", "notice", "be aware", "know", "learn", "see ", "realize",
+    ];
+    if let (Some((u, _)), Some((n, _)), Some((k, _))) = (user, negation, find(s, KNOW))
+        && u < n
+        && n < k
+        && n - u <= 30
+        && k - n <= 20
+    {
+        return true;
+    }
+    has(s, SECRETLY) && (user.is_some() || has(s, HAND_OVER) || has(s, DIRECTIVE))
+}
+
+/// A directive about another tool: when it is used, or what it must do,
+/// followed by a change to its behaviour. Returns the tool named.
+fn shadowing(s: &str, names: &Names) -> Option<String> {
+    let (at, tool) = other_tool(s, names)?;
+    let condition = (has(s, WHEN) && has(s, USE)) || has(s, OBLIGATION);
+    let rest = &s[at..];
+    let alters = has(rest, ALTER) || destination(rest);
+    (condition && alters).then_some(tool)
+}
+
+/// The first tool `s` names that is not this one: another server's tool,
+/// a `snake_case` identifier that is none of this tool's names, or "other
+/// tools" in words.
+fn other_tool(s: &str, names: &Names) -> Option<(usize, String)> {
+    let mut best: Option<(usize, String)> = None;
+    let mut consider = |i: usize, name: &str| {
+        if best.as_ref().is_none_or(|(b, _)| i < *b) {
+            best = Some((i, name.to_string()));
+        }
+    };
+    if let Some((i, w)) = find(s, OTHER_TOOLS) {
+        consider(i, w);
+    }
+    let mut start = None;
+    for (i, c) in s.char_indices().chain(std::iter::once((s.len(), ' '))) {
+        if c.is_alphanumeric() || c == '_' || c == '-' {
+            start.get_or_insert(i);
+        } else if let Some(b) = start.take() {
+            let token = &s[b..i];
+            let own = names.own.iter().any(|n| n.eq_ignore_ascii_case(token));
+            if names.others.contains(token) && !own {
+                consider(b, token);
+                continue;
+            }
+            let looks_like_tool = token.split('_').filter(|p| !p.is_empty()).count() >= 2
+                && token.chars().any(|c| c.is_ascii_lowercase());
+            if looks_like_tool && !own {
+                consider(b, token);
+            }
+        }
+    }
+    best
+}
+
+/// An address data can be sent to: an email address, a URL, an account
+/// number, a temporary path.
+fn destination(s: &str) -> bool {
+    let email = s.split_whitespace().any(|w| {
+        w.split_once('@')
+            .is_some_and(|(a, b)| !a.is_empty() && b.contains('.'))
+    });
+    let account = s
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| w.chars().filter(char::is_ascii_digit).count() >= 6);
+    email || account || s.contains("http://") || s.contains("https://") || s.contains("/tmp/")
+}
+
+/// Fake turn markers of chat templates: `<|im_start|>`, `[INST]`,
+/// `<system>`, and turn headings at the start of a line.
+fn role_markers(text: &str) -> Vec<Hit> {
+    let lower = text.to_lowercase();
+    if let Some((i, marker)) = find(&lower, ROLE_MARKERS) {
+        let end = (i + marker.len() + 80).min(lower.len());
+        let excerpt = text.get(i..end).unwrap_or(marker);
+        return vec![Hit::new(
+            Kind::RoleMarkers,
+            format!("holds a chat turn marker ({})", marker.trim()),
+            excerpt,
+        )];
+    }
+    for line in text.lines() {
+        let lower = line.trim_start().to_lowercase();
+        if let Some(heading) = ROLE_HEADINGS.iter().find(|h| lower.starts_with(**h)) {
+            let after = lower[heading.len()..].trim_start();
+            if heading.ends_with(':') || after.is_empty() || after.starts_with(':') {
+                return vec![Hit::new(
+                    Kind::RoleMarkers,
+                    format!("starts a line as a chat turn ({})", heading.trim()),
+                    line.trim(),
+                )];
+            }
+        }
+    }
+    Vec::new()
+}
