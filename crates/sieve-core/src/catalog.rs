@@ -23,6 +23,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
+/// Every tool's scanner findings, by server and upstream tool name.
+pub type Findings = HashMap<(String, String), Vec<crate::scan::Finding>>;
+
 /// The kinds of primitive that pass through the proxy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -585,13 +588,21 @@ impl Catalog {
     /// (`settings.quarantine`): without it a finding still sets `security:
     /// low`.
     pub fn judge(&mut self, approvals: &Approvals, hold: bool) {
-        let mut findings = self.scan();
+        let findings = self.scan();
+        self.judge_found(approvals, hold, &findings);
+    }
+
+    /// [`Catalog::judge`] with the findings of a scan made before
+    /// ([`Catalog::scan`] or [`crate::scan::scan_servers`] over the same
+    /// listings): a proxy scans each listing once, not at every build.
+    pub fn judge_found(&mut self, approvals: &Approvals, hold: bool, findings: &Findings) {
         for p in &mut self.primitives {
             if p.kind != Kind::Tool {
                 continue;
             }
             let found = findings
-                .remove(&(p.server.clone(), p.name.clone()))
+                .get(&(p.server.clone(), p.name.clone()))
+                .cloned()
                 .unwrap_or_default();
             if hold {
                 p.quarantine = approvals.judge_scanned(&p.server, &p.definition, &found);
@@ -615,7 +626,7 @@ impl Catalog {
 
     /// Every tool's findings, by server and upstream name, each tool
     /// scanned with the other servers' tool names.
-    pub fn scan(&self) -> HashMap<(String, String), Vec<crate::scan::Finding>> {
+    pub fn scan(&self) -> Findings {
         let mut by_server: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
         for p in self.of_kind(Kind::Tool) {
             by_server

@@ -181,6 +181,10 @@ struct InForce {
     /// recording on every rebuild would have two processes that see
     /// different definitions answer each other's writes forever.
     recorded: u64,
+    /// The scanner's findings on the listings of one pool generation: a
+    /// listing is scanned once, however often the catalog is rebuilt
+    /// (a profile, an overlay or the config changing).
+    scanned: (u64, Arc<sieve_core::catalog::Findings>),
 }
 
 /// The servers of a config; the built-in demo when it lists none.
@@ -311,6 +315,7 @@ impl Engine {
                 measured,
                 generation: u64::MAX,
                 recorded: u64::MAX,
+                scanned: (u64::MAX, Arc::default()),
             }),
             profiles: Mutex::new(HashMap::new()),
             search_indexes: Mutex::new(HashMap::new()),
@@ -380,9 +385,10 @@ impl Engine {
     fn build_catalog(&self) -> Published {
         let generation = self.pool.generation();
         let listings = self.pool.listings();
+        let scanned = self.scanned(generation, &listings);
         let recorded = self.state.reading().recorded;
         if recorded != generation {
-            self.record_seen(&listings);
+            self.record_seen(&listings, &scanned);
             self.state.writing().recorded = generation;
         }
         let mut state = self.state.writing();
@@ -392,7 +398,7 @@ impl Engine {
         };
         let mut catalog = Catalog::build_with(&options, &state.overlays, &listings);
         // Scanned whether or not quarantine holds: a finding sets `security: low`.
-        catalog.judge(&state.approvals, state.config.settings.quarantine);
+        catalog.judge_found(&state.approvals, state.config.settings.quarantine, &scanned);
         let catalog = Arc::new(catalog);
         let forms = Arc::new(HostForms::of(&catalog));
         state.catalog = catalog.clone();
@@ -405,15 +411,19 @@ impl Engine {
         }
     }
 
-    /// Records in `approvals.json` what the servers list: every tool of a
-    /// server that lists tools for the first time is approved (trust on
-    /// first use; a server that has listed no tools yet may still be
-    /// starting), and a tool in quarantine is recorded as pending, for the
-    /// command line and the app to show and approve (a pending definition
-    /// the server went back on is dropped).
-    fn record_seen(&self, listings: &[ServerListing]) {
-        if !self.state.reading().config.settings.quarantine {
-            return;
+    /// The findings on the listings of pool generation `generation`,
+    /// scanned now if that generation has not been (each tool against the
+    /// other servers' tool names).
+    fn scanned(
+        &self,
+        generation: u64,
+        listings: &[ServerListing],
+    ) -> Arc<sieve_core::catalog::Findings> {
+        {
+            let state = self.state.reading();
+            if state.scanned.0 == generation {
+                return state.scanned.1.clone();
+            }
         }
         let servers: Vec<sieve_core::scan::ServerTools> = listings
             .iter()
@@ -422,11 +432,25 @@ impl Engine {
                 tools: &l.tools,
             })
             .collect();
-        let scanned: std::collections::HashMap<(String, String), Vec<sieve_core::scan::Finding>> =
-            sieve_core::scan::scan_servers(&servers)
-                .into_iter()
-                .map(|s| ((s.server, s.name), s.findings))
-                .collect();
+        let found: sieve_core::catalog::Findings = sieve_core::scan::scan_servers(&servers)
+            .into_iter()
+            .map(|s| ((s.server, s.name), s.findings))
+            .collect();
+        let found = Arc::new(found);
+        self.state.writing().scanned = (generation, found.clone());
+        found
+    }
+
+    /// Records in `approvals.json` what the servers list: every tool of a
+    /// server that lists tools for the first time is approved (trust on
+    /// first use; a server that has listed no tools yet may still be
+    /// starting), and a tool in quarantine is recorded as pending, for the
+    /// command line and the app to show and approve (a pending definition
+    /// the server went back on is dropped).
+    fn record_seen(&self, listings: &[ServerListing], scanned: &sieve_core::catalog::Findings) {
+        if !self.state.reading().config.settings.quarantine {
+            return;
+        }
         let findings = |server: &str, tool: &serde_json::Value| {
             let name = tool
                 .get("name")

@@ -18,11 +18,11 @@ pub enum Place {
 
 /// The names a text may mention: this tool's own (its name and its
 /// properties') and other servers' tools.
-#[derive(Default, Debug)]
-pub struct Names {
+#[derive(Debug)]
+pub struct Names<'a> {
     pub own: Vec<String>,
     /// Lowercase.
-    pub others: std::collections::HashSet<String>,
+    pub others: &'a std::collections::HashSet<String>,
 }
 
 /// The findings in one text: each sentence is judged on its own.
@@ -253,7 +253,13 @@ fn other_tool(s: &str, names: &Names) -> Option<(usize, String)> {
         } else if let Some(b) = start.take() {
             let token = &s[b..i];
             let own = names.own.iter().any(|n| n.eq_ignore_ascii_case(token));
-            if names.others.contains(token) && !own {
+            // Another server's tool named by a plain word ("extract",
+            // "search") is a tool only where the text says so: written as
+            // an identifier, quoted, or called a tool.
+            let marked = token.contains(['_', '-'])
+                || s[..b].ends_with(['`', '\'', '"'])
+                || s[i..].trim_start().starts_with("tool");
+            if names.others.contains(token) && !own && marked {
                 consider(b, token);
                 continue;
             }

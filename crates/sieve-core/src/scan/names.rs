@@ -50,11 +50,15 @@ pub fn mixed_script(name: &str) -> Option<Hit> {
     })
 }
 
-/// The other server's tool whose name this one imitates.
-pub fn copied<'a>(name: &str, others: &'a [String]) -> Option<&'a str> {
-    let mine = skeleton(name);
-    others
+/// The other server's tool whose name this one imitates, among others'
+/// names keyed by how they look ([`skeleton`]).
+pub fn copied<'a>(
+    name: &str,
+    by_look: &'a std::collections::HashMap<String, Vec<String>>,
+) -> Option<&'a str> {
+    by_look
+        .get(&skeleton(name))?
         .iter()
-        .find(|other| !other.eq_ignore_ascii_case(name) && skeleton(other) == mine)
+        .find(|other| !other.eq_ignore_ascii_case(name))
         .map(String::as_str)
 }
