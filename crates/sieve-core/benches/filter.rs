@@ -210,7 +210,10 @@ fn search_latency(_c: &mut Criterion) {
     for set in ["held-out", "tuned"] {
         let text = std::fs::read_to_string(format!("{dir}/tests/fixtures/queries/{set}.tsv"))
             .expect("query set");
-        for line in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
             let columns: Vec<&str> = line.split('\t').collect();
             queries.push(columns[1].to_string());
             if !names.contains(&columns[0].to_string()) {

@@ -41,19 +41,47 @@ const COLLOCATION_SPAN: usize = 5;
 pub const SOFTWARE_SENSES: &[&[&str]] = &[
     // what a person asks to see
     &["list", "show", "view", "display", "enumerate", "browse"],
-    &["get", "retrieve", "fetch", "read", "show", "view", "inspect", "describe", "details", "info"],
-    &["search", "find", "look", "lookup", "query", "locate", "seek"],
+    &[
+        "get", "retrieve", "fetch", "read", "show", "view", "inspect", "describe", "details",
+        "info",
+    ],
+    &[
+        "search", "find", "look", "lookup", "query", "locate", "seek",
+    ],
     // what a person asks to change
-    &["create", "make", "new", "add", "generate", "build", "post", "insert", "open"],
-    &["delete", "remove", "drop", "erase", "destroy", "purge", "clear", "uninstall"],
-    &["update", "change", "edit", "modify", "set", "patch", "alter"],
+    &[
+        "create", "make", "new", "add", "generate", "build", "post", "insert", "open",
+    ],
+    &[
+        "delete",
+        "remove",
+        "drop",
+        "erase",
+        "destroy",
+        "purge",
+        "clear",
+        "uninstall",
+    ],
+    &[
+        "update", "change", "edit", "modify", "set", "patch", "alter",
+    ],
     &["write", "save", "store", "put"],
     &["rename", "move"],
     &["copy", "duplicate", "clone"],
     &["undo", "revert", "reset", "rollback"],
     &["restart", "reboot", "reload"],
-    &["run", "execute", "exec", "launch", "invoke", "trigger", "play", "start"],
-    &["stop", "kill", "terminate", "halt", "abort", "cancel", "end"],
+    &[
+        "run", "execute", "exec", "launch", "invoke", "trigger", "play", "start",
+    ],
+    &[
+        "stop",
+        "kill",
+        "terminate",
+        "halt",
+        "abort",
+        "cancel",
+        "end",
+    ],
     &["close", "shut", "quit", "exit"],
     &["open", "navigate", "go", "visit", "load", "goto"],
     &["upload", "send", "attach", "push"],
@@ -70,7 +98,16 @@ pub const SOFTWARE_SENSES: &[&[&str]] = &[
     &["process", "program"],
     &["app", "application"],
     &["image", "picture", "photo", "screenshot", "snapshot"],
-    &["me", "self", "whoami", "user", "account", "profile", "identity", "authenticated"],
+    &[
+        "me",
+        "self",
+        "whoami",
+        "user",
+        "account",
+        "profile",
+        "identity",
+        "authenticated",
+    ],
     &["page", "url", "website", "site", "webpage", "link"],
     &["log", "logs", "output"],
     &["error", "issue", "problem", "bug", "exception", "failure"],
@@ -94,11 +131,11 @@ pub const SOFTWARE_SENSES: &[&[&str]] = &[
 /// Words that say nothing of what a tool does.
 const STOP_WORDS: &[&str] = &[
     "a", "an", "the", "of", "in", "into", "on", "onto", "to", "from", "for", "with", "by", "at",
-    "as", "is", "are", "was", "were", "be", "been", "this", "that", "these", "those", "some",
-    "it", "its", "there", "their", "them", "they", "what", "which", "how", "do", "does", "did",
-    "can", "could", "should", "would", "will", "may", "have", "has", "had", "and", "or", "but",
-    "so", "please", "just", "want", "need", "you", "your", "our", "we", "us", "then", "than",
-    "if", "about", "via", "using", "use",
+    "as", "is", "are", "was", "were", "be", "been", "this", "that", "these", "those", "some", "it",
+    "its", "there", "their", "them", "they", "what", "which", "how", "do", "does", "did", "can",
+    "could", "should", "would", "will", "may", "have", "has", "had", "and", "or", "but", "so",
+    "please", "just", "want", "need", "you", "your", "our", "we", "us", "then", "than", "if",
+    "about", "via", "using", "use",
 ];
 
 /// Words that name the person asking; all become "me".
@@ -126,7 +163,9 @@ static SHARED: Mutex<Weak<Lexicon>> = Mutex::new(Weak::new());
 impl Lexicon {
     /// The one lexicon in memory, unpacked now if no index holds it.
     pub fn shared() -> Arc<Lexicon> {
-        let mut shared = SHARED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut shared = SHARED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(lexicon) = shared.upgrade() {
             return lexicon;
         }
@@ -290,8 +329,7 @@ pub fn words(text: &str) -> Vec<String> {
                 words.push(std::mem::take(&mut word));
             }
         } else {
-            if c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase()) && !word.is_empty()
-            {
+            if c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase()) && !word.is_empty() {
                 words.push(std::mem::take(&mut word));
             }
             word.extend(c.to_lowercase());
@@ -329,17 +367,20 @@ mod tests {
         let lexicon = Lexicon::shared();
         let slots = lexicon.expand("who am I");
         assert!(
-            slots.iter().any(|slot| slot
-                .alternatives
+            slots
                 .iter()
-                .any(|(stem, _)| stem == "whoami")),
+                .any(|slot| slot.alternatives.iter().any(|(stem, _)| stem == "whoami")),
             "{slots:?}"
         );
         // "am" and "I" are one person: one slot, not two.
         assert_eq!(slots.len(), 2, "{slots:?}");
         let folder = &lexicon.expand("the folder")[0];
         assert_eq!(folder.alternatives[0], ("folder".to_string(), 1.0));
-        assert!(folder.alternatives.contains(&("directori".to_string(), SAME_SENSE)));
+        assert!(
+            folder
+                .alternatives
+                .contains(&("directori".to_string(), SAME_SENSE))
+        );
         let money_back = lexicon.expand("give a customer their money back");
         assert!(
             money_back

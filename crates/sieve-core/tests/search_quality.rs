@@ -32,7 +32,11 @@ fn catalog(name: &str) -> Catalog {
     };
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let tools = parse_tool_list(&path, &text).expect("the catalog parses");
-    Catalog::build("__", &Overlays::default(), &[ServerListing::tools(name, tools)])
+    Catalog::build(
+        "__",
+        &Overlays::default(),
+        &[ServerListing::tools(name, tools)],
+    )
 }
 
 /// The queries of one set: (catalog, query, the tools it means).
@@ -69,7 +73,9 @@ fn score(set: &str) -> (usize, usize) {
             .into_iter()
             .map(|i| all[i].name.as_str())
             .collect();
-        let rank = found.iter().position(|name| meant.iter().any(|m| m == name));
+        let rank = found
+            .iter()
+            .position(|name| meant.iter().any(|m| m == name));
         if rank.is_some_and(|r| r < 3) {
             hits += 1;
         }
