@@ -163,6 +163,9 @@ fn words_of(p: &Primitive) -> Vec<(String, Part)> {
     words
 }
 
+/// How often each stem stands in each part of one tool.
+type PartCounts = HashMap<(String, usize), f32>;
+
 /// An index over some tools, each known by a key of the caller's: BM25F
 /// over the stems of their words, searched with a query expanded through
 /// the [`Lexicon`].
@@ -181,10 +184,10 @@ impl ToolIndex {
         let mut keys = Vec::new();
         let mut stems: HashMap<String, String> = HashMap::new();
         // Per tool: (stem, part) counts and each part's length.
-        let mut tools_words: Vec<(HashMap<(String, usize), f32>, [f32; PARTS])> = Vec::new();
+        let mut tools_words: Vec<(PartCounts, [f32; PARTS])> = Vec::new();
         for (key, tool) in tools {
             keys.push(key);
-            let mut counts: HashMap<(String, usize), f32> = HashMap::new();
+            let mut counts = PartCounts::new();
             let mut lengths = [0.0f32; PARTS];
             for (word, part) in words_of(tool) {
                 let stem = stems
