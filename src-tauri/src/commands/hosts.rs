@@ -6,8 +6,7 @@ use super::Result;
 use crate::AppState;
 use serde::Deserialize;
 use sieve_api::hosts::{
-    self, Connection, HostKind, HostWrite, RouteOptions, RouteReport, Routed,
-    UnrouteReport, Via,
+    self, Connection, HostKind, HostWrite, RouteOptions, RouteReport, Routed, UnrouteReport, Via,
 };
 use std::path::PathBuf;
 use tauri::State;
