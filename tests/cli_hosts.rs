@@ -615,3 +615,51 @@ fn route_all_over_http_leaves_claude_desktop_on_stdio() {
         assert!(sieve.contains(&part), "{part} is not in {sieve}");
     }
 }
+
+/// `hosts list` says, per host, whether it already defers MCP tools
+/// behind a tool search of its own and whether MCP Sieve's search mode is
+/// worth offering (issue 34), in the text and in `--json`'s `toolSearch`.
+#[test]
+fn hosts_list_says_which_hosts_defer_tools_behind_their_own_search() {
+    let machine = Machine::new(&[], &[]);
+    let listed = machine.list();
+    let claude = &listed["claude-code"]["toolSearch"];
+    assert_eq!(claude["kind"], "defers", "{claude}");
+    assert_eq!(claude["since"], "2.1.7", "{claude}");
+    assert_eq!(claude["offerSearchMode"], false, "{claude}");
+    assert!(
+        claude["how"]
+            .as_str()
+            .unwrap()
+            .contains("ENABLE_TOOL_SEARCH"),
+        "{claude}"
+    );
+    let gemini = &listed["gemini"]["toolSearch"];
+    assert_eq!(gemini["kind"], "none", "{gemini}");
+    assert_eq!(gemini["offerSearchMode"], true, "{gemini}");
+    assert_eq!(listed["codex"]["toolSearch"]["kind"], "has");
+    assert_eq!(listed["cursor"]["toolSearch"]["kind"], "unknown");
+    // The status fields stay where they were.
+    assert_eq!(listed["gemini"]["state"], "absent", "{}", listed["gemini"]);
+
+    let text = machine.run_hosts(&["list"]);
+    assert!(text.ok, "{}", text.stderr);
+    let line = |host: &str| {
+        text.stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("Tool search"))
+            .find(|l| l.starts_with(&format!("{host} ")))
+            .unwrap_or_else(|| panic!("no advice for {host}: {}", text.stdout))
+            .to_string()
+    };
+    assert!(
+        line("claude-code").contains("defers MCP tools behind its own tool search (since 2.1.7)"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        line("gemini").contains("\"disclosure\": \"search\""),
+        "{}",
+        text.stdout
+    );
+}

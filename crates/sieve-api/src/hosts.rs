@@ -178,3 +178,162 @@ impl From<RouteError> for ApiError {
         }
     }
 }
+
+/// Whether a host already hides MCP tools behind a tool search of its own
+/// (issue 34), so a person knows when MCP Sieve's search mode
+/// (`"disclosure": "search"`) helps. Each fact says where it was seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolSearchKind {
+    /// It defers MCP tools behind its own search unless told not to.
+    Defers,
+    /// It has a tool search of its own; whether it is on unless set was
+    /// not confirmed.
+    Has,
+    /// No tool search was found in its program: it lists every tool.
+    None,
+    /// Not checked.
+    Unknown,
+}
+
+/// What a host does itself about long tool lists, and the advice that
+/// follows.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnToolSearch {
+    pub kind: ToolSearchKind,
+    /// The first version that deferred on its own, where found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<&'static str>,
+    /// How it is switched, in the host's own words, where found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub how: Option<&'static str>,
+    /// Where the fact was seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<&'static str>,
+    /// Whether MCP Sieve's search mode is worth offering for this host.
+    pub offer_search_mode: bool,
+    /// One sentence for a person.
+    pub advice: String,
+}
+
+/// What `host` does itself about long tool lists. The facts were read in
+/// the hosts' own programs as `scripts/test-deps.sh` installs them
+/// (Claude Code 2.1.331, Codex 0.169.0, Gemini CLI 0.61.0, Qwen Code
+/// 0.24.4, opencode 1.18.33) and in public write-ups named in `source`.
+pub fn own_tool_search(host: HostKind) -> OwnToolSearch {
+    let (kind, since, how, source) = match host {
+        HostKind::ClaudeCode => (
+            ToolSearchKind::Defers,
+            Some("2.1.7"),
+            Some(
+                "ENABLE_TOOL_SEARCH: unset or auto defers MCP tools past a threshold, true always, false never",
+            ),
+            Some(
+                "Claude Code 2.1.331's program (ENABLE_TOOL_SEARCH, ToolSearchTool); on without the variable since 2.1.7 per zenn.dev/him0/articles/8b6c82e592e30b",
+            ),
+        ),
+        HostKind::Codex => (
+            ToolSearchKind::Has,
+            None,
+            Some("features tool_search and tool_search_always_defer_mcp_tools"),
+            Some("Codex 0.169.0's program names both features"),
+        ),
+        HostKind::Qwen => (
+            ToolSearchKind::Has,
+            None,
+            Some("the tool_search and tool_call deferred-tool bridge"),
+            Some("Qwen Code 0.24.4's bundled docs (features/sub-agents.md)"),
+        ),
+        HostKind::Opencode => (
+            ToolSearchKind::Has,
+            None,
+            Some("tool_search (BM25 and regex variants)"),
+            Some("opencode 1.18.33's program"),
+        ),
+        HostKind::VsCode => (
+            ToolSearchKind::Has,
+            None,
+            None,
+            Some("issue 34's report; not checked in VS Code's program (not installed here)"),
+        ),
+        HostKind::Gemini => (
+            ToolSearchKind::None,
+            None,
+            None,
+            Some("no tool search in Gemini CLI 0.61.0's package"),
+        ),
+        _ => (ToolSearchKind::Unknown, None, None, None),
+    };
+    let title = host.as_str();
+    let advice = match kind {
+        ToolSearchKind::Defers => format!(
+            "{title} defers MCP tools behind its own tool search{}; MCP Sieve's search mode adds little there: keep the list mode and let the profile decide which tools exist",
+            since.map(|v| format!(" (since {v})")).unwrap_or_default()
+        ),
+        ToolSearchKind::Has => format!(
+            "{title} has a tool search of its own; use it or MCP Sieve's search mode, not both"
+        ),
+        ToolSearchKind::None => format!(
+            "{title} shows the model every MCP tool: serve it a profile with \"disclosure\": \"search\" to show two tools instead"
+        ),
+        ToolSearchKind::Unknown => format!(
+            "whether {title} defers MCP tools is not known; a profile with \"disclosure\": \"search\" shows the model two tools instead of all"
+        ),
+    };
+    OwnToolSearch {
+        kind,
+        since,
+        how,
+        source,
+        offer_search_mode: !matches!(kind, ToolSearchKind::Defers),
+        advice,
+    }
+}
+
+/// A host as `hosts list` shows it: where it stands, and what it does
+/// itself about long tool lists.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostListing {
+    #[serde(flatten)]
+    pub status: HostStatus,
+    pub tool_search: OwnToolSearch,
+}
+
+/// Every host with where it stands and its own tool search, in the order
+/// a person is offered them.
+pub fn listing(dirs: &HostDirs) -> Vec<HostListing> {
+    list(dirs)
+        .into_iter()
+        .map(|status| HostListing {
+            tool_search: own_tool_search(status.host),
+            status,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tool_search_tests {
+    use super::*;
+
+    #[test]
+    fn each_host_says_whether_to_offer_search_mode() {
+        let claude = own_tool_search(HostKind::ClaudeCode);
+        assert_eq!(claude.kind, ToolSearchKind::Defers);
+        assert_eq!(claude.since, Some("2.1.7"));
+        assert!(!claude.offer_search_mode);
+        assert!(claude.advice.contains("since 2.1.7"), "{}", claude.advice);
+        let gemini = own_tool_search(HostKind::Gemini);
+        assert!(gemini.offer_search_mode);
+        assert!(gemini.advice.contains("\"disclosure\": \"search\""));
+        let json = serde_json::to_value(own_tool_search(HostKind::Codex)).unwrap();
+        assert_eq!(json["kind"], "has");
+        assert_eq!(json["offerSearchMode"], true);
+        for host in HostKind::ALL {
+            let said = own_tool_search(host);
+            assert!(said.advice.contains(host.as_str()), "{}", said.advice);
+            assert_eq!(said.source.is_some(), said.kind != ToolSearchKind::Unknown);
+        }
+    }
+}

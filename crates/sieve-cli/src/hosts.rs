@@ -134,10 +134,11 @@ pub(crate) fn run(store: &Store, args: HostsArgs, out: &mut dyn Write) -> Result
 }
 
 fn list(dirs: &HostDirs, json: bool, out: &mut dyn Write) -> Result<()> {
-    let hosts = hosts::list(dirs);
+    let listing = hosts::listing(dirs);
     if json {
-        return print_json(out, &hosts);
+        return print_json(out, &listing);
     }
+    let hosts: Vec<&hosts::HostStatus> = listing.iter().map(|l| &l.status).collect();
     let width = hosts
         .iter()
         .map(|h| h.host.as_str().len())
@@ -170,6 +171,18 @@ fn list(dirs: &HostDirs, json: bool, out: &mut dyn Write) -> Result<()> {
         if let Some(problem) = &status.problem {
             writeln!(out, "{:width$}  {problem}", "")?;
         }
+    }
+    writeln!(
+        out,
+        "\nTool search (whether to serve a host a search profile):"
+    )?;
+    for host in &listing {
+        writeln!(
+            out,
+            "{:width$}  {}",
+            host.status.host.as_str(),
+            host.tool_search.advice
+        )?;
     }
     Ok(())
 }

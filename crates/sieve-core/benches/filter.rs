@@ -178,5 +178,89 @@ fn search(
     });
 }
 
-criterion_group!(benches, bench);
+/// What a `find_tools` query costs on a 500-tool profile of real,
+/// different servers (every tool of the published catalogs the query sets
+/// use, pooled under their own server names, cut at 500): each query of
+/// both sets timed alone, many rounds; p50, p95 and the slowest printed.
+/// Also what unpacking the lexicon costs, in time and resident memory.
+fn search_latency(_c: &mut Criterion) {
+    let rss_kib = || {
+        let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+        let pages: u64 = statm
+            .split_whitespace()
+            .nth(1)
+            .and_then(|pages| pages.parse().ok())
+            .unwrap_or(0);
+        pages * 4
+    };
+    let before = rss_kib();
+    let started = std::time::Instant::now();
+    let lexicon = sieve_core::lexicon::Lexicon::shared();
+    let load = started.elapsed();
+    let after = rss_kib();
+    println!(
+        "lexicon: unpacked in {:.1} ms, resident memory +{} KiB ({} KiB compiled in)",
+        load.as_secs_f64() * 1000.0,
+        after.saturating_sub(before),
+        include_bytes!("../data/wordnet-related.txt.gz").len() / 1024
+    );
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let mut queries = Vec::new();
+    let mut names = Vec::new();
+    for set in ["held-out", "tuned"] {
+        let text = std::fs::read_to_string(format!("{dir}/tests/fixtures/queries/{set}.tsv"))
+            .expect("query set");
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            let columns: Vec<&str> = line.split('\t').collect();
+            queries.push(columns[1].to_string());
+            if !names.contains(&columns[0].to_string()) {
+                names.push(columns[0].to_string());
+            }
+        }
+    }
+    let mut listings = Vec::new();
+    let mut total = 0;
+    for name in &names {
+        let path = format!("{dir}/tests/fixtures/published/{name}.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let mut tools = parse_tool_list(&path, &text).expect("fixture parses");
+        tools.truncate(500 - total);
+        total += tools.len();
+        listings.push(ServerListing::tools(name.as_str(), tools));
+        if total >= 500 {
+            break;
+        }
+    }
+    let catalog = Catalog::build("__", &Overlays::default(), &listings);
+    let started = std::time::Instant::now();
+    let index = ToolIndex::build(catalog.of_kind(Kind::Tool).enumerate());
+    let build = started.elapsed();
+    let mut times = Vec::new();
+    for _ in 0..20 {
+        for query in &queries {
+            let started = std::time::Instant::now();
+            black_box(index.search(black_box(query), 5));
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
+    println!(
+        "find_tools on {total} tools of {} servers: index built in {:.1} ms; {} queries: p50 {:.3} ms, p95 {:.3} ms, slowest {:.3} ms",
+        listings.len(),
+        build.as_secs_f64() * 1000.0,
+        times.len(),
+        at(0.5),
+        at(0.95),
+        times[times.len() - 1]
+    );
+    drop(lexicon);
+}
+
+criterion_group!(benches, search_latency, bench);
 criterion_main!(benches);

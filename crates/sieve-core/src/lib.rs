@@ -41,12 +41,12 @@
 //!
 //! The modules depend on each other one way, bottom up (a cycle fails
 //! `scripts/check-layers.py`): `parse`, `naming`, `glob`, `tagexpr`,
-//! `secret_ref`, `wording` and `tokenizer` use no other module; `scan`
-//! uses only `wording`;
+//! `secret_ref`, `wording`, `tokenizer` and `lexicon` use no other module;
+//! `scan` uses only `wording`;
 //! `subjects` and `action` build on `wording`, and `cost` on those two; `config`, `approvals`
 //! and `tasks` build on the first ones; `labels` and `profile` on `config`
 //! (and `labels` on `action`); `catalog` on those and `cost`; `rules` and
-//! `search` on the catalog; `tokens` on the rules.
+//! `search` on the catalog (and `search` on `lexicon`); `tokens` on the rules.
 
 pub mod action;
 pub mod approvals;
@@ -55,6 +55,7 @@ pub mod config;
 pub mod cost;
 pub mod glob;
 pub mod labels;
+pub mod lexicon;
 pub mod naming;
 pub mod parse;
 pub mod profile;

@@ -3,15 +3,20 @@
 //!
 //! A profile in search mode lists only its pinned tools plus
 //! `sieve__find_tools` and `sieve__call_tool`. The search ranks the tools
-//! the profile allows by BM25 over their name (split into words, counted
-//! twice: a name says most), title, description and labels. The index is
-//! the `bm25` crate's: English stemming and stop words, sparse vectors, no
-//! model to download; at a few hundred or thousand tools it is built in
-//! milliseconds, so an index per profile view is cheap.
+//! the profile allows by BM25 over the stems of their name (a name says
+//! most), title, description, parameter names and labels, each word
+//! weighted by the part it stands in. A query is first expanded through
+//! the [`Lexicon`] (WordNet and software senses: "folder" finds
+//! directories, "who am i" finds `whoami`), one slot per word, so plain
+//! words find tools named in other words. No model to download; at a few
+//! hundred or thousand tools the index is built in milliseconds, so an
+//! index per profile view is cheap.
 
 use crate::catalog::Primitive;
-use bm25::{Document, Language, SearchEngine, SearchEngineBuilder};
+use crate::lexicon::{self, Lexicon};
 use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The server part of the search tools' exposed names.
 pub const SEARCH_SERVER: &str = "sieve";
@@ -105,80 +110,158 @@ pub fn nothing_found(query: &str, groups: &std::collections::BTreeSet<String>) -
     )
 }
 
-/// The words a tool is found by.
-pub fn words_of(p: &Primitive) -> String {
-    let text = |key: &str| {
-        p.host_definition()
-            .get(key)
-            .and_then(Value::as_str)
-            .map(String::from)
-            .unwrap_or_default()
-    };
-    let name = split_identifier(&p.name);
-    let labels: Vec<String> = p
-        .labels
-        .groups
-        .iter()
-        .chain(&p.labels.tags)
-        .map(|label| split_identifier(label))
-        .collect();
-    format!(
-        "{name} {name} {} {} {}",
-        text("title"),
-        text("description"),
-        labels.join(" ")
-    )
+/// The parts of a tool its words come from, each with how much a word
+/// there counts (a name says most) and how much a long part is
+/// discounted (BM25F's per-field `b`: a long description should not
+/// drown the words of a short name).
+#[derive(Clone, Copy)]
+enum Part {
+    Name,
+    Title,
+    Description,
+    Parameters,
+    Labels,
 }
 
-/// `create_pull_request`, `createPullRequest`, `pull-request.v2` → words.
-fn split_identifier(identifier: &str) -> String {
-    let mut words = String::with_capacity(identifier.len() + 8);
-    let mut previous: Option<char> = None;
-    for c in identifier.chars() {
-        if !c.is_alphanumeric() {
-            words.push(' ');
-        } else {
-            if c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase()) {
-                words.push(' ');
-            }
-            words.extend(c.to_lowercase());
+const PARTS: usize = 5;
+const WEIGHT: [f32; PARTS] = [3.0, 2.0, 1.0, 0.7, 1.0];
+const LENGTH_DISCOUNT: [f32; PARTS] = [0.3, 0.5, 0.75, 0.5, 0.3];
+/// BM25's saturation.
+const K1: f32 = 1.2;
+
+/// The words a tool is found by, each with the part it came from: name,
+/// title, description, parameter names, labels.
+fn words_of(p: &Primitive) -> Vec<(String, Part)> {
+    let definition = p.host_definition();
+    let text = |key: &str| {
+        definition
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut words = Vec::new();
+    let mut add = |text: &str, part: Part| {
+        for word in lexicon::words(text) {
+            words.push((word, part));
         }
-        previous = Some(c);
+    };
+    add(&p.name, Part::Name);
+    add(&text("title"), Part::Title);
+    add(&text("description"), Part::Description);
+    if let Some(properties) = definition
+        .pointer("/inputSchema/properties")
+        .and_then(Value::as_object)
+    {
+        for name in properties.keys() {
+            add(name, Part::Parameters);
+        }
+    }
+    for label in p.labels.groups.iter().chain(&p.labels.tags) {
+        add(label, Part::Labels);
     }
     words
 }
 
-/// A BM25 index over some tools, each known by a key of the caller's.
+/// How often each stem stands in each part of one tool.
+type PartCounts = HashMap<(String, usize), f32>;
+
+/// An index over some tools, each known by a key of the caller's: BM25F
+/// over the stems of their words, searched with a query expanded through
+/// the [`Lexicon`].
 pub struct ToolIndex {
-    engine: SearchEngine<usize>,
+    lexicon: Arc<Lexicon>,
+    keys: Vec<usize>,
+    /// Stem → (tool, its count there, weighted and length-normalised per
+    /// part) for each tool that has it.
+    postings: HashMap<String, Vec<(u32, f32)>>,
 }
 
 impl ToolIndex {
     /// Indexes `tools`, each with its key.
     pub fn build<'a>(tools: impl IntoIterator<Item = (usize, &'a Primitive)>) -> ToolIndex {
-        let documents: Vec<Document<usize>> = tools
-            .into_iter()
-            .map(|(key, tool)| Document::new(key, words_of(tool)))
-            .collect();
-        let engine =
-            SearchEngineBuilder::<usize>::with_documents(Language::English, documents).build();
-        ToolIndex { engine }
+        let lexicon = Lexicon::shared();
+        let mut keys = Vec::new();
+        let mut stems: HashMap<String, String> = HashMap::new();
+        // Per tool: (stem, part) counts and each part's length.
+        let mut tools_words: Vec<(PartCounts, [f32; PARTS])> = Vec::new();
+        for (key, tool) in tools {
+            keys.push(key);
+            let mut counts = PartCounts::new();
+            let mut lengths = [0.0f32; PARTS];
+            for (word, part) in words_of(tool) {
+                let stem = stems
+                    .entry(word)
+                    .or_insert_with_key(|word| lexicon.stem(word));
+                *counts.entry((stem.clone(), part as usize)).or_default() += 1.0;
+                lengths[part as usize] += 1.0;
+            }
+            tools_words.push((counts, lengths));
+        }
+        let mut average = [0.0f32; PARTS];
+        for (_, lengths) in &tools_words {
+            for (sum, length) in average.iter_mut().zip(lengths) {
+                *sum += length;
+            }
+        }
+        for sum in &mut average {
+            *sum = (*sum / tools_words.len().max(1) as f32).max(1.0);
+        }
+        let mut postings: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
+        for (doc, (counts, lengths)) in tools_words.into_iter().enumerate() {
+            let mut weighted: HashMap<String, f32> = HashMap::new();
+            for ((stem, part), count) in counts {
+                let norm = 1.0 - LENGTH_DISCOUNT[part]
+                    + LENGTH_DISCOUNT[part] * lengths[part] / average[part];
+                *weighted.entry(stem).or_default() += WEIGHT[part] * count / norm;
+            }
+            for (stem, count) in weighted {
+                postings.entry(stem).or_default().push((doc as u32, count));
+            }
+        }
+        ToolIndex {
+            lexicon,
+            keys,
+            postings,
+        }
     }
 
     /// The keys of the best `limit` matches of `query`, best first; ties
     /// in key order, so the same query gives the same answer.
     pub fn search(&self, query: &str, limit: usize) -> Vec<usize> {
-        let mut results = self.engine.search(query, None);
-        results.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then(a.document.id.cmp(&b.document.id))
-        });
-        results
+        let tools = self.keys.len() as f32;
+        let mut scores = vec![0.0f32; self.keys.len()];
+        let mut slot_best = vec![0.0f32; self.keys.len()];
+        let idf = |stem: &str| {
+            let having = self.postings.get(stem).map_or(0, Vec::len) as f32;
+            (having > 0.0).then(|| (1.0 + (tools - having + 0.5) / (having + 0.5)).ln())
+        };
+        for slot in self.lexicon.expand(query) {
+            // A word the person typed that the tools have says how rare
+            // the slot is: a synonym may not weigh more than the word.
+            let typed = slot.alternatives.first().and_then(|(stem, _)| idf(stem));
+            slot_best.iter_mut().for_each(|best| *best = 0.0);
+            for (stem, weight) in &slot.alternatives {
+                let Some(rarity) = idf(stem) else { continue };
+                let rarity = typed.map_or(rarity, |typed| rarity.min(typed));
+                for (doc, count) in &self.postings[stem] {
+                    let score = weight * rarity * count * (K1 + 1.0) / (count + K1);
+                    let best = &mut slot_best[*doc as usize];
+                    *best = best.max(score);
+                }
+            }
+            for (score, best) in scores.iter_mut().zip(&slot_best) {
+                *score += best;
+            }
+        }
+        let mut found: Vec<(usize, f32)> = scores
             .into_iter()
-            .take(limit)
-            .map(|result| result.document.id)
-            .collect()
+            .enumerate()
+            .filter(|(_, score)| *score > 0.0)
+            .map(|(doc, score)| (self.keys[doc], score))
+            .collect();
+        found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        found.into_iter().take(limit).map(|(key, _)| key).collect()
     }
 }
 
@@ -226,16 +309,6 @@ mod tests {
             "{said}"
         );
         assert!(said.contains("gh/issues, gh/pull-requests"), "{said}");
-    }
-
-    #[test]
-    fn identifiers_become_words() {
-        assert_eq!(
-            split_identifier("create_pull_request"),
-            "create pull request"
-        );
-        assert_eq!(split_identifier("createPullRequest"), "create pull request");
-        assert_eq!(split_identifier("get-file.v2"), "get file v2");
     }
 
     #[test]

@@ -6,8 +6,7 @@ use super::Result;
 use crate::AppState;
 use serde::Deserialize;
 use sieve_api::hosts::{
-    self, Connection, HostKind, HostStatus, HostWrite, RouteOptions, RouteReport, Routed,
-    UnrouteReport, Via,
+    self, Connection, HostKind, HostWrite, RouteOptions, RouteReport, Routed, UnrouteReport, Via,
 };
 use std::path::PathBuf;
 use tauri::State;
@@ -80,8 +79,8 @@ pub fn host_write(
 }
 
 #[tauri::command]
-pub fn hosts_list(state: State<'_, AppState>) -> Result<Vec<HostStatus>> {
-    Ok(hosts::list(&hosts::dirs(state.host_home.as_deref())?))
+pub fn hosts_list(state: State<'_, AppState>) -> Result<Vec<hosts::HostListing>> {
+    Ok(hosts::listing(&hosts::dirs(state.host_home.as_deref())?))
 }
 
 #[tauri::command]

@@ -117,6 +117,23 @@ describe('Hosts on the Connect screen', () => {
     }
   });
 
+  test('each row says whether the host defers MCP tools behind its own search, and offers search mode where not', async () => {
+    const advice = async (host) => {
+      const row = await hosts.row(host);
+      await hosts.reveal(row);
+      const line = await app.find(`host-tool-search-${host}`);
+      return { offer: await line.getAttribute('data-offer-search'), text: await line.getText() };
+    };
+    const claude = await advice('claude-code');
+    assert.equal(claude.offer, 'false', `Claude Code defers on its own: ${claude.text}`);
+    assert.match(claude.text, /defers MCP tools behind its own tool search \(since 2\.1\.7\)/, claude.text);
+    const gemini = await advice('gemini');
+    assert.equal(gemini.offer, 'true', `Gemini CLI lists every tool: ${gemini.text}`);
+    assert.match(gemini.text, /"disclosure": "search"/, gemini.text);
+    const codex = await advice('codex');
+    assert.match(codex.text, /has a tool search of its own/, codex.text);
+  });
+
   test("Codex's snippet is in Codex's own format, TOML", async () => {
     const snippet = await hosts.snippetText('codex');
     assert.match(snippet, /^\[mcp_servers\.sieve\]$/m, `a TOML table for the entry: ${snippet}`);

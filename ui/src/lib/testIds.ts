@@ -103,6 +103,8 @@ export const TestId = {
   Snippet: (host: Host) => `snippet-${host}`,
   /** A host on the Connect screen, with `data-state`: `absent`, `installed`, `routed`. */
   HostRow: (host: Host) => `host-row-${host}`,
+  /** What a host does itself about long tool lists, with `data-offer-search="true|false"`: whether a search profile is worth serving it. */
+  HostToolSearch: (host: Host) => `host-tool-search-${host}`,
   /** Routes the host (again) with the profile and transport chosen on its row. */
   HostRoute: (host: Host) => `host-route-${host}`,
   /** Gives a routed host back the servers it had. */

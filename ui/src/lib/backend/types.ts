@@ -554,6 +554,23 @@ export interface HostStatus {
   takesHttp: boolean;
   /** Why its file does not parse, when it does not; it is then left alone. */
   problem?: string;
+  /** What the host does itself about long tool lists (issue 34). */
+  toolSearch?: OwnToolSearch;
+}
+
+/** Whether a host defers MCP tools behind a tool search of its own, and so whether MCP Sieve's search mode is worth offering. */
+export interface OwnToolSearch {
+  /** `defers`: on unless told not to; `has`: it has one (on or not unconfirmed); `none`: it lists every tool; `unknown`: not checked. */
+  kind: 'defers' | 'has' | 'none' | 'unknown';
+  /** The first version that deferred on its own, where found. */
+  since?: string;
+  /** How it is switched, in the host's words. */
+  how?: string;
+  /** Where the fact was seen. */
+  source?: string;
+  offerSearchMode: boolean;
+  /** One sentence for a person. */
+  advice: string;
 }
 
 /** What routing a host through MCP Sieve did. */

@@ -1,0 +1,393 @@
+//! The words a plain-words query may mean (DESIGN §9, issue 34): what
+//! `sieve__find_tools` expands a query with before it ranks tools.
+//!
+//! Two sources, both offline and deterministic:
+//!
+//! * A table derived from WordNet 3.0 (Debian's `wordnet-base`) by
+//!   `scripts/wordnet-table.py`: for each word and collocation, the
+//!   synonyms and derived forms of its most used senses, and irregular
+//!   forms (`ran` → `run`). It is compiled in gzipped (1.5 MB) and
+//!   unpacked (4.6 MB of sorted lines, looked up by binary search) only
+//!   while an index holds it: [`Lexicon::shared`] hands out one copy, and
+//!   the last index dropped frees it, so a proxy with no search profile
+//!   never unpacks it.
+//! * [`SOFTWARE_SENSES`], a short hand-written list of words that mean
+//!   the same in software and that a general dictionary does not link
+//!   (folder and directory, app and application, show and list).
+//!
+//! A query becomes [`Slot`]s, one per meaningful word (or collocation):
+//! the word itself, then its software senses, then its WordNet
+//! relatives, each with a lower weight. The ranking counts, per slot,
+//! the best of its alternatives, so a word with many relatives weighs no
+//! more than a word with none.
+
+use flate2::read::GzDecoder;
+use rust_stemmers::{Algorithm, Stemmer};
+use std::collections::HashMap;
+use std::io::Read;
+use std::sync::{Arc, Mutex, Weak};
+
+const WORDNET: &[u8] = include_bytes!("../data/wordnet-related.txt.gz");
+
+/// How much an alternative counts against the word the person typed.
+const SAME_SENSE: f32 = 0.7;
+const RELATED: f32 = 0.4;
+/// How far apart (in words) the parts of a collocation may stand:
+/// "give a customer their money back" is "give back".
+const COLLOCATION_SPAN: usize = 5;
+
+/// Words that mean the same thing when a person asks software for
+/// something. Each line is one sense; a word may be in several.
+pub const SOFTWARE_SENSES: &[&[&str]] = &[
+    // what a person asks to see
+    &["list", "show", "view", "display", "enumerate", "browse"],
+    &[
+        "get", "retrieve", "fetch", "read", "show", "view", "inspect", "describe", "details",
+        "info",
+    ],
+    &[
+        "search", "find", "look", "lookup", "query", "locate", "seek",
+    ],
+    // what a person asks to change
+    &[
+        "create", "make", "new", "add", "generate", "build", "post", "insert", "open",
+    ],
+    &[
+        "delete",
+        "remove",
+        "drop",
+        "erase",
+        "destroy",
+        "purge",
+        "clear",
+        "uninstall",
+    ],
+    &[
+        "update", "change", "edit", "modify", "set", "patch", "alter",
+    ],
+    &["write", "save", "store", "put"],
+    &["rename", "move"],
+    &["copy", "duplicate", "clone"],
+    &["undo", "revert", "reset", "rollback"],
+    &["restart", "reboot", "reload"],
+    &[
+        "run", "execute", "exec", "launch", "invoke", "trigger", "play", "start",
+    ],
+    &[
+        "stop",
+        "kill",
+        "terminate",
+        "halt",
+        "abort",
+        "cancel",
+        "end",
+    ],
+    &["close", "shut", "quit", "exit"],
+    &["open", "navigate", "go", "visit", "load", "goto"],
+    &["upload", "send", "attach", "push"],
+    &["download", "pull", "fetch", "export", "clone"],
+    &["deploy", "release", "publish"],
+    &["approve", "accept", "allow", "grant", "permit"],
+    &["resize", "size", "width", "height"],
+    &["select", "choose", "pick", "option"],
+    &["click", "press", "tap"],
+    &["type", "enter", "fill", "input"],
+    // what a person asks about
+    &["directory", "folder", "dir"],
+    &["file", "document"],
+    &["process", "program"],
+    &["app", "application"],
+    &["image", "picture", "photo", "screenshot", "snapshot"],
+    &[
+        "me",
+        "self",
+        "whoami",
+        "user",
+        "account",
+        "profile",
+        "identity",
+        "authenticated",
+    ],
+    &["page", "url", "website", "site", "webpage", "link"],
+    &["log", "logs", "output"],
+    &["error", "issue", "problem", "bug", "exception", "failure"],
+    &["key", "token", "credential", "secret"],
+    &["database", "db"],
+    &["record", "document", "row", "entry", "item"],
+    &["command", "shell", "terminal", "cli"],
+    &["permission", "access", "role"],
+    &["stats", "statistics", "metrics", "usage"],
+    &["schema", "structure", "fields", "columns"],
+    &["tree", "structure", "hierarchy"],
+    &["diff", "changes", "difference", "compare"],
+    &["users", "user", "people", "person", "member", "members"],
+    &["config", "configuration", "settings", "preferences"],
+    &["comment", "note", "reply"],
+    &["todo", "task"],
+    &["performance", "speed", "latency"],
+    &["cost", "price", "pricing", "billing"],
+];
+
+/// Words that say nothing of what a tool does.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "the", "of", "in", "into", "on", "onto", "to", "from", "for", "with", "by", "at",
+    "as", "is", "are", "was", "were", "be", "been", "this", "that", "these", "those", "some", "it",
+    "its", "there", "their", "them", "they", "what", "which", "how", "do", "does", "did", "can",
+    "could", "should", "would", "will", "may", "have", "has", "had", "and", "or", "but", "so",
+    "please", "just", "want", "need", "you", "your", "our", "we", "us", "then", "than", "if",
+    "about", "via", "using", "use",
+];
+
+/// Words that name the person asking; all become "me".
+const FIRST_PERSON: &[&str] = &["i", "me", "my", "mine", "myself", "am"];
+
+/// One word of a query: the stems that count for it, each with a weight
+/// (1 for the word itself).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slot {
+    pub alternatives: Vec<(String, f32)>,
+}
+
+/// The WordNet table and the software senses, ready to expand queries.
+pub struct Lexicon {
+    text: String,
+    /// (start, end of the key, end of the line) of each table line.
+    lines: Vec<(u32, u32, u32)>,
+    /// Stem → the indexes of the software senses it is in.
+    senses: HashMap<String, Vec<usize>>,
+    stemmer: Stemmer,
+}
+
+static SHARED: Mutex<Weak<Lexicon>> = Mutex::new(Weak::new());
+
+impl Lexicon {
+    /// The one lexicon in memory, unpacked now if no index holds it.
+    pub fn shared() -> Arc<Lexicon> {
+        let mut shared = SHARED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(lexicon) = shared.upgrade() {
+            return lexicon;
+        }
+        let lexicon = Arc::new(Lexicon::load());
+        *shared = Arc::downgrade(&lexicon);
+        lexicon
+    }
+
+    /// Whether a lexicon is unpacked now (for tests of its lifetime).
+    pub fn is_loaded() -> bool {
+        SHARED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .strong_count()
+            > 0
+    }
+
+    fn load() -> Lexicon {
+        let mut text = String::with_capacity(4_700_000);
+        GzDecoder::new(WORDNET)
+            .read_to_string(&mut text)
+            .expect("the WordNet table compiled into the program is gzipped UTF-8");
+        let mut lines = Vec::with_capacity(120_000);
+        let mut start = 0usize;
+        for line in text.split_inclusive('\n') {
+            let end = start + line.len();
+            if !line.starts_with('#') {
+                let key_end = start + line.find(' ').unwrap_or(line.trim_end().len());
+                lines.push((start as u32, key_end as u32, end as u32));
+            }
+            start = end;
+        }
+        let stemmer = Stemmer::create(Algorithm::English);
+        let mut senses: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, sense) in SOFTWARE_SENSES.iter().enumerate() {
+            for word in *sense {
+                let stem = stemmer.stem(word).into_owned();
+                let of_stem = senses.entry(stem).or_default();
+                if !of_stem.contains(&i) {
+                    of_stem.push(i);
+                }
+            }
+        }
+        Lexicon {
+            text,
+            lines,
+            senses,
+            stemmer,
+        }
+    }
+
+    /// The stem a word is indexed and searched by.
+    pub fn stem(&self, word: &str) -> String {
+        self.stemmer.stem(word).into_owned()
+    }
+
+    /// The WordNet relatives of `word` (collocations with `_`).
+    pub fn related(&self, word: &str) -> impl Iterator<Item = &str> {
+        let found = self
+            .lines
+            .binary_search_by(|(start, key_end, _)| {
+                self.text[*start as usize..*key_end as usize].cmp(word)
+            })
+            .ok()
+            .map(|i| {
+                let (_, key_end, end) = self.lines[i];
+                self.text[key_end as usize..end as usize].trim()
+            });
+        found.into_iter().flat_map(str::split_whitespace)
+    }
+
+    /// The stems of the software senses `stem` is in.
+    fn same_sense(&self, stem: &str) -> Vec<String> {
+        let mut stems = Vec::new();
+        for i in self.senses.get(stem).into_iter().flatten() {
+            for word in SOFTWARE_SENSES[*i] {
+                let other = self.stem(word);
+                if !stems.contains(&other) {
+                    stems.push(other);
+                }
+            }
+        }
+        stems
+    }
+
+    /// What a query means, slot by slot.
+    pub fn expand(&self, query: &str) -> Vec<Slot> {
+        let words: Vec<String> = words(query)
+            .into_iter()
+            .map(|word| {
+                if FIRST_PERSON.contains(&word.as_str()) {
+                    "me".to_string()
+                } else {
+                    word
+                }
+            })
+            .collect();
+        let mut slots: Vec<Slot> = Vec::new();
+        let mut push = |slot: Slot| {
+            if !slot.alternatives.is_empty() && !slots.contains(&slot) {
+                slots.push(slot);
+            }
+        };
+        for (i, word) in words.iter().enumerate() {
+            if STOP_WORDS.contains(&word.as_str()) {
+                continue;
+            }
+            let mut slot = self.slot_of(word);
+            // A collocation ("give ... back", "look up") is a sense of its
+            // first word here.
+            for later in words.iter().skip(i + 1).take(COLLOCATION_SPAN) {
+                let collocation = format!("{word}_{later}");
+                self.add_relatives(&mut slot, &collocation, SAME_SENSE);
+            }
+            push(slot);
+        }
+        slots
+    }
+
+    fn slot_of(&self, word: &str) -> Slot {
+        let mut slot = Slot {
+            alternatives: vec![(self.stem(word), 1.0)],
+        };
+        for stem in self.same_sense(&self.stem(word)) {
+            add(&mut slot, stem, SAME_SENSE);
+        }
+        self.add_relatives(&mut slot, word, RELATED);
+        slot
+    }
+
+    /// Adds the single-word WordNet relatives of `word` with `weight`.
+    fn add_relatives(&self, slot: &mut Slot, word: &str, weight: f32) {
+        let relatives: Vec<String> = self
+            .related(word)
+            .filter(|other| !other.contains('_'))
+            .map(|other| self.stem(other))
+            .collect();
+        for stem in relatives {
+            add(slot, stem, weight);
+        }
+    }
+}
+
+/// Adds `stem` to `slot` unless it is there with a higher weight.
+fn add(slot: &mut Slot, stem: String, weight: f32) {
+    match slot.alternatives.iter_mut().find(|(s, _)| *s == stem) {
+        Some((_, w)) => *w = w.max(weight),
+        None => slot.alternatives.push((stem, weight)),
+    }
+}
+
+/// The lower-case words of a text or an identifier:
+/// `createPullRequest`, `pull-request.v2`, "Open a PR" → words.
+pub fn words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut previous: Option<char> = None;
+    for c in text.chars() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+        } else {
+            if c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase()) && !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            word.extend(c.to_lowercase());
+        }
+        previous = Some(c);
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_and_sentences_become_words() {
+        assert_eq!(words("createPullRequest"), ["create", "pull", "request"]);
+        assert_eq!(words("get-file.v2"), ["get", "file", "v2"]);
+        assert_eq!(words("Who am I?"), ["who", "am", "i"]);
+    }
+
+    #[test]
+    fn wordnet_relates_words_and_forms() {
+        let lexicon = Lexicon::shared();
+        let refund: Vec<&str> = lexicon.related("refund").collect();
+        assert!(refund.contains(&"repay"), "{refund:?}");
+        assert!(lexicon.related("ran").any(|w| w == "run"));
+        assert_eq!(lexicon.related("zzzz-not-a-word").count(), 0);
+    }
+
+    #[test]
+    fn a_query_becomes_slots_of_meaning() {
+        let lexicon = Lexicon::shared();
+        let slots = lexicon.expand("who am I");
+        assert!(
+            slots
+                .iter()
+                .any(|slot| slot.alternatives.iter().any(|(stem, _)| stem == "whoami")),
+            "{slots:?}"
+        );
+        // "am" and "I" are one person: one slot, not two.
+        assert_eq!(slots.len(), 2, "{slots:?}");
+        let folder = &lexicon.expand("the folder")[0];
+        assert_eq!(folder.alternatives[0], ("folder".to_string(), 1.0));
+        assert!(
+            folder
+                .alternatives
+                .contains(&("directori".to_string(), SAME_SENSE))
+        );
+        let money_back = lexicon.expand("give a customer their money back");
+        assert!(
+            money_back
+                .iter()
+                .any(|slot| slot.alternatives.iter().any(|(stem, _)| stem == "refund")),
+            "{money_back:?}"
+        );
+        assert!(lexicon.expand("the of a").is_empty());
+    }
+}

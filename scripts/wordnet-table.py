@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Derives the related-words table the tool search expands queries with
+(crates/sieve-core/data/wordnet-related.txt.gz) from WordNet 3.0 as Debian's
+`wordnet-base` package installs it (/usr/share/wordnet).
+
+For each word or collocation WordNet has, it keeps the synonyms and the
+derivationally related forms of its most used senses: at most SENSES
+senses per part of speech, and only senses that the tagged corpora saw
+(tag count > 0), so rare senses ("kill" as a kind of painting) add no
+noise; a word the corpora never saw (WordNet has "delete" so) keeps its
+first sense. Words with digits are left out. Word forms WordNet lists as irregular (ran -> run) are kept too.
+A line is `word related related ...`; collocations join their words
+with `_`. Deterministic: the same WordNet gives the same file.
+
+Written gzipped (no time stamp, so the bytes are the same each run).
+
+Usage: scripts/wordnet-table.py [OUT.txt.gz [WORDNET_DIR]]  (needs `apt-get install wordnet-base`)
+"""
+import collections
+import gzip
+import sys
+
+SENSES = 2
+MAX_RELATED = 16
+OUT = sys.argv[1] if len(sys.argv) > 1 else "crates/sieve-core/data/wordnet-related.txt.gz"
+DIR = sys.argv[2] if len(sys.argv) > 2 else "/usr/share/wordnet"
+POS = ["noun", "verb", "adj", "adv"]
+
+
+def synsets(pos):
+    """offset -> (words, derivations {source word index: [target words]})"""
+    table = {}
+    with open(f"{DIR}/data.{pos}", encoding="latin-1") as data:
+        for line in data:
+            if line.startswith("  "):
+                continue
+            fields = line.split(" | ")[0].split()
+            offset = fields[0]
+            count = int(fields[3], 16)
+            words = [fields[4 + 2 * i].lower() for i in range(count)]
+            words = [w.split("(")[0] for w in words]
+            at = 4 + 2 * count
+            pointers = int(fields[at])
+            at += 1
+            derived = collections.defaultdict(list)
+            for _ in range(pointers):
+                symbol, target, target_pos, numbers = fields[at : at + 4]
+                at += 4
+                if symbol == "+" and numbers != "0000":
+                    derived[int(numbers[:2], 16)].append((target, target_pos, int(numbers[2:], 16)))
+            table[offset] = (words, derived)
+    return table
+
+
+def main():
+    letter = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
+    data = {pos: synsets(pos) for pos in POS}
+    related = collections.defaultdict(list)
+
+    def add(word, other):
+        if other != word and other not in related[word]:
+            related[word].append(other)
+
+    for pos in POS:
+        with open(f"{DIR}/index.{pos}", encoding="latin-1") as index:
+            for line in index:
+                if line.startswith("  "):
+                    continue
+                fields = line.split()
+                lemma = fields[0].lower()
+                senses = int(fields[2])
+                pointer_kinds = int(fields[3])
+                tagged = int(fields[5 + pointer_kinds])
+                offsets = fields[6 + pointer_kinds : 6 + pointer_kinds + senses]
+                if any(c.isdigit() for c in lemma):
+                    continue
+                for offset in offsets[: min(SENSES, max(tagged, 1))]:
+                    words, derived = data[pos][offset]
+                    for word in words:
+                        add(lemma, word)
+                    if lemma in words:
+                        source = words.index(lemma) + 1
+                        for target, target_pos, number in derived.get(source, []):
+                            target_words = data[letter[target_pos]][target][0]
+                            add(lemma, target_words[number - 1])
+    for pos in ["noun", "verb", "adj"]:
+        with open(f"{DIR}/{pos}.exc", encoding="latin-1") as exceptions:
+            for line in exceptions:
+                inflected, *bases = line.split()
+                for base in bases:
+                    add(inflected, base)
+    lines = [
+        "# Related words derived from WordNet 3.0 (Princeton University; WordNet",
+        "# license: free to use, copy, modify and distribute with this notice) by",
+        "# scripts/wordnet-table.py. Regenerate, do not edit. Sorted by word.",
+    ]
+    for word in sorted(related):
+        others = related[word][:MAX_RELATED]
+        if others:
+            lines.append(word + " " + " ".join(others))
+    text = "\n".join(lines) + "\n"
+    with open(OUT, "wb") as out:
+        out.write(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))
+
+
+main()
