@@ -32,6 +32,13 @@ pub struct ServerRow {
     /// Names of the headers sent to an HTTP server.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<String>,
+    /// The registry entry it was added from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<sieve_core::Origin>,
+    /// A newer version its registry has published (see
+    /// [`with_newer_versions`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newer_version: Option<String>,
 }
 
 /// The rows of every server of `config` (the built-in demo when it lists
@@ -49,6 +56,8 @@ pub fn rows(config: &Config, statuses: &BTreeMap<String, Status>) -> Vec<ServerR
                 .unwrap_or_else(|| Status::new(State::Stopped)),
             env: Vec::new(),
             headers: Vec::new(),
+            origin: None,
+            newer_version: None,
         }];
     }
     config
@@ -87,9 +96,21 @@ pub fn rows(config: &Config, statuses: &BTreeMap<String, Status>) -> Vec<ServerR
                 status,
                 env,
                 headers,
+                origin: server.origin.clone(),
+                newer_version: None,
             }
         })
         .collect()
+}
+
+/// `rows` with the newer versions their registries have published since
+/// they were added; a registry that does not answer says nothing.
+pub async fn with_newer_versions(config: &Config, mut rows: Vec<ServerRow>) -> Vec<ServerRow> {
+    let newer = super::registry::newer(config).await;
+    for row in &mut rows {
+        row.newer_version = newer.get(&row.name).cloned();
+    }
+    rows
 }
 
 /// Connects to every server once, reads their rows, and stops them.
@@ -194,6 +215,7 @@ pub fn add(store: &Store, server: NewServer) -> Result<String> {
             transport,
             disabled: false,
             roots: Default::default(),
+            origin: None,
         };
         config.mcp_servers.insert(key.clone(), server);
         Ok(key)

@@ -55,6 +55,7 @@ pub mod labels;
 pub mod naming;
 pub mod parse;
 pub mod profile;
+pub mod registry;
 pub mod rules;
 pub mod search;
 pub mod secret_ref;
@@ -71,8 +72,9 @@ pub use catalog::{
 };
 pub use config::{
     ClientMetadataUrlError, ConcernDef, ConcernValueError, Config, GlobError, Grant, OAuthClient,
-    OAuthClientError, Overlay, OverlayError, Overlays, Root, Roots, RootsError, SIGNING_ALGORITHMS,
-    ServerConfig, ServerEntryError, Settings, Transport, check_client_metadata_url,
+    OAuthClientError, Origin, Overlay, OverlayError, Overlays, Root, Roots, RootsError,
+    SIGNING_ALGORITHMS, ServerConfig, ServerEntryError, Settings, Transport,
+    check_client_metadata_url,
 };
 pub use cost::{Cost, Measured, Measurements};
 pub use labels::Labels;
