@@ -12,6 +12,7 @@ import {
 } from '../backend';
 import { Action, Loader } from '../request.svelte';
 import { toNewServer, type ServerDraft } from './draft';
+import { RegistryBrowser } from './registry.svelte';
 
 /** The servers of config.json with their live state. */
 export class ServersStore {
@@ -21,6 +22,7 @@ export class ServersStore {
   /** The add form. */
   adding = new Action();
   importer = new ServerImport(this);
+  registry = new RegistryBrowser(this);
 
   /** Nothing configured: the built-in demo stands in. */
   onlyDemo = $derived(this.rows.value.length === 1 && this.rows.value[0].transport === 'builtin');
