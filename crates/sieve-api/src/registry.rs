@@ -390,6 +390,19 @@ pub async fn newer(config: &Config) -> BTreeMap<String, String> {
     found
 }
 
+/// `rows` with the newer versions their registries have published since
+/// they were added; a registry that does not answer says nothing.
+pub async fn with_newer_versions(
+    config: &Config,
+    mut rows: Vec<super::ServerRow>,
+) -> Vec<super::ServerRow> {
+    let newer = newer(config).await;
+    for row in &mut rows {
+        row.newer_version = newer.get(&row.name).cloned();
+    }
+    rows
+}
+
 /// The sentence for a runner not on `PATH`, or none when it is there.
 fn missing_runner(runner: &str) -> Option<String> {
     let found = std::env::var_os("PATH")

@@ -36,7 +36,7 @@ pub struct ServerRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<sieve_core::Origin>,
     /// A newer version its registry has published (see
-    /// [`with_newer_versions`]).
+    /// `registry::with_newer_versions`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub newer_version: Option<String>,
 }
@@ -103,15 +103,6 @@ pub fn rows(config: &Config, statuses: &BTreeMap<String, Status>) -> Vec<ServerR
         .collect()
 }
 
-/// `rows` with the newer versions their registries have published since
-/// they were added; a registry that does not answer says nothing.
-pub async fn with_newer_versions(config: &Config, mut rows: Vec<ServerRow>) -> Vec<ServerRow> {
-    let newer = super::registry::newer(config).await;
-    for row in &mut rows {
-        row.newer_version = newer.get(&row.name).cloned();
-    }
-    rows
-}
 
 /// Connects to every server once, reads their rows, and stops them.
 pub async fn probe(store: &Store) -> Result<Vec<ServerRow>> {

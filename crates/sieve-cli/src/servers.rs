@@ -114,7 +114,7 @@ pub(crate) fn run(store: &Store, command: ServersCommand, out: &mut dyn Write) -
             let rows = runtime()?.block_on(async {
                 let rows = api::servers::probe(store).await?;
                 api::Result::<_, api::ApiError>::Ok(
-                    api::servers::with_newer_versions(&config, rows).await,
+                    api::registry::with_newer_versions(&config, rows).await,
                 )
             })?;
             if json {
