@@ -37,6 +37,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         registry::registry_show,
         registry::registry_prepare,
         registry::registry_add,
+        registry::servers_newer,
         servers::server_login,
         tools::catalog_rows,
         tools::token_report,

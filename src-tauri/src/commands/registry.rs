@@ -26,6 +26,17 @@ pub async fn registry_show(
     registry::show(&state.store, registry.as_deref(), &name, version.as_deref()).await
 }
 
+/// The servers whose registry has published a newer version since they
+/// were added, key to version; asked once the rows are shown, as a
+/// registry may be slow or unreachable (then nothing is said).
+#[tauri::command]
+pub async fn servers_newer(
+    state: State<'_, AppState>,
+) -> Result<std::collections::BTreeMap<String, String>> {
+    let config = state.engine.config();
+    Ok(registry::newer(&config).await)
+}
+
 /// What adding `request` writes and runs, for the person to confirm;
 /// nothing is written.
 #[tauri::command]
@@ -42,6 +53,8 @@ pub async fn registry_add(state: State<'_, AppState>, request: Request) -> Resul
     // The keychain is reached over D-Bus, blocking.
     tauri::async_runtime::spawn_blocking(move || registry::add(&store, prepared))
         .await
-        .map_err(|error| ApiError::new(ErrorCode::Io, format!("adding the server stopped: {error}")))??;
+        .map_err(|error| {
+            ApiError::new(ErrorCode::Io, format!("adding the server stopped: {error}"))
+        })??;
     Ok(servers::of_engine(&state.engine))
 }

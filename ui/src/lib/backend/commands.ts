@@ -55,6 +55,7 @@ export interface Commands {
   registry_show: { args: { name: string; version?: string; registry?: string }; result: RegistryShown };
   registry_prepare: { args: { request: RegistryRequest }; result: RegistryPrepared };
   registry_add: { args: { request: RegistryRequest }; result: ServerRow[] };
+  servers_newer: { args: None; result: Record<string, string> };
   catalog_rows: { args: { profile: string }; result: PrimitiveRow[] };
   token_report: { args: { profile: string }; result: TokenReport };
   tool_set_override: {

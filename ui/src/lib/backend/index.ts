@@ -88,6 +88,7 @@ export const serversImport = (host: Host, path: string | undefined, keepSecrets:
 export const registrySearch = (text: string) => call('registry_search', { text });
 export const registryShow = (name: string, version?: string) => call('registry_show', { name, version });
 export const registryPrepare = (request: RegistryRequest) => call('registry_prepare', { request });
+export const serversNewer = () => call('servers_newer', {});
 export const registryAdd = (request: RegistryRequest) => call('registry_add', { request });
 
 export const catalogRows = (profile: string) => call('catalog_rows', { profile });

@@ -82,3 +82,18 @@ it('keeps the shell\'s sentence when the registry cannot be reached', async () =
   expect(await browser.search()).toBe(false);
   expect(browser.results.error).toContain('cannot be reached');
 });
+
+it('asks for newer versions only when a server came from a registry, and a failure says nothing', async () => {
+  fake.on('servers_list', () => [aServer({ name: 'github' })]).on('servers_newer', () => ({ github: '2.0.0' }));
+  await stores.servers.load();
+  expect(fake.count('servers_newer'), 'no server has an origin').toBe(0);
+
+  const origin = { registry: 'https://registry.modelcontextprotocol.io', name: 'io.github.github/github-mcp-server', version: '1.0.0' };
+  fake.on('servers_list', () => [aServer({ name: 'github', origin })]);
+  await stores.servers.load();
+  await expect.poll(() => stores.servers.newer).toEqual({ github: '2.0.0' });
+
+  fake.fail('servers_newer', { code: 'upstream', message: 'cannot be reached' });
+  expect(await stores.servers.load()).toBe(true);
+  expect(stores.servers.rows.error).toBeNull();
+});

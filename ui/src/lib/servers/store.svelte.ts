@@ -6,6 +6,7 @@ import {
   serversImport,
   serversImportPreview,
   serversList,
+  serversNewer,
   type Host,
   type ImportReport,
   type ServerRow,
@@ -27,8 +28,19 @@ export class ServersStore {
   /** Nothing configured: the built-in demo stands in. */
   onlyDemo = $derived(this.rows.value.length === 1 && this.rows.value[0].transport === 'builtin');
 
-  load(): Promise<boolean> {
-    return this.rows.load(serversList);
+  /** Newer versions published for servers added from a registry, by key. */
+  newer = $state.raw<Record<string, string>>({});
+
+  async load(): Promise<boolean> {
+    const ok = await this.rows.load(serversList);
+    if (ok && this.rows.value.some((row) => row.origin)) {
+      // A notice only: a registry that does not answer says nothing.
+      serversNewer().then(
+        (newer) => (this.newer = newer),
+        () => {},
+      );
+    }
+    return ok;
   }
 
   /** Adds the server of the form; its error (the form's or the shell's) stays on `adding`. */
