@@ -543,3 +543,95 @@ fn an_unreachable_registry_is_one_sentence_and_everything_else_works() {
     assert_eq!(rows[0]["state"], "up", "{rows}");
     assert!(rows[0].get("newerVersion").is_none(), "{rows}");
 }
+
+/// Runs `args` on a terminal of its own (`script` gives it a pty); each
+/// `(question, answer)` types the answer once the terminal shows the
+/// question. Returns what the terminal showed.
+fn on_a_terminal(home: &Home, args: &[&str], answers: &[(&str, &str)]) -> String {
+    use std::io::{Read, Write};
+    use std::sync::{Arc, Mutex};
+    let mut line = format!("'{BIN}' --home '{}'", home.path().display());
+    for arg in args {
+        line.push_str(&format!(" '{arg}'"));
+    }
+    let mut child = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("MCP_SIEVE_SECRETS", "file")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    let shown = Arc::new(Mutex::new(String::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = {
+        let shown = shown.clone();
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(n @ 1..) = stdout.read(&mut buffer) {
+                shown
+                    .lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buffer[..n]));
+            }
+        })
+    };
+    let mut stdin = child.stdin.take().unwrap();
+    for (question, answer) in answers {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !shown.lock().unwrap().contains(question) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the terminal never asked {question:?}: {}",
+                shown.lock().unwrap()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        writeln!(stdin, "{answer}").unwrap();
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    let shown = shown.lock().unwrap().clone();
+    assert!(status.code().is_some(), "{shown}");
+    shown
+}
+
+#[test]
+fn on_a_terminal_it_asks_for_the_secret_unseen_and_adds_only_when_told() {
+    let registry = Registry::start(&[]);
+    let home = home_of(&registry);
+    let github = "io.github.github/github-mcp-server";
+    let secret = "ghp_typed_on_the_terminal_33d1";
+    let declined = on_a_terminal(
+        &home,
+        &["registry", "add", github],
+        &[("token: ", secret), ("Add it?", "n")],
+    );
+    assert!(declined.contains("run as:"), "{declined}");
+    assert!(
+        declined.contains("docker run -i --rm -e GITHUB_PERSONAL_ACCESS_TOKEN"),
+        "{declined}"
+    );
+    assert!(declined.contains("nothing was added"), "{declined}");
+    assert!(
+        !declined.contains(secret),
+        "the secret is not echoed: {declined}"
+    );
+    assert!(config(&home)["mcpServers"].is_null(), "nothing written");
+
+    let accepted = on_a_terminal(
+        &home,
+        &["registry", "add", github],
+        &[("token: ", secret), ("Add it?", "y")],
+    );
+    assert!(
+        accepted.contains("added io.github.github/github-mcp-server 0.20.1 as \"github\""),
+        "{accepted}"
+    );
+    assert!(!accepted.contains(secret), "{accepted}");
+    assert!(!home.read("config.json").contains(secret));
+    assert_eq!(
+        config(&home)["mcpServers"]["github"]["env"]["GITHUB_PERSONAL_ACCESS_TOKEN"],
+        "${secret:github/env/GITHUB_PERSONAL_ACCESS_TOKEN}"
+    );
+}
