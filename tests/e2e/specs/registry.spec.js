@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Key } from 'selenium-webdriver';
+import { By, Key } from 'selenium-webdriver';
 import { ServersPage } from '../pages/servers.js';
 import { Shell } from '../pages/shell.js';
 import { App, typeInto } from '../support/app.js';
@@ -61,7 +61,24 @@ describe('Servers from the MCP Registry', () => {
     const search = await app.find('registry-search');
     await typeInto(search, 'io.github');
     await search.sendKeys(Key.ENTER);
+    const section = await app.locate(By.css('section[aria-labelledby="registry-title"]'));
     // Page one holds github-mcp-server; context7 comes on page three.
+    await until(
+      async () => {
+        const found = await app.driver.findElements(By.css('[data-testid="registry-result-io.github.upstash/context7"]'));
+        if (found.length > 0) return true;
+        const alerts = await app.driver.findElements(By.css('[role="alert"]'));
+        for (const alert of alerts) {
+          const text = await alert.getText();
+          if (text) throw new Error(`the page says: ${text}`);
+        }
+        return null;
+      },
+      { what: 'the search results' },
+    ).catch(async (error) => {
+      const log = readFileSync(home.file('registry.log'), { encoding: 'utf8', flag: 'a+' });
+      throw new Error(`${error.message}; the section shows: ${await section.getText()}; the registry was asked: ${log}`);
+    });
     await app.find('registry-result-io.github.github/github-mcp-server');
     const context7 = await app.find('registry-result-io.github.upstash/context7');
     assert.match(await context7.getText(), /npm @upstash\/context7-mcp@1\.0\.26/);
