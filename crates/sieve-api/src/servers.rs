@@ -103,7 +103,6 @@ pub fn rows(config: &Config, statuses: &BTreeMap<String, Status>) -> Vec<ServerR
         .collect()
 }
 
-
 /// Connects to every server once, reads their rows, and stops them.
 pub async fn probe(store: &Store) -> Result<Vec<ServerRow>> {
     let config = store.load_config()?;
