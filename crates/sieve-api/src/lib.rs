@@ -20,6 +20,11 @@
 //!   profile edits ([`ProfileEdit`]) that validate, then write atomically.
 //! * [`quarantine`]: the tools held because they are new or changed since
 //!   approved, with both definitions; approve and keep hidden.
+//! * [`registry`]: servers from an MCP registry (API v0.1): search, show
+//!   a server's versions, add one with its version pinned and where it
+//!   came from kept, and newer versions published since.
+//! * [`scan`]: the scanner's findings on a live server's or a catalog
+//!   file's tools (`mcp-sieve scan`).
 //! * [`settings`]: `config.json`'s settings, and the app's own switch.
 //! * [`audit`]: the calls recorded with `settings.audit` on, filtered
 //!   like tasks.
@@ -43,6 +48,7 @@ pub mod notices;
 pub mod probe;
 pub mod profiles;
 pub mod quarantine;
+pub mod registry;
 pub mod scan;
 pub mod secrets;
 pub mod servers;

@@ -256,6 +256,7 @@ async fn connect(
                 },
                 disabled: false,
                 roots: Default::default(),
+                origin: None,
             })),
             target.handshake(),
         );

@@ -32,6 +32,13 @@ pub struct ServerRow {
     /// Names of the headers sent to an HTTP server.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<String>,
+    /// The registry entry it was added from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<sieve_core::Origin>,
+    /// A newer version its registry has published (see
+    /// `registry::with_newer_versions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newer_version: Option<String>,
 }
 
 /// The rows of every server of `config` (the built-in demo when it lists
@@ -49,6 +56,8 @@ pub fn rows(config: &Config, statuses: &BTreeMap<String, Status>) -> Vec<ServerR
                 .unwrap_or_else(|| Status::new(State::Stopped)),
             env: Vec::new(),
             headers: Vec::new(),
+            origin: None,
+            newer_version: None,
         }];
     }
     config
@@ -87,6 +96,8 @@ pub fn rows(config: &Config, statuses: &BTreeMap<String, Status>) -> Vec<ServerR
                 status,
                 env,
                 headers,
+                origin: server.origin.clone(),
+                newer_version: None,
             }
         })
         .collect()
@@ -194,6 +205,7 @@ pub fn add(store: &Store, server: NewServer) -> Result<String> {
             transport,
             disabled: false,
             roots: Default::default(),
+            origin: None,
         };
         config.mcp_servers.insert(key.clone(), server);
         Ok(key)

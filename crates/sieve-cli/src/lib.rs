@@ -20,7 +20,8 @@
 //!   `import`);
 //! * `tasks`: the task ledger (list, `show`, `retry`, `cancel`);
 //! * `audit`: the calls recorded with `settings.audit` on;
-//! * `connect`: the config entry that connects a host.
+//! * `connect`: the config entry that connects a host;
+//! * `registry`: servers of an MCP registry (`search`, `show`, `add`).
 //!
 //! What several groups share lives in modules that use no group module
 //! (and no group module uses another):
@@ -39,6 +40,7 @@ mod labels;
 mod logging;
 mod output;
 mod profiles;
+mod registry;
 mod runtime;
 mod scan;
 mod serve;
@@ -119,6 +121,8 @@ pub enum Command {
     /// The AI hosts on this machine: list them, route them through MCP
     /// Sieve (one profile each), give them back.
     Hosts(hosts::HostsArgs),
+    /// Servers of an MCP registry: search, show one, add one to config.json.
+    Registry(registry::RegistryArgs),
     /// Run the built-in demo MCP server (about 40 tools) on stdio or HTTP.
     DemoServer(DemoServerArgs),
 }
@@ -158,5 +162,6 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
         Command::Servers(command) => servers::run(&store, command, out),
         Command::Connect(args) => connect::run(&store, &args, out),
         Command::Hosts(args) => hosts::run(&store, args, out),
+        Command::Registry(args) => registry::run(&store, args, out),
     }
 }

@@ -110,7 +110,13 @@ pub enum ServersCommand {
 pub(crate) fn run(store: &Store, command: ServersCommand, out: &mut dyn Write) -> Result<()> {
     match command {
         ServersCommand::List { json } => {
-            let rows = runtime()?.block_on(api::servers::probe(store))?;
+            let config = store.load_config()?;
+            let rows = runtime()?.block_on(async {
+                let rows = api::servers::probe(store).await?;
+                api::Result::<_, api::ApiError>::Ok(
+                    api::registry::with_newer_versions(&config, rows).await,
+                )
+            })?;
             if json {
                 return print_json(out, &rows);
             }
@@ -232,6 +238,13 @@ fn print_servers(rows: &[ServerRow], out: &mut dyn Write) -> Result<()> {
             row.status.tools,
             row.target
         )?;
+        if let (Some(newer), Some(origin)) = (&row.newer_version, &row.origin) {
+            writeln!(
+                out,
+                "{:width$}  {} {newer} is published (this is {}): `mcp-sieve registry add {} --as NEW-KEY` adds it",
+                "", origin.name, origin.version, origin.name
+            )?;
+        }
         if let Some(error) = &row.status.error {
             writeln!(out, "{:width$}  error: {error}", "")?;
         }

@@ -59,6 +59,7 @@ pub mod lexicon;
 pub mod naming;
 pub mod parse;
 pub mod profile;
+pub mod registry;
 pub mod rules;
 pub mod scan;
 pub mod search;
@@ -76,8 +77,9 @@ pub use catalog::{
 };
 pub use config::{
     ClientMetadataUrlError, ConcernDef, ConcernValueError, Config, GlobError, Grant, OAuthClient,
-    OAuthClientError, Overlay, OverlayError, Overlays, Root, Roots, RootsError, SIGNING_ALGORITHMS,
-    ServerConfig, ServerEntryError, Settings, Transport, check_client_metadata_url,
+    OAuthClientError, Origin, Overlay, OverlayError, Overlays, Root, Roots, RootsError,
+    SIGNING_ALGORITHMS, ServerConfig, ServerEntryError, Settings, Transport,
+    check_client_metadata_url,
 };
 pub use cost::{Cost, Measured, Measurements};
 pub use labels::Labels;

@@ -635,6 +635,7 @@ fn server() -> impl Strategy<Value = (Value, Option<ServerConfig>)> {
                             transport,
                             disabled: disabled.unwrap_or(false),
                             roots,
+                            origin: None,
                         });
                 (Value::Object(entry), loaded)
             },

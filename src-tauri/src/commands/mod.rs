@@ -8,6 +8,7 @@ pub mod hosts;
 pub mod labels;
 pub mod profiles;
 pub mod quarantine;
+pub mod registry;
 pub mod servers;
 pub mod tasks;
 pub mod tools;
@@ -32,6 +33,11 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
         servers::server_set_enabled,
         servers::servers_import_preview,
         servers::servers_import,
+        registry::registry_search,
+        registry::registry_show,
+        registry::registry_prepare,
+        registry::registry_add,
+        registry::servers_newer,
         servers::server_login,
         tools::catalog_rows,
         tools::token_report,

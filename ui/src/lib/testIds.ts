@@ -86,6 +86,22 @@ export const TestId = {
   ConcernDef: (name: string) => `concern-def-${name}`,
   /** With `data-state`. */
   ServerRow: (name: string) => `server-row-${name}`,
+  /** The registry search's text input (Enter searches). */
+  RegistrySearch: 'registry-search',
+  /** A server the search found, by its registry name. */
+  RegistryResult: (name: string) => `registry-result-${name}`,
+  /** Opens a found server's versions, packages and form. */
+  RegistryAdd: (name: string) => `registry-add-${name}`,
+  /** A value the chosen server asks for, by name. */
+  RegistryInput: (name: string) => `registry-input-${name}`,
+  /** Shows the command adding will run. */
+  RegistryReview: 'registry-review',
+  /** The command adding will run, secrets hidden. */
+  RegistryCommand: 'registry-command',
+  /** Adds the server whose command is shown. */
+  RegistryConfirm: 'registry-confirm',
+  /** On a server's row: a newer version its registry has published. */
+  ServerNewer: (name: string) => `server-newer-${name}`,
   /** With `data-status`. */
   TaskRow: (id: string) => `task-row-${id}`,
   TaskRetry: (id: string) => `task-retry-${id}`,

@@ -24,7 +24,7 @@ pub use oauth::{
     check_client_metadata_url,
 };
 pub use overlay::{Overlay, OverlayError, Overlays};
-pub use server::{Root, Roots, RootsError, ServerConfig, ServerEntryError, Transport};
+pub use server::{Origin, Root, Roots, RootsError, ServerConfig, ServerEntryError, Transport};
 
 use crate::naming::{
     DEFAULT_PROFILE, DEFAULT_SEPARATOR, is_valid_profile_name, is_valid_separator,
@@ -203,6 +203,11 @@ pub struct Settings {
     /// theirs chooses their profile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identity: Option<Identity>,
+    /// MCP registries (API v0.1) to browse and add servers from, by base
+    /// URL; the first is searched unless another is named. Empty means the
+    /// official one, [`crate::registry::OFFICIAL`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub registries: Vec<String>,
 }
 
 fn default_on() -> bool {
@@ -296,6 +301,7 @@ impl Default for Settings {
             state: None,
             audit: Audit::default(),
             identity: None,
+            registries: Vec::new(),
         }
     }
 }

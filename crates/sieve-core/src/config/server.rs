@@ -18,6 +18,21 @@ pub struct ServerConfig {
     pub disabled: bool,
     /// What the server is told when it asks for roots.
     pub roots: Roots,
+    /// The registry entry it was added from, where it was.
+    pub origin: Option<Origin>,
+}
+
+/// Where a server added from an MCP registry came from: `"origin"` in its
+/// entry, so a newer version published there can be announced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Origin {
+    /// The registry's base URL.
+    pub registry: String,
+    /// The server's name there, e.g. `io.github.upstash/context7`.
+    pub name: String,
+    /// The version added.
+    pub version: String,
 }
 
 /// What an upstream is told when it asks the proxy for its roots
@@ -217,6 +232,7 @@ impl fmt::Debug for ServerConfig {
             .field("transport", &self.transport)
             .field("disabled", &self.disabled)
             .field("roots", &self.roots)
+            .field("origin", &self.origin)
             .finish()
     }
 }
@@ -247,6 +263,8 @@ struct RawServer {
     roots: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     oauth: Option<OAuthClient>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    origin: Option<Origin>,
 }
 
 /// A server entry of `config.json` that cannot be used, said with what
@@ -362,6 +380,7 @@ impl TryFrom<RawServer> for ServerConfig {
             transport,
             disabled: raw.disabled,
             roots,
+            origin: raw.origin,
         })
     }
 }
@@ -371,6 +390,7 @@ impl From<ServerConfig> for RawServer {
         let mut raw = RawServer {
             disabled: server.disabled,
             roots: server.roots.to_value(),
+            origin: server.origin,
             ..RawServer::default()
         };
         match server.transport {

@@ -701,6 +701,7 @@ mod tests {
             },
             disabled: false,
             roots: Default::default(),
+            origin: None,
         }
     }
 
@@ -1021,6 +1022,7 @@ mod tests {
                         transport: context7,
                         disabled: false,
                         roots: Default::default(),
+                        origin: None,
                     },
                 ),
                 entry("everything", stdio("npx", &["server-everything"])),

@@ -18,6 +18,10 @@ import type {
   ProfileSummary,
   ProfileView,
   QuarantinedTool,
+  RegistryPrepared,
+  RegistryRequest,
+  RegistrySearched,
+  RegistryShown,
   RouteReport,
   Routed,
   ServerRow,
@@ -47,6 +51,11 @@ export interface Commands {
   server_set_enabled: { args: { name: string; enabled: boolean }; result: ServerRow[] };
   servers_import_preview: { args: { host: Host; path?: string }; result: ImportReport };
   servers_import: { args: { host: Host; path?: string; keepSecrets: boolean }; result: ImportReport };
+  registry_search: { args: { text: string; registry?: string }; result: RegistrySearched };
+  registry_show: { args: { name: string; version?: string; registry?: string }; result: RegistryShown };
+  registry_prepare: { args: { request: RegistryRequest }; result: RegistryPrepared };
+  registry_add: { args: { request: RegistryRequest }; result: ServerRow[] };
+  servers_newer: { args: None; result: Record<string, string> };
   catalog_rows: { args: { profile: string }; result: PrimitiveRow[] };
   token_report: { args: { profile: string }; result: TokenReport };
   tool_set_override: {

@@ -12,6 +12,7 @@ import type {
   HostTransport,
   LabelEdit,
   NewServer,
+  RegistryRequest,
   ProfileEdit,
   TaskFilter,
 } from './types';
@@ -83,6 +84,12 @@ export const serversImportPreview = (host: Host, path?: string) =>
   call('servers_import_preview', { host, path });
 export const serversImport = (host: Host, path: string | undefined, keepSecrets: boolean) =>
   call('servers_import', { host, path, keepSecrets });
+
+export const registrySearch = (text: string) => call('registry_search', { text });
+export const registryShow = (name: string, version?: string) => call('registry_show', { name, version });
+export const registryPrepare = (request: RegistryRequest) => call('registry_prepare', { request });
+export const serversNewer = () => call('servers_newer', {});
+export const registryAdd = (request: RegistryRequest) => call('registry_add', { request });
 
 export const catalogRows = (profile: string) => call('catalog_rows', { profile });
 export const tokenReport = (profile: string) => call('token_report', { profile });

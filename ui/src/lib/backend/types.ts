@@ -52,6 +52,87 @@ export interface ServerRow {
   /** Names only: the values are secrets and never leave the shell. */
   env?: string[];
   headers?: string[];
+  /** The registry entry it was added from. */
+  origin?: RegistryOrigin;
+  /** A newer version its registry has published. */
+  newerVersion?: string;
+}
+
+/** Where a server added from an MCP registry came from. */
+export interface RegistryOrigin {
+  registry: string;
+  name: string;
+  version: string;
+}
+
+/** A server a registry search found, at its latest version. */
+export interface RegistryFound {
+  name: string;
+  title?: string;
+  description: string;
+  version: string;
+  /** `npm @scope/pkg@1.0.0`. */
+  packages: string[];
+  /** `streamable-http URL`. */
+  remotes: string[];
+}
+
+export interface RegistrySearched {
+  registry: string;
+  servers: RegistryFound[];
+}
+
+/** A value an entry asks for. */
+export interface RegistryAsked {
+  section: 'env' | 'header' | 'arg';
+  name: string;
+  description: string;
+  required: boolean;
+  secret: boolean;
+  default?: string;
+}
+
+/** One server of a registry: a version's entry, its versions, what adding uses and asks. */
+export interface RegistryShown {
+  registry: string;
+  /** The server.json. */
+  entry: {
+    name: string;
+    title?: string;
+    description: string;
+    version: string;
+    packages?: { registryType: string; identifier: string; version?: string; transport: { type: string } }[];
+    remotes?: { type: string; url: string }[];
+  };
+  versions: string[];
+  latest: string;
+  source?: { kind: 'package' | 'remote'; index: number };
+  /** Why it cannot be added. */
+  refused?: string;
+  asked: RegistryAsked[];
+}
+
+/** What the person asks to add. */
+export interface RegistryRequest {
+  name: string;
+  version?: string;
+  as?: string;
+  registry?: string;
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  args: Record<string, string>;
+}
+
+/** What adding will write and run, for the person to confirm. */
+export interface RegistryPrepared {
+  registry: string;
+  name: string;
+  version: string;
+  key: string;
+  /** Secrets shown as `(secret)`. */
+  command: string;
+  secrets: string[];
+  runnerMissing?: string;
 }
 
 export type NewServer =

@@ -6,12 +6,14 @@ import {
   serversImport,
   serversImportPreview,
   serversList,
+  serversNewer,
   type Host,
   type ImportReport,
   type ServerRow,
 } from '../backend';
 import { Action, Loader } from '../request.svelte';
 import { toNewServer, type ServerDraft } from './draft';
+import { RegistryBrowser } from './registry.svelte';
 
 /** The servers of config.json with their live state. */
 export class ServersStore {
@@ -21,12 +23,24 @@ export class ServersStore {
   /** The add form. */
   adding = new Action();
   importer = new ServerImport(this);
+  registry = new RegistryBrowser(this);
 
   /** Nothing configured: the built-in demo stands in. */
   onlyDemo = $derived(this.rows.value.length === 1 && this.rows.value[0].transport === 'builtin');
 
-  load(): Promise<boolean> {
-    return this.rows.load(serversList);
+  /** Newer versions published for servers added from a registry, by key. */
+  newer = $state.raw<Record<string, string>>({});
+
+  async load(): Promise<boolean> {
+    const ok = await this.rows.load(serversList);
+    if (ok && this.rows.value.some((row) => row.origin)) {
+      // A notice only: a registry that does not answer says nothing.
+      serversNewer().then(
+        (newer) => (this.newer = newer),
+        () => {},
+      );
+    }
+    return ok;
   }
 
   /** Adds the server of the form; its error (the form's or the shell's) stays on `adding`. */
