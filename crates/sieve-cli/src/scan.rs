@@ -1,5 +1,5 @@
 //! `mcp-sieve scan`: what the tool-poisoning scanner finds in the
-//! servers' tools, or in a catalog file's.
+//! servers' tools and prompts, or in a catalog file's.
 
 use crate::output::print_json;
 use crate::source::{SourceArgs, listed};
@@ -12,7 +12,7 @@ use std::io::Write;
 pub struct ScanArgs {
     #[command(flatten)]
     pub source: SourceArgs,
-    /// Print JSON: `[{name, findings: [{kind, field, excerpt, says}]}]`.
+    /// Print JSON: `[{name, kind, findings: [{kind, field, excerpt, says}]}]`.
     #[arg(long)]
     pub json: bool,
 }
@@ -32,11 +32,14 @@ pub(crate) fn run(store: &Store, args: &ScanArgs, out: &mut dyn Write) -> Result
     if tools.is_empty() {
         writeln!(
             out,
-            "no findings: nothing in these tools' definitions looks poisoned"
+            "no findings: nothing in these tools' and prompts' definitions looks poisoned"
         )?;
     }
     for tool in &tools {
-        writeln!(out, "{}", tool.name)?;
+        match tool.kind {
+            sieve_api::Kind::Prompt => writeln!(out, "{} (prompt)", tool.name)?,
+            _ => writeln!(out, "{}", tool.name)?,
+        }
         for f in &tool.findings {
             writeln!(out, "  {}: {}", f.kind.as_str(), f.reason())?;
             writeln!(out, "    {:?}", f.excerpt)?;

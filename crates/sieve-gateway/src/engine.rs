@@ -436,6 +436,19 @@ impl Engine {
             .into_iter()
             .map(|s| ((s.server, s.name), s.findings))
             .collect();
+        // Prompts are scanned and told, not held: quarantine holds tools.
+        for listing in listings {
+            for prompt in &listing.prompts {
+                if let Some(first) = sieve_core::scan::scan_prompt(prompt).first() {
+                    tracing::warn!(
+                        server = %listing.server,
+                        prompt = prompt.get("name").and_then(serde_json::Value::as_str).unwrap_or_default(),
+                        "the scanner found that {} (`mcp-sieve scan` lists every finding)",
+                        first.reason()
+                    );
+                }
+            }
+        }
         let found = Arc::new(found);
         self.state.writing().scanned = (generation, found.clone());
         found
