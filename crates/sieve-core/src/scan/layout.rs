@@ -28,13 +28,17 @@ pub fn padding(text: &str) -> Option<Hit> {
         let run = &chars[i..j];
         let breaks = run.iter().filter(|&&d| d == '\n').count();
         let long = run.len() >= 100 || breaks >= 20;
-        let after: String = chars[j..].iter().collect();
-        if filler && long && after.trim().chars().count() >= 3 {
-            return Some(Hit::new(
-                Kind::Padding,
-                format!("hides text after {} characters of padding", run.len()),
-                after.trim(),
-            ));
+        // The rest is copied only behind a long run: copying it behind
+        // every run made a long text's scan quadratic.
+        if filler && long {
+            let after: String = chars[j..].iter().collect();
+            if after.trim().chars().count() >= 3 {
+                return Some(Hit::new(
+                    Kind::Padding,
+                    format!("hides text after {} characters of padding", run.len()),
+                    after.trim(),
+                ));
+            }
         }
         i = j.max(i + 1);
     }

@@ -5,6 +5,7 @@
 
 use super::lexicon::*;
 use super::{Hit, Kind};
+use aho_corasick::AhoCorasick;
 
 /// Where a text sits, which changes what it may say.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -91,32 +92,46 @@ fn push_trimmed<'a>(out: &mut Vec<&'a str>, s: &'a str) {
 }
 
 /// Where in `hay` (lowercase) the first of `words` starts on a word
-/// boundary, and which word it was.
-pub fn find(hay: &str, words: &[&'static str]) -> Option<(usize, &'static str)> {
-    words
-        .iter()
-        .filter_map(|w| at_boundary(hay, w).map(|i| (i, *w)))
-        .min_by_key(|(i, _)| *i)
+/// boundary, and which word it was (the list's first, of two at one
+/// place). A trailing `|` in a word asks for a word end too ("pass|" is
+/// not "password"). One pass over `hay` finds every word of the list.
+pub fn find(hay: &str, words: &'static [&'static str]) -> Option<(usize, &'static str)> {
+    let outside = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() || is_cjk(c));
+    automaton(words)
+        .find_overlapping_iter(hay)
+        .filter(|m| {
+            let word = words[m.pattern().as_usize()];
+            let first = word.chars().next().unwrap_or(' ');
+            let needs_boundary = first.is_alphanumeric() && !is_cjk(first);
+            (!needs_boundary || outside(hay[..m.start()].chars().next_back()))
+                && (!word.ends_with('|') || outside(hay[m.end()..].chars().next()))
+        })
+        .min_by_key(|m| (m.start(), m.pattern()))
+        .map(|m| (m.start(), words[m.pattern().as_usize()]))
 }
 
-pub fn has(hay: &str, words: &[&'static str]) -> bool {
+pub fn has(hay: &str, words: &'static [&'static str]) -> bool {
     find(hay, words).is_some()
 }
 
-/// A trailing `|` in `word` asks for a word end too ("pass|" is not
-/// "password").
-fn at_boundary(hay: &str, word: &str) -> Option<usize> {
-    let (word, whole) = match word.strip_suffix('|') {
-        Some(w) => (w, true),
-        None => (word, false),
-    };
-    let first = word.chars().next()?;
-    let needs_boundary = first.is_alphanumeric() && !is_cjk(first);
-    let outside = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() || is_cjk(c));
-    hay.match_indices(word).map(|(i, _)| i).find(|&i| {
-        (!needs_boundary || outside(hay[..i].chars().next_back()))
-            && (!whole || outside(hay[i + word.len()..].chars().next()))
-    })
+/// The matcher of one word list, built at its first use and kept: the
+/// lists are the lexicon's constants.
+fn automaton(words: &'static [&'static str]) -> std::sync::Arc<AhoCorasick> {
+    type Built = std::collections::HashMap<(usize, usize), std::sync::Arc<AhoCorasick>>;
+    static BUILT: std::sync::OnceLock<std::sync::Mutex<Built>> = std::sync::OnceLock::new();
+    let mut built = BUILT
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    built
+        .entry((words.as_ptr() as usize, words.len()))
+        .or_insert_with(|| {
+            let patterns = words.iter().map(|w| w.strip_suffix('|').unwrap_or(w));
+            std::sync::Arc::new(
+                AhoCorasick::new(patterns).expect("the lexicon's word lists make a matcher"),
+            )
+        })
+        .clone()
 }
 
 fn is_cjk(c: char) -> bool {
