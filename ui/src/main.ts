@@ -2,7 +2,10 @@ import { mount } from 'svelte';
 import './app.css';
 import App from './App.svelte';
 import { Live } from './lib/live';
+import { reportPageErrors } from './lib/pageErrors';
 import { createStores, loadAll } from './lib/stores';
+
+reportPageErrors(window);
 
 const stores = createStores();
 // Follow changes before the first load, so none made meanwhile is missed.

@@ -139,7 +139,7 @@ fn bench(c: &mut Criterion) {
     // judged again (what a rebuild after a listing costs on top).
     let mut approvals = Approvals::default();
     for listing in &listings {
-        approvals.trust_first_use(&listing.server, &listing.tools);
+        approvals.trust_first_use(&listing.server, &listing.tools, |_| Vec::new());
     }
     group.bench_function("judge 10k tools against approvals", |b| {
         b.iter_batched(

@@ -23,8 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
-/// Every tool's scanner findings, by server and upstream tool name.
-pub type Findings = HashMap<(String, String), Vec<crate::scan::Finding>>;
+pub use crate::scan::Findings;
 
 /// The kinds of primitive that pass through the proxy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -605,7 +604,7 @@ impl Catalog {
                 .cloned()
                 .unwrap_or_default();
             if hold {
-                p.quarantine = approvals.judge_scanned(&p.server, &p.definition, &found);
+                p.quarantine = approvals.judge(&p.server, &p.definition, &found);
             }
             let open = approvals.unaccepted(&p.server, &p.name, &found);
             if let Some(first) = open.first()
@@ -638,10 +637,7 @@ impl Catalog {
             .iter()
             .map(|(server, tools)| crate::scan::ServerTools { server, tools })
             .collect();
-        crate::scan::scan_servers(&servers)
-            .into_iter()
-            .map(|s| ((s.server, s.name), s.findings))
-            .collect()
+        crate::scan::findings_of(&servers)
     }
 
     /// All primitives, servers in name order.

@@ -589,6 +589,7 @@ fn a_quarantined_tool_is_hidden_in_every_profile_and_refused_even_without_enforc
     approvals.trust_first_use(
         "everything",
         &[json!({"name": "echo", "description": "Echoes its input."})],
+        |tool| crate::scan::scan_tool(tool, &[]),
     );
     let mut catalog = catalog();
     catalog.quarantine(&approvals);

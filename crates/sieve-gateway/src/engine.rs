@@ -432,10 +432,7 @@ impl Engine {
                 tools: &l.tools,
             })
             .collect();
-        let found: sieve_core::catalog::Findings = sieve_core::scan::scan_servers(&servers)
-            .into_iter()
-            .map(|s| ((s.server, s.name), s.findings))
-            .collect();
+        let found = sieve_core::scan::findings_of(&servers);
         // Prompts are scanned and told, not held: quarantine holds tools.
         for listing in listings {
             for prompt in &listing.prompts {
@@ -478,7 +475,7 @@ impl Engine {
             listings.iter().any(|l| {
                 if approvals.knows(&l.server) {
                     l.tools.iter().any(|tool| {
-                        approvals.needs_record_scanned(&l.server, tool, &findings(&l.server, tool))
+                        approvals.needs_record(&l.server, tool, &findings(&l.server, tool))
                     })
                 } else {
                     !l.tools.is_empty()
@@ -493,7 +490,7 @@ impl Engine {
         }
         let recorded = self.store.update_approvals(|approvals| {
             for listing in listings.iter().filter(|l| !l.tools.is_empty()) {
-                if approvals.trust_first_use_scanned(&listing.server, &listing.tools, |tool| {
+                if approvals.trust_first_use(&listing.server, &listing.tools, |tool| {
                     findings(&listing.server, tool)
                 }) {
                     tracing::info!(
@@ -504,7 +501,7 @@ impl Engine {
                     continue;
                 }
                 for tool in &listing.tools {
-                    if approvals.record_scanned(&listing.server, tool, &findings(&listing.server, tool))
+                    if approvals.record(&listing.server, tool, &findings(&listing.server, tool))
                         == sieve_core::approvals::Recorded::Held
                     {
                         tracing::warn!(

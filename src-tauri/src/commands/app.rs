@@ -35,6 +35,15 @@ pub async fn start_notices(state: State<'_, AppState>) -> Result<Vec<String>> {
     sieve_api::notices::at_start(&state.engine, "app").await
 }
 
+/// A failure in the page (an uncaught error or a rejected promise) goes to
+/// the app's log, so a window that stopped answering leaves a trace.
+#[tauri::command]
+pub fn page_error(message: String) {
+    // A page could send anything; the log keeps a bounded line.
+    let message: String = message.chars().take(2_000).collect();
+    tracing::error!(target: "sieve_app::page", "the window failed: {message}");
+}
+
 #[tauri::command]
 pub fn settings_show(state: State<'_, AppState>) -> Result<SettingsView> {
     settings::show(&state.store)

@@ -24,6 +24,7 @@ pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + 
     tauri::generate_handler![
         app::app_info,
         app::start_notices,
+        app::page_error,
         app::settings_show,
         app::settings_set_close_to_tray,
         app::settings_set_quarantine,

@@ -257,6 +257,18 @@ pub struct Scanned {
     pub findings: Vec<Finding>,
 }
 
+/// Every tool's findings, by server and upstream tool name.
+pub type Findings = std::collections::HashMap<(String, String), Vec<Finding>>;
+
+/// [`scan_servers`] as the quarantine looks findings up: by server and
+/// tool name.
+pub fn findings_of(servers: &[ServerTools]) -> Findings {
+    scan_servers(servers)
+        .into_iter()
+        .map(|s| ((s.server, s.name), s.findings))
+        .collect()
+}
+
 /// Every tool of every server, each scanned knowing the other servers'
 /// tool names.
 pub fn scan_servers(servers: &[ServerTools]) -> Vec<Scanned> {

@@ -41,6 +41,7 @@ type None = Record<string, never>;
 export interface Commands {
   app_info: { args: None; result: AppInfo };
   start_notices: { args: None; result: string[] };
+  page_error: { args: { message: string }; result: null };
   settings_show: { args: None; result: Settings };
   settings_set_close_to_tray: { args: { on: boolean }; result: Settings };
   settings_set_quarantine: { args: { on: boolean }; result: Settings };

@@ -70,6 +70,7 @@ export function onChanged(callback: (event: ChangeEvent) => void): Promise<() =>
 
 export const appInfo = () => call('app_info', {});
 export const startNotices = () => call('start_notices', {});
+export const pageError = (message: string) => call('page_error', { message });
 export const settingsShow = () => call('settings_show', {});
 export const settingsSetCloseToTray = (on: boolean) => call('settings_set_close_to_tray', { on });
 export const settingsSetQuarantine = (on: boolean) => call('settings_set_quarantine', { on });
