@@ -628,16 +628,15 @@ fn hosts_list_says_which_hosts_defer_tools_behind_their_own_search() {
     assert_eq!(claude["since"], "2.1.7", "{claude}");
     assert_eq!(claude["offerSearchMode"], false, "{claude}");
     assert!(
-        claude["how"]
-            .as_str()
-            .unwrap()
-            .contains("ENABLE_TOOL_SEARCH"),
+        claude["how"].as_str().unwrap().contains("ToolSearch"),
         "{claude}"
     );
     let gemini = &listed["gemini"]["toolSearch"];
     assert_eq!(gemini["kind"], "none", "{gemini}");
     assert_eq!(gemini["offerSearchMode"], true, "{gemini}");
-    assert_eq!(listed["codex"]["toolSearch"]["kind"], "has");
+    assert_eq!(listed["codex"]["toolSearch"]["kind"], "defers");
+    assert_eq!(listed["codex"]["toolSearch"]["offerSearchMode"], false);
+    assert_eq!(listed["qwen"]["toolSearch"]["kind"], "has");
     assert_eq!(listed["cursor"]["toolSearch"]["kind"], "unknown");
     // The status fields stay where they were.
     assert_eq!(listed["gemini"]["state"], "absent", "{}", listed["gemini"]);
@@ -653,7 +652,8 @@ fn hosts_list_says_which_hosts_defer_tools_behind_their_own_search() {
             .to_string()
     };
     assert!(
-        line("claude-code").contains("defers MCP tools behind its own tool search (since 2.1.7)"),
+        line("claude-code")
+            .contains("Claude Code defers MCP tools behind its own tool search (since 2.1.7)"),
         "{}",
         text.stdout
     );

@@ -81,24 +81,9 @@ impl Host {
     }
 }
 
-/// The folder of the hosts' programs; fails, saying how to install them,
-/// when it is not there: these tests are part of every run.
+/// The folder of the hosts' programs, each of [`PROGRAMS`] in it.
 fn programs() -> PathBuf {
-    let install = "install them with `eval \"$(scripts/host-programs.sh)\"; export MCP_SIEVE_HOST_BIN` (./test.sh does)";
-    let dir = std::env::var_os("MCP_SIEVE_HOST_BIN")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            panic!("MCP_SIEVE_HOST_BIN is not set: the hosts' own programs judge these tests; {install}")
-        });
-    for program in PROGRAMS {
-        assert!(
-            dir.join(program).is_file(),
-            "{program} is missing from MCP_SIEVE_HOST_BIN={}; {install}",
-            dir.display()
-        );
-    }
-    dir
+    sieve_tests::installed::host_programs(&PROGRAMS)
 }
 
 /// What a program said of one server.

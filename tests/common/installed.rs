@@ -53,3 +53,25 @@ fn same_file(a: &Path, b: &Path) -> bool {
         _ => false,
     }
 }
+
+/// The folder of the hosts' own programs that scripts/host-programs.sh
+/// installs and names in `MCP_SIEVE_HOST_BIN`, with each of `programs` in
+/// it; fails, saying how to install them, when one is not there: the tests
+/// they judge are part of every run.
+pub fn host_programs(programs: &[&str]) -> PathBuf {
+    let install = "install them with `eval \"$(scripts/host-programs.sh)\"; export MCP_SIEVE_HOST_BIN` (./test.sh does)";
+    let dir = std::env::var_os("MCP_SIEVE_HOST_BIN")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            panic!("MCP_SIEVE_HOST_BIN is not set: the hosts' own programs judge these tests; {install}")
+        });
+    for program in programs {
+        assert!(
+            dir.join(program).is_file(),
+            "{program} is missing from MCP_SIEVE_HOST_BIN={}; {install}",
+            dir.display()
+        );
+    }
+    dir
+}

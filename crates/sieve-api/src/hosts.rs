@@ -227,17 +227,21 @@ pub fn own_tool_search(host: HostKind) -> OwnToolSearch {
             ToolSearchKind::Defers,
             Some("2.1.7"),
             Some(
-                "ENABLE_TOOL_SEARCH: unset or auto defers MCP tools past a threshold, true always, false never",
+                "every MCP tool deferred behind ToolSearch (names listed, schemas loaded on demand), with 3 tools as with 40; ENABLE_TOOL_SEARCH=false turns it off",
             ),
             Some(
-                "Claude Code 2.1.331's program (ENABLE_TOOL_SEARCH, ToolSearchTool); on without the variable since 2.1.7 per zenn.dev/him0/articles/8b6c82e592e30b",
+                "seen in Claude Code 2.1.331's first request to the model (tests/hosts_tool_search.rs); on without the variable since 2.1.7 per zenn.dev/him0/articles/8b6c82e592e30b",
             ),
         ),
         HostKind::Codex => (
-            ToolSearchKind::Has,
+            ToolSearchKind::Defers,
             None,
-            Some("features tool_search and tool_search_always_defer_mcp_tools"),
-            Some("Codex 0.169.0's program names both features"),
+            Some(
+                "every MCP tool deferred behind tool_search (BM25) for the models it knows to search (gpt-5.5), with 3 tools as with 300; a model it has no metadata for gets every tool",
+            ),
+            Some(
+                "seen in Codex 0.169.0's first request to the model (tests/hosts_tool_search.rs); its feature tool_search_always_defer_mcp_tools is on and no longer a setting",
+            ),
         ),
         HostKind::Qwen => (
             ToolSearchKind::Has,
@@ -265,7 +269,7 @@ pub fn own_tool_search(host: HostKind) -> OwnToolSearch {
         ),
         _ => (ToolSearchKind::Unknown, None, None, None),
     };
-    let title = host.as_str();
+    let title = host.title();
     let advice = match kind {
         ToolSearchKind::Defers => format!(
             "{title} defers MCP tools behind its own tool search{}; MCP Sieve's search mode adds little there: keep the list mode and let the profile decide which tools exist",
@@ -327,12 +331,12 @@ mod tool_search_tests {
         let gemini = own_tool_search(HostKind::Gemini);
         assert!(gemini.offer_search_mode);
         assert!(gemini.advice.contains("\"disclosure\": \"search\""));
-        let json = serde_json::to_value(own_tool_search(HostKind::Codex)).unwrap();
+        let json = serde_json::to_value(own_tool_search(HostKind::Qwen)).unwrap();
         assert_eq!(json["kind"], "has");
         assert_eq!(json["offerSearchMode"], true);
         for host in HostKind::ALL {
             let said = own_tool_search(host);
-            assert!(said.advice.contains(host.as_str()), "{}", said.advice);
+            assert!(said.advice.contains(host.title()), "{}", said.advice);
             assert_eq!(said.source.is_some(), said.kind != ToolSearchKind::Unknown);
         }
     }

@@ -131,7 +131,8 @@ describe('Hosts on the Connect screen', () => {
     assert.equal(gemini.offer, 'true', `Gemini CLI lists every tool: ${gemini.text}`);
     assert.match(gemini.text, /"disclosure": "search"/, gemini.text);
     const codex = await advice('codex');
-    assert.match(codex.text, /has a tool search of its own/, codex.text);
+    assert.equal(codex.offer, 'false', `Codex defers on its own: ${codex.text}`);
+    assert.match(codex.text, /Codex CLI defers MCP tools behind its own tool search/, codex.text);
   });
 
   test("Codex's snippet is in Codex's own format, TOML", async () => {
