@@ -636,7 +636,8 @@ fn hosts_list_says_which_hosts_defer_tools_behind_their_own_search() {
     assert_eq!(gemini["offerSearchMode"], true, "{gemini}");
     assert_eq!(listed["codex"]["toolSearch"]["kind"], "defers");
     assert_eq!(listed["codex"]["toolSearch"]["offerSearchMode"], false);
-    assert_eq!(listed["qwen"]["toolSearch"]["kind"], "has");
+    assert_eq!(listed["qwen"]["toolSearch"]["kind"], "defers");
+    assert_eq!(listed["opencode"]["toolSearch"]["kind"], "none");
     assert_eq!(listed["cursor"]["toolSearch"]["kind"], "unknown");
     // The status fields stay where they were.
     assert_eq!(listed["gemini"]["state"], "absent", "{}", listed["gemini"]);

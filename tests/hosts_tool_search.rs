@@ -1,6 +1,7 @@
 //! What `hosts list` and the Connect screen say of a host's own tool
-//! search (issue 34), judged by the host's own program: Claude Code and
-//! Codex CLI, pinned by scripts/host-programs.sh, each given MCP Sieve
+//! search (issue 34), judged by the host's own program: Claude Code,
+//! Codex CLI, Qwen Code and opencode, pinned by
+//! scripts/host-programs.sh, each given MCP Sieve
 //! over stdio (serving the demo server) and a model endpoint of this test
 //! that records each request and refuses it. The program's first request
 //! to the model shows whether it sent the MCP tools or deferred them
@@ -157,8 +158,8 @@ fn said_of(home: &Home, host: &str, user_home: &Path) -> Value {
         .clone()
 }
 
-/// The names of the tools a request offers, by their `name` (Codex's
-/// namespaces by theirs).
+/// The names of the tools a request offers: `name` (Codex's namespaces
+/// by theirs), `function.name` in Chat Completions, else the `type`.
 fn offered(request: &Value) -> Vec<String> {
     request["tools"]
         .as_array()
@@ -167,6 +168,7 @@ fn offered(request: &Value) -> Vec<String> {
         .map(|tool| {
             tool["name"]
                 .as_str()
+                .or(tool["function"]["name"].as_str())
                 .or(tool["type"].as_str())
                 .unwrap_or_default()
                 .to_string()
@@ -302,6 +304,121 @@ args = ["--home", {home}, "serve"]
         said["how"].as_str().unwrap().contains("no metadata"),
         "{said}"
     );
+}
+
+/// Qwen Code keeps MCP tools behind its `tool_search` and `tool_call`
+/// bridge, naming them in the prompt; `hosts list` says it defers.
+#[test]
+fn qwen_code_defers_mcp_tools_as_hosts_list_says() {
+    let dir = host_programs(&["qwen", "node"]);
+    let home = sieve_home();
+    let user = tempfile::tempdir().unwrap();
+    let model = ModelEndpoint::start();
+    let settings = json!({
+        "mcpServers": {"sieve": {"command": BIN, "args": ["--home", home.path(), "serve"]}},
+        "security": {"auth": {"selectedType": "openai"}},
+    });
+    std::fs::create_dir_all(user.path().join(".qwen")).unwrap();
+    std::fs::write(
+        user.path().join(".qwen/settings.json"),
+        settings.to_string(),
+    )
+    .unwrap();
+    let mut qwen = Command::new(dir.join("qwen"));
+    qwen.args(["-p", "hello"])
+        .current_dir(user.path())
+        .env("HOME", user.path())
+        .env("PATH", path_with(&dir))
+        .env("OPENAI_API_KEY", "sk-test-not-a-key")
+        .env("OPENAI_BASE_URL", format!("{}/v1", model.url))
+        .env("OPENAI_MODEL", "qwen3-coder-plus");
+    let printed = run(qwen);
+
+    let request = model.first_with_tools("/v1/chat/completions");
+    let tools = offered(&request);
+    assert!(
+        request.to_string().contains("mcp__sieve__demo__"),
+        "the program reached MCP Sieve's tools: {printed}"
+    );
+    assert!(
+        tools.iter().all(|name| !name.starts_with("mcp__sieve__")),
+        "no MCP tool's schema is offered: {tools:?}"
+    );
+    for bridge in ["tool_search", "tool_call"] {
+        assert!(
+            tools.iter().any(|name| name == bridge),
+            "{bridge}: {tools:?}"
+        );
+    }
+
+    let said = said_of(&home, "qwen", user.path());
+    assert_eq!(said["kind"], "defers", "{said}");
+    assert_eq!(said["offerSearchMode"], false, "{said}");
+}
+
+/// opencode offers the model every MCP tool, so `hosts list` offers
+/// search mode for it.
+#[test]
+fn opencode_sends_every_mcp_tool_as_hosts_list_says() {
+    let dir = host_programs(&["opencode", "node"]);
+    let home = sieve_home();
+    let user = tempfile::tempdir().unwrap();
+    let model = ModelEndpoint::start();
+    let config = json!({
+        "model": "recorder/some-model",
+        "provider": {"recorder": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "recorder",
+            "options": {"baseURL": format!("{}/v1", model.url), "apiKey": "sk-test-not-a-key"},
+            "models": {"some-model": {"name": "some model"}},
+        }},
+        "mcp": {"sieve": {
+            "type": "local",
+            "command": [BIN, "--home", home.path(), "serve"],
+            "enabled": true,
+        }},
+    });
+    std::fs::create_dir_all(user.path().join(".config/opencode")).unwrap();
+    std::fs::write(
+        user.path().join(".config/opencode/opencode.json"),
+        config.to_string(),
+    )
+    .unwrap();
+    let mut opencode = Command::new(dir.join("opencode"));
+    opencode
+        .args(["run", "hello"])
+        .current_dir(user.path())
+        .env("HOME", user.path())
+        .env("PATH", path_with(&dir));
+    let printed = run(opencode);
+
+    let request = model.first_with_tools("/v1/chat/completions");
+    let tools = offered(&request);
+    let sieve: Vec<&String> = tools
+        .iter()
+        .filter(|name| name.starts_with("sieve_demo__"))
+        .collect();
+    let listed = home.run(&["tools", "--json"]).json();
+    let demo_tools = listed
+        .as_array()
+        .expect("a list of tools")
+        .iter()
+        .filter(|tool| tool["visible"] != false)
+        .count();
+    assert!(demo_tools > 0, "{listed}");
+    assert_eq!(
+        sieve.len(),
+        demo_tools,
+        "every tool MCP Sieve lists is offered: {tools:?}\n{printed}"
+    );
+    assert!(
+        !tools.iter().any(|name| name.contains("tool_search")),
+        "{tools:?}"
+    );
+
+    let said = said_of(&home, "opencode", user.path());
+    assert_eq!(said["kind"], "none", "{said}");
+    assert_eq!(said["offerSearchMode"], true, "{said}");
 }
 
 /// `PATH` with the programs' folder first (Claude Code and Codex start

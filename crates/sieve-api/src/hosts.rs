@@ -244,16 +244,22 @@ pub fn own_tool_search(host: HostKind) -> OwnToolSearch {
             ),
         ),
         HostKind::Qwen => (
-            ToolSearchKind::Has,
+            ToolSearchKind::Defers,
             None,
-            Some("the tool_search and tool_call deferred-tool bridge"),
-            Some("Qwen Code 0.24.4's bundled docs (features/sub-agents.md)"),
+            Some(
+                "tools.toolSearch.enabled (on unless set) keeps MCP tools behind its tool_search and tool_call bridge, with 3 tools as with 40; tools.toolSearch.threshold declares them when they fit in that share of the context",
+            ),
+            Some(
+                "seen in Qwen Code 0.24.4's first request to the model (tests/hosts_tool_search.rs) and its bundled settings reference",
+            ),
         ),
         HostKind::Opencode => (
-            ToolSearchKind::Has,
+            ToolSearchKind::None,
             None,
-            Some("tool_search (BM25 and regex variants)"),
-            Some("opencode 1.18.33's program"),
+            None,
+            Some(
+                "seen in opencode 1.18.33's first request to the model through an OpenAI-compatible provider: every MCP tool, 300 of 300 (tests/hosts_tool_search.rs)",
+            ),
         ),
         HostKind::VsCode => (
             ToolSearchKind::Has,
@@ -331,7 +337,7 @@ mod tool_search_tests {
         let gemini = own_tool_search(HostKind::Gemini);
         assert!(gemini.offer_search_mode);
         assert!(gemini.advice.contains("\"disclosure\": \"search\""));
-        let json = serde_json::to_value(own_tool_search(HostKind::Qwen)).unwrap();
+        let json = serde_json::to_value(own_tool_search(HostKind::VsCode)).unwrap();
         assert_eq!(json["kind"], "has");
         assert_eq!(json["offerSearchMode"], true);
         for host in HostKind::ALL {
