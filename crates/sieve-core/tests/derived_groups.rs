@@ -13,6 +13,11 @@ const TARGET: f64 = 0.5;
 /// under and why it is below: known weaknesses, not the goal.
 const BELOW_TARGET: &[(&str, f64, &str)] = &[
     (
+        "backlog-mcp",
+        0.39,
+        "held out (round 6): scored once before the sixth round changed the method; not looked at in detail",
+    ),
+    (
         "codacy-mcp",
         0.17,
         "held out (round 5): `repository` heads most of its names (`list_repository_pull_requests`, `list_repository_tools`), so one group gathers tools of five of its README's seven sections",
