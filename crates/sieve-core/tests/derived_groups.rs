@@ -18,11 +18,6 @@ const BELOW_TARGET: &[(&str, f64, &str)] = &[
         "held out (round 6): scored once before the sixth round changed the method; not looked at in detail",
     ),
     (
-        "codacy-mcp",
-        0.17,
-        "held out (round 5): `repository` heads most of its names (`list_repository_pull_requests`, `list_repository_tools`), so one group gathers tools of five of its README's seven sections",
-    ),
-    (
         "executeautomation-playwright",
         0.28,
         "held out (round 5): its names are `playwright_` and a verb; the subjects its descriptions lend are finer than its three areas (browser holds 24 of its 33 tools)",

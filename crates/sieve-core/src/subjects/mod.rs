@@ -180,7 +180,9 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
         .map(|w| w.units(&shared, &prose_shared, &compounds, &nouns))
         .unzip();
     let plural = plural_units(&words, &compounds);
-    let mut groups = Groups::first(&units, &sources);
+    let leads: Vec<Option<String>> = words.iter().map(|w| w.lead_verb(&shared, &nouns)).collect();
+    let verb_led: Vec<bool> = leads.iter().map(Option::is_some).collect();
+    let mut groups = Groups::first(&units, &sources, &verb_led);
     split::split_crossed(&mut groups, &units, &nouns);
     let subjects: Vec<Option<String>> = (0..words.len())
         .map(|t| groups.of(t).map(|(subject, _)| subject.to_string()))
@@ -200,7 +202,6 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
         })
         .collect();
     let scope = scope_words(&texts);
-    let leads: Vec<Option<String>> = words.iter().map(|w| w.lead_verb(&shared, &nouns)).collect();
     groups.join_activities(&leads);
     groups.join_kinds();
     if let Some(namespace) = namespace(&words, &server) {
@@ -321,6 +322,16 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
                 spoken(subject)
             )
         }
+        Reason::Qualified(place) => format!(
+            "its name is about {} of {} {}, as {are} {others}: names say `{place}` before several subjects of their own",
+            spoken(subject),
+            if place.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            },
+            spoken(place)
+        ),
         Reason::Kind(kind) => format!(
             "its name is about {}, a kind of {}",
             spoken(kind),
