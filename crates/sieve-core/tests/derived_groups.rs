@@ -223,3 +223,52 @@ fn names_that_say_little_are_grouped_by_their_texts() {
     );
     assert_ne!(group("git_log").group, group("git_push").group);
 }
+
+/// Codacy's names say `repository` before several subjects that head
+/// names of their own (`codacy_list_repository_pull_requests` beside
+/// `codacy_get_pull_request_git_diff`, `codacy_list_repository_tools`
+/// beside `codacy_list_tools`): the repository says where, and those
+/// tools join the thing after it; a name that says a repository only
+/// stays with the repositories. MongoDB's `atlas-list-clusters`, where
+/// the word comes before the verb, is a namespace and stays `atlas`.
+#[test]
+fn a_word_names_say_before_several_subjects_says_where() {
+    let all = fixtures();
+    let find = |name: &str| all.iter().find(|f| f.name == name).expect(name);
+    let codacy = find("codacy-mcp");
+    let derived = derive_for(&codacy.server, &codacy.tools);
+    let group = |name: &str| -> &Derived {
+        let at = codacy
+            .tools
+            .iter()
+            .position(|t| t.name == name)
+            .expect(name);
+        derived[at].as_ref().expect(name)
+    };
+    for (name, with) in [
+        (
+            "codacy_list_repository_pull_requests",
+            "codacy_get_pull_request_git_diff",
+        ),
+        (
+            "codacy_get_repository_pull_request",
+            "codacy_list_pull_request_issues",
+        ),
+        ("codacy_list_repository_tools", "codacy_list_tools"),
+    ] {
+        assert_eq!(group(name).group, group(with).group, "{name} with {with}");
+    }
+    assert_eq!(group("codacy_setup_repository").group, "repositories");
+    assert_eq!(
+        group("codacy_list_repository_tools").why,
+        "its name is about tool of a repository, as are 3 others: names say `repository` before several subjects of their own"
+    );
+    let mongodb = find("mongodb-mcp");
+    let derived = derive_for(&mongodb.server, &mongodb.tools);
+    let at = mongodb
+        .tools
+        .iter()
+        .position(|t| t.name == "atlas-list-clusters")
+        .expect("atlas-list-clusters");
+    assert_eq!(derived[at].as_ref().expect("a group").group, "atlas");
+}
