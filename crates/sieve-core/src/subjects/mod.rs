@@ -27,7 +27,12 @@
 //!    an area of its own (`percyVisualTestIntegrationAgent` is about
 //!    Percy, though more names start with a test).
 //!    A verb the server writes in the plural (`list_searches`) is a noun
-//!    in its names, so `start_search` is about a search.
+//!    in its names, so `start_search` is about a search, except as a
+//!    name's first word with more after it (`update_issue` beside
+//!    `get_recent_updates`). A first subject that, after the verb, names
+//!    put before several subjects that head names of their own says
+//!    where, not what (`list_repository_pull_requests`,
+//!    `list_repository_tools`): those tools take the next subject.
 //!    A subject that heads more than a third of the names (and more than
 //!    fifteen) is too broad to be one area when, after it, the names say
 //!    a source and a thing and the same things come from several sources
