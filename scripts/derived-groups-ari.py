@@ -30,7 +30,8 @@ HELD_OUT_ROUND4: recorded before the fourth round changed the method
 method (codacy-mcp, executeautomation-playwright), scored once before
 it and once at its end. Held out (round 6), HELD_OUT_ROUND6: recorded
 before the sixth round changed the method (backlog-mcp, datadog-mcp,
-shortcut-mcp), scored once before it and once at its end.
+shortcut-mcp), scored once before it and once when its first rule was
+fixed; the round's second rule was made after looking at backlog-mcp.
 
     scripts/derived-groups-ari.py [--details] [--save-groups F | --groups-from F]
 
