@@ -28,7 +28,10 @@ HELD_OUT_ROUND4: recorded before the fourth round changed the method
 (browserstack-mcp, git-mcp-server), scored once at its end. Held out
 (round 5), HELD_OUT_ROUND5: recorded before the fifth round changed the
 method (codacy-mcp, executeautomation-playwright), scored once before
-it and once at its end.
+it and once at its end. Held out (round 6), HELD_OUT_ROUND6: recorded
+before the sixth round changed the method (backlog-mcp, datadog-mcp,
+shortcut-mcp), scored once before it and once when its first rule was
+fixed; the round's second rule was made after looking at backlog-mcp.
 
     scripts/derived-groups-ari.py [--details] [--save-groups F | --groups-from F]
 
@@ -73,13 +76,20 @@ HELD_OUT_ROUND5 = {
     "codacy-mcp",
     "executeautomation-playwright",
 }
+HELD_OUT_ROUND6 = {
+    "backlog-mcp",
+    "datadog-mcp",
+    "shortcut-mcp",
+}
 HELD_OUT = (HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3 | HELD_OUT_ROUND4
-            | HELD_OUT_ROUND5)
+            | HELD_OUT_ROUND5 | HELD_OUT_ROUND6)
 PARTS = ("tuned", "held out (old)", "held out (new)", "held out (round 3)",
-         "held out (round 4)", "held out (round 5)")
+         "held out (round 4)", "held out (round 5)", "held out (round 6)")
 
 
 def part_of(name):
+    if name in HELD_OUT_ROUND6:
+        return PARTS[6]
     if name in HELD_OUT_ROUND5:
         return PARTS[5]
     if name in HELD_OUT_ROUND4:

@@ -10,11 +10,19 @@ use std::collections::{BTreeMap, BTreeSet};
 /// before a later subject that heads more.
 const FIRST_HEADS: usize = 4;
 
+/// How many names must go on past a first subject to another that heads
+/// names, for the first to say where things are (see [`qualifiers`]).
+const QUALIFIED: usize = 3;
+
 /// Why a tool is in its group: the step that put it there last.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Reason {
     /// Its own subject, read from its name, title or description.
     Subject(Source),
+    /// Its name's subject follows this word, which names a place that
+    /// holds the things several names are about (`list_repository_tools`:
+    /// tools, of a repository).
+    Qualified(String),
     /// Its subject is a kind of the group's (`sub-issue`, an issue).
     Kind(String),
     /// A tool of the group lists its subject as a part of the group's.
@@ -74,8 +82,10 @@ impl Groups {
     /// Each tool in the group of its first subject when that heads
     /// [`FIRST_HEADS`] names or more, else of the subject among its own
     /// that heads most names of the server (ties: the earlier in its
-    /// name).
-    pub(super) fn first(units: &[Vec<String>], sources: &[Source]) -> Groups {
+    /// name). A first subject that only says where the thing a name is
+    /// about lives ([`qualifiers`]) yields to the next.
+    /// `verb_led`: whether each tool's name starts with a verb.
+    pub(super) fn first(units: &[Vec<String>], sources: &[Source], verb_led: &[bool]) -> Groups {
         let mut heads: BTreeMap<&str, usize> = BTreeMap::new();
         for tool in units {
             if let Some(head) = tool.first() {
@@ -88,9 +98,18 @@ impl Groups {
                 *any.entry(unit).or_default() += 1;
             }
         }
+        let qualifiers = qualifiers(units, sources, verb_led, &heads);
+        let mut why: Vec<Reason> = sources.iter().map(|&s| Reason::Subject(s)).collect();
         let of = units
             .iter()
-            .map(|tool| {
+            .enumerate()
+            .map(|(t, tool)| {
+                if let Some(next) = qualified(tool, sources[t], verb_led[t], &heads)
+                    .filter(|_| qualifiers.contains(tool[0].as_str()))
+                {
+                    why[t] = Reason::Qualified(tool[0].clone());
+                    return Some(next.to_string());
+                }
                 // The thing a name first names, when it is an area of its
                 // own (it heads four names or more), is what the tool acts
                 // on: `percyVisualTestIntegrationAgent` is about Percy,
@@ -113,7 +132,6 @@ impl Groups {
                     .map(|(_, unit)| unit.clone())
             })
             .collect();
-        let why = sources.iter().map(|&s| Reason::Subject(s)).collect();
         Groups { of, why }
     }
 
@@ -168,7 +186,7 @@ impl Groups {
         for ((subject, lead), why) in self.of.iter().zip(leads).zip(&self.why) {
             if let Some(subject) = subject
                 .as_deref()
-                .filter(|_| *why == Reason::Subject(Source::Name))
+                .filter(|_| matches!(why, Reason::Subject(Source::Name) | Reason::Qualified(_)))
             {
                 verbs_of
                     .entry(subject)
@@ -214,6 +232,7 @@ impl Groups {
             matches!(
                 reason,
                 Reason::Subject(Source::Name)
+                    | Reason::Qualified(_)
                     | Reason::Kind(_)
                     | Reason::Activity(_)
                     | Reason::Crossed(_)
@@ -596,6 +615,53 @@ impl Groups {
 /// parameters (GitHub's repository, Supabase's project): the scope every
 /// tool works in, so naming it says nothing about which group a tool is
 /// near.
+/// The subject after a name's first, when the name starts with a verb
+/// and says its first subject, then another that heads a name of its
+/// own (`list_repository_pull_requests`: pull requests, as
+/// `get_pull_request_git_diff` is about).
+fn qualified<'a>(
+    tool: &'a [String],
+    source: Source,
+    verb_led: bool,
+    heads: &BTreeMap<&str, usize>,
+) -> Option<&'a str> {
+    let next = tool.get(1).filter(|_| source == Source::Name && verb_led)?;
+    (heads.get(next.as_str()).copied().unwrap_or(0) > 0).then_some(next.as_str())
+}
+
+/// First subjects that say where things are rather than what a tool
+/// acts on: after a verb, at least three of the names they head and at
+/// least half go on to a subject that heads names of its own, as
+/// Codacy's `list_repository_pull_requests`, `list_repository_tools` and
+/// `list_repository_issues` do (pull requests, tools and issues each
+/// head other names). A word that starts names before any verb
+/// (`atlas-list-clusters`) is a namespace, not this.
+fn qualifiers<'a>(
+    units: &'a [Vec<String>],
+    sources: &[Source],
+    verb_led: &[bool],
+    heads: &BTreeMap<&str, usize>,
+) -> BTreeSet<&'a str> {
+    let mut led: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for (t, tool) in units.iter().enumerate() {
+        let Some(first) = tool
+            .first()
+            .filter(|_| verb_led[t] && sources[t] == Source::Name)
+        else {
+            continue;
+        };
+        let counts = led.entry(first.as_str()).or_default();
+        counts.0 += 1;
+        if qualified(tool, sources[t], verb_led[t], heads).is_some() {
+            counts.1 += 1;
+        }
+    }
+    led.into_iter()
+        .filter(|&(_, (all, on))| on >= QUALIFIED && on * 2 >= all)
+        .map(|(word, _)| word)
+        .collect()
+}
+
 pub(super) fn scope_words(texts: &[BTreeSet<String>]) -> BTreeSet<String> {
     let mut count: BTreeMap<&String, usize> = BTreeMap::new();
     for text in texts {

@@ -27,7 +27,12 @@
 //!    an area of its own (`percyVisualTestIntegrationAgent` is about
 //!    Percy, though more names start with a test).
 //!    A verb the server writes in the plural (`list_searches`) is a noun
-//!    in its names, so `start_search` is about a search.
+//!    in its names, so `start_search` is about a search, except as a
+//!    name's first word with more after it (`update_issue` beside
+//!    `get_recent_updates`). A first subject that, after the verb, names
+//!    put before several subjects that head names of their own says
+//!    where, not what (`list_repository_pull_requests`,
+//!    `list_repository_tools`): those tools take the next subject.
 //!    A subject that heads more than a third of the names (and more than
 //!    fifteen) is too broad to be one area when, after it, the names say
 //!    a source and a thing and the same things come from several sources
@@ -180,7 +185,9 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
         .map(|w| w.units(&shared, &prose_shared, &compounds, &nouns))
         .unzip();
     let plural = plural_units(&words, &compounds);
-    let mut groups = Groups::first(&units, &sources);
+    let leads: Vec<Option<String>> = words.iter().map(|w| w.lead_verb(&shared, &nouns)).collect();
+    let verb_led: Vec<bool> = leads.iter().map(Option::is_some).collect();
+    let mut groups = Groups::first(&units, &sources, &verb_led);
     split::split_crossed(&mut groups, &units, &nouns);
     let subjects: Vec<Option<String>> = (0..words.len())
         .map(|t| groups.of(t).map(|(subject, _)| subject.to_string()))
@@ -200,7 +207,6 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
         })
         .collect();
     let scope = scope_words(&texts);
-    let leads: Vec<Option<String>> = words.iter().map(|w| w.lead_verb(&shared, &nouns)).collect();
     groups.join_activities(&leads);
     groups.join_kinds();
     if let Some(namespace) = namespace(&words, &server) {
@@ -321,6 +327,16 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
                 spoken(subject)
             )
         }
+        Reason::Qualified(place) => format!(
+            "its name is about {} of {} {}, as {are} {others}: names say `{place}` before several subjects of their own",
+            spoken(subject),
+            if place.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            },
+            spoken(place)
+        ),
         Reason::Kind(kind) => format!(
             "its name is about {}, a kind of {}",
             spoken(kind),

@@ -291,7 +291,8 @@ pub(super) fn most(
 }
 
 /// Verbs some tool name writes in the plural (`list_searches`): nouns
-/// in this server's names, so `start_search` is about a search.
+/// in this server's names, so `start_search` is about a search; but
+/// not as a name's first word with more after it (`search_files`).
 pub(super) fn plural_verbs(words: &[Words]) -> BTreeSet<String> {
     words
         .iter()
@@ -365,7 +366,10 @@ pub(super) fn nouns_of_name(
     let mut start = 0;
     let mut end = words.len();
     // `create_or_update_file`: every verb and joining word at the start.
-    while start < end && aside(&words[start]) {
+    // A name's first word is a verb when one can be and more words
+    // follow, even where the server writes it in the plural elsewhere:
+    // `update_issue` beside `get_recent_updates` is about an issue.
+    while start < end && (aside(&words[start]) || (start == 0 && end > 1 && is_verb(&words[0]))) {
         start += 1;
     }
     while end > start && aside(&words[end - 1]) {
