@@ -611,10 +611,6 @@ impl Groups {
     }
 }
 
-/// Subjects most of the server's tools name somewhere in their texts or
-/// parameters (GitHub's repository, Supabase's project): the scope every
-/// tool works in, so naming it says nothing about which group a tool is
-/// near.
 /// The subject after a name's first, when the name starts with a verb
 /// and says its first subject, then another that heads a name of its
 /// own (`list_repository_pull_requests`: pull requests, as
@@ -662,6 +658,10 @@ fn qualifiers<'a>(
         .collect()
 }
 
+/// Subjects most of the server's tools name somewhere in their texts or
+/// parameters (GitHub's repository, Supabase's project): the scope every
+/// tool works in, so naming it says nothing about which group a tool is
+/// near.
 pub(super) fn scope_words(texts: &[BTreeSet<String>]) -> BTreeSet<String> {
     let mut count: BTreeMap<&String, usize> = BTreeMap::new();
     for text in texts {
