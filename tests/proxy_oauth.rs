@@ -237,9 +237,12 @@ async fn greet(host: &mut Wire) -> Result<String, String> {
 /// says how to sign in, and a new sign-in brings it back in the same proxy.
 #[tokio::test]
 async fn in_the_keychain_a_token_is_refreshed_and_a_revoked_one_asks_for_a_new_sign_in() {
-    // rmcp refreshes a token with less than 30 s left: one of 34 s is due
-    // 4 s after it was issued.
-    const TOKEN_SECONDS: u64 = 34;
+    // rmcp refreshes a token with less than 30 s left: one of 50 s is due
+    // 20 s after it was issued, time enough for the proxy to start and
+    // make its first call with it on a loaded machine (with 4 s, a slow
+    // start had it refreshed before its first use).
+    const TOKEN_SECONDS: u64 = 50;
+    const FRESH_FOR: Duration = Duration::from_secs(TOKEN_SECONDS - 30);
     let (_server, url, auth) = refreshing_server(TOKEN_SECONDS);
     let keychain = Keychain::start();
     let home = Home::new(BIN);
@@ -284,10 +287,16 @@ async fn in_the_keychain_a_token_is_refreshed_and_a_revoked_one_asks_for_a_new_s
     let mut host = Wire::start_with_env(BIN, home.path(), &[], &keychain.env(), json!({})).await;
     host.listing(&["sdk"]).await;
     assert_eq!(greet(&mut host).await.as_deref(), Ok("Hello, Sieve!"));
+    assert!(
+        issued_at.elapsed() < FRESH_FOR,
+        "the first call came {:?} after the sign-in, when the token was already due",
+        issued_at.elapsed()
+    );
     assert_eq!(counts(&auth), (1, 0, 0), "a fresh token is not refreshed");
 
     // The token runs out: the next call refreshes it first.
-    tokio::time::sleep(Duration::from_secs(5).saturating_sub(issued_at.elapsed())).await;
+    tokio::time::sleep((FRESH_FOR + Duration::from_secs(1)).saturating_sub(issued_at.elapsed()))
+        .await;
     assert_eq!(greet(&mut host).await.as_deref(), Ok("Hello, Sieve!"));
     let (issued, refreshed, rejected) = counts(&auth);
     assert!(
