@@ -283,6 +283,39 @@ pub fn rename_legacy_task_request(message: &mut Value, legacy_session: bool) -> 
     rename
 }
 
+/// Prefix of the list methods the wire adapter renames, so their answers
+/// are built from each item's JSON as it came (rmcp's typed lists drop
+/// the fields its model does not name: `execution`, `groups`, ...).
+pub const LIST_PREFIX: &str = "dev.mcp-sieve/list/";
+
+/// The list methods renamed under [`LIST_PREFIX`].
+const LISTS: [&str; 4] = [
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+];
+
+/// Renames a host's request for the proxy's own handlers where rmcp's
+/// typed model would change it: 2025-11-25 task requests (see
+/// [`rename_legacy_task_request`]) and the four list methods (under
+/// [`LIST_PREFIX`]). Returns whether it changed.
+pub fn rename_request(message: &mut Value, legacy_session: bool) -> bool {
+    if rename_legacy_task_request(message, legacy_session) {
+        return true;
+    }
+    let listed = message.get("id").is_some()
+        && message
+            .get("method")
+            .and_then(Value::as_str)
+            .is_some_and(|method| LISTS.contains(&method));
+    if listed {
+        let renamed = format!("{LIST_PREFIX}{}", message["method"].as_str().unwrap_or(""));
+        message["method"] = Value::String(renamed);
+    }
+    listed
+}
+
 /// Whether an `initialize` request's params make a 2025-11-25 task session:
 /// an older protocol version and no 2026-07-28 tasks extension.
 pub fn is_legacy_task_session(initialize_params: &Value) -> bool {
@@ -299,8 +332,8 @@ pub fn is_legacy_task_session(initialize_params: &Value) -> bool {
 
 /// An [`AsyncRead`] over line-delimited JSON-RPC that shows every complete
 /// line to a [`RawLog`] before passing it on. On a host's side it also
-/// renames 2025-11-25 task requests (see [`rename_legacy_task_request`]);
-/// every other line passes unchanged.
+/// renames 2025-11-25 task requests and list requests (see
+/// [`rename_request`]); every other line passes unchanged.
 pub struct LineTap<R> {
     inner: R,
     log: RawLog,
@@ -388,14 +421,16 @@ impl<R> LineTap<R> {
         if line.len() <= MAX_LINE {
             self.log.observe(&line);
         }
-        let interesting =
-            self.host && (contains(&line, b"\"initialize\"") || contains(&line, b"\"task"));
+        let interesting = self.host
+            && (contains(&line, b"\"initialize\"")
+                || contains(&line, b"\"task")
+                || contains(&line, b"/list\""));
         let mut out = line;
         if interesting && let Ok(mut message) = serde_json::from_slice::<Value>(&out) {
             if message.get("method").and_then(Value::as_str) == Some("initialize") {
                 self.legacy_session =
                     is_legacy_task_session(message.get("params").unwrap_or(&Value::Null));
-            } else if rename_legacy_task_request(&mut message, self.legacy_session) {
+            } else if rename_request(&mut message, self.legacy_session) {
                 out = message.to_string().into_bytes();
             }
         }

@@ -4,7 +4,6 @@
 //! which goes to every server that logs.
 
 use super::{SieveServer, View, convert, to_params};
-use crate::engine::HostForm;
 use crate::tasks::{Call, Started};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, CompleteRequestParams,
@@ -179,10 +178,7 @@ impl SieveServer {
         let found: Vec<Value> = index
             .search(query, limit)
             .into_iter()
-            .filter_map(|i| match view.forms.items.get(i) {
-                Some(Some(HostForm::Tool(tool))) => serde_json::to_value(tool).ok(),
-                _ => None,
-            })
+            .filter_map(|i| view.forms.items.get(i).cloned().flatten())
             .map(found_definition)
             .collect();
         let structured = json!({"tools": found});

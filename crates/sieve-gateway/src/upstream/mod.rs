@@ -27,13 +27,16 @@
 //!   and whatever it starts are stopped together (SIGTERM, then SIGKILL)
 //!   and always reaped;
 //! * `handler`: our side of a connection, forwarding what a server sends
-//!   to the hosts.
+//!   to the hosts;
+//! * `http`: an HTTP server's answers shown to the connection's raw log
+//!   before rmcp types them, as a stdio server's lines are.
 
 #![allow(deprecated)] // sampling, roots and logging: deprecated in 2026-07-28, live in 2025-11-25
 
 mod child;
 mod connect;
 mod handler;
+mod http;
 mod supervisor;
 
 use crate::clock::now_ms;
@@ -251,7 +254,7 @@ struct Shared {
     status: Status,
     listing: ServerListing,
     peer: Option<Peer<RoleClient>>,
-    /// The raw results of this connection (stdio and built-in servers).
+    /// The raw results of this connection (every transport is tapped).
     raw: Option<RawLog>,
     /// Why each list method last failed on this connection, if it did.
     list_errors: BTreeMap<&'static str, String>,
