@@ -155,6 +155,75 @@ pub fn client_request(
     Ok(request)
 }
 
+/// The params of a host's `tools/call` that rmcp's model does not name
+/// (nor the proxy reads: `task` is its own to bridge), which go on to the
+/// server as the host sent them.
+#[derive(Debug, Clone, Default)]
+pub struct UnnamedParams(pub serde_json::Map<String, Value>);
+
+/// The params of a call rmcp's model names, and the proxy's own `task`.
+const NAMED_CALL_PARAMS: [&str; 6] = [
+    "_meta",
+    "name",
+    "arguments",
+    "inputResponses",
+    "requestState",
+    "task",
+];
+
+impl UnnamedParams {
+    /// Whether a call's `params` have any.
+    pub fn any(params: &Value) -> bool {
+        params.as_object().is_some_and(|params| {
+            params
+                .keys()
+                .any(|k| !NAMED_CALL_PARAMS.contains(&k.as_str()))
+        })
+    }
+
+    /// Takes the unnamed params out of a call's raw `params`.
+    pub fn take(params: &mut Value) -> UnnamedParams {
+        let Value::Object(params) = params else {
+            return UnnamedParams::default();
+        };
+        if params
+            .keys()
+            .all(|k| NAMED_CALL_PARAMS.contains(&k.as_str()))
+        {
+            return UnnamedParams::default();
+        }
+        let unnamed = params
+            .keys()
+            .filter(|k| !NAMED_CALL_PARAMS.contains(&k.as_str()))
+            .cloned()
+            .collect::<Vec<_>>();
+        UnnamedParams(
+            unnamed
+                .into_iter()
+                .filter_map(|k| params.remove_entry(&k))
+                .collect(),
+        )
+    }
+}
+
+/// A request for `method` with `params` as they are, fields rmcp's model
+/// does not name included; its `_meta` where rmcp sends it from.
+pub fn request_as_it_came(
+    method: &str,
+    mut params: Value,
+) -> serde_json::Result<rmcp::model::ClientRequest> {
+    use rmcp::model::{ClientRequest, CustomRequest, GetMeta, RequestMetaObject};
+    let meta = match params.as_object_mut().and_then(|p| p.remove("_meta")) {
+        Some(meta) => Some(serde_json::from_value::<RequestMetaObject>(meta)?),
+        None => None,
+    };
+    let mut request = CustomRequest::new(method, Some(params));
+    if let Some(meta) = meta {
+        *request.get_meta_mut() = meta;
+    }
+    Ok(ClientRequest::CustomRequest(request))
+}
+
 pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
@@ -193,6 +262,26 @@ mod tests {
             list,
             rmcp::model::ClientRequest::ListToolsRequest(_)
         ));
+    }
+
+    #[test]
+    fn a_call_keeps_the_params_rmcp_does_not_name() {
+        let mut params = serde_json::json!({
+            "name": "t",
+            "arguments": {},
+            "task": {"ttl": 1},
+            "_meta": {"progressToken": 4},
+            "x-hint": {"a": 1},
+        });
+        assert!(UnnamedParams::any(&params));
+        let sent = request_as_it_came("tools/call", params.clone()).expect("a request");
+        let wire = serde_json::to_value(&sent).expect("serializes");
+        assert_eq!(wire["params"]["x-hint"]["a"], 1, "{wire}");
+        assert_eq!(wire["params"]["_meta"]["progressToken"], 4, "{wire}");
+        let unnamed = UnnamedParams::take(&mut params);
+        assert_eq!(unnamed.0.len(), 1, "only x-hint: {:?}", unnamed.0);
+        assert!(params.get("x-hint").is_none(), "taken out");
+        assert!(!UnnamedParams::any(&params));
     }
 
     #[tokio::test]

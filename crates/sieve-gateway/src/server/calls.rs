@@ -4,6 +4,7 @@
 //! which goes to every server that logs.
 
 use super::{SieveServer, View, convert, to_params};
+use crate::tap::UnnamedParams;
 use crate::tasks::{Call, Started};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, CompleteRequestParams,
@@ -73,6 +74,12 @@ impl SieveServer {
         params["name"] = Value::String(tool.name.clone());
         if let Value::Object(object) = &mut params {
             object.remove("_meta");
+            // What rmcp's model does not name goes on as the host sent it.
+            let unnamed = match context.extensions.get::<UnnamedParams>() {
+                Some(unnamed) => unnamed.clone(),
+                None => UnnamedParams::take(&mut self.raw_params(&context)),
+            };
+            object.extend(unnamed.0);
         }
         let call = Call {
             server: &tool.server,

@@ -43,7 +43,7 @@ use crate::clock::now_ms;
 use crate::error::CallError;
 use crate::hosts::Hosts;
 use crate::sync::Locked;
-use crate::tap::{RawLog, client_request, id_key};
+use crate::tap::{RawLog, UnnamedParams, client_request, id_key, request_as_it_came};
 use rmcp::RoleClient;
 use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
 use rmcp::service::{Peer, PeerRequestOptions};
@@ -503,11 +503,16 @@ impl Pool {
         params: Value,
     ) -> Result<rmcp::service::RequestHandle<RoleClient>, CallError> {
         let peer = self.peer(server)?;
-        let request: ClientRequest =
-            client_request(method, params).map_err(|e| CallError::Unsendable {
-                method: method.to_string(),
-                why: e.to_string(),
-            })?;
+        // A call with params rmcp's model does not name goes as it came.
+        let request = if method == "tools/call" && UnnamedParams::any(&params) {
+            request_as_it_came(method, params)
+        } else {
+            client_request(method, params)
+        };
+        let request: ClientRequest = request.map_err(|e| CallError::Unsendable {
+            method: method.to_string(),
+            why: e.to_string(),
+        })?;
         peer.send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| self.request_failed(server, e))
