@@ -6,9 +6,11 @@
 //! handler runs. [`LineTap`] wraps the reading half of a line-delimited
 //! transport (stdio, a child's stdout, an in-memory pipe) and shows each
 //! complete line to a [`RawLog`] before rmcp decodes it. Handlers then look
-//! the raw params or result up by JSON-RPC id. On a host's side it is also
-//! the wire adapter for 2025-11-25 task requests, which it renames for the
-//! proxy's own handlers; nothing else is changed.
+//! the raw params or result up by JSON-RPC id (an HTTP server's bodies
+//! and events reach a [`RawLog`] the same way, through `upstream::http`).
+//! On a host's side it is also the wire adapter for 2025-11-25 task
+//! requests and the list methods, which it renames for the proxy's own
+//! handlers ([`rename_request`]); nothing else is changed.
 
 use crate::sync::Locked;
 use serde_json::Value;

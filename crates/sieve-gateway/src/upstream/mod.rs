@@ -791,8 +791,8 @@ pub fn mark_complete(mut result: ServerResult) -> ServerResult {
 }
 
 /// Sends `request` and returns its result as the server sent it: from the
-/// raw tap when the connection has one (it keeps fields rmcp's model
-/// drops), else rmcp's typed result (HTTP).
+/// connection's raw tap when it kept it (lists: it keeps fields rmcp's
+/// model drops), else rmcp's typed result.
 async fn request_raw(
     peer: &Peer<RoleClient>,
     raw: Option<&RawLog>,
