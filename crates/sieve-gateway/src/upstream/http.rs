@@ -33,6 +33,8 @@ type Events = futures_util::stream::BoxStream<'static, Result<Sse, SseError>>;
 
 /// The largest JSON answer taken (rmcp's own client takes as much).
 const MAX_JSON_BODY: usize = 16 * 1024 * 1024;
+/// The largest SSE event taken when rmcp names no limit (rmcp's default).
+const MAX_SSE_EVENT: usize = 16 * 1024 * 1024;
 /// The most of an error answer read, to say why.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 /// Redirects followed per request (same origin, 307 and 308 only).
@@ -95,7 +97,7 @@ impl StreamableHttpClient for TappedHttp {
             session_id,
             auth_header,
             custom_headers,
-            MAX_JSON_BODY,
+            MAX_SSE_EVENT,
         )
         .await
     }
@@ -201,7 +203,7 @@ impl StreamableHttpClient for TappedHttp {
             last_event_id,
             auth_header,
             custom_headers,
-            MAX_JSON_BODY,
+            MAX_SSE_EVENT,
         )
         .await
     }
@@ -292,7 +294,8 @@ async fn refused(
     }
     let body = match read_bounded(response, MAX_ERROR_BODY).await {
         Ok(body) => String::from_utf8_lossy(&body).into_owned(),
-        Err(error) if overloaded => return Err(error),
+        // Too long to read: the status says enough.
+        Err(_) if overloaded => return Err(status_error()),
         Err(_) => String::new(),
     };
     let answered = serde_json::from_str::<ServerJsonRpcMessage>(&body)

@@ -803,7 +803,31 @@ async fn request_raw(
     let id = id_key(&serde_json::to_value(&handle.id).unwrap_or_default());
     let typed = handle.await_response().await?;
     match raw.and_then(|raw| raw.take(&id)) {
-        Some(result) => Ok(result),
+        Some(mut result) => {
+            left_out_stay_out(&mut result, &typed);
+            Ok(result)
+        }
         None => Ok(serde_json::to_value(typed).unwrap_or_default()),
     }
+}
+
+/// The tools rmcp's transport left out of its typed list stay out of the
+/// raw one: a 2026-07-28 client must not call a tool whose `x-mcp-header`
+/// annotations are invalid, and rmcp drops those.
+fn left_out_stay_out(raw: &mut Value, typed: &ServerResult) {
+    let (ServerResult::ListToolsResult(list), Some(Value::Array(items))) =
+        (typed, raw.get_mut("tools"))
+    else {
+        return;
+    };
+    if list.tools.len() == items.len() {
+        return;
+    }
+    let kept: std::collections::HashSet<&str> =
+        list.tools.iter().map(|tool| tool.name.as_ref()).collect();
+    items.retain(|item| {
+        item.get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|name| kept.contains(name))
+    });
 }
