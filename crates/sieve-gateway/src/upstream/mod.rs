@@ -831,3 +831,25 @@ fn left_out_stay_out(raw: &mut Value, typed: &ServerResult) {
             .is_some_and(|name| kept.contains(name))
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_rmcp_left_out_stays_out_and_the_rest_keep_their_fields() {
+        let mut raw = json!({"tools": [
+            {"name": "kept", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
+            {"name": "refused", "inputSchema": {"type": "object"}},
+        ]});
+        let typed: ServerResult = serde_json::from_value(json!({
+            "tools": [{"name": "kept", "inputSchema": {"type": "object"}}]
+        }))
+        .expect("a typed list");
+        assert!(matches!(typed, ServerResult::ListToolsResult(_)));
+        left_out_stay_out(&mut raw, &typed);
+        let tools = raw["tools"].as_array().expect("tools");
+        assert_eq!(tools.len(), 1, "{raw}");
+        assert_eq!(tools[0]["execution"]["taskSupport"], "optional", "{raw}");
+    }
+}
