@@ -116,6 +116,50 @@ async fn a_2025_host_runs_tasks_of_both_generations() {
     host.close().await;
 }
 
+/// A 2025-11-25 task of a server reached over streamable HTTP: the tool's
+/// `execution.taskSupport` reaches the proxy through the HTTP tap, so the
+/// call is bridged as it is for a stdio server.
+#[tokio::test]
+async fn a_2025_task_of_an_http_server_is_bridged() {
+    let (_everything, url) = sieve_tests::everything_http();
+    let home = Home::new(BIN);
+    let config = json!({"mcpServers": {
+        "everything": {"type": "http", "url": url},
+    }, "settings": {"startupWaitMs": 60000}});
+    home.write("config.json", &config.to_string());
+    let mut host = Wire::start(BIN, home.path(), &[], legacy_tasks()).await;
+    let listed = host.listing(&["everything"]).await;
+    let research = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "everything__simulate-research-query")
+        .unwrap_or_else(|| panic!("the research tool: {listed}"));
+    assert!(
+        research["execution"]["taskSupport"].is_string(),
+        "the tool's execution reaches the host over an HTTP upstream: {research}"
+    );
+    let created = host
+        .request(
+            "tools/call",
+            json!({"name": "everything__simulate-research-query", "arguments": {"topic": "wasps"}, "task": {"ttl": 60000}}),
+        )
+        .await;
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_string();
+    assert!(id.starts_with("st-"), "a Sieve id: {created}");
+    let state = until_done(&mut host, &id).await;
+    assert_eq!(state["result"]["status"], "completed", "{state}");
+    let result = host.request("tasks/result", json!({"taskId": id})).await;
+    assert!(
+        report(&result["result"]).contains("Research Report: wasps"),
+        "{result}"
+    );
+    host.close().await;
+}
+
 #[tokio::test]
 async fn a_host_without_tasks_gets_the_research_report() {
     let home = with_everything_and_demo();

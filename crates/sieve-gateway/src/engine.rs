@@ -107,44 +107,43 @@ type SearchIndex = (
     Arc<sieve_core::search::ToolIndex>,
 );
 
-/// Every primitive of a catalog as rmcp's typed value for the host, in
-/// catalog order; `None` where a definition is not valid MCP (it is then
-/// left out of lists, with a warning when the catalog is built).
+/// Every primitive of a catalog as the host sees it, in catalog order:
+/// its definition with every field as the server sent it (`execution`,
+/// `groups`, fields no revision names), the name exposed and Sieve's
+/// labels under `_meta` ([`Primitive::host_definition`]); `None` where a
+/// definition is not valid MCP (it is then left out of lists, with a
+/// warning when the catalog is built).
 #[derive(Debug, Default)]
 pub struct HostForms {
-    pub items: Vec<Option<HostForm>>,
-}
-
-/// One primitive in the host's form.
-#[derive(Debug, Clone)]
-pub enum HostForm {
-    Tool(rmcp::model::Tool),
-    Prompt(rmcp::model::Prompt),
-    Resource(rmcp::model::Resource),
-    Template(rmcp::model::ResourceTemplate),
+    pub items: Vec<Option<Value>>,
 }
 
 impl HostForms {
     fn of(catalog: &Catalog) -> HostForms {
-        fn typed<T: serde::de::DeserializeOwned>(p: &Primitive) -> Option<T> {
-            serde_json::from_value(p.host_definition())
-                .map_err(|error| {
+        /// The definition, once rmcp's model of its kind takes it.
+        fn valid<T: serde::de::DeserializeOwned>(p: &Primitive) -> Option<Value> {
+            let definition = p.host_definition();
+            match T::deserialize(&definition) {
+                Ok(_) => Some(definition),
+                Err(error) => {
                     tracing::warn!(
                         "{} {} is not valid MCP and is left out: {error}",
                         p.kind,
                         p.exposed_name
                     );
-                })
-                .ok()
+                    None
+                }
+            }
         }
+        use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
         let items = catalog
             .primitives()
             .iter()
             .map(|p| match p.kind {
-                Kind::Tool => typed(p).map(HostForm::Tool),
-                Kind::Prompt => typed(p).map(HostForm::Prompt),
-                Kind::Resource => typed(p).map(HostForm::Resource),
-                Kind::ResourceTemplate => typed(p).map(HostForm::Template),
+                Kind::Tool => valid::<Tool>(p),
+                Kind::Prompt => valid::<Prompt>(p),
+                Kind::Resource => valid::<Resource>(p),
+                Kind::ResourceTemplate => valid::<ResourceTemplate>(p),
                 Kind::Task => None,
             })
             .collect();

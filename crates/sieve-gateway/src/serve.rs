@@ -25,7 +25,7 @@ pub use crate::server::ProfileChoice;
 use crate::server::{
     EndpointProfile, PROTOCOL_VERSION_META, RawBody, Sessions, SieveServer, unusable_profile,
 };
-use crate::tap::{Keep, LineTap, RawLog, rename_legacy_task_request};
+use crate::tap::{Keep, LineTap, RawLog, rename_request};
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -526,8 +526,9 @@ async fn guard(
     }
     let mut body = Body::from(bytes);
     if let Ok(mut value) = parsed {
-        // 2025-11-25 task requests go to the proxy's own handlers (the
-        // session's revision is in the header hosts send after initialize).
+        // 2025-11-25 task requests and lists go to the proxy's own handlers
+        // (the session's revision is in the header hosts send after
+        // initialize).
         let legacy = parts
             .headers
             .get("mcp-protocol-version")
@@ -538,11 +539,30 @@ async fn guard(
                 // Every message of the batch, not just up to the first.
                 let mut renamed = false;
                 for message in batch {
-                    renamed |= rename_legacy_task_request(message, legacy);
+                    renamed |= rename_request(message, legacy);
                 }
                 renamed
             }
-            message => rename_legacy_task_request(message, legacy),
+            message => {
+                let method = message.get("method").cloned();
+                let renamed = rename_request(message, legacy);
+                // rmcp checks a 2026-07-28 request's `Mcp-Method` header
+                // against its body: the header follows a renamed method
+                // it agreed with (one that did not is left to be refused).
+                if renamed
+                    && let (Some(Value::String(method)), Some(Value::String(now))) =
+                        (method, message.get("method"))
+                    && parts
+                        .headers
+                        .get("mcp-method")
+                        .and_then(|v| v.to_str().ok())
+                        == Some(method.as_str())
+                    && let Ok(now) = header::HeaderValue::from_str(now)
+                {
+                    parts.headers.insert("mcp-method", now);
+                }
+                renamed
+            }
         };
         if renamed {
             body = Body::from(value.to_string());

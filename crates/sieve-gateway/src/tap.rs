@@ -6,9 +6,11 @@
 //! handler runs. [`LineTap`] wraps the reading half of a line-delimited
 //! transport (stdio, a child's stdout, an in-memory pipe) and shows each
 //! complete line to a [`RawLog`] before rmcp decodes it. Handlers then look
-//! the raw params or result up by JSON-RPC id. On a host's side it is also
-//! the wire adapter for 2025-11-25 task requests, which it renames for the
-//! proxy's own handlers; nothing else is changed.
+//! the raw params or result up by JSON-RPC id (an HTTP server's bodies
+//! and events reach a [`RawLog`] the same way, through `upstream::http`).
+//! On a host's side it is also the wire adapter for 2025-11-25 task
+//! requests and the list methods, which it renames for the proxy's own
+//! handlers ([`rename_request`]); nothing else is changed.
 
 use crate::sync::Locked;
 use serde_json::Value;
@@ -155,6 +157,75 @@ pub fn client_request(
     Ok(request)
 }
 
+/// The params of a host's `tools/call` that rmcp's model does not name
+/// (nor the proxy reads: `task` is its own to bridge), which go on to the
+/// server as the host sent them.
+#[derive(Debug, Clone, Default)]
+pub struct UnnamedParams(pub serde_json::Map<String, Value>);
+
+/// The params of a call rmcp's model names, and the proxy's own `task`.
+const NAMED_CALL_PARAMS: [&str; 6] = [
+    "_meta",
+    "name",
+    "arguments",
+    "inputResponses",
+    "requestState",
+    "task",
+];
+
+impl UnnamedParams {
+    /// Whether a call's `params` have any.
+    pub fn any(params: &Value) -> bool {
+        params.as_object().is_some_and(|params| {
+            params
+                .keys()
+                .any(|k| !NAMED_CALL_PARAMS.contains(&k.as_str()))
+        })
+    }
+
+    /// Takes the unnamed params out of a call's raw `params`.
+    pub fn take(params: &mut Value) -> UnnamedParams {
+        let Value::Object(params) = params else {
+            return UnnamedParams::default();
+        };
+        if params
+            .keys()
+            .all(|k| NAMED_CALL_PARAMS.contains(&k.as_str()))
+        {
+            return UnnamedParams::default();
+        }
+        let unnamed = params
+            .keys()
+            .filter(|k| !NAMED_CALL_PARAMS.contains(&k.as_str()))
+            .cloned()
+            .collect::<Vec<_>>();
+        UnnamedParams(
+            unnamed
+                .into_iter()
+                .filter_map(|k| params.remove_entry(&k))
+                .collect(),
+        )
+    }
+}
+
+/// A request for `method` with `params` as they are, fields rmcp's model
+/// does not name included; its `_meta` where rmcp sends it from.
+pub fn request_as_it_came(
+    method: &str,
+    mut params: Value,
+) -> serde_json::Result<rmcp::model::ClientRequest> {
+    use rmcp::model::{ClientRequest, CustomRequest, GetMeta, RequestMetaObject};
+    let meta = match params.as_object_mut().and_then(|p| p.remove("_meta")) {
+        Some(meta) => Some(serde_json::from_value::<RequestMetaObject>(meta)?),
+        None => None,
+    };
+    let mut request = CustomRequest::new(method, Some(params));
+    if let Some(meta) = meta {
+        *request.get_meta_mut() = meta;
+    }
+    Ok(ClientRequest::CustomRequest(request))
+}
+
 pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
@@ -193,6 +264,26 @@ mod tests {
             list,
             rmcp::model::ClientRequest::ListToolsRequest(_)
         ));
+    }
+
+    #[test]
+    fn a_call_keeps_the_params_rmcp_does_not_name() {
+        let mut params = serde_json::json!({
+            "name": "t",
+            "arguments": {},
+            "task": {"ttl": 1},
+            "_meta": {"progressToken": 4},
+            "x-hint": {"a": 1},
+        });
+        assert!(UnnamedParams::any(&params));
+        let sent = request_as_it_came("tools/call", params.clone()).expect("a request");
+        let wire = serde_json::to_value(&sent).expect("serializes");
+        assert_eq!(wire["params"]["x-hint"]["a"], 1, "{wire}");
+        assert_eq!(wire["params"]["_meta"]["progressToken"], 4, "{wire}");
+        let unnamed = UnnamedParams::take(&mut params);
+        assert_eq!(unnamed.0.len(), 1, "only x-hint: {:?}", unnamed.0);
+        assert!(params.get("x-hint").is_none(), "taken out");
+        assert!(!UnnamedParams::any(&params));
     }
 
     #[tokio::test]
@@ -283,6 +374,39 @@ pub fn rename_legacy_task_request(message: &mut Value, legacy_session: bool) -> 
     rename
 }
 
+/// Prefix of the list methods the wire adapter renames, so their answers
+/// are built from each item's JSON as it came (rmcp's typed lists drop
+/// the fields its model does not name: `execution`, `groups`, ...).
+pub const LIST_PREFIX: &str = "dev.mcp-sieve/list/";
+
+/// The list methods renamed under [`LIST_PREFIX`].
+const LISTS: [&str; 4] = [
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+];
+
+/// Renames a host's request for the proxy's own handlers where rmcp's
+/// typed model would change it: 2025-11-25 task requests (see
+/// [`rename_legacy_task_request`]) and the four list methods (under
+/// [`LIST_PREFIX`]). Returns whether it changed.
+pub fn rename_request(message: &mut Value, legacy_session: bool) -> bool {
+    if rename_legacy_task_request(message, legacy_session) {
+        return true;
+    }
+    let listed = message.get("id").is_some()
+        && message
+            .get("method")
+            .and_then(Value::as_str)
+            .is_some_and(|method| LISTS.contains(&method));
+    if listed {
+        let renamed = format!("{LIST_PREFIX}{}", message["method"].as_str().unwrap_or(""));
+        message["method"] = Value::String(renamed);
+    }
+    listed
+}
+
 /// Whether an `initialize` request's params make a 2025-11-25 task session:
 /// an older protocol version and no 2026-07-28 tasks extension.
 pub fn is_legacy_task_session(initialize_params: &Value) -> bool {
@@ -299,8 +423,8 @@ pub fn is_legacy_task_session(initialize_params: &Value) -> bool {
 
 /// An [`AsyncRead`] over line-delimited JSON-RPC that shows every complete
 /// line to a [`RawLog`] before passing it on. On a host's side it also
-/// renames 2025-11-25 task requests (see [`rename_legacy_task_request`]);
-/// every other line passes unchanged.
+/// renames 2025-11-25 task requests and list requests (see
+/// [`rename_request`]); every other line passes unchanged.
 pub struct LineTap<R> {
     inner: R,
     log: RawLog,
@@ -388,14 +512,16 @@ impl<R> LineTap<R> {
         if line.len() <= MAX_LINE {
             self.log.observe(&line);
         }
-        let interesting =
-            self.host && (contains(&line, b"\"initialize\"") || contains(&line, b"\"task"));
+        let interesting = self.host
+            && (contains(&line, b"\"initialize\"")
+                || contains(&line, b"\"task")
+                || contains(&line, b"/list\""));
         let mut out = line;
         if interesting && let Ok(mut message) = serde_json::from_slice::<Value>(&out) {
             if message.get("method").and_then(Value::as_str) == Some("initialize") {
                 self.legacy_session =
                     is_legacy_task_session(message.get("params").unwrap_or(&Value::Null));
-            } else if rename_legacy_task_request(&mut message, self.legacy_session) {
+            } else if rename_request(&mut message, self.legacy_session) {
                 out = message.to_string().into_bytes();
             }
         }

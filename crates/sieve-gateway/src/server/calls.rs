@@ -4,7 +4,7 @@
 //! which goes to every server that logs.
 
 use super::{SieveServer, View, convert, to_params};
-use crate::engine::HostForm;
+use crate::tap::UnnamedParams;
 use crate::tasks::{Call, Started};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, CompleteRequestParams,
@@ -74,6 +74,12 @@ impl SieveServer {
         params["name"] = Value::String(tool.name.clone());
         if let Value::Object(object) = &mut params {
             object.remove("_meta");
+            // What rmcp's model does not name goes on as the host sent it.
+            let unnamed = match context.extensions.get::<UnnamedParams>() {
+                Some(unnamed) => unnamed.clone(),
+                None => UnnamedParams::take(&mut self.raw_params(&context)),
+            };
+            object.extend(unnamed.0);
         }
         let call = Call {
             server: &tool.server,
@@ -179,10 +185,7 @@ impl SieveServer {
         let found: Vec<Value> = index
             .search(query, limit)
             .into_iter()
-            .filter_map(|i| match view.forms.items.get(i) {
-                Some(Some(HostForm::Tool(tool))) => serde_json::to_value(tool).ok(),
-                _ => None,
-            })
+            .filter_map(|i| view.forms.items.get(i).cloned().flatten())
             .map(found_definition)
             .collect();
         let structured = json!({"tools": found});

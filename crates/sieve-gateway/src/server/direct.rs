@@ -140,10 +140,11 @@ impl SieveServer {
         peer: Peer<RoleServer>,
         parts: http::request::Parts,
         id: RequestId,
-        params: Value,
+        mut params: Value,
         ct: CancellationToken,
         progress: Option<CallProgress>,
     ) -> ServerJsonRpcMessage {
+        let unnamed = crate::tap::UnnamedParams::take(&mut params);
         let mut request = match crate::tap::client_request("tools/call", params) {
             Ok(request) => request,
             Err(error) => {
@@ -158,6 +159,7 @@ impl SieveServer {
         // The request's `_meta` goes to its context, as rmcp's loop does.
         std::mem::swap(&mut context.meta, request.get_meta_mut());
         context.extensions.insert(parts);
+        context.extensions.insert(unnamed);
         if let Some(progress) = progress {
             context.extensions.insert(progress);
         }

@@ -1,86 +1,100 @@
 //! `tools/list`, `prompts/list`, `resources/list` and
 //! `resources/templates/list`: one handler, for each kind what the profile
-//! and the request's narrowing show, in the host's typed form.
+//! and the request's narrowing show, each item as the host sees it (every
+//! field the server sent, Sieve's labels under `_meta`).
+//!
+//! rmcp's typed results would drop the fields its model does not name, so
+//! the wire adapters ([`crate::tap::rename_request`]) hand these requests
+//! to [`SieveServer::list_result`] under [`LIST_PREFIX`], whose answer
+//! goes out as built. rmcp's own list handlers (for a request that did
+//! not pass an adapter) answer from the same items, typed.
 
 use super::SieveServer;
-use crate::engine::HostForm;
-use rmcp::model::{
-    CacheScope, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, Prompt, Resource, ResourceTemplate, Tool,
-};
+use crate::tap::LIST_PREFIX;
+use rmcp::model::{CustomResult, ResultType};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
+use serde_json::{Map, Value, json};
 use sieve_core::Kind;
 
-/// A kind of primitive hosts list, and the result its list method answers.
-pub(super) trait Listed: Clone + serde::de::DeserializeOwned {
-    const KIND: Kind;
-    type Result;
-    /// This kind's typed value among the published forms.
-    fn pick(form: &HostForm) -> Option<&Self>;
-    /// The list result for `items`.
-    fn result(items: Vec<Self>) -> Self::Result;
+/// What a list method lists, and the key of its result's items.
+pub(super) fn listed(method: &str) -> Option<(Kind, &'static str)> {
+    match method {
+        "tools/list" => Some((Kind::Tool, "tools")),
+        "prompts/list" => Some((Kind::Prompt, "prompts")),
+        "resources/list" => Some((Kind::Resource, "resources")),
+        "resources/templates/list" => Some((Kind::ResourceTemplate, "resourceTemplates")),
+        _ => None,
+    }
 }
-
-macro_rules! listed {
-    ($item:ty, $kind:ident, $form:ident, $result:ty) => {
-        impl Listed for $item {
-            const KIND: Kind = Kind::$kind;
-            type Result = $result;
-
-            fn pick(form: &HostForm) -> Option<&Self> {
-                match form {
-                    HostForm::$form(item) => Some(item),
-                    _ => None,
-                }
-            }
-
-            fn result(items: Vec<Self>) -> $result {
-                // What a profile shows is this user's: never cache it for others.
-                <$result>::with_all_items(items).with_cache_scope(CacheScope::Private)
-            }
-        }
-    };
-}
-
-listed!(Tool, Tool, Tool, ListToolsResult);
-listed!(Prompt, Prompt, Prompt, ListPromptsResult);
-listed!(Resource, Resource, Resource, ListResourcesResult);
-listed!(
-    ResourceTemplate,
-    ResourceTemplate,
-    Template,
-    ListResourceTemplatesResult
-);
 
 impl SieveServer {
-    /// Every visible primitive of kind `T`, once the servers starting have
-    /// answered or `settings.startupWaitMs` has passed.
-    pub(super) async fn list<T: Listed>(
+    /// Every visible primitive of `kind` as the host sees it, once the
+    /// servers starting have answered or `settings.startupWaitMs` has
+    /// passed.
+    async fn list_items(
         &self,
+        kind: Kind,
         context: &RequestContext<RoleServer>,
-    ) -> Result<T::Result, ErrorData> {
+    ) -> Result<Vec<Value>, ErrorData> {
         self.started().await;
         let view = self.view(context, true)?;
         let rules = &view.profile.rules;
-        let mut items: Vec<T> = view
+        let mut items: Vec<Value> = view
             .catalog
             .primitives()
             .iter()
             .zip(&view.forms.items)
-            .filter(|(p, _)| p.kind == T::KIND && rules.listed(p, Some(&view.narrowing)))
-            .filter_map(|(_, form)| form.as_ref().and_then(T::pick).cloned())
+            .filter(|(p, _)| p.kind == kind && rules.listed(p, Some(&view.narrowing)))
+            .filter_map(|(_, form)| form.clone())
             .collect();
-        self.listed(T::KIND, &view.catalog);
-        if T::KIND == Kind::Tool && rules.search_mode() {
+        self.listed(kind, &view.catalog);
+        if kind == Kind::Tool && rules.search_mode() {
             // Search mode: the pinned tools, then the proxy's two.
             let separator = &view.config.settings.separator;
-            items.extend(
-                sieve_core::search::search_tools(separator)
-                    .into_iter()
-                    .filter_map(|tool| serde_json::from_value(tool).ok()),
-            );
+            items.extend(sieve_core::search::search_tools(separator));
         }
-        Ok(T::result(items))
+        Ok(items)
+    }
+
+    /// The answer to list method `method` (as the host named it, without
+    /// [`LIST_PREFIX`]), in the shape the host's protocol revision wants:
+    /// what a profile shows is this user's, never cached for others; a
+    /// 2026-07-28 host also gets `resultType` and `ttlMs` (a list may
+    /// change at any moment: it is stale at once).
+    pub(super) async fn list_result(
+        &self,
+        method: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let Some((kind, key)) = listed(method) else {
+            return Err(super::methods::not_supported(&format!(
+                "{LIST_PREFIX}{method}"
+            )));
+        };
+        let items = self.list_items(kind, context).await?;
+        let mut result = Map::new();
+        result.insert(key.into(), Value::Array(items));
+        result.insert("cacheScope".into(), json!("private"));
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| !v.has_initialize());
+        if modern {
+            result.insert("resultType".into(), json!(ResultType::COMPLETE));
+            result.insert("ttlMs".into(), json!(0));
+        }
+        Ok(CustomResult(Value::Object(result)))
+    }
+
+    /// rmcp's typed result of list method `method`, from the same items.
+    pub(super) async fn list<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<T, ErrorData> {
+        let CustomResult(mut result) = self.list_result(method, context).await?;
+        result["resultType"] = json!(ResultType::COMPLETE);
+        serde_json::from_value(result)
+            .map_err(|e| ErrorData::internal_error(format!("{method}: {e}"), None))
     }
 }

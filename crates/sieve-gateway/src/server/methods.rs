@@ -5,7 +5,7 @@
 
 use super::SieveServer;
 use super::notifications::notify_peer;
-use crate::tap::LEGACY_PREFIX;
+use crate::tap::{LEGACY_PREFIX, LIST_PREFIX};
 use rmcp::model::{CustomRequest, CustomResult, ErrorCode};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -90,6 +90,10 @@ impl SieveServer {
             "tags/list" => self.labels(false, &context).await,
             "tasks/list" => self.tasks_list(&params, &context).await,
             "tasks/retry" => self.tasks_retry(&params, &context).await,
+            method if method.starts_with(LIST_PREFIX) => {
+                self.list_result(&method[LIST_PREFIX.len()..], &context)
+                    .await
+            }
             method if method.starts_with(LEGACY_PREFIX) => {
                 self.legacy_task_request(method, params, &context).await
             }

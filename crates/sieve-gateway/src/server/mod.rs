@@ -54,9 +54,9 @@ use rmcp::model::{
     CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
     GetTaskParams, GetTaskResult, InitializeRequestParams, InitializeResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    Prompt, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, Resource,
-    ResourceTemplate, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -588,7 +588,7 @@ impl ServerHandler for SieveServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Box::pin(self.list::<Tool>(&context)).await
+        Box::pin(self.list("tools/list", &context)).await
     }
 
     async fn list_prompts(
@@ -596,7 +596,7 @@ impl ServerHandler for SieveServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Box::pin(self.list::<Prompt>(&context)).await
+        Box::pin(self.list("prompts/list", &context)).await
     }
 
     async fn list_resources(
@@ -604,7 +604,7 @@ impl ServerHandler for SieveServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Box::pin(self.list::<Resource>(&context)).await
+        Box::pin(self.list("resources/list", &context)).await
     }
 
     async fn list_resource_templates(
@@ -612,7 +612,7 @@ impl ServerHandler for SieveServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Box::pin(self.list::<ResourceTemplate>(&context)).await
+        Box::pin(self.list("resources/templates/list", &context)).await
     }
 
     async fn call_tool(

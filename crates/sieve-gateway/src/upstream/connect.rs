@@ -4,6 +4,7 @@
 
 use super::child::{ChildError, ChildProcess};
 use super::handler::UpstreamHandler;
+use super::http::TappedHttp;
 use super::{Endpoint, Handshake, ListKind, PoolInner, Upstream};
 use crate::sync::Locked;
 use crate::tap::{Keep, LineTap, RawLog};
@@ -199,16 +200,18 @@ async fn attempt(
                 }
                 let config = config.custom_headers(custom);
                 let describe = |e: &ClientInitializeError| http_failure(url, e);
+                // Every answer is shown to `raw` before rmcp types it.
+                let tapped = TappedHttp::new(raw.clone());
                 let service = match signed_in(up, pool, url, oauth.as_ref()).await? {
                     // rmcp's client sends the token, refreshes it before it
                     // expires, and once more when the server rejects it.
                     Some(manager) => {
-                        let client = AuthClient::new(reqwest::Client::new(), manager);
+                        let client = AuthClient::new(tapped, manager);
                         let transport = StreamableHttpClientTransport::with_client(client, config);
                         handshake(handler, transport, kind, describe).await?
                     }
                     None => {
-                        let transport = StreamableHttpClientTransport::from_config(config);
+                        let transport = StreamableHttpClientTransport::with_client(tapped, config);
                         handshake(handler, transport, kind, describe).await?
                     }
                 };

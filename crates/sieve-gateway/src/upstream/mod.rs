@@ -27,20 +27,23 @@
 //!   and whatever it starts are stopped together (SIGTERM, then SIGKILL)
 //!   and always reaped;
 //! * `handler`: our side of a connection, forwarding what a server sends
-//!   to the hosts.
+//!   to the hosts;
+//! * `http`: an HTTP server's answers shown to the connection's raw log
+//!   before rmcp types them, as a stdio server's lines are.
 
 #![allow(deprecated)] // sampling, roots and logging: deprecated in 2026-07-28, live in 2025-11-25
 
 mod child;
 mod connect;
 mod handler;
+mod http;
 mod supervisor;
 
 use crate::clock::now_ms;
 use crate::error::CallError;
 use crate::hosts::Hosts;
 use crate::sync::Locked;
-use crate::tap::{RawLog, client_request, id_key};
+use crate::tap::{RawLog, UnnamedParams, client_request, id_key, request_as_it_came};
 use rmcp::RoleClient;
 use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
 use rmcp::service::{Peer, PeerRequestOptions};
@@ -251,7 +254,7 @@ struct Shared {
     status: Status,
     listing: ServerListing,
     peer: Option<Peer<RoleClient>>,
-    /// The raw results of this connection (stdio and built-in servers).
+    /// The raw results of this connection (every transport is tapped).
     raw: Option<RawLog>,
     /// Why each list method last failed on this connection, if it did.
     list_errors: BTreeMap<&'static str, String>,
@@ -500,11 +503,16 @@ impl Pool {
         params: Value,
     ) -> Result<rmcp::service::RequestHandle<RoleClient>, CallError> {
         let peer = self.peer(server)?;
-        let request: ClientRequest =
-            client_request(method, params).map_err(|e| CallError::Unsendable {
-                method: method.to_string(),
-                why: e.to_string(),
-            })?;
+        // A call with params rmcp's model does not name goes as it came.
+        let request = if method == "tools/call" && UnnamedParams::any(&params) {
+            request_as_it_came(method, params)
+        } else {
+            client_request(method, params)
+        };
+        let request: ClientRequest = request.map_err(|e| CallError::Unsendable {
+            method: method.to_string(),
+            why: e.to_string(),
+        })?;
         peer.send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| self.request_failed(server, e))
@@ -783,8 +791,8 @@ pub fn mark_complete(mut result: ServerResult) -> ServerResult {
 }
 
 /// Sends `request` and returns its result as the server sent it: from the
-/// raw tap when the connection has one (it keeps fields rmcp's model
-/// drops), else rmcp's typed result (HTTP).
+/// connection's raw tap when it kept it (lists: it keeps fields rmcp's
+/// model drops), else rmcp's typed result.
 async fn request_raw(
     peer: &Peer<RoleClient>,
     raw: Option<&RawLog>,
@@ -795,7 +803,53 @@ async fn request_raw(
     let id = id_key(&serde_json::to_value(&handle.id).unwrap_or_default());
     let typed = handle.await_response().await?;
     match raw.and_then(|raw| raw.take(&id)) {
-        Some(result) => Ok(result),
+        Some(mut result) => {
+            left_out_stay_out(&mut result, &typed);
+            Ok(result)
+        }
         None => Ok(serde_json::to_value(typed).unwrap_or_default()),
+    }
+}
+
+/// The tools rmcp's transport left out of its typed list stay out of the
+/// raw one: a 2026-07-28 client must not call a tool whose `x-mcp-header`
+/// annotations are invalid, and rmcp drops those.
+fn left_out_stay_out(raw: &mut Value, typed: &ServerResult) {
+    let (ServerResult::ListToolsResult(list), Some(Value::Array(items))) =
+        (typed, raw.get_mut("tools"))
+    else {
+        return;
+    };
+    if list.tools.len() == items.len() {
+        return;
+    }
+    let kept: std::collections::HashSet<&str> =
+        list.tools.iter().map(|tool| tool.name.as_ref()).collect();
+    items.retain(|item| {
+        item.get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|name| kept.contains(name))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_rmcp_left_out_stays_out_and_the_rest_keep_their_fields() {
+        let mut raw = json!({"tools": [
+            {"name": "kept", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
+            {"name": "refused", "inputSchema": {"type": "object"}},
+        ]});
+        let typed: ServerResult = serde_json::from_value(json!({
+            "tools": [{"name": "kept", "inputSchema": {"type": "object"}}]
+        }))
+        .expect("a typed list");
+        assert!(matches!(typed, ServerResult::ListToolsResult(_)));
+        left_out_stay_out(&mut raw, &typed);
+        let tools = raw["tools"].as_array().expect("tools");
+        assert_eq!(tools.len(), 1, "{raw}");
+        assert_eq!(tools[0]["execution"]["taskSupport"], "optional", "{raw}");
     }
 }

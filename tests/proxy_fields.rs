@@ -1,0 +1,260 @@
+//! Fields kept on the way through (docs/proxy.md, "What passes unchanged"):
+//! a server written as raw JSON (tests/clients/fields_server.py), once over
+//! stdio (`local`) and once over streamable HTTP (`remote`), sends a tool's
+//! `execution`, top-level `groups` and `tags`, `annotations.category`, a
+//! field no revision names, and a call result with a field no revision
+//! names. A raw host over stdio (2025-11-25) and one over HTTP (2026-07-28)
+//! see each listed field as the server sent it, Sieve's labels added under
+//! `_meta`; a host's unknown param reaches the server; and the labels read
+//! the server's own groups and tags over both transports.
+
+use serde_json::{Map, Value, json};
+use sieve_tests::Home;
+use sieve_tests::deps::deps;
+use sieve_tests::http::HttpProxy;
+use sieve_tests::wire::Wire;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
+
+/// The servers' keys in config.json: the same server over each transport.
+const SERVERS: [&str; 2] = ["local", "remote"];
+
+fn script() -> String {
+    deps()
+        .clients
+        .join("fields_server.py")
+        .display()
+        .to_string()
+}
+
+/// `file_issue` as fields_server.py sends it.
+fn file_issue() -> Value {
+    json!({
+        "name": "file_issue",
+        "description": "File an issue in the tracker.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"title": {"type": "string"}},
+        },
+        "execution": {"taskSupport": "optional"},
+        "groups": ["issues"],
+        "tags": ["tracker"],
+        "annotations": {"category": "triage", "readOnlyHint": false},
+        "x-vendor-rank": {"weight": 3, "notes": ["kept", "as", "sent"]},
+    })
+}
+
+/// The server over streamable HTTP on a free port; killed when dropped.
+struct FieldsHttp {
+    child: Child,
+    url: String,
+}
+
+impl FieldsHttp {
+    fn start() -> FieldsHttp {
+        let mut child = Command::new(&deps().python)
+            .arg(script())
+            .arg("http")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("fields_server.py starts");
+        // Read on a thread, so a server that hangs fails the test.
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("fields_server.py says where it serves within a minute");
+        let url = line
+            .trim()
+            .strip_prefix("serving ")
+            .unwrap_or_else(|| panic!("fields_server.py printed {line:?}, not `serving URL`"))
+            .to_string();
+        FieldsHttp { child, url }
+    }
+}
+
+impl Drop for FieldsHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A home with the server over stdio as `local` and over HTTP as `remote`.
+fn home(remote: &FieldsHttp) -> Home {
+    let home = Home::new(BIN);
+    let python = deps().python.display().to_string();
+    home.write(
+        "config.json",
+        &json!({"mcpServers": {
+            "local": {"command": python, "args": [script(), "stdio"]},
+            "remote": {"type": "http", "url": remote.url},
+        }})
+        .to_string(),
+    );
+    home
+}
+
+fn tool<'a>(tools: &'a Value, name: &str) -> &'a Value {
+    tools
+        .as_array()
+        .unwrap_or_else(|| panic!("a list of tools: {tools:#}"))
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name} in {tools:#}"))
+}
+
+fn strings(value: &Value) -> Vec<&str> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {value}"))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// A host's `file_issue` of `server` is the server's, field for field:
+/// only the name is exposed and `_meta` holds Sieve's labels, among them
+/// the server's own groups and tags.
+fn arrived_unchanged(tools: &Value, server: &str, host: &str) {
+    let seen = tool(tools, &format!("{server}__file_issue"));
+    let mut fields: Map<String, Value> = seen.as_object().unwrap().clone();
+    let meta = fields.remove("_meta").expect("Sieve's labels in _meta");
+    fields.insert("name".into(), json!("file_issue"));
+    let sent = file_issue();
+    for (key, value) in sent.as_object().unwrap() {
+        assert_eq!(
+            fields.get(key),
+            Some(value),
+            "{host} sees {server}'s field {key} as the server sent it: {seen:#}"
+        );
+    }
+    assert_eq!(
+        Value::Object(fields),
+        sent,
+        "{host} sees {server}'s tool with nothing added but _meta: {seen:#}"
+    );
+    let groups = strings(&meta["dev.mcp-sieve/groups"]);
+    for group in ["issues", "triage"] {
+        assert!(
+            groups.contains(&format!("{server}/{group}").as_str()),
+            "{host}: the labels of {server} read its group {group}: {meta:#}"
+        );
+    }
+    assert!(
+        strings(&meta["dev.mcp-sieve/tags"]).contains(&"tracker"),
+        "{host}: the labels of {server} read its tag: {meta:#}"
+    );
+}
+
+/// A call's answer from `server`, with a host's unknown param sent along.
+fn call_params(server: &str) -> Value {
+    json!({
+        "name": format!("{server}__file_issue"),
+        "arguments": {"title": "kept"},
+        "x-host-hint": {"priority": "high"},
+    })
+}
+
+/// The server got the host's unknown param, and the host the call's
+/// answer. (The server's unknown result field, `x-result-extra`, does not
+/// reach hosts yet: docs/limits.md says so.)
+fn call_kept_fields(response: &Value, server: &str, host: &str) {
+    let result = &response["result"];
+    assert_eq!(
+        result["isError"], false,
+        "{host} gets {server}'s answer: {response:#}"
+    );
+    let received: Value = serde_json::from_str(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{host}: the server's echo: {response:#}")),
+    )
+    .expect("the server echoes the params it got as JSON");
+    assert_eq!(
+        received["x-host-hint"],
+        json!({"priority": "high"}),
+        "{server} gets {host}'s unknown param: {received:#}"
+    );
+    assert_eq!(received["arguments"], json!({"title": "kept"}));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_field_passes_both_ways_over_both_transports() {
+    let remote = FieldsHttp::start();
+    let home = home(&remote);
+
+    // The labels, as the command line reads them, over both transports.
+    let rows = home.run(&["tools", "--json"]).json();
+    for server in SERVERS {
+        let exposed = format!("{server}__file_issue");
+        let row = rows
+            .as_array()
+            .expect("an array of tools")
+            .iter()
+            .find(|r| r["exposedName"] == exposed.as_str())
+            .unwrap_or_else(|| panic!("no {exposed} in {rows:#}"));
+        let groups = strings(&row["groups"]);
+        for group in ["issues", "triage"] {
+            assert!(
+                groups.contains(&format!("{server}/{group}").as_str()),
+                "tools --json reads {server}'s group {group} (server's `groups`, \
+                 `annotations.category`): {row:#}"
+            );
+        }
+        assert!(
+            strings(&row["tags"]).contains(&"tracker"),
+            "tools --json reads {server}'s top-level tag: {row:#}"
+        );
+        let read = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["exposedName"] == format!("{server}__read_issue").as_str())
+            .unwrap_or_else(|| panic!("no {server}__read_issue in {rows:#}"));
+        assert!(
+            strings(&read["tags"]).contains(&"from-meta"),
+            "tools --json reads {server}'s tag in _meta: {read:#}"
+        );
+    }
+
+    // A raw host over stdio (2025-11-25).
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    let listed = host.listing(&SERVERS).await;
+    for server in SERVERS {
+        arrived_unchanged(&listed["result"]["tools"], server, "the stdio host");
+        let answer = host.request("tools/call", call_params(server)).await;
+        call_kept_fields(&answer, server, "the stdio host");
+    }
+    host.close().await;
+
+    // A raw host over HTTP (2026-07-28, no session).
+    let proxy = HttpProxy::start(BIN, home.path());
+    proxy.until_listed(&SERVERS).await;
+    let endpoint = format!("{}/mcp", proxy.base);
+    let (status, listed) =
+        sieve_tests::team::request(&endpoint, &proxy.token, "tools/list", json!({})).await;
+    assert_eq!(status, 200, "tools/list over HTTP: {listed:#}");
+    assert_eq!(
+        listed["result"]["resultType"], "complete",
+        "a 2026-07-28 host's list says it is complete: {listed:#}"
+    );
+    for server in SERVERS {
+        arrived_unchanged(&listed["result"]["tools"], server, "the HTTP host");
+        let (status, answer) =
+            sieve_tests::team::request(&endpoint, &proxy.token, "tools/call", call_params(server))
+                .await;
+        assert_eq!(status, 200, "tools/call over HTTP: {answer:#}");
+        call_kept_fields(&answer, server, "the HTTP host");
+    }
+}
