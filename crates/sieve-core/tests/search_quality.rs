@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 
 const HELD_OUT_FLOOR: f64 = 0.75;
 const TUNED_FLOOR: f64 = 0.76;
+const SECOND_HELD_OUT_FLOOR: f64 = 0.0;
 
 fn fixture(path: &str) -> String {
     format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
@@ -116,5 +117,15 @@ fn tuned_plain_words_find_the_tool_in_the_top_three() {
     assert!(
         hits as f64 >= TUNED_FLOOR * total as f64,
         "only {hits} of {total} tuned queries found their tool in the top 3"
+    );
+}
+
+#[test]
+fn second_held_out_plain_words_find_the_tool_in_the_top_three() {
+    let (hits, total) = score("held-out-2");
+    assert!(total >= 60, "the second held-out set has {total} queries");
+    assert!(
+        hits as f64 >= SECOND_HELD_OUT_FLOOR * total as f64,
+        "only {hits} of {total} second held-out queries found their tool in the top 3"
     );
 }
