@@ -13,6 +13,7 @@
 //! index per profile view is cheap.
 
 use crate::catalog::Primitive;
+use crate::labels;
 use crate::lexicon::{self, Lexicon};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -128,6 +129,10 @@ const WEIGHT: [f32; PARTS] = [3.0, 2.0, 1.0, 0.7, 1.0];
 const LENGTH_DISCOUNT: [f32; PARTS] = [0.3, 0.5, 0.75, 0.5, 0.3];
 /// BM25's saturation.
 const K1: f32 = 1.2;
+/// How much a tool that matches only some of the query's words (weighed
+/// by their rarity) loses: its score times the share it matches to this
+/// power.
+const COVERAGE: f32 = 1.0;
 
 /// The words a tool is found by, each with the part it came from: name,
 /// title, description, parameter names, labels.
@@ -153,15 +158,37 @@ fn words_of(p: &Primitive) -> Vec<(String, Part)> {
         .pointer("/inputSchema/properties")
         .and_then(Value::as_object)
     {
-        for name in properties.keys() {
+        for (name, property) in properties {
             add(name, Part::Parameters);
+            // The values a parameter takes say what the tool tells apart
+            // (`state`: open, closed, merged).
+            let values = property.get("enum").and_then(Value::as_array);
+            for value in values.into_iter().flatten().filter_map(Value::as_str) {
+                add(value, Part::Parameters);
+            }
         }
     }
-    for label in p.labels.groups.iter().chain(&p.labels.tags) {
+    // The tags of MCP's behaviour hints say how a tool acts, not what it
+    // is about: "open-world" would find every tool for "open a page".
+    let hints = [
+        labels::TAG_READ_ONLY,
+        labels::TAG_DESTRUCTIVE,
+        labels::TAG_IDEMPOTENT,
+        labels::TAG_OPEN_WORLD,
+    ];
+    let tags = p
+        .labels
+        .tags
+        .iter()
+        .filter(|tag| !hints.contains(&tag.as_str()));
+    for label in p.labels.groups.iter().chain(tags) {
         add(label, Part::Labels);
     }
     words
 }
+
+/// A stem in one tool: (the tool, its weighted count, its strength).
+type Posting = (u32, f32, f32);
 
 /// How often each stem stands in each part of one tool.
 type PartCounts = HashMap<(String, usize), f32>;
@@ -173,8 +200,10 @@ pub struct ToolIndex {
     lexicon: Arc<Lexicon>,
     keys: Vec<usize>,
     /// Stem → (tool, its count there, weighted and length-normalised per
-    /// part) for each tool that has it.
-    postings: HashMap<String, Vec<(u32, f32)>>,
+    /// part; how strongly the tool is about it, 1 when its name has it,
+    /// less when only a part weighing less does) for each tool that has
+    /// it.
+    postings: HashMap<String, Vec<Posting>>,
 }
 
 impl ToolIndex {
@@ -207,16 +236,28 @@ impl ToolIndex {
         for sum in &mut average {
             *sum = (*sum / tools_words.len().max(1) as f32).max(1.0);
         }
-        let mut postings: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
+        let mut postings: HashMap<String, Vec<Posting>> = HashMap::new();
         for (doc, (counts, lengths)) in tools_words.into_iter().enumerate() {
-            let mut weighted: HashMap<String, f32> = HashMap::new();
+            let mut weighted: HashMap<String, (f32, f32)> = HashMap::new();
             for ((stem, part), count) in counts {
                 let norm = 1.0 - LENGTH_DISCOUNT[part]
                     + LENGTH_DISCOUNT[part] * lengths[part] / average[part];
-                *weighted.entry(stem).or_default() += WEIGHT[part] * count / norm;
+                // A name says what the tool is about once, however often
+                // it repeats a word (`request_pull_request_reviewers`).
+                let count = if part == Part::Name as usize {
+                    count.min(1.0)
+                } else {
+                    count
+                };
+                let (sum, strength) = weighted.entry(stem).or_default();
+                *sum += WEIGHT[part] * count / norm;
+                *strength = strength.max(WEIGHT[part] / WEIGHT[Part::Name as usize]);
             }
-            for (stem, count) in weighted {
-                postings.entry(stem).or_default().push((doc as u32, count));
+            for (stem, (count, strength)) in weighted {
+                postings
+                    .entry(stem)
+                    .or_default()
+                    .push((doc as u32, count, strength));
             }
         }
         ToolIndex {
@@ -229,36 +270,60 @@ impl ToolIndex {
     /// The keys of the best `limit` matches of `query`, best first; ties
     /// in key order, so the same query gives the same answer.
     pub fn search(&self, query: &str, limit: usize) -> Vec<usize> {
-        let tools = self.keys.len() as f32;
-        let mut scores = vec![0.0f32; self.keys.len()];
-        let mut slot_best = vec![0.0f32; self.keys.len()];
-        let idf = |stem: &str| {
-            let having = self.postings.get(stem).map_or(0, Vec::len) as f32;
-            (having > 0.0).then(|| (1.0 + (tools - having + 0.5) / (having + 0.5)).ln())
+        let tools = self.keys.len();
+        let idf_of = |having: f32| {
+            let all = tools as f32;
+            (1.0 + (all - having + 0.5) / (having + 0.5)).ln()
         };
+        let mut scores = vec![0.0f32; tools];
+        // Per tool, the rarity of the query's slots it matches at all.
+        let mut covered = vec![0.0f32; tools];
+        let mut rarity_total = 0.0f32;
+        let mut slot_best = vec![0.0f32; tools];
         for slot in self.lexicon.expand(query) {
-            // A word the person typed that the tools have says how rare
-            // the slot is: a synonym may not weigh more than the word.
-            let typed = slot.alternatives.first().and_then(|(stem, _)| idf(stem));
+            slot_best.iter_mut().for_each(|best| *best = 0.0);
+            // How many tools the slot matches, each counted by the weight
+            // of its best word there: a broad verb ("show": list, view,
+            // get, read...) matches most tools and so says little,
+            // whatever word stands in a name; a word no tool has but
+            // whose sense many have ("folder": directory) says as little
+            // as that sense.
+            for (stem, weight) in &slot.alternatives {
+                for (doc, _, strength) in self.postings.get(stem).into_iter().flatten() {
+                    let best = &mut slot_best[*doc as usize];
+                    *best = best.max(weight * strength);
+                }
+            }
+            let matched: f32 = slot_best.iter().sum();
+            if matched == 0.0 {
+                continue;
+            }
+            let slot_rarity = idf_of(matched);
             slot_best.iter_mut().for_each(|best| *best = 0.0);
             for (stem, weight) in &slot.alternatives {
-                let Some(rarity) = idf(stem) else { continue };
-                let rarity = typed.map_or(rarity, |typed| rarity.min(typed));
-                for (doc, count) in &self.postings[stem] {
-                    let score = weight * rarity * count * (K1 + 1.0) / (count + K1);
+                for (doc, count, _) in self.postings.get(stem).into_iter().flatten() {
+                    let score = weight * slot_rarity * count * (K1 + 1.0) / (count + K1);
                     let best = &mut slot_best[*doc as usize];
                     *best = best.max(score);
                 }
             }
-            for (score, best) in scores.iter_mut().zip(&slot_best) {
-                *score += best;
+            rarity_total += slot_rarity;
+            for ((score, best), covered) in scores.iter_mut().zip(&slot_best).zip(&mut covered) {
+                if *best > 0.0 {
+                    *score += best;
+                    *covered += slot_rarity;
+                }
             }
         }
         let mut found: Vec<(usize, f32)> = scores
             .into_iter()
+            .zip(covered)
             .enumerate()
-            .filter(|(_, score)| *score > 0.0)
-            .map(|(doc, score)| (self.keys[doc], score))
+            .filter(|(_, (score, _))| *score > 0.0)
+            .map(|(doc, (score, covered))| {
+                let coverage = covered / rarity_total.max(f32::EPSILON);
+                (self.keys[doc], score * coverage.powf(COVERAGE))
+            })
             .collect();
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         found.into_iter().take(limit).map(|(key, _)| key).collect()
