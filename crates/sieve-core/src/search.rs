@@ -122,11 +122,15 @@ enum Part {
     Description,
     Parameters,
     Labels,
+    /// The description past its first sentence: how to use the tool,
+    /// caveats, examples, which name much the tool does not do.
+    Details,
 }
 
-const PARTS: usize = 5;
-const WEIGHT: [f32; PARTS] = [3.0, 2.0, 1.0, 0.7, 1.0];
-const LENGTH_DISCOUNT: [f32; PARTS] = [0.3, 0.5, 0.75, 0.5, 0.3];
+const PARTS: usize = 6;
+const WEIGHT: [f32; PARTS] = [3.0, 2.0, 1.0, 0.7, 1.0, DETAILS];
+const LENGTH_DISCOUNT: [f32; PARTS] = [0.3, 0.5, 0.75, 0.5, 0.3, 0.75];
+const DETAILS: f32 = 0.5;
 /// BM25's saturation.
 const K1: f32 = 1.2;
 /// How much a tool that matches only some of the query's words (weighed
@@ -153,7 +157,10 @@ fn words_of(p: &Primitive) -> Vec<(String, Part)> {
     };
     add(&p.name, Part::Name);
     add(&text("title"), Part::Title);
-    add(&text("description"), Part::Description);
+    let description = text("description");
+    let (summary, details) = first_sentence(&description);
+    add(summary, Part::Description);
+    add(details, Part::Details);
     if let Some(properties) = definition
         .pointer("/inputSchema/properties")
         .and_then(Value::as_object)
@@ -189,6 +196,16 @@ fn words_of(p: &Primitive) -> Vec<(String, Part)> {
 
 /// A stem in one tool: (the tool, its weighted count, its strength).
 type Posting = (u32, f32, f32);
+
+/// A description's first sentence (what the tool does) and the rest.
+fn first_sentence(description: &str) -> (&str, &str) {
+    let end = [". ", ".\n", "\n\n"]
+        .iter()
+        .filter_map(|mark| description.find(mark))
+        .min()
+        .map_or(description.len(), |end| end + 1);
+    description.split_at(end)
+}
 
 /// How often each stem stands in each part of one tool.
 type PartCounts = HashMap<(String, usize), f32>;
