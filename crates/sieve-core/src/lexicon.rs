@@ -428,5 +428,19 @@ mod tests {
             "{money_back:?}"
         );
         assert!(lexicon.expand("the of a").is_empty());
+        let has = |slots: &[Slot], stem: &str| {
+            slots
+                .iter()
+                .any(|slot| slot.alternatives.iter().any(|(s, _)| s == stem))
+        };
+        // "show me": whom the answer is for, not a question about me.
+        assert!(!has(&lexicon.expand("show me the pods"), "me"));
+        // A particle a collocation takes is no slot of its own ("off"
+        // alone is to kill); two words a name writes as one are tried so.
+        let turn_off = lexicon.expand("turn off the flag");
+        assert_eq!(turn_off.len(), 2, "{turn_off:?}");
+        assert!(has(&lexicon.expand("a drop-down list"), "dropdown"));
+        // "which ... exist" asks for a list.
+        assert!(has(&lexicon.expand("which namespaces exist"), "list"));
     }
 }

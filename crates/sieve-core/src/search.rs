@@ -3,14 +3,17 @@
 //!
 //! A profile in search mode lists only its pinned tools plus
 //! `sieve__find_tools` and `sieve__call_tool`. The search ranks the tools
-//! the profile allows by BM25 over the stems of their name (a name says
-//! most), title, description, parameter names and labels, each word
-//! weighted by the part it stands in. A query is first expanded through
-//! the [`Lexicon`] (WordNet and software senses: "folder" finds
+//! the profile allows by BM25F over the stems of their name (a name says
+//! most), title, description, parameter names and values, and labels,
+//! each word weighted by the part it stands in. A query is first expanded
+//! through the [`Lexicon`] (WordNet and software senses: "folder" finds
 //! directories, "who am i" finds `whoami`), one slot per word, so plain
-//! words find tools named in other words. No model to download; at a few
-//! hundred or thousand tools the index is built in milliseconds, so an
-//! index per profile view is cheap.
+//! words find tools named in other words. A slot weighs by how many
+//! tools its whole sense matches, so a broad verb ("show": list, view,
+//! get...) weighs little whatever synonym a name carries, and a tool
+//! loses by the share of the query it does not match. No model to
+//! download; at a few hundred or thousand tools the index is built in
+//! milliseconds, so an index per profile view is cheap.
 
 use crate::catalog::Primitive;
 use crate::labels;
@@ -418,6 +421,71 @@ mod tests {
         assert_eq!(name("comment on an issue"), "add_issue_comment");
         assert_eq!(name("commits"), "list_commits");
         assert!(index.search("kubernetes", 5).is_empty());
+    }
+
+    /// The names of the best `limit` tools for `query` among `tools`.
+    fn ranked(tools: Vec<Value>, query: &str, limit: usize) -> Vec<String> {
+        let catalog = Catalog::build(
+            "__",
+            &Overlays::default(),
+            &[ServerListing::tools("k", tools)],
+        );
+        let all: Vec<_> = catalog.of_kind(Kind::Tool).enumerate().collect();
+        let index = ToolIndex::build(all.iter().map(|(i, p)| (*i, *p)));
+        index
+            .search(query, limit)
+            .into_iter()
+            .map(|i| all[i].1.name.clone())
+            .collect()
+    }
+
+    fn tool(name: &str, description: &str) -> Value {
+        json!({"name": name, "description": description, "inputSchema": {"type": "object"}})
+    }
+
+    #[test]
+    fn the_rarest_word_in_a_name_outweighs_a_broad_verb_s_synonym() {
+        // "show" means list, view, get...: it matches every tool here, so
+        // the tool named for pods comes first, not the one named "view".
+        let tools = vec![
+            tool("configuration_view", "Show the current configuration"),
+            tool("pods_list", "List all pods in a namespace"),
+            tool("nodes_list", "List the nodes"),
+            tool("events_list", "List events"),
+            tool("resources_get", "Get a resource"),
+            tool("namespaces_list", "List namespaces"),
+        ];
+        assert_eq!(ranked(tools.clone(), "show the pods", 1), ["pods_list"]);
+        // "which ... exist" asks for a list.
+        assert_eq!(
+            ranked(tools, "which namespaces exist", 1),
+            ["namespaces_list"]
+        );
+    }
+
+    #[test]
+    fn a_parameter_s_values_are_words_and_behaviour_hints_are_not() {
+        let tools = vec![
+            json!({"name": "list_issues", "description": "List issues of a repository",
+                   "inputSchema": {"type": "object", "properties": {
+                       "state": {"type": "string", "enum": ["open", "closed"]}}}}),
+            tool("create_issue", "Open a new issue"),
+            json!({"name": "navigate", "description": "Go to a URL",
+                   "inputSchema": {"type": "object"},
+                   "annotations": {"openWorldHint": true}}),
+            json!({"name": "close_page", "description": "Close the page",
+                   "inputSchema": {"type": "object"},
+                   "annotations": {"openWorldHint": true}}),
+        ];
+        assert_eq!(
+            ranked(tools.clone(), "list open issues", 1),
+            ["list_issues"]
+        );
+        // The open-world hint does not make "open" a word of every tool.
+        assert!(
+            !ranked(tools, "open", 10).contains(&"close_page".to_string()),
+            "close_page found for \"open\""
+        );
     }
 
     #[test]
