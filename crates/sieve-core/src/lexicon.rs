@@ -135,8 +135,16 @@ const STOP_WORDS: &[&str] = &[
     "its", "there", "their", "them", "they", "what", "which", "how", "do", "does", "did", "can",
     "could", "should", "would", "will", "may", "have", "has", "had", "and", "or", "but", "so",
     "please", "just", "want", "need", "you", "your", "our", "we", "us", "then", "than", "if",
-    "about", "via", "using", "use",
+    "about", "via", "using", "use", "exist", "exists",
 ];
+
+/// Words that finish a verb ("turn off", "set up", "give back").
+const PARTICLES: &[&str] = &[
+    "up", "down", "off", "on", "out", "back", "in", "over", "away",
+];
+
+/// Words that ask which things there are: a question for a list.
+const ASKS_WHICH: &[&str] = &["which", "exist", "exists", "available"];
 
 /// Words that name the person asking; all become "me".
 const FIRST_PERSON: &[&str] = &["i", "me", "my", "mine", "myself", "am"];
@@ -253,13 +261,21 @@ impl Lexicon {
 
     /// What a query means, slot by slot.
     pub fn expand(&self, query: &str) -> Vec<Slot> {
-        let words: Vec<String> = words(query)
-            .into_iter()
-            .map(|word| {
+        let typed = words(query);
+        let asks_which = typed.iter().any(|word| ASKS_WHICH.contains(&word.as_str()))
+            || (typed.iter().any(|word| word == "what")
+                && typed.iter().any(|word| word == "there"));
+        let words: Vec<String> = typed
+            .iter()
+            .enumerate()
+            // "show me", "give me": "me" after a word is whom the answer
+            // is for, not what it is about ("who am i", "my issues" are).
+            .filter(|(i, word)| !(*i > 0 && word.as_str() == "me"))
+            .map(|(_, word)| {
                 if FIRST_PERSON.contains(&word.as_str()) {
                     "me".to_string()
                 } else {
-                    word
+                    word.clone()
                 }
             })
             .collect();
@@ -269,18 +285,41 @@ impl Lexicon {
                 slots.push(slot);
             }
         };
+        // Particles that a collocation has taken ("turn off", "drop
+        // down"): they are part of the first word's slot, not slots of
+        // their own ("off" alone is to kill).
+        let mut taken = vec![false; words.len()];
         for (i, word) in words.iter().enumerate() {
-            if STOP_WORDS.contains(&word.as_str()) {
+            if taken[i] || STOP_WORDS.contains(&word.as_str()) {
                 continue;
             }
             let mut slot = self.slot_of(word);
             // A collocation ("give ... back", "look up") is a sense of its
             // first word here.
-            for later in words.iter().skip(i + 1).take(COLLOCATION_SPAN) {
+            for (j, later) in words.iter().enumerate().skip(i + 1).take(COLLOCATION_SPAN) {
                 let collocation = format!("{word}_{later}");
+                let known = self.related(&collocation).next().is_some();
                 self.add_relatives(&mut slot, &collocation, SAME_SENSE);
+                if known && j == i + 1 && PARTICLES.contains(&later.as_str()) {
+                    taken[j] = true;
+                }
+            }
+            // Two words a name may write as one: "drop down" is
+            // `dropdown`, "log in" `login`, "key value" `keyvalue`.
+            let joinable = |word: &str| !STOP_WORDS.contains(&word) && word != "me";
+            if let Some(next) = words
+                .get(i + 1)
+                .filter(|next| joinable(next) && joinable(word))
+            {
+                add(&mut slot, self.stem(&format!("{word}{next}")), 1.0);
             }
             push(slot);
+        }
+        // "which namespaces exist", "what teams are there": a question for
+        // a list. One slot of the listing sense; it matches most tools, so
+        // it weighs little and settles what the other words leave even.
+        if asks_which {
+            push(self.slot_of("list"));
         }
         slots
     }
@@ -389,5 +428,19 @@ mod tests {
             "{money_back:?}"
         );
         assert!(lexicon.expand("the of a").is_empty());
+        let has = |slots: &[Slot], stem: &str| {
+            slots
+                .iter()
+                .any(|slot| slot.alternatives.iter().any(|(s, _)| s == stem))
+        };
+        // "show me": whom the answer is for, not a question about me.
+        assert!(!has(&lexicon.expand("show me the pods"), "me"));
+        // A particle a collocation takes is no slot of its own ("off"
+        // alone is to kill); two words a name writes as one are tried so.
+        let turn_off = lexicon.expand("turn off the flag");
+        assert_eq!(turn_off.len(), 2, "{turn_off:?}");
+        assert!(has(&lexicon.expand("a drop-down list"), "dropdown"));
+        // "which ... exist" asks for a list.
+        assert!(has(&lexicon.expand("which namespaces exist"), "list"));
     }
 }

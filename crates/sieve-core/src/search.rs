@@ -3,16 +3,20 @@
 //!
 //! A profile in search mode lists only its pinned tools plus
 //! `sieve__find_tools` and `sieve__call_tool`. The search ranks the tools
-//! the profile allows by BM25 over the stems of their name (a name says
-//! most), title, description, parameter names and labels, each word
-//! weighted by the part it stands in. A query is first expanded through
-//! the [`Lexicon`] (WordNet and software senses: "folder" finds
+//! the profile allows by BM25F over the stems of their name (a name says
+//! most), title, description, parameter names and values, and labels,
+//! each word weighted by the part it stands in. A query is first expanded
+//! through the [`Lexicon`] (WordNet and software senses: "folder" finds
 //! directories, "who am i" finds `whoami`), one slot per word, so plain
-//! words find tools named in other words. No model to download; at a few
-//! hundred or thousand tools the index is built in milliseconds, so an
-//! index per profile view is cheap.
+//! words find tools named in other words. A slot weighs by how many
+//! tools its whole sense matches, so a broad verb ("show": list, view,
+//! get...) weighs little whatever synonym a name carries, and a tool
+//! loses by the share of the query it does not match. No model to
+//! download; at a few hundred or thousand tools the index is built in
+//! milliseconds, so an index per profile view is cheap.
 
 use crate::catalog::Primitive;
+use crate::labels;
 use crate::lexicon::{self, Lexicon};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -121,13 +125,21 @@ enum Part {
     Description,
     Parameters,
     Labels,
+    /// The description past its first sentence: how to use the tool,
+    /// caveats, examples, which name much the tool does not do.
+    Details,
 }
 
-const PARTS: usize = 5;
-const WEIGHT: [f32; PARTS] = [3.0, 2.0, 1.0, 0.7, 1.0];
-const LENGTH_DISCOUNT: [f32; PARTS] = [0.3, 0.5, 0.75, 0.5, 0.3];
+const PARTS: usize = 6;
+const WEIGHT: [f32; PARTS] = [3.0, 2.0, 1.0, 0.7, 1.0, DETAILS];
+const LENGTH_DISCOUNT: [f32; PARTS] = [0.3, 0.5, 0.75, 0.5, 0.3, 0.75];
+const DETAILS: f32 = 0.5;
 /// BM25's saturation.
 const K1: f32 = 1.2;
+/// How much a tool that matches only some of the query's words (weighed
+/// by their rarity) loses: its score times the share it matches to this
+/// power.
+const COVERAGE: f32 = 1.0;
 
 /// The words a tool is found by, each with the part it came from: name,
 /// title, description, parameter names, labels.
@@ -148,19 +160,54 @@ fn words_of(p: &Primitive) -> Vec<(String, Part)> {
     };
     add(&p.name, Part::Name);
     add(&text("title"), Part::Title);
-    add(&text("description"), Part::Description);
+    let description = text("description");
+    let (summary, details) = first_sentence(&description);
+    add(summary, Part::Description);
+    add(details, Part::Details);
     if let Some(properties) = definition
         .pointer("/inputSchema/properties")
         .and_then(Value::as_object)
     {
-        for name in properties.keys() {
+        for (name, property) in properties {
             add(name, Part::Parameters);
+            // The values a parameter takes say what the tool tells apart
+            // (`state`: open, closed, merged).
+            let values = property.get("enum").and_then(Value::as_array);
+            for value in values.into_iter().flatten().filter_map(Value::as_str) {
+                add(value, Part::Parameters);
+            }
         }
     }
-    for label in p.labels.groups.iter().chain(&p.labels.tags) {
+    // The tags of MCP's behaviour hints say how a tool acts, not what it
+    // is about: "open-world" would find every tool for "open a page".
+    let hints = [
+        labels::TAG_READ_ONLY,
+        labels::TAG_DESTRUCTIVE,
+        labels::TAG_IDEMPOTENT,
+        labels::TAG_OPEN_WORLD,
+    ];
+    let tags = p
+        .labels
+        .tags
+        .iter()
+        .filter(|tag| !hints.contains(&tag.as_str()));
+    for label in p.labels.groups.iter().chain(tags) {
         add(label, Part::Labels);
     }
     words
+}
+
+/// A stem in one tool: (the tool, its weighted count, its strength).
+type Posting = (u32, f32, f32);
+
+/// A description's first sentence (what the tool does) and the rest.
+fn first_sentence(description: &str) -> (&str, &str) {
+    let end = [". ", ".\n", "\n\n"]
+        .iter()
+        .filter_map(|mark| description.find(mark))
+        .min()
+        .map_or(description.len(), |end| end + 1);
+    description.split_at(end)
 }
 
 /// How often each stem stands in each part of one tool.
@@ -173,8 +220,10 @@ pub struct ToolIndex {
     lexicon: Arc<Lexicon>,
     keys: Vec<usize>,
     /// Stem → (tool, its count there, weighted and length-normalised per
-    /// part) for each tool that has it.
-    postings: HashMap<String, Vec<(u32, f32)>>,
+    /// part; how strongly the tool is about it, 1 when its name has it,
+    /// less when only a part weighing less does) for each tool that has
+    /// it.
+    postings: HashMap<String, Vec<Posting>>,
 }
 
 impl ToolIndex {
@@ -207,16 +256,28 @@ impl ToolIndex {
         for sum in &mut average {
             *sum = (*sum / tools_words.len().max(1) as f32).max(1.0);
         }
-        let mut postings: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
+        let mut postings: HashMap<String, Vec<Posting>> = HashMap::new();
         for (doc, (counts, lengths)) in tools_words.into_iter().enumerate() {
-            let mut weighted: HashMap<String, f32> = HashMap::new();
+            let mut weighted: HashMap<String, (f32, f32)> = HashMap::new();
             for ((stem, part), count) in counts {
                 let norm = 1.0 - LENGTH_DISCOUNT[part]
                     + LENGTH_DISCOUNT[part] * lengths[part] / average[part];
-                *weighted.entry(stem).or_default() += WEIGHT[part] * count / norm;
+                // A name says what the tool is about once, however often
+                // it repeats a word (`request_pull_request_reviewers`).
+                let count = if part == Part::Name as usize {
+                    count.min(1.0)
+                } else {
+                    count
+                };
+                let (sum, strength) = weighted.entry(stem).or_default();
+                *sum += WEIGHT[part] * count / norm;
+                *strength = strength.max(WEIGHT[part] / WEIGHT[Part::Name as usize]);
             }
-            for (stem, count) in weighted {
-                postings.entry(stem).or_default().push((doc as u32, count));
+            for (stem, (count, strength)) in weighted {
+                postings
+                    .entry(stem)
+                    .or_default()
+                    .push((doc as u32, count, strength));
             }
         }
         ToolIndex {
@@ -229,36 +290,60 @@ impl ToolIndex {
     /// The keys of the best `limit` matches of `query`, best first; ties
     /// in key order, so the same query gives the same answer.
     pub fn search(&self, query: &str, limit: usize) -> Vec<usize> {
-        let tools = self.keys.len() as f32;
-        let mut scores = vec![0.0f32; self.keys.len()];
-        let mut slot_best = vec![0.0f32; self.keys.len()];
-        let idf = |stem: &str| {
-            let having = self.postings.get(stem).map_or(0, Vec::len) as f32;
-            (having > 0.0).then(|| (1.0 + (tools - having + 0.5) / (having + 0.5)).ln())
+        let tools = self.keys.len();
+        let idf_of = |having: f32| {
+            let all = tools as f32;
+            (1.0 + (all - having + 0.5) / (having + 0.5)).ln()
         };
+        let mut scores = vec![0.0f32; tools];
+        // Per tool, the rarity of the query's slots it matches at all.
+        let mut covered = vec![0.0f32; tools];
+        let mut rarity_total = 0.0f32;
+        let mut slot_best = vec![0.0f32; tools];
         for slot in self.lexicon.expand(query) {
-            // A word the person typed that the tools have says how rare
-            // the slot is: a synonym may not weigh more than the word.
-            let typed = slot.alternatives.first().and_then(|(stem, _)| idf(stem));
+            slot_best.iter_mut().for_each(|best| *best = 0.0);
+            // How many tools the slot matches, each counted by the weight
+            // of its best word there: a broad verb ("show": list, view,
+            // get, read...) matches most tools and so says little,
+            // whatever word stands in a name; a word no tool has but
+            // whose sense many have ("folder": directory) says as little
+            // as that sense.
+            for (stem, weight) in &slot.alternatives {
+                for (doc, _, strength) in self.postings.get(stem).into_iter().flatten() {
+                    let best = &mut slot_best[*doc as usize];
+                    *best = best.max(weight * strength);
+                }
+            }
+            let matched: f32 = slot_best.iter().sum();
+            if matched == 0.0 {
+                continue;
+            }
+            let slot_rarity = idf_of(matched);
             slot_best.iter_mut().for_each(|best| *best = 0.0);
             for (stem, weight) in &slot.alternatives {
-                let Some(rarity) = idf(stem) else { continue };
-                let rarity = typed.map_or(rarity, |typed| rarity.min(typed));
-                for (doc, count) in &self.postings[stem] {
-                    let score = weight * rarity * count * (K1 + 1.0) / (count + K1);
+                for (doc, count, _) in self.postings.get(stem).into_iter().flatten() {
+                    let score = weight * slot_rarity * count * (K1 + 1.0) / (count + K1);
                     let best = &mut slot_best[*doc as usize];
                     *best = best.max(score);
                 }
             }
-            for (score, best) in scores.iter_mut().zip(&slot_best) {
-                *score += best;
+            rarity_total += slot_rarity;
+            for ((score, best), covered) in scores.iter_mut().zip(&slot_best).zip(&mut covered) {
+                if *best > 0.0 {
+                    *score += best;
+                    *covered += slot_rarity;
+                }
             }
         }
         let mut found: Vec<(usize, f32)> = scores
             .into_iter()
+            .zip(covered)
             .enumerate()
-            .filter(|(_, score)| *score > 0.0)
-            .map(|(doc, score)| (self.keys[doc], score))
+            .filter(|(_, (score, _))| *score > 0.0)
+            .map(|(doc, (score, covered))| {
+                let coverage = covered / rarity_total.max(f32::EPSILON);
+                (self.keys[doc], score * coverage.powf(COVERAGE))
+            })
             .collect();
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         found.into_iter().take(limit).map(|(key, _)| key).collect()
@@ -336,6 +421,71 @@ mod tests {
         assert_eq!(name("comment on an issue"), "add_issue_comment");
         assert_eq!(name("commits"), "list_commits");
         assert!(index.search("kubernetes", 5).is_empty());
+    }
+
+    /// The names of the best `limit` tools for `query` among `tools`.
+    fn ranked(tools: Vec<Value>, query: &str, limit: usize) -> Vec<String> {
+        let catalog = Catalog::build(
+            "__",
+            &Overlays::default(),
+            &[ServerListing::tools("k", tools)],
+        );
+        let all: Vec<_> = catalog.of_kind(Kind::Tool).enumerate().collect();
+        let index = ToolIndex::build(all.iter().map(|(i, p)| (*i, *p)));
+        index
+            .search(query, limit)
+            .into_iter()
+            .map(|i| all[i].1.name.clone())
+            .collect()
+    }
+
+    fn tool(name: &str, description: &str) -> Value {
+        json!({"name": name, "description": description, "inputSchema": {"type": "object"}})
+    }
+
+    #[test]
+    fn the_rarest_word_in_a_name_outweighs_a_broad_verb_s_synonym() {
+        // "show" means list, view, get...: it matches every tool here, so
+        // the tool named for pods comes first, not the one named "view".
+        let tools = vec![
+            tool("configuration_view", "Show the current configuration"),
+            tool("pods_list", "List all pods in a namespace"),
+            tool("nodes_list", "List the nodes"),
+            tool("events_list", "List events"),
+            tool("resources_get", "Get a resource"),
+            tool("namespaces_list", "List namespaces"),
+        ];
+        assert_eq!(ranked(tools.clone(), "show the pods", 1), ["pods_list"]);
+        // "which ... exist" asks for a list.
+        assert_eq!(
+            ranked(tools, "which namespaces exist", 1),
+            ["namespaces_list"]
+        );
+    }
+
+    #[test]
+    fn a_parameter_s_values_are_words_and_behaviour_hints_are_not() {
+        let tools = vec![
+            json!({"name": "list_issues", "description": "List issues of a repository",
+                   "inputSchema": {"type": "object", "properties": {
+                       "state": {"type": "string", "enum": ["open", "closed"]}}}}),
+            tool("create_issue", "Open a new issue"),
+            json!({"name": "navigate", "description": "Go to a URL",
+                   "inputSchema": {"type": "object"},
+                   "annotations": {"openWorldHint": true}}),
+            json!({"name": "close_page", "description": "Close the page",
+                   "inputSchema": {"type": "object"},
+                   "annotations": {"openWorldHint": true}}),
+        ];
+        assert_eq!(
+            ranked(tools.clone(), "list open issues", 1),
+            ["list_issues"]
+        );
+        // The open-world hint does not make "open" a word of every tool.
+        assert!(
+            !ranked(tools, "open", 10).contains(&"close_page".to_string()),
+            "close_page found for \"open\""
+        );
     }
 
     #[test]
