@@ -146,8 +146,13 @@ const PARTICLES: &[&str] = &[
 /// Words that ask which things there are: a question for a list.
 const ASKS_WHICH: &[&str] = &["which", "exist", "exists", "available"];
 
-/// Words that name the person asking; all become "me".
+/// Words that name the person asking; all become "me" where the query
+/// asks about that person ([`ASKS_WHO`]), and say nothing otherwise ("do
+/// I owe", "turn off my server": whose, not what).
 const FIRST_PERSON: &[&str] = &["i", "me", "my", "mine", "myself", "am"];
+
+/// Words that make a query about the person asking ("who am i").
+const ASKS_WHO: &[&str] = &["who", "whoami", "am"];
 
 /// One word of a query: the stems that count for it, each with a weight
 /// (1 for the word itself).
@@ -265,13 +270,14 @@ impl Lexicon {
         let asks_which = typed.iter().any(|word| ASKS_WHICH.contains(&word.as_str()))
             || (typed.iter().any(|word| word == "what")
                 && typed.iter().any(|word| word == "there"));
+        let asks_who = typed.iter().any(|word| ASKS_WHO.contains(&word.as_str()));
         let words: Vec<String> = typed
             .iter()
-            .enumerate()
-            // "show me", "give me": "me" after a word is whom the answer
-            // is for, not what it is about ("who am i", "my issues" are).
-            .filter(|(i, word)| !(*i > 0 && word.as_str() == "me"))
-            .map(|(_, word)| {
+            // "show me", "my server", "do I owe": the person is whom the
+            // answer is for or whose the thing is, not what the query is
+            // about ("who am i" is).
+            .filter(|word| asks_who || !FIRST_PERSON.contains(&word.as_str()))
+            .map(|word| {
                 if FIRST_PERSON.contains(&word.as_str()) {
                     "me".to_string()
                 } else {
@@ -301,7 +307,10 @@ impl Lexicon {
                 let known = self.related(&collocation).next().is_some();
                 self.add_relatives(&mut slot, &collocation, SAME_SENSE);
                 if known && j == i + 1 && PARTICLES.contains(&later.as_str()) {
+                    // The particle stays a word of the slot: a name may
+                    // say it alone (`power_off`).
                     taken[j] = true;
+                    add(&mut slot, self.stem(later), SAME_SENSE);
                 }
             }
             // Two words a name may write as one: "drop down" is
@@ -439,6 +448,17 @@ mod tests {
         // alone is to kill); two words a name writes as one are tried so.
         let turn_off = lexicon.expand("turn off the flag");
         assert_eq!(turn_off.len(), 2, "{turn_off:?}");
+        // ... but it stays a word of its verb's slot: a name may say it
+        // alone (`power_off`).
+        assert!(
+            turn_off[0]
+                .alternatives
+                .contains(&("off".to_string(), SAME_SENSE)),
+            "{turn_off:?}"
+        );
+        // "my server", "do I owe": whose, not a question about the person.
+        assert!(!has(&lexicon.expand("turn off my server"), "me"));
+        assert!(!has(&lexicon.expand("how much do I owe"), "me"));
         assert!(has(&lexicon.expand("a drop-down list"), "dropdown"));
         // "which ... exist" asks for a list.
         assert!(has(&lexicon.expand("which namespaces exist"), "list"));
