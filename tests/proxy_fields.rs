@@ -12,11 +12,8 @@ use serde_json::{Map, Value, json};
 use sieve_tests::Home;
 use sieve_tests::deps::deps;
 use sieve_tests::http::HttpProxy;
+use sieve_tests::http::PythonHttp;
 use sieve_tests::wire::Wire;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
 
@@ -48,50 +45,8 @@ fn file_issue() -> Value {
     })
 }
 
-/// The server over streamable HTTP on a free port; killed when dropped.
-struct FieldsHttp {
-    child: Child,
-    url: String,
-}
-
-impl FieldsHttp {
-    fn start() -> FieldsHttp {
-        let mut child = Command::new(&deps().python)
-            .arg(script())
-            .arg("http")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("fields_server.py starts");
-        // Read on a thread, so a server that hangs fails the test.
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("fields_server.py says where it serves within a minute");
-        let url = line
-            .trim()
-            .strip_prefix("serving ")
-            .unwrap_or_else(|| panic!("fields_server.py printed {line:?}, not `serving URL`"))
-            .to_string();
-        FieldsHttp { child, url }
-    }
-}
-
-impl Drop for FieldsHttp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// A home with the server over stdio as `local` and over HTTP as `remote`.
-fn home(remote: &FieldsHttp) -> Home {
+fn home(remote: &PythonHttp) -> Home {
     let home = Home::new(BIN);
     let python = deps().python.display().to_string();
     home.write(
@@ -191,7 +146,7 @@ fn call_kept_fields(response: &Value, server: &str, host: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_field_passes_both_ways_over_both_transports() {
-    let remote = FieldsHttp::start();
+    let remote = PythonHttp::start(&script(), "fields_server.py");
     let home = home(&remote);
 
     // The labels, as the command line reads them, over both transports.

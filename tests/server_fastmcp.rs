@@ -9,11 +9,8 @@
 use serde_json::{Value, json};
 use sieve_tests::Home;
 use sieve_tests::deps::deps;
+use sieve_tests::http::PythonHttp;
 use sieve_tests::wire::{Wire, tool_names};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
 
@@ -38,50 +35,6 @@ fn home_with(entry: Value) -> Home {
     );
     home.write("profiles/billing.json", r#"{"tags": {"all": ["billing"]}}"#);
     home
-}
-
-/// The FastMCP server over streamable HTTP, on a free port it picks
-/// itself; killed when dropped.
-struct FastMcpHttp {
-    child: Child,
-    url: String,
-}
-
-impl FastMcpHttp {
-    fn start() -> FastMcpHttp {
-        let mut child = Command::new(&deps().python)
-            .arg(script())
-            .arg("http")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the FastMCP server starts");
-        // It prints `serving URL` once its socket listens; read that line on
-        // a thread so a server that hangs fails the test instead of it.
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("the FastMCP server says where it serves within a minute");
-        let url = line
-            .trim()
-            .strip_prefix("serving ")
-            .unwrap_or_else(|| panic!("the FastMCP server printed {line:?}, not `serving URL`"))
-            .to_string();
-        FastMcpHttp { child, url }
-    }
-}
-
-impl Drop for FastMcpHttp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// `tools --json`'s row for one upstream tool.
@@ -199,7 +152,7 @@ async fn fastmcp_tags_over_stdio() {
 
 #[tokio::test]
 async fn fastmcp_tags_over_streamable_http() {
-    let server = FastMcpHttp::start();
+    let server = PythonHttp::start(&script(), "the FastMCP server");
     let home = home_with(json!({"type": "http", "url": server.url}));
     tags_reach_labels_and_calls_pass(&home).await;
     let status = home.run(&["servers", "list", "--json"]).json();

@@ -257,3 +257,50 @@ impl Drop for DemoHttp {
         let _ = self.child.wait();
     }
 }
+
+/// A Python server of `tests/clients` run over streamable HTTP (`python
+/// SCRIPT http`), which prints `serving URL` once its socket listens;
+/// killed when dropped.
+pub struct PythonHttp {
+    child: Child,
+    pub url: String,
+}
+
+impl PythonHttp {
+    /// Starts `script` with the test deps' Python; `what` names it in a
+    /// failure.
+    pub fn start(script: &str, what: &str) -> PythonHttp {
+        let mut child = Command::new(&crate::deps::deps().python)
+            .arg(script)
+            .arg("http")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{what} does not start: {e}"));
+        // The line is read on a thread, so a server that hangs fails the
+        // test instead of holding it.
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{what} did not say where it serves within a minute"));
+        let url = line
+            .trim()
+            .strip_prefix("serving ")
+            .unwrap_or_else(|| panic!("{what} printed {line:?}, not `serving URL`"))
+            .to_string();
+        PythonHttp { child, url }
+    }
+}
+
+impl Drop for PythonHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
