@@ -50,8 +50,10 @@ pub(super) struct TappedHttp {
 impl TappedHttp {
     pub(super) fn new(raw: RawLog) -> TappedHttp {
         let client = reqwest::Client::builder()
-            // An answer is always read to its end, so a kept connection is
-            // ready for the next request.
+            // No idle connection is kept for the next request, as rmcp's
+            // own client does (it saw stalls of delayed ACKs on a reused
+            // connection); a server's streams are unchanged by it.
+            .pool_max_idle_per_host(0)
             .redirect(same_origin_redirects())
             .build()
             .unwrap_or_default();
