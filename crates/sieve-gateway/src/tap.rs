@@ -379,13 +379,18 @@ pub fn rename_legacy_task_request(message: &mut Value, legacy_session: bool) -> 
 /// the fields its model does not name: `execution`, `groups`, ...).
 pub const LIST_PREFIX: &str = "dev.mcp-sieve/list/";
 
-/// The list methods renamed under [`LIST_PREFIX`].
-const LISTS: [&str; 4] = [
-    "tools/list",
-    "prompts/list",
-    "resources/list",
-    "resources/templates/list",
-];
+/// What list method `method` (renamed under [`LIST_PREFIX`] by the
+/// adapter) lists, and the key of its result's items.
+pub fn list_method(method: &str) -> Option<(sieve_core::Kind, &'static str)> {
+    use sieve_core::Kind;
+    match method {
+        "tools/list" => Some((Kind::Tool, "tools")),
+        "prompts/list" => Some((Kind::Prompt, "prompts")),
+        "resources/list" => Some((Kind::Resource, "resources")),
+        "resources/templates/list" => Some((Kind::ResourceTemplate, "resourceTemplates")),
+        _ => None,
+    }
+}
 
 /// Renames a host's request for the proxy's own handlers where rmcp's
 /// typed model would change it: 2025-11-25 task requests (see
@@ -399,7 +404,7 @@ pub fn rename_request(message: &mut Value, legacy_session: bool) -> bool {
         && message
             .get("method")
             .and_then(Value::as_str)
-            .is_some_and(|method| LISTS.contains(&method));
+            .is_some_and(|method| list_method(method).is_some());
     if listed {
         let renamed = format!("{LIST_PREFIX}{}", message["method"].as_str().unwrap_or(""));
         message["method"] = Value::String(renamed);

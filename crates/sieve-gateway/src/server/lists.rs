@@ -10,23 +10,12 @@
 //! not pass an adapter) answer from the same items, typed.
 
 use super::SieveServer;
-use crate::tap::LIST_PREFIX;
+use crate::tap::{LIST_PREFIX, list_method};
 use rmcp::model::{CustomResult, ResultType};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value, json};
 use sieve_core::Kind;
-
-/// What a list method lists, and the key of its result's items.
-pub(super) fn listed(method: &str) -> Option<(Kind, &'static str)> {
-    match method {
-        "tools/list" => Some((Kind::Tool, "tools")),
-        "prompts/list" => Some((Kind::Prompt, "prompts")),
-        "resources/list" => Some((Kind::Resource, "resources")),
-        "resources/templates/list" => Some((Kind::ResourceTemplate, "resourceTemplates")),
-        _ => None,
-    }
-}
 
 impl SieveServer {
     /// Every visible primitive of `kind` as the host sees it, once the
@@ -67,7 +56,7 @@ impl SieveServer {
         method: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        let Some((kind, key)) = listed(method) else {
+        let Some((kind, key)) = list_method(method) else {
             return Err(super::methods::not_supported(&format!(
                 "{LIST_PREFIX}{method}"
             )));
