@@ -299,38 +299,36 @@ impl ToolIndex {
         // Per tool, the rarity of the query's slots it matches at all.
         let mut covered = vec![0.0f32; tools];
         let mut rarity_total = 0.0f32;
-        let mut slot_best = vec![0.0f32; tools];
+        // Per tool, for the slot at hand: how strongly it is about the
+        // slot, and its best alternative's weighted BM25 term.
+        let mut strength = vec![0.0f32; tools];
+        let mut term = vec![0.0f32; tools];
         for slot in self.lexicon.expand(query) {
-            slot_best.iter_mut().for_each(|best| *best = 0.0);
+            strength.iter_mut().for_each(|s| *s = 0.0);
+            term.iter_mut().for_each(|t| *t = 0.0);
+            for (stem, weight) in &slot.alternatives {
+                for (doc, count, about) in self.postings.get(stem).into_iter().flatten() {
+                    let doc = *doc as usize;
+                    strength[doc] = strength[doc].max(weight * about);
+                    term[doc] = term[doc].max(weight * count * (K1 + 1.0) / (count + K1));
+                }
+            }
             // How many tools the slot matches, each counted by the weight
             // of its best word there: a broad verb ("show": list, view,
             // get, read...) matches most tools and so says little,
             // whatever word stands in a name; a word no tool has but
             // whose sense many have ("folder": directory) says as little
-            // as that sense.
-            for (stem, weight) in &slot.alternatives {
-                for (doc, _, strength) in self.postings.get(stem).into_iter().flatten() {
-                    let best = &mut slot_best[*doc as usize];
-                    *best = best.max(weight * strength);
-                }
-            }
-            let matched: f32 = slot_best.iter().sum();
+            // as that sense. The rarity is one factor of the slot, so
+            // each tool's best term is found before it is known.
+            let matched: f32 = strength.iter().sum();
             if matched == 0.0 {
                 continue;
             }
             let slot_rarity = idf_of(matched);
-            slot_best.iter_mut().for_each(|best| *best = 0.0);
-            for (stem, weight) in &slot.alternatives {
-                for (doc, count, _) in self.postings.get(stem).into_iter().flatten() {
-                    let score = weight * slot_rarity * count * (K1 + 1.0) / (count + K1);
-                    let best = &mut slot_best[*doc as usize];
-                    *best = best.max(score);
-                }
-            }
             rarity_total += slot_rarity;
-            for ((score, best), covered) in scores.iter_mut().zip(&slot_best).zip(&mut covered) {
-                if *best > 0.0 {
-                    *score += best;
+            for ((score, term), covered) in scores.iter_mut().zip(&term).zip(&mut covered) {
+                if *term > 0.0 {
+                    *score += slot_rarity * term;
                     *covered += slot_rarity;
                 }
             }
