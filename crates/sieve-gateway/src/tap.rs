@@ -174,13 +174,15 @@ const NAMED_CALL_PARAMS: [&str; 6] = [
 ];
 
 impl UnnamedParams {
+    fn named(key: &str) -> bool {
+        NAMED_CALL_PARAMS.contains(&key)
+    }
+
     /// Whether a call's `params` have any.
     pub fn any(params: &Value) -> bool {
-        params.as_object().is_some_and(|params| {
-            params
-                .keys()
-                .any(|k| !NAMED_CALL_PARAMS.contains(&k.as_str()))
-        })
+        params
+            .as_object()
+            .is_some_and(|params| params.keys().any(|k| !Self::named(k)))
     }
 
     /// Takes the unnamed params out of a call's raw `params`.
@@ -188,17 +190,7 @@ impl UnnamedParams {
         let Value::Object(params) = params else {
             return UnnamedParams::default();
         };
-        if params
-            .keys()
-            .all(|k| NAMED_CALL_PARAMS.contains(&k.as_str()))
-        {
-            return UnnamedParams::default();
-        }
-        let unnamed = params
-            .keys()
-            .filter(|k| !NAMED_CALL_PARAMS.contains(&k.as_str()))
-            .cloned()
-            .collect::<Vec<_>>();
+        let unnamed: Vec<String> = params.keys().filter(|k| !Self::named(k)).cloned().collect();
         UnnamedParams(
             unnamed
                 .into_iter()
