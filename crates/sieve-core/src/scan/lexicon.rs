@@ -7,9 +7,11 @@
 //! Words match at the start of a word and may go on ("read" finds
 //! "reading"), so one stem covers a language's endings.
 
+use super::meaning::Words;
+
 /// Files and stores that hold credentials: reading them is never the job
 /// of a tool that does not say so in its name.
-pub const SECRET_FILES: &[&str] = &[
+pub static SECRET_FILES: Words = Words::new(&[
     "~/.ssh", ".ssh/", "ssh/id_", "id_rsa", "id rsa", "id_ed25519", "id ed25519", "id_ecdsa",
     "id_dsa", "private key", "private_key", "privatekey", "ssh key", "ssh private", ".aws/",
     "aws/credentials", ".netrc", "netrc", "/etc/passwd", "/etc/shadow", "mcp.json",
@@ -17,20 +19,20 @@ pub const SECRET_FILES: &[&str] = &[
     "keychain", "wallet.dat", "seed phrase", "mnemonic", ".env ", ".env`", ".env'", ".env\"",
     ".env,", ".env)", ".env file", "dotenv file", "clave privada", "clé privée",
     "privater schlüssel", "chave privada", "закрытый ключ", "приватный ключ", "私钥",
-];
+]);
 
 /// Secrets a person holds: passwords, tokens, keys, cards.
-pub const SECRETS: &[&str] = &[
+pub static SECRETS: Words = Words::new(&[
     "password", "passwd", "passphrase", "api key", "api_key", "apikey", "api token",
     "access token", "auth token", "bearer token", "secret key", "credentials", "credential",
     "cookie", "session token", "card number", "credit card", "environment variable", "env var",
     "contraseña", "credenciales", "mot de passe", "identifiants", "passwort", "zugangsdaten",
     "senha", "credenciais", "пароль", "токен", "учетные данные", "密码", "令牌", "凭据", "环境变量",
     "variables de entorno", "variables d'environnement", "umgebungsvariablen",
-];
+]);
 
 /// What a person said to the model, and what the host told it.
-pub const CONVERSATION: &[&str] = &[
+pub static CONVERSATION: Words = Words::new(&[
     "conversation history", "entire conversation", "whole conversation", "full conversation",
     "this conversation", "conversation so far", "chat history", "chat log", "transcript",
     "system prompt", "system message", "previous message", "prior message", "earlier message",
@@ -38,19 +40,19 @@ pub const CONVERSATION: &[&str] = &[
     "message history", "instrucciones del sistema", "historial", "historique", "invite système",
     "gesprächsverlauf", "chatverlauf", "histórico", "истори", "переписк", "системн", "对话记录",
     "对话历史", "聊天记录", "系统提示",
-];
+]);
 
 /// Getting hold of something's contents.
-pub const ACQUIRE: &[&str] = &[
+pub static ACQUIRE: Words = Words::new(&[
     "read", "open", "load", "cat ", "gather", "collect", "copy", "dump", "extract", "retrieve",
     "contents of", "content of", "content from", "contents from", "text of", "whole text",
     "verbatim", "from reading", "from keychain", "from the keychain", "lee ", "leer", "lea ",
     "lis ", "lisez", "lire", "lies ", "lesen", "lese ", "leia", "ler ", "прочит", "прочт",
     "читай", "содержим", "读取", "读", "内容", "contenido", "contenu", "inhalt", "conteúdo",
-];
+]);
 
 /// Handing something over: into an argument, or out to somewhere else.
-pub const HAND_OVER: &[&str] = &[
+pub static HAND_OVER: Words = Words::new(&[
     "pass|", "passing", "passed", "put ", "put it", "place", "include", "insert", "supply",
     "hand ", "fill", "attach", "append", "send", "post", "upload", "forward", "transmit",
     "email", "submit", "copy", "as '", "as `", "as \"", "argument", "parameter", "field",
@@ -58,152 +60,152 @@ pub const HAND_OVER: &[&str] = &[
     "parámetro", "envoy", "mettez", "mets ", "transmet", "paramètre", "übergib", "übergeben",
     "sende", "schick", "füge", "parâmetro", "coloque", "передай", "передать", "отправ",
     "вставь", "параметр", "放入", "发送", "传入", "参数", "填入",
-];
+]);
 
 /// All of something, or every time.
-pub const EVERY: &[&str] = &[
+pub static EVERY: Words = Words::new(&[
     "all ", "every", "any ", "entire", "whole", "whenever", "always", "todos", "todas", "cada",
     "tous", "toutes", "chaque", "alle", "jede", "qualquer", "все", "любо", "всегда", "所有", "任何",
     "每",
-];
+]);
 
 /// When the rest of a sentence applies: before, at the start of, whatever.
-pub const TRIGGER: &[&str] = &[
+pub static TRIGGER: Words = Words::new(&[
     "before", "prior to", "ahead of", "whenever", "at the start of", "at the beginning of",
     "no matter", "regardless", "first ", "antes de", "avant", "vor ", "перед", "在调用", "之前",
     "无论",
-];
+]);
 
 /// What a trigger ranges over: calls, tools, answers, sessions.
-pub const ACTIVITY: &[&str] = &[
+pub static ACTIVITY: Words = Words::new(&[
     "tool", "call", "command", "request", "response", "answer", "conversation", "session",
     "message", "action", "ferramenta", "herramienta", "outil", "appel", "werkzeug", "aufruf",
     "инструмент", "вызов", "запрос", "工具", "调用",
-];
+]);
 
 /// Telling the model what it must do.
-pub const DIRECTIVE: &[&str] = &[
+pub static DIRECTIVE: Words = Words::new(&[
     "must", "has to", "have to", "need to", "always", "first", "start every", "prepend",
     "call this", "call init", "invoke this", "run `", "be invoked", "be called", "chame",
     "rufe", "llama", "appelez", "appelle", "muss", "debe", "doit", "deve", "должен", "必须", "请",
-];
+]);
 
 /// Setting aside what the model was told before.
-pub const DISREGARD: &[&str] = &[
+pub static DISREGARD: Words = Words::new(&[
     "ignore", "disregard", "forget", "override", "are void", "is void", "no longer apply",
     "no longer valid", "ignora", "olvida", "ignorez", "oublie", "ignoriere", "vergiss",
     "esqueça", "игнорируй", "игнорировать", "забудь", "忽略", "忘记",
-];
+]);
 
 /// Instructions the host or person gave.
-pub const INSTRUCTIONS: &[&str] = &[
+pub static INSTRUCTIONS: Words = Words::new(&[
     "instruction", "guideline", "rules", "policy", "policies", "system prompt", "directive",
     "instrucciones", "reglas", "consignes", "anweisungen", "regeln", "instruções", "regras",
     "инструкци", "правила", "指令", "指示", "规则",
-];
+]);
 
 /// What came before this tool's text.
-pub const EARLIER: &[&str] = &[
+pub static EARLIER: Words = Words::new(&[
     "previous", "prior", "earlier", "above", "preceding", "all ", "your ", "system",
     "were given", "anteriores", "précédentes", "précédents", "vorherigen", "bisherigen",
     "alle ", "todas", "предыдущ", "все ", "之前", "以前", "所有",
-];
+]);
 
 /// Not, never, without.
-pub const NEGATION: &[&str] = &[
+pub static NEGATION: Words = Words::new(&[
     "do not", "don't", "dont ", "never", "not ", "without", "no ", "nunca", "ne ", "n'",
     "jamais", "nicht", "niemals", "kein", "não", "sem ", "не ", "никогда", "不要", "不", "别", "勿",
-];
+]);
 
 /// Telling, showing or mentioning something to someone.
-pub const TELL: &[&str] = &[
+pub static TELL: Words = Words::new(&[
     "tell", "mention", "inform", "notify", "reveal", "show", "bring it up", "bring up",
     "let the user know", "disclose", "alert", "digas", "diga|", "menciones", "mencione",
     "informar", "informes", "contar", "cuentes", "dire|", "dites", "parlez", "parler",
     "montrez", "montrer", "mentionnez", "sagen", "sag ", "erwähn", "informier", "zeig",
     "говори", "сообщ", "упомина", "показыва", "告诉", "提及", "透露", "显示",
-];
+]);
 
 /// The person using the host.
-pub const USER: &[&str] = &[
+pub static USER: Words = Words::new(&[
     "user", "person you", "the person", "the human", "usuario", "utilisateur", "benutzer",
     "nutzer", "usuário", "пользовател", "用户",
-];
+]);
 
 /// Doing something out of the person's sight.
-pub const SECRETLY: &[&str] = &[
+pub static SECRETLY: Words = Words::new(&[
     "quietly", "silently", "secretly", "covertly", "behind the user", "keep this secret",
     "keep it secret", "keep this hidden", "keep it hidden", "en secreto", "en silencio",
     "en secret", "heimlich", "em segredo", "тайно", "незаметно", "悄悄", "秘密地",
-];
+]);
 
 /// Another tool, named in words.
-pub const OTHER_TOOLS: &[&str] = &[
+pub static OTHER_TOOLS: Words = Words::new(&[
     "other tool", "another tool", "other server", "any tool", "all tools", "every tool",
     "other servers",
-];
+]);
 
 /// Making a named tool behave otherwise than its caller asked.
-pub const ALTER: &[&str] = &[
+pub static ALTER: Words = Words::new(&[
     "always", "regardless", "set the", "add ", "also", "as well", "force", "redirect",
     "replace", "override", "only use", "en copie", "ajoutez", "toujours", "immer", "ab sofort",
     "siempre", "sempre", "всегда", "总是", "始终",
-];
+]);
 
 /// Using or calling a tool.
-pub const USE: &[&str] = &[
+pub static USE: Words = Words::new(&[
     "use", "using", "call", "invok", "run", "sent with", "written with", "utilis", "verwend",
     "benutz", "aufgeruf", "usa", "usad", "llamad", "使用", "调用", "использ", "вызыва",
-];
+]);
 
 /// When or if.
-pub const WHEN: &[&str] = &[
+pub static WHEN: Words = Words::new(&[
     "when", "whenever", "if ", "once", "every time", "each time", "any time", "quand",
     "lorsque", "wenn", "cuando", "si ", "quando", "когда", "если", "当", "如果",
-];
+]);
 
 /// Obligation on a third party.
-pub const OBLIGATION: &[&str] = &[
+pub static OBLIGATION: Words = Words::new(&[
     "must", "has to", "have to", "should", "needs to", "muss", "debe", "doit", "deve", "должен",
     "必须",
-];
+]);
 
 /// Markers of a chat template's turns, which a tool's text has no reason
 /// to hold.
-pub const ROLE_MARKERS: &[&str] = &[
+pub static ROLE_MARKERS: Words = Words::new(&[
     "<|im_start|>", "<|im_end|>", "<|system|>", "<|user|>", "<|assistant|>", "<|endoftext|>",
     "<|eot_id|>", "<|start_header_id|>", "[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<system>",
     "</system>", "<system ", "<assistant>", "</assistant>", "</user>", "<start_of_turn>",
     "<end_of_turn>",
-];
+]);
 
 /// Turn headings at the start of a line ("### System:", "Human:").
-pub const ROLE_HEADINGS: &[&str] = &[
+pub static ROLE_HEADINGS: Words = Words::new(&[
     "### system", "### assistant", "### instruction", "## system", "system:", "assistant:",
     "human:",
-];
+]);
 
 /// Words that show a sentence speaks to the model rather than describing
 /// what the tool does: an obligation, "you", the model named, a moment
 /// before or after something.
-pub const ADDRESSED: &[&str] = &[
+pub static ADDRESSED: Words = Words::new(&[
     "you", "your", "the assistant", "the model", "the ai", "the agent", "the llm", "must",
     "should", "always", "need to", "has to", "make sure", "before", "prior to", "please",
     "whenever", "vous", "tu ", "du ", "debe", "debes", "antes de", "avant", "vor ", "muss",
     "musst", "deve", "você", "перед", "должен", "ты ", "вы ", "请", "必须", "之前", "你",
-];
+]);
 
 /// Imperatives that open a sentence addressed to the model.
-pub const IMPERATIVES: &[&str] = &[
+pub static IMPERATIVES: Words = Words::new(&[
     "read", "open", "load", "pass", "put", "place", "include", "insert", "supply", "send",
     "post", "upload", "forward", "copy", "attach", "append", "collect", "gather", "dump",
     "fill", "provide", "enviar", "envía", "envia", "lee", "pon", "incluye", "lis", "lisez",
     "envoyez", "mettez", "lies", "sende", "übergib", "leia", "envie", "coloque", "прочитай",
     "передай", "отправь", "读取", "发送",
-];
+]);
 
 /// A quantifier over calls ("any tool", "every call", "each response").
-pub const QUANTIFIER: &[&str] = &[
+pub static QUANTIFIER: Words = Words::new(&[
     "any ", "every", "each", "all ", "other", "cualquier", "cada", "todo", "tout", "chaque",
     "jede", "alle", "qualquer", "любо", "кажд", "всех", "任何", "每", "所有",
-];
+]);

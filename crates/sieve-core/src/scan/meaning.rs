@@ -91,47 +91,59 @@ fn push_trimmed<'a>(out: &mut Vec<&'a str>, s: &'a str) {
     }
 }
 
+/// One idea's words, with the matcher that finds them all in one pass,
+/// built at the list's first use and kept with it.
+pub struct Words {
+    list: &'static [&'static str],
+    matcher: std::sync::OnceLock<AhoCorasick>,
+}
+
+impl Words {
+    pub const fn new(list: &'static [&'static str]) -> Self {
+        Self {
+            list,
+            matcher: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn matcher(&self) -> &AhoCorasick {
+        self.matcher.get_or_init(|| {
+            let patterns = self.list.iter().map(|w| w.strip_suffix('|').unwrap_or(w));
+            AhoCorasick::new(patterns).expect("the lexicon's word lists make a matcher")
+        })
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [&'static str];
+
+    fn deref(&self) -> &Self::Target {
+        self.list
+    }
+}
+
 /// Where in `hay` (lowercase) the first of `words` starts on a word
 /// boundary, and which word it was (the list's first, of two at one
 /// place). A trailing `|` in a word asks for a word end too ("pass|" is
 /// not "password"). One pass over `hay` finds every word of the list.
-pub fn find(hay: &str, words: &'static [&'static str]) -> Option<(usize, &'static str)> {
+pub fn find(hay: &str, words: &Words) -> Option<(usize, &'static str)> {
     let outside = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() || is_cjk(c));
-    automaton(words)
+    words
+        .matcher()
         .find_overlapping_iter(hay)
         .filter(|m| {
-            let word = words[m.pattern().as_usize()];
+            let word = words.list[m.pattern().as_usize()];
             let first = word.chars().next().unwrap_or(' ');
             let needs_boundary = first.is_alphanumeric() && !is_cjk(first);
             (!needs_boundary || outside(hay[..m.start()].chars().next_back()))
                 && (!word.ends_with('|') || outside(hay[m.end()..].chars().next()))
         })
         .min_by_key(|m| (m.start(), m.pattern()))
-        .map(|m| (m.start(), words[m.pattern().as_usize()]))
+        .map(|m| (m.start(), words.list[m.pattern().as_usize()]))
 }
 
-pub fn has(hay: &str, words: &'static [&'static str]) -> bool {
+pub fn has(hay: &str, words: &Words) -> bool {
     find(hay, words).is_some()
-}
-
-/// The matcher of one word list, built at its first use and kept: the
-/// lists are the lexicon's constants.
-fn automaton(words: &'static [&'static str]) -> std::sync::Arc<AhoCorasick> {
-    type Built = std::collections::HashMap<(usize, usize), std::sync::Arc<AhoCorasick>>;
-    static BUILT: std::sync::OnceLock<std::sync::Mutex<Built>> = std::sync::OnceLock::new();
-    let mut built = BUILT
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    built
-        .entry((words.as_ptr() as usize, words.len()))
-        .or_insert_with(|| {
-            let patterns = words.iter().map(|w| w.strip_suffix('|').unwrap_or(w));
-            std::sync::Arc::new(
-                AhoCorasick::new(patterns).expect("the lexicon's word lists make a matcher"),
-            )
-        })
-        .clone()
 }
 
 fn is_cjk(c: char) -> bool {
@@ -151,15 +163,15 @@ fn exfiltration(s: &str, place: Place) -> Option<String> {
     };
     // A public key is there to be handed out.
     let public = s.contains(".pub") || s.contains("public key");
-    if let Some(file) = find(s, SECRET_FILES).filter(|_| !public)
-        && (has(s, HAND_OVER) || (property && has(s, ACQUIRE)))
+    if let Some(file) = find(s, &SECRET_FILES).filter(|_| !public)
+        && (has(s, &HAND_OVER) || (property && has(s, &ACQUIRE)))
     {
         return Some(object(file));
     }
-    if let Some(talk) = find(s, CONVERSATION) {
-        let acquire = has(s, ACQUIRE);
-        if has(s, HAND_OVER)
-            && (acquire || has(s, EVERY) || s.contains("http") || has(s, DIRECTIVE) || !property)
+    if let Some(talk) = find(s, &CONVERSATION) {
+        let acquire = has(s, &ACQUIRE);
+        if has(s, &HAND_OVER)
+            && (acquire || has(s, &EVERY) || s.contains("http") || has(s, &DIRECTIVE) || !property)
         {
             return Some(object(talk));
         }
@@ -167,10 +179,10 @@ fn exfiltration(s: &str, place: Place) -> Option<String> {
             return Some(object(talk));
         }
     }
-    if let Some(secret) = find(s, SECRETS) {
-        let acquire = has(s, ACQUIRE);
-        let every = has(s, EVERY);
-        if (has(s, HAND_OVER) && (acquire || every)) || (acquire && property && every) {
+    if let Some(secret) = find(s, &SECRETS) {
+        let acquire = has(s, &ACQUIRE);
+        let every = has(s, &EVERY);
+        if (has(s, &HAND_OVER) && (acquire || every)) || (acquire && property && every) {
             return Some(object(secret));
         }
     }
@@ -180,7 +192,7 @@ fn exfiltration(s: &str, place: Place) -> Option<String> {
 /// Whether a sentence speaks to the model: an obligation, "you", a moment
 /// ("before"), or an imperative among its first two words.
 fn addressed(s: &str) -> bool {
-    has(s, ADDRESSED)
+    has(s, &ADDRESSED)
         || s.split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
             .take(2)
@@ -190,44 +202,44 @@ fn addressed(s: &str) -> bool {
 /// Something the model must do before or at every call, whatever the
 /// person asked (line jumping). Returns the trigger.
 fn preemption(s: &str) -> Option<&'static str> {
-    let (_, trigger) = find(s, TRIGGER)?;
+    let (_, trigger) = find(s, &TRIGGER)?;
     let over_calls = QUANTIFIER.iter().any(|q| {
         s.match_indices(q).any(|(i, _)| {
             let after: String = s[i..].chars().take(q.chars().count() + 30).collect();
-            has(&after, ACTIVITY)
+            has(&after, &ACTIVITY)
         })
     });
     // Handing the other calls' data over, or acting whatever the person
     // asked: a tool that only wants to be called first does neither.
-    let takes_over = has(s, HAND_OVER)
+    let takes_over = has(s, &HAND_OVER)
         || ["regardless", "no matter", "prepend", "run `", "无论"]
             .iter()
             .any(|w| s.contains(w));
-    (over_calls && has(s, DIRECTIVE) && takes_over).then_some(trigger.trim())
+    (over_calls && has(s, &DIRECTIVE) && takes_over).then_some(trigger.trim())
 }
 
 /// "Ignore your previous instructions", in any words.
 fn disregard(s: &str) -> bool {
-    has(s, DISREGARD) && has(s, INSTRUCTIONS) && has(s, EARLIER)
+    has(s, &DISREGARD) && has(s, &INSTRUCTIONS) && has(s, &EARLIER)
 }
 
 /// Keeping something from the person: not telling them, or acting out of
 /// their sight, or they must not find out.
 fn concealment(s: &str) -> bool {
-    let negation = find(s, NEGATION);
-    let user = find(s, USER);
+    let negation = find(s, &NEGATION);
+    let user = find(s, &USER);
     // Not telling, then whom: "do not tell the user", "不要告诉用户".
     if let (Some((n, word)), Some((u, _))) = (negation, user) {
-        let tell_after = find(&s[n + word.len()..], TELL).map(|(t, _)| n + word.len() + t);
+        let tell_after = find(&s[n + word.len()..], &TELL).map(|(t, _)| n + word.len() + t);
         if tell_after.is_some_and(|t| t - (n + word.len()) <= 25 && t < u) {
             return true;
         }
     }
     // "the user should not find out": the person is the one kept unaware.
-    const KNOW: &[&str] = &[
+    static KNOW: Words = Words::new(&[
         "find out", "notice", "be aware", "know", "learn", "see ", "realize",
-    ];
-    if let (Some((u, _)), Some((n, _)), Some((k, _))) = (user, negation, find(s, KNOW))
+    ]);
+    if let (Some((u, _)), Some((n, _)), Some((k, _))) = (user, negation, find(s, &KNOW))
         && u < n
         && n < k
         && n - u <= 30
@@ -235,16 +247,16 @@ fn concealment(s: &str) -> bool {
     {
         return true;
     }
-    has(s, SECRETLY) && (user.is_some() || has(s, HAND_OVER) || has(s, DIRECTIVE))
+    has(s, &SECRETLY) && (user.is_some() || has(s, &HAND_OVER) || has(s, &DIRECTIVE))
 }
 
 /// A directive about another tool: when it is used, or what it must do,
 /// followed by a change to its behaviour. Returns the tool named.
 fn shadowing(s: &str, names: &Names) -> Option<String> {
     let (at, tool) = other_tool(s, names)?;
-    let condition = (has(s, WHEN) && has(s, USE)) || has(s, OBLIGATION);
+    let condition = (has(s, &WHEN) && has(s, &USE)) || has(s, &OBLIGATION);
     let rest = &s[at..];
-    let alters = has(rest, ALTER) || destination(rest);
+    let alters = has(rest, &ALTER) || destination(rest);
     (condition && alters).then_some(tool)
 }
 
@@ -258,7 +270,7 @@ fn other_tool(s: &str, names: &Names) -> Option<(usize, String)> {
             best = Some((i, name.to_string()));
         }
     };
-    if let Some((i, w)) = find(s, OTHER_TOOLS) {
+    if let Some((i, w)) = find(s, &OTHER_TOOLS) {
         consider(i, w);
     }
     let mut start = None;
@@ -305,7 +317,7 @@ fn destination(s: &str) -> bool {
 /// `<system>`, and turn headings at the start of a line.
 fn role_markers(text: &str) -> Vec<Hit> {
     let lower = text.to_lowercase();
-    if let Some((i, marker)) = find(&lower, ROLE_MARKERS) {
+    if let Some((i, marker)) = find(&lower, &ROLE_MARKERS) {
         let end = (i + marker.len() + 80).min(lower.len());
         let excerpt = text.get(i..end).unwrap_or(marker);
         return vec![Hit::new(
