@@ -626,15 +626,12 @@ impl Catalog {
     /// Every tool's findings, by server and upstream name, each tool
     /// scanned with the other servers' tool names.
     pub fn scan(&self) -> Findings {
-        let mut by_server: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+        let mut by_server: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
         for p in self.of_kind(Kind::Tool) {
-            by_server
-                .entry(&p.server)
-                .or_default()
-                .push(p.definition.clone());
+            by_server.entry(&p.server).or_default().push(&p.definition);
         }
         let servers: Vec<crate::scan::ServerTools> = by_server
-            .iter()
+            .into_iter()
             .map(|(server, tools)| crate::scan::ServerTools { server, tools })
             .collect();
         crate::scan::findings_of(&servers)

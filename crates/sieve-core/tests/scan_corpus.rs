@@ -41,14 +41,11 @@ fn scan_case(case: &Value) -> Vec<Finding> {
         })
         .unwrap_or_default();
     let suspect = [case["tool"].clone()];
-    let mut servers = vec![ServerTools {
-        server: "suspect",
-        tools: &suspect,
-    }];
+    let mut servers = vec![ServerTools::of("suspect", &suspect)];
     servers.extend(
         neighbours
             .iter()
-            .map(|(server, tools)| ServerTools { server, tools }),
+            .map(|(server, tools)| ServerTools::of(server, tools)),
     );
     scan_servers(&servers)
         .into_iter()
@@ -193,7 +190,7 @@ fn the_scanner_meets_the_bars_on_the_corpus_and_real_servers() {
     let real = real_servers();
     let servers: Vec<ServerTools> = real
         .iter()
-        .map(|(server, tools)| ServerTools { server, tools })
+        .map(|(server, tools)| ServerTools::of(server, tools))
         .collect();
     let started = std::time::Instant::now();
     let scanned = scan_servers(&servers);

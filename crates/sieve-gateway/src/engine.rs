@@ -426,10 +426,7 @@ impl Engine {
         }
         let servers: Vec<sieve_core::scan::ServerTools> = listings
             .iter()
-            .map(|l| sieve_core::scan::ServerTools {
-                server: &l.server,
-                tools: &l.tools,
-            })
+            .map(|l| sieve_core::scan::ServerTools::of(&l.server, &l.tools))
             .collect();
         let found = sieve_core::scan::findings_of(&servers);
         // Prompts are scanned and told, not held: quarantine holds tools.

@@ -246,7 +246,17 @@ fn scan_text(text: &fields::Text, names: &Names) -> Vec<Hit> {
 /// The tools of one server, to scan with the others.
 pub struct ServerTools<'a> {
     pub server: &'a str,
-    pub tools: &'a [Value],
+    pub tools: Vec<&'a Value>,
+}
+
+impl<'a> ServerTools<'a> {
+    /// A server's tools as its listing holds them.
+    pub fn of(server: &'a str, tools: &'a [Value]) -> Self {
+        Self {
+            server,
+            tools: tools.iter().collect(),
+        }
+    }
 }
 
 /// One tool's findings.
@@ -284,7 +294,7 @@ pub fn scan_servers(servers: &[ServerTools]) -> Vec<Scanned> {
             let others: Vec<String> = servers
                 .iter()
                 .filter(|s| s.server != server.server)
-                .flat_map(|s| s.tools.iter().map(tool_name))
+                .flat_map(|s| s.tools.iter().map(|t| tool_name(t)))
                 .collect();
             let others = OtherNames::new(&others);
             server
