@@ -258,6 +258,17 @@ impl ServerListing {
             ..ServerListing::default()
         }
     }
+
+    /// The list of one kind (a listing holds no tasks).
+    pub fn items_mut(&mut self, kind: Kind) -> Option<&mut Vec<Value>> {
+        match kind {
+            Kind::Tool => Some(&mut self.tools),
+            Kind::Resource => Some(&mut self.resources),
+            Kind::ResourceTemplate => Some(&mut self.resource_templates),
+            Kind::Prompt => Some(&mut self.prompts),
+            Kind::Task => None,
+        }
+    }
 }
 
 /// Reads a catalog file: a JSON array of MCP Tool objects, or a

@@ -14,7 +14,7 @@ use super::connect::{
 use super::{ListKind, PoolEvent, PoolInner, State, Status, Upstream, request_raw};
 use crate::hosts::Hosts;
 use crate::sync::Locked;
-use crate::tap::{RawLog, typed_message};
+use crate::tap::{RawLog, list_method, typed_message};
 use rmcp::RoleClient;
 use rmcp::model::{ClientRequest, ServerNotification};
 use rmcp::service::{Peer, PeerRequestOptions};
@@ -390,19 +390,21 @@ async fn refresh_list(
         .peer_info()
         .map(|i| i.capabilities.clone())
         .unwrap_or_default();
-    let lists: &[(&'static str, &'static str)] = match kind {
-        ListKind::Tools if capabilities.tools.is_some() => &[("tools/list", "tools")],
-        ListKind::Prompts if capabilities.prompts.is_some() => &[("prompts/list", "prompts")],
-        ListKind::Resources if capabilities.resources.is_some() => &[
-            ("resources/list", "resources"),
-            ("resources/templates/list", "resourceTemplates"),
-        ],
+    let lists: &[&'static str] = match kind {
+        ListKind::Tools if capabilities.tools.is_some() => &["tools/list"],
+        ListKind::Prompts if capabilities.prompts.is_some() => &["prompts/list"],
+        ListKind::Resources if capabilities.resources.is_some() => {
+            &["resources/list", "resources/templates/list"]
+        }
         _ => &[],
     };
     let mut fetched = Vec::new();
-    for (method, key) in lists {
+    for method in lists {
+        let Some((listed, key)) = list_method(method) else {
+            continue;
+        };
         match list_pages(peer, raw, method, key, &up.subject()).await {
-            Ok(items) => fetched.push((*key, items)),
+            Ok(items) => fetched.push((listed, items)),
             Err((error, challenge)) => {
                 // Keep the last good list: a failed refresh is not an empty
                 // one. The status says why it could not be read.
@@ -424,16 +426,13 @@ async fn refresh_list(
     }
     {
         let mut shared = up.shared();
-        for (method, _) in lists {
+        for method in lists {
             shared.list_errors.remove(method);
         }
         shared.status.list_error = shared.list_errors.values().next().cloned();
-        for (key, items) in fetched {
-            match key {
-                "tools" => shared.listing.tools = items,
-                "prompts" => shared.listing.prompts = items,
-                "resources" => shared.listing.resources = items,
-                _ => shared.listing.resource_templates = items,
+        for (listed, items) in fetched {
+            if let Some(list) = shared.listing.items_mut(listed) {
+                *list = items;
             }
         }
         shared.status.tools = shared.listing.tools.len();
