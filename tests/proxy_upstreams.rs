@@ -328,3 +328,106 @@ async fn a_server_that_speaks_only_2026_07_28_is_discovered() {
     let status = home.run(&["servers", "list", "--json"]).json();
     assert_eq!(status[0]["protocolVersion"], "2026-07-28", "{status}");
 }
+
+#[tokio::test]
+async fn servers_added_disabled_and_removed_on_the_command_line_reach_a_running_proxy() {
+    let home = Home::new(BIN);
+    home.write(
+        "config.json",
+        &json!({"mcpServers": {"good": {"command": BIN, "args": ["demo-server"]}}}).to_string(),
+    );
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    assert_eq!(tool_names(&host.listing(&["good"]).await).len(), 40);
+
+    // A long name gets a short key, and the person is told which.
+    let added = home.run(&[
+        "servers",
+        "add",
+        "Second Demo Server",
+        "--",
+        BIN,
+        "demo-server",
+    ]);
+    assert!(added.ok, "{}", added.stderr);
+    assert_eq!(
+        added.stdout.trim(),
+        "added \"Second Demo Server\" to config.json as server \"second-demo\": \
+         tools are named second-demo__TOOL, and commands take that name"
+    );
+    let key = "second-demo".to_string();
+    assert!(
+        added.stdout.contains(&format!("{key}__TOOL")),
+        "{}",
+        added.stdout
+    );
+    // The running proxy starts it and tells the host.
+    let names = loop {
+        host.notification("notifications/tools/list_changed").await;
+        let names = tool_names(&host.request("tools/list", json!({})).await);
+        if names.len() == 80 {
+            break names;
+        }
+    };
+    assert!(
+        names.iter().any(|n| *n == format!("{key}__echo")),
+        "{names:?}"
+    );
+
+    let disabled = home.run(&["servers", "disable", &key]);
+    assert!(disabled.ok, "{}", disabled.stderr);
+    loop {
+        host.notification("notifications/tools/list_changed").await;
+        let names = tool_names(&host.request("tools/list", json!({})).await);
+        if names.len() == 40 {
+            assert!(names.iter().all(|n| n.starts_with("good__")), "{names:?}");
+            break;
+        }
+    }
+    let config: Value = serde_json::from_str(&home.read("config.json")).unwrap();
+    assert_eq!(config["mcpServers"][&key]["disabled"], true, "{config}");
+
+    let removed = home.run(&["servers", "remove", &key]);
+    assert!(removed.ok, "{}", removed.stderr);
+    let config: Value = serde_json::from_str(&home.read("config.json")).unwrap();
+    assert!(config["mcpServers"].get(&key).is_none(), "{config}");
+    host.close().await;
+
+    // Bad input: one sentence naming the argument, and config.json as it was.
+    let before = home.read("config.json");
+    for (args, says) in [
+        (
+            vec!["servers", "add", "x", "--env", "NOPE", "--", "true"],
+            "--env \"NOPE\" is not a variable; write it as KEY=VALUE",
+        ),
+        (
+            vec!["servers", "add", "x"],
+            "give the command that starts the server after --",
+        ),
+        (
+            vec![
+                "servers",
+                "add",
+                "x",
+                "--url",
+                "http://127.0.0.1:9/mcp",
+                "--env",
+                "A=b",
+            ],
+            "an HTTP server takes --header",
+        ),
+        (
+            vec!["servers", "add", "good", "--", "true"],
+            "there is a server \"good\" already",
+        ),
+        (
+            vec!["servers", "remove", "nope"],
+            "there is no server \"nope\"",
+        ),
+    ] {
+        let run = home.run(&args);
+        assert!(!run.ok, "{args:?} must fail");
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+        assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    }
+    assert_eq!(home.read("config.json"), before);
+}

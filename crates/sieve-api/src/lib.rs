@@ -62,7 +62,7 @@ pub use catalog::{HiddenReason, Listed, PrimitiveRow, TokenReport};
 // these are the only doors: the user's files, a running engine and its
 // changes, the proxy's transports, the built-in demo server.
 pub use sieve_core::tasks::TaskRecord;
-pub use sieve_core::{ConcernDef, Disclosure, Kind, Profile, TokenCount};
+pub use sieve_core::{ConcernDef, Disclosure, Kind, OAuthClient, Profile, TokenCount};
 pub use sieve_gateway::engine::{Change, Engine, now_ms};
 pub use sieve_gateway::serve;
 pub use sieve_store::home::Home;

@@ -70,23 +70,7 @@ impl Target {
                 ),
             ));
         }
-        let mut parsed = BTreeMap::new();
-        for header in headers {
-            let Some((name, value)) = header.split_once(':') else {
-                return Err(ApiError::invalid(
-                    "header",
-                    format!("header {header:?} has no colon; write it as 'Name: value'"),
-                ));
-            };
-            let name = name.trim();
-            if name.is_empty() {
-                return Err(ApiError::invalid(
-                    "header",
-                    format!("header {header:?} has no name; write it as 'Name: value'"),
-                ));
-            }
-            parsed.insert(name.to_string(), value.trim().to_string());
-        }
+        let parsed = super::servers::parse_headers(headers)?;
         if let Some(protocol) = protocol {
             let date = protocol.len() == 10
                 && protocol.char_indices().all(|(i, c)| {

@@ -18,6 +18,16 @@ pub fn open(store: &Store) -> Result<Secrets> {
         .map_err(|error| ApiError::new(ErrorCode::Io, error.to_string()))
 }
 
+/// What [`add_server`] did: the key the server was added under (a short
+/// one made from the name given, when that was no key) and the values it
+/// kept out of `config.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddedServer {
+    pub server: String,
+    pub kept: Vec<SecretKept>,
+}
+
 /// What [`keep_secret`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -264,7 +274,7 @@ pub fn add_server(
     store: &Store,
     secrets: Option<&Secrets>,
     mut server: super::servers::NewServer,
-) -> Result<Vec<SecretKept>> {
+) -> Result<AddedServer> {
     use super::servers::NewServer;
     // Checked before anything is stored, so a refusal leaves nothing behind.
     if let NewServer::Http {
@@ -328,7 +338,7 @@ pub fn add_server(
         }
     }
     super::servers::add(store, server)?;
-    Ok(kept)
+    Ok(AddedServer { server: name, kept })
 }
 
 #[cfg(test)]
@@ -369,7 +379,12 @@ mod tests {
             http(json!({"grant": "clientCredentials", "clientId": "robot", "clientSecret": "s3cret"})),
         )
         .unwrap();
-        let names: Vec<_> = kept.iter().map(|k| (k.section, k.key.as_str())).collect();
+        assert_eq!(kept.server, "corp");
+        let names: Vec<_> = kept
+            .kept
+            .iter()
+            .map(|k| (k.section, k.key.as_str()))
+            .collect();
         assert_eq!(names, [("headers", "X-Team"), ("oauth", "clientSecret")]);
         let text = std::fs::read_to_string(home.config_file()).unwrap();
         assert!(!text.contains("s3cret"), "{text}");

@@ -145,6 +145,107 @@ pub enum NewServer {
     },
 }
 
+/// What the command line says of a server to add: its name, then an HTTP
+/// server's `--url` or a command (with its arguments) that speaks MCP on
+/// stdio, `--env KEY=VALUE` for a command, `--header 'Name: value'` for a
+/// URL.
+#[derive(Debug, Default)]
+pub struct ServerArgs<'a> {
+    pub name: &'a str,
+    pub url: Option<&'a str>,
+    pub command: &'a [String],
+    pub env: &'a [String],
+    pub headers: &'a [String],
+    pub oauth: Option<sieve_core::OAuthClient>,
+}
+
+impl ServerArgs<'_> {
+    /// The server these arguments describe, or the one sentence that says
+    /// which argument is wrong and how to write it.
+    pub fn new_server(&self) -> Result<NewServer> {
+        let name = self.name.to_string();
+        match (self.url, self.command.split_first()) {
+            (Some(_), Some(_)) => Err(ApiError::invalid(
+                "url",
+                "give either --url or a command after --, not both",
+            )),
+            (None, None) => Err(ApiError::invalid(
+                "command",
+                "give the command that starts the server after -- (for example: \
+                 -- npx -y @modelcontextprotocol/server-memory), or an HTTP server's --url",
+            )),
+            (Some(url), None) => {
+                if !self.env.is_empty() {
+                    return Err(ApiError::invalid(
+                        "env",
+                        "--env is for a server started by a command; an HTTP server takes --header",
+                    ));
+                }
+                Ok(NewServer::Http {
+                    name,
+                    url: url.to_string(),
+                    headers: parse_headers(self.headers)?,
+                    oauth: self.oauth.clone(),
+                })
+            }
+            (None, Some((command, args))) => {
+                if !self.headers.is_empty() || self.oauth.is_some() {
+                    return Err(ApiError::invalid(
+                        "header",
+                        "--header and sign-in options are for an HTTP server (--url); a command's server takes --env",
+                    ));
+                }
+                Ok(NewServer::Stdio {
+                    name,
+                    command: command.clone(),
+                    args: args.to_vec(),
+                    env: parse_env(self.env)?,
+                })
+            }
+        }
+    }
+}
+
+/// `KEY=VALUE` pairs, as `--env` gives them.
+fn parse_env(pairs: &[String]) -> Result<BTreeMap<String, String>> {
+    let mut env = BTreeMap::new();
+    for pair in pairs {
+        let Some((key, value)) = pair
+            .split_once('=')
+            .filter(|(key, _)| !key.trim().is_empty())
+        else {
+            return Err(ApiError::invalid(
+                "env",
+                format!("--env {pair:?} is not a variable; write it as KEY=VALUE"),
+            ));
+        };
+        env.insert(key.trim().to_string(), value.to_string());
+    }
+    Ok(env)
+}
+
+/// `Name: value` headers, as `--header` gives them.
+pub fn parse_headers(headers: &[String]) -> Result<BTreeMap<String, String>> {
+    let mut parsed = BTreeMap::new();
+    for header in headers {
+        let Some((name, value)) = header.split_once(':') else {
+            return Err(ApiError::invalid(
+                "header",
+                format!("header {header:?} has no colon; write it as 'Name: value'"),
+            ));
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(ApiError::invalid(
+                "header",
+                format!("header {header:?} has no name; write it as 'Name: value'"),
+            ));
+        }
+        parsed.insert(name.to_string(), value.trim().to_string());
+    }
+    Ok(parsed)
+}
+
 /// Adds a server to `config.json`; a running proxy starts it live.
 /// Returns the key it was added under: the name given when that is a key,
 /// else a short one made from it (see [`new_key`]).

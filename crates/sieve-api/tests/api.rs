@@ -780,7 +780,9 @@ fn a_server_added_with_its_values_kept_out_of_config_json() {
         "headers": {"Authorization": "Bearer t0ken-9b2c", "X-Plain": ""}
     }))
     .unwrap();
-    let kept = add_server(&store, Some(&secrets), server).unwrap();
+    let added = add_server(&store, Some(&secrets), server).unwrap();
+    assert_eq!(added.server, "remote");
+    let kept = added.kept;
     assert_eq!(
         kept.len(),
         1,

@@ -1,5 +1,6 @@
-//! `mcp-sieve servers`: the upstream servers of config.json; list them,
-//! keep their secrets, sign in, probe one, and import a host's servers.
+//! `mcp-sieve servers`: the upstream servers of config.json; list, add,
+//! remove, enable and disable them, keep their secrets, sign in, probe one,
+//! and import a host's servers.
 
 use crate::hosts::host_kind_parser;
 use crate::logging::init_logging;
@@ -20,6 +21,67 @@ pub enum ServersCommand {
         /// Print JSON (documented in docs/cli.md).
         #[arg(long)]
         json: bool,
+    },
+    /// Add a server to config.json: a command that speaks MCP on stdio
+    /// (after --), or an HTTP server's --url. A running proxy starts it at
+    /// once.
+    #[command(
+        after_help = "Examples:\n  mcp-sieve servers add memory -- npx -y @modelcontextprotocol/server-memory\n  mcp-sieve servers add github --env GITHUB_TOKEN=... --keep-secrets -- npx -y @modelcontextprotocol/server-github\n  mcp-sieve servers add notion --url https://mcp.notion.com/mcp"
+    )]
+    Add {
+        /// What to call it. A name that is not a short key gets one
+        /// ("Azure MCP Server" becomes azure), and the key is printed.
+        name: String,
+        /// The server's streamable HTTP endpoint, instead of a command.
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
+        /// An environment variable for the command, as KEY=VALUE
+        /// (repeatable).
+        #[arg(long = "env", short = 'e', value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// A header to send to the HTTP server, as 'Name: value'
+        /// (repeatable).
+        #[arg(long = "header", short = 'H', value_name = "'NAME: VALUE'")]
+        headers: Vec<String>,
+        /// Keep the env and header values in the system keychain (or a
+        /// file only you can read): config.json then names them as
+        /// ${secret:NAME}.
+        #[arg(long)]
+        keep_secrets: bool,
+        /// Sign in to the HTTP server as this pre-registered OAuth client
+        /// (then `servers login NAME`; its secret, if it has one, with
+        /// `servers secret NAME oauth.clientSecret --stdin`).
+        #[arg(long, value_name = "ID", requires = "url")]
+        client_id: Option<String>,
+        /// An OAuth scope to ask for when signing in (repeatable).
+        #[arg(long = "scope", value_name = "SCOPE", requires = "url")]
+        scopes: Vec<String>,
+        /// Sign in with the Client ID Metadata Document published at this
+        /// https:// address.
+        #[arg(long, value_name = "URL", requires = "url")]
+        client_metadata_url: Option<String>,
+        /// Print JSON (documented in docs/cli.md).
+        #[arg(long)]
+        json: bool,
+        /// The command that starts the server and its arguments, after --.
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// Remove a server from config.json (its kept secrets stay in the
+    /// keychain).
+    Remove {
+        /// The server's name in config.json.
+        name: String,
+    },
+    /// Start using a server that was disabled.
+    Enable {
+        /// The server's name in config.json.
+        name: String,
+    },
+    /// Stop using a server without removing it from config.json.
+    Disable {
+        /// The server's name in config.json.
+        name: String,
     },
     /// Keep an env variable or header of a server out of config.json: in
     /// the system keychain, or a file only you can read where there is
@@ -121,6 +183,79 @@ pub(crate) fn run(store: &Store, command: ServersCommand, out: &mut dyn Write) -
                 return print_json(out, &rows);
             }
             print_servers(&rows, out)
+        }
+        ServersCommand::Add {
+            name,
+            url,
+            env,
+            headers,
+            keep_secrets,
+            client_id,
+            scopes,
+            client_metadata_url,
+            json,
+            command,
+        } => {
+            let oauth = (client_id.is_some()
+                || !scopes.is_empty()
+                || client_metadata_url.is_some())
+            .then(|| api::OAuthClient {
+                client_id,
+                scopes,
+                client_metadata_url,
+                ..Default::default()
+            });
+            let server = api::servers::ServerArgs {
+                name: &name,
+                url: url.as_deref(),
+                command: &command,
+                env: &env,
+                headers: &headers,
+                oauth,
+            }
+            .new_server()?;
+            let secrets = keep_secrets
+                .then(|| api::secrets::open(store))
+                .transpose()?;
+            let added = api::secrets::add_server(store, secrets.as_ref(), server)?;
+            if json {
+                return print_json(out, &added);
+            }
+            if added.server == name {
+                writeln!(out, "added server {:?} to config.json", added.server)?;
+            } else {
+                writeln!(
+                    out,
+                    "added {name:?} to config.json as server {:?}: tools are named {}__TOOL, and commands take that name",
+                    added.server, added.server
+                )?;
+            }
+            for kept in &added.kept {
+                writeln!(
+                    out,
+                    "  {} {:?} is kept in {}; config.json says ${{secret:{}}}",
+                    kept.section, kept.key, kept.location, kept.secret
+                )?;
+            }
+            Ok(())
+        }
+        ServersCommand::Remove { name } => {
+            api::servers::remove(store, &name)?;
+            writeln!(out, "removed server {name:?} from config.json")?;
+            Ok(())
+        }
+        ServersCommand::Enable { name } => {
+            api::servers::set_enabled(store, &name, true)?;
+            writeln!(out, "server {name:?} is enabled")?;
+            Ok(())
+        }
+        ServersCommand::Disable { name } => {
+            api::servers::set_enabled(store, &name, false)?;
+            writeln!(
+                out,
+                "server {name:?} is disabled: it stays in config.json and is not started"
+            )?;
+            Ok(())
         }
         ServersCommand::Secret {
             name,
