@@ -34,7 +34,8 @@ shortcut-mcp), scored once before it and once when its first rule was
 fixed; the round's second rule was made after looking at backlog-mcp.
 Held out (round 7), HELD_OUT_ROUND7: recorded before the seventh round
 changed the method (grafana-mcp, plane-mcp), scored once before it and
-once at its end.
+once at its end; linear-mcp recorded after the round's one change, scored
+once with it.
 
     scripts/derived-groups-ari.py [--details] [--save-groups F | --groups-from F]
 
@@ -86,6 +87,7 @@ HELD_OUT_ROUND6 = {
 }
 HELD_OUT_ROUND7 = {
     "grafana-mcp",
+    "linear-mcp",
     "plane-mcp",
 }
 HELD_OUT = (HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3 | HELD_OUT_ROUND4
