@@ -13,7 +13,7 @@ group and the adjusted Rand index (ARI) between derived groups and
 published areas, first the servers tuned on, then those held out. A tool
 with a null group counts as its own singleton cluster.
 
-Six parts. Tuned: the servers derivation was developed on (Bright Data
+Eight parts. Tuned: the servers derivation was developed on (Bright Data
 since the fourth round, which looked at it). Held out (old),
 HELD_OUT_OLD: recorded for evaluation only in the first round; the
 second round looked at desktop-commander's groups (its weakness was
@@ -32,6 +32,10 @@ it and once at its end. Held out (round 6), HELD_OUT_ROUND6: recorded
 before the sixth round changed the method (backlog-mcp, datadog-mcp,
 shortcut-mcp), scored once before it and once when its first rule was
 fixed; the round's second rule was made after looking at backlog-mcp.
+Held out (round 7), HELD_OUT_ROUND7: recorded before the seventh round
+changed the method (grafana-mcp, plane-mcp), scored once before it and
+once at its end; linear-mcp recorded after the round's one change, scored
+once with it.
 
     scripts/derived-groups-ari.py [--details] [--save-groups F | --groups-from F]
 
@@ -81,13 +85,21 @@ HELD_OUT_ROUND6 = {
     "datadog-mcp",
     "shortcut-mcp",
 }
+HELD_OUT_ROUND7 = {
+    "grafana-mcp",
+    "linear-mcp",
+    "plane-mcp",
+}
 HELD_OUT = (HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3 | HELD_OUT_ROUND4
-            | HELD_OUT_ROUND5 | HELD_OUT_ROUND6)
+            | HELD_OUT_ROUND5 | HELD_OUT_ROUND6 | HELD_OUT_ROUND7)
 PARTS = ("tuned", "held out (old)", "held out (new)", "held out (round 3)",
-         "held out (round 4)", "held out (round 5)", "held out (round 6)")
+         "held out (round 4)", "held out (round 5)", "held out (round 6)",
+         "held out (round 7)")
 
 
 def part_of(name):
+    if name in HELD_OUT_ROUND7:
+        return PARTS[7]
     if name in HELD_OUT_ROUND6:
         return PARTS[6]
     if name in HELD_OUT_ROUND5:

@@ -297,3 +297,40 @@ fn a_name_s_first_verb_stays_a_verb_where_the_server_writes_it_as_a_noun() {
     }
     assert_ne!(group("update_issue"), group("update_wiki"));
 }
+
+/// kubernetes-mcp-server's `resources_get`, `resources_list` and three
+/// more, `namespaces_list`, `projects_list` and `events_list` all say they
+/// work "in the current cluster", a thing no group is named after: they
+/// are one area under it, the five resource tools too, though more than
+/// a small group; the pods, most of whose texts say "in the current or
+/// provided namespace", are a group apart.
+#[test]
+fn groups_that_say_they_work_in_one_thing_join_under_it_whatever_their_size() {
+    let kubernetes = fixtures()
+        .into_iter()
+        .find(|f| f.name == "kubernetes-mcp-server")
+        .expect("the kubernetes-mcp-server fixture");
+    let derived = derive_for(&kubernetes.server, &kubernetes.tools);
+    let group = |name: &str| -> &Derived {
+        let at = kubernetes
+            .tools
+            .iter()
+            .position(|t| t.name == name)
+            .expect(name);
+        derived[at].as_ref().expect(name)
+    };
+    for name in [
+        "resources_get",
+        "resources_list",
+        "resources_delete",
+        "namespaces_list",
+        "events_list",
+    ] {
+        assert_eq!(group(name).group, "clusters", "{name}");
+    }
+    assert_eq!(
+        group("resources_get").why,
+        "its name is about resource, and the texts of such tools speak of cluster"
+    );
+    assert_ne!(group("pods_list").group, "clusters");
+}

@@ -439,9 +439,11 @@ impl Groups {
         })
     }
 
-    /// Small groups (two at least, three tools at least) whose tools
-    /// mostly say they work in one place (`places`) that is no group's
-    /// subject nor the scope: that place is the area they are in.
+    /// Groups (two at least, three tools at least), of any size, whose
+    /// tools mostly say they work in one place (`places`) that is no
+    /// group's subject nor the scope: that place is the area they are in
+    /// (kubernetes-mcp-server's resources, namespaces and events are all
+    /// `in the current cluster`).
     fn shared_container(
         &self,
         texts: &[BTreeSet<String>],
@@ -450,9 +452,6 @@ impl Groups {
         let members = self.members();
         let mut naming: BTreeMap<&String, Vec<(&String, usize)>> = BTreeMap::new();
         for (subject, tools) in &members {
-            if tools.len() > small_size(texts.len()) {
-                continue;
-            }
             let words: BTreeSet<&String> = tools.iter().flat_map(|&t| &texts[t]).collect();
             for word in words {
                 let count = tools.iter().filter(|&&t| texts[t].contains(word)).count();

@@ -57,8 +57,9 @@
 //!    the server's scope as often); a group a larger one's description
 //!    lists in parentheses (`storage state (cookies, local storage)`)
 //!    or joins by `and`/`or` twice or more (`files and directories`)
-//!    joins it; small groups whose descriptions place them in one thing
-//!    no group is named after (`in the database`) join under it;
+//!    joins it; groups, of any size, whose descriptions place them in
+//!    one thing no group is named after (`in the database`) join under
+//!    it;
 //!    subjects written as one word that end alike (`localstorage`,
 //!    `sessionstorage`) join under their last word; a tool left alone
 //!    joins the group whose words its text shares most (and enough of
