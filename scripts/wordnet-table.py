@@ -22,6 +22,11 @@ import sys
 
 SENSES = 2
 MAX_RELATED = 16
+# The broader words (WordNet's hypernyms, one level up) of the senses
+# kept, after a `|`: "discard" is a way to "get rid of", "delete" to
+# "remove". At most BROADER_WORDS of each broader sense, MAX_BROADER in all.
+BROADER_WORDS = 3
+MAX_BROADER = 8
 OUT = sys.argv[1] if len(sys.argv) > 1 else "crates/sieve-core/data/wordnet-related.txt.gz"
 DIR = sys.argv[2] if len(sys.argv) > 2 else "/usr/share/wordnet"
 POS = ["noun", "verb", "adj", "adv"]
@@ -43,12 +48,15 @@ def synsets(pos):
             pointers = int(fields[at])
             at += 1
             derived = collections.defaultdict(list)
+            broader = []
             for _ in range(pointers):
                 symbol, target, target_pos, numbers = fields[at : at + 4]
                 at += 4
                 if symbol == "+" and numbers != "0000":
                     derived[int(numbers[:2], 16)].append((target, target_pos, int(numbers[2:], 16)))
-            table[offset] = (words, derived)
+                if symbol == "@":
+                    broader.append(target)
+            table[offset] = (words, derived, broader)
     return table
 
 
@@ -60,6 +68,14 @@ def main():
     def add(word, other):
         if other != word and other not in related[word]:
             related[word].append(other)
+        if other in broader_of[word]:
+            broader_of[word].remove(other)
+
+    broader_of = collections.defaultdict(list)
+
+    def add_broader(word, other):
+        if other not in broader_of[word]:
+            broader_of[word].append(other)
 
     for pos in POS:
         with open(f"{DIR}/index.{pos}", encoding="latin-1") as index:
@@ -75,9 +91,15 @@ def main():
                 if any(c.isdigit() for c in lemma):
                     continue
                 for offset in offsets[: min(SENSES, max(tagged, 1))]:
-                    words, derived = data[pos][offset]
+                    words, derived, broader = data[pos][offset]
                     for word in words:
                         add(lemma, word)
+                    # Only an action's broader action: a noun's broader
+                    # thing (a ship is a vessel) names other tools.
+                    for target in broader if pos == "verb" else []:
+                        for word in data[pos][target][0][:BROADER_WORDS]:
+                            if word != lemma and word not in related[lemma]:
+                                add_broader(lemma, word)
                     if lemma in words:
                         source = words.index(lemma) + 1
                         for target, target_pos, number in derived.get(source, []):
@@ -94,8 +116,11 @@ def main():
         "# license: free to use, copy, modify and distribute with this notice) by",
         "# scripts/wordnet-table.py. Regenerate, do not edit. Sorted by word.",
     ]
-    for word in sorted(related):
+    for word in sorted(set(related) | set(broader_of)):
         others = related[word][:MAX_RELATED]
+        broader = [w for w in broader_of[word] if w not in others][:MAX_BROADER]
+        if broader:
+            others = others + ["|"] + broader
         if others:
             lines.append(word + " " + " ".join(others))
     text = "\n".join(lines) + "\n"

@@ -32,6 +32,8 @@ const WORDNET: &[u8] = include_bytes!("../data/wordnet-related.txt.gz");
 /// How much an alternative counts against the word the person typed.
 const SAME_SENSE: f32 = 0.7;
 const RELATED: f32 = 0.4;
+/// A broader word's weight: "discard" may be a tool's "remove".
+const BROADER: f32 = 0.25;
 /// How far apart (in words) the parts of a collocation may stand:
 /// "give a customer their money back" is "give back".
 const COLLOCATION_SPAN: usize = 5;
@@ -120,11 +122,23 @@ pub const SOFTWARE_SENSES: &[&[&str]] = &[
     &["schema", "structure", "fields", "columns"],
     &["tree", "structure", "hierarchy"],
     &["diff", "changes", "difference", "compare"],
-    &["users", "user", "people", "person", "member", "members"],
+    &[
+        "users",
+        "user",
+        "people",
+        "person",
+        "member",
+        "members",
+        "everyone",
+        "everybody",
+    ],
     &["config", "configuration", "settings", "preferences"],
     &["comment", "note", "reply"],
     &["todo", "task"],
-    &["performance", "speed", "latency"],
+    &["performance", "speed", "latency", "fast", "slow", "faster", "slower"],
+    // how a build or a check went, as people say it
+    &["status", "state", "health", "green", "broken"],
+    &["resize", "scale", "bigger", "smaller", "larger", "grow", "shrink"],
     &["cost", "price", "pricing", "billing"],
 ];
 
@@ -159,6 +173,10 @@ const ASKS_WHO: &[&str] = &["who", "whoami", "am"];
 #[derive(Debug, Clone, PartialEq)]
 pub struct Slot {
     pub alternatives: Vec<(String, f32)>,
+    /// Broader words (to discard is to remove), tried only when no tool
+    /// has any of the alternatives: a word the catalog does not speak
+    /// falls back on what it is a kind of.
+    pub broader: Vec<(String, f32)>,
 }
 
 /// The WordNet table and the software senses, ready to expand queries.
@@ -237,7 +255,20 @@ impl Lexicon {
 
     /// The WordNet relatives of `word` (collocations with `_`).
     pub fn related(&self, word: &str) -> impl Iterator<Item = &str> {
-        let found = self
+        let line = self.line(word);
+        line.split('|').next().into_iter().flat_map(str::split_whitespace)
+    }
+
+    /// The broader words of `word`'s senses (WordNet's hypernyms: to
+    /// discard is to get rid of, to remove).
+    pub fn broader(&self, word: &str) -> impl Iterator<Item = &str> {
+        let line = self.line(word);
+        line.split('|').nth(1).into_iter().flat_map(str::split_whitespace)
+    }
+
+    /// The rest of `word`'s table line, or nothing.
+    fn line(&self, word: &str) -> &str {
+        self
             .lines
             .binary_search_by(|(start, key_end, _)| {
                 self.text[*start as usize..*key_end as usize].cmp(word)
@@ -246,8 +277,8 @@ impl Lexicon {
             .map(|i| {
                 let (_, key_end, end) = self.lines[i];
                 self.text[key_end as usize..end as usize].trim()
-            });
-        found.into_iter().flat_map(str::split_whitespace)
+            })
+            .unwrap_or_default()
     }
 
     /// The stems of the software senses `stem` is in.
@@ -313,6 +344,17 @@ impl Lexicon {
                     add(&mut slot, self.stem(later), SAME_SENSE);
                 }
             }
+            // A three-word phrase ("get rid of", "keep track of") is one
+            // sense: its words are no slots of their own.
+            if let [second, third, ..] = &words[(i + 1).min(words.len())..] {
+                let phrase = format!("{word}_{second}_{third}");
+                if self.related(&phrase).next().is_some() {
+                    self.add_relatives(&mut slot, &phrase, SAME_SENSE);
+                    add_broader(&mut slot, self, &phrase);
+                    taken[i + 1] = true;
+                    taken[i + 2] = true;
+                }
+            }
             // Two words a name may write as one: "drop down" is
             // `dropdown`, "log in" `login`, "key value" `keyvalue`.
             let joinable = |word: &str| !STOP_WORDS.contains(&word) && word != "me";
@@ -336,11 +378,13 @@ impl Lexicon {
     fn slot_of(&self, word: &str) -> Slot {
         let mut slot = Slot {
             alternatives: vec![(self.stem(word), 1.0)],
+            broader: Vec::new(),
         };
         for stem in self.same_sense(&self.stem(word)) {
             add(&mut slot, stem, SAME_SENSE);
         }
         self.add_relatives(&mut slot, word, RELATED);
+        add_broader(&mut slot, self, word);
         slot
     }
 
@@ -353,6 +397,22 @@ impl Lexicon {
             .collect();
         for stem in relatives {
             add(slot, stem, weight);
+        }
+    }
+}
+
+/// Adds the single-word broader words of `word` to `slot`'s fallback.
+fn add_broader(slot: &mut Slot, lexicon: &Lexicon, word: &str) {
+    let broader: Vec<String> = lexicon
+        .broader(word)
+        .filter(|other| !other.contains('_'))
+        .map(|other| lexicon.stem(other))
+        .collect();
+    for stem in broader {
+        if !slot.alternatives.iter().any(|(s, _)| *s == stem)
+            && !slot.broader.iter().any(|(s, _)| *s == stem)
+        {
+            slot.broader.push((stem, BROADER));
         }
     }
 }

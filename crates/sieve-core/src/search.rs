@@ -306,7 +306,17 @@ impl ToolIndex {
         for slot in self.lexicon.expand(query) {
             strength.iter_mut().for_each(|s| *s = 0.0);
             term.iter_mut().for_each(|t| *t = 0.0);
-            for (stem, weight) in &slot.alternatives {
+            let known = |stems: &[(String, f32)]| {
+                stems.iter().any(|(stem, _)| self.postings.contains_key(stem))
+            };
+            // A word no tool has, nor any of its alternatives, falls back
+            // on its broader words.
+            let stems = if known(&slot.alternatives) {
+                &slot.alternatives
+            } else {
+                &slot.broader
+            };
+            for (stem, weight) in stems {
                 for (doc, count, about) in self.postings.get(stem).into_iter().flatten() {
                     let doc = *doc as usize;
                     strength[doc] = strength[doc].max(weight * about);

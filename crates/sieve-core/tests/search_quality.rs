@@ -65,6 +65,9 @@ fn queries(set: &str) -> Vec<(String, String, Vec<String>)> {
 /// (queries with a meant tool in the top 3, queries).
 fn score(set: &str) -> (usize, usize) {
     let queries = queries(set);
+    // One lexicon for the whole set: each query's index would otherwise
+    // unpack it again when the last one dropped it.
+    let _lexicon = sieve_core::lexicon::Lexicon::shared();
     let mut catalogs: BTreeMap<String, Catalog> = BTreeMap::new();
     let mut hits = 0;
     let quiet = std::env::var_os("SIEVE_QUIET_SETS")
