@@ -88,9 +88,9 @@ pub const SOFTWARE_SENSES: &[&[&str]] = &[
     &["open", "navigate", "go", "visit", "load", "goto"],
     &["upload", "send", "attach", "push"],
     &["download", "pull", "fetch", "export", "clone"],
-    &["deploy", "release", "publish"],
+    &["deploy", "release", "publish", "ship"],
     &["approve", "accept", "allow", "grant", "permit"],
-    &["resize", "size", "width", "height"],
+    &["resize", "size", "width", "height", "big", "large", "small"],
     &["select", "choose", "pick", "option"],
     &["click", "press", "tap"],
     &["type", "enter", "fill", "input"],
@@ -112,14 +112,29 @@ pub const SOFTWARE_SENSES: &[&[&str]] = &[
     ],
     &["page", "url", "website", "site", "webpage", "link"],
     &["log", "logs", "output"],
-    &["error", "issue", "problem", "bug", "exception", "failure"],
+    &[
+        "error",
+        "issue",
+        "problem",
+        "bug",
+        "exception",
+        "failure",
+        "crash",
+    ],
     &["key", "token", "credential", "secret"],
     &["database", "db"],
     &["record", "document", "row", "entry", "item"],
     &["command", "shell", "terminal", "cli"],
     &["permission", "access", "role"],
-    &["stats", "statistics", "metrics", "usage"],
-    &["schema", "structure", "fields", "columns"],
+    &[
+        "stats",
+        "statistics",
+        "metrics",
+        "usage",
+        "analytics",
+        "traffic",
+    ],
+    &["schema", "structure", "fields", "columns", "migration"],
     &["tree", "structure", "hierarchy"],
     &["diff", "changes", "difference", "compare"],
     &[
@@ -139,7 +154,19 @@ pub const SOFTWARE_SENSES: &[&[&str]] = &[
     // how a build or a check went, as people say it
     &["status", "state", "health", "green", "broken"],
     &["resize", "scale", "bigger", "smaller", "larger", "grow", "shrink"],
-    &["cost", "price", "pricing", "billing"],
+    &[
+        "cost", "price", "pricing", "billing", "bill", "money", "owe", "balance", "invoice", "pay",
+        "spend",
+    ],
+    // many things at once
+    &["batch", "bulk", "many", "multiple"],
+    // acting as something else
+    &["emulate", "emulation", "simulate", "pretend", "impersonate", "mimic"],
+    &["schedule", "cron", "scheduled", "recurring"],
+    // what a question about the past asks for ("what happened", "when")
+    &["history", "log", "activity", "audit", "timeline", "changelog"],
+    // what "why" asks for
+    &["cause", "reason", "root", "analyze", "analysis", "diagnose", "explain"],
 ];
 
 /// Words that say nothing of what a tool does.
@@ -164,6 +191,17 @@ const ASKS_WHICH: &[&str] = &["which", "exist", "exists", "available"];
 /// asks about that person ([`ASKS_WHO`]), and say nothing otherwise ("do
 /// I owe", "turn off my server": whose, not what).
 const FIRST_PERSON: &[&str] = &["i", "me", "my", "mine", "myself", "am"];
+
+/// Words that ask when, or what happened: a question for a history.
+const ASKS_WHEN: &[&str] = &[
+    "when",
+    "happened",
+    "recent",
+    "recently",
+    "lately",
+    "today",
+    "yesterday",
+];
 
 /// Words that make a query about the person asking ("who am i").
 const ASKS_WHO: &[&str] = &["who", "whoami", "am"];
@@ -302,6 +340,8 @@ impl Lexicon {
             || (typed.iter().any(|word| word == "what")
                 && typed.iter().any(|word| word == "there"));
         let asks_who = typed.iter().any(|word| ASKS_WHO.contains(&word.as_str()));
+        let asks_when = typed.iter().any(|word| ASKS_WHEN.contains(&word.as_str()));
+        let asks_why = typed.iter().any(|word| word == "why");
         let words: Vec<String> = typed
             .iter()
             // "show me", "my server", "do I owe": the person is whom the
@@ -372,7 +412,28 @@ impl Lexicon {
         if asks_which {
             push(self.slot_of("list"));
         }
+        // "when did it change", "what happened": a question for a
+        // history; "why": for a cause.
+        if asks_when {
+            push(self.sense_slot("history"));
+        }
+        if asks_why {
+            push(self.sense_slot("cause"));
+        }
         slots
+    }
+
+    /// A slot of `word`'s software senses only, each alternative a
+    /// lesser weight (what a question word asks for, not a word typed).
+    fn sense_slot(&self, word: &str) -> Slot {
+        Slot {
+            alternatives: self
+                .same_sense(&self.stem(word))
+                .into_iter()
+                .map(|stem| (stem, SAME_SENSE))
+                .collect(),
+            broader: Vec::new(),
+        }
     }
 
     fn slot_of(&self, word: &str) -> Slot {
