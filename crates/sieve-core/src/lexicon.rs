@@ -196,7 +196,6 @@ const FIRST_PERSON: &[&str] = &["i", "me", "my", "mine", "myself", "am"];
 const ASKS_WHEN: &[&str] = &[
     "when",
     "happened",
-    "recent",
     "recently",
     "lately",
     "today",
@@ -342,17 +341,20 @@ impl Lexicon {
         let asks_who = typed.iter().any(|word| ASKS_WHO.contains(&word.as_str()));
         let asks_when = typed.iter().any(|word| ASKS_WHEN.contains(&word.as_str()));
         let asks_why = typed.iter().any(|word| word == "why");
-        let words: Vec<String> = typed
+        // "show me", "my server", "do I owe": the person is whom the
+        // answer is for or whose the thing is, not what the query is
+        // about ("who am i" is).
+        let spelled: Vec<&String> = typed
             .iter()
-            // "show me", "my server", "do I owe": the person is whom the
-            // answer is for or whose the thing is, not what the query is
-            // about ("who am i" is).
             .filter(|word| asks_who || !FIRST_PERSON.contains(&word.as_str()))
+            .collect();
+        let words: Vec<String> = spelled
+            .iter()
             .map(|word| {
                 if FIRST_PERSON.contains(&word.as_str()) {
                     "me".to_string()
                 } else {
-                    word.clone()
+                    word.to_string()
                 }
             })
             .collect();
@@ -395,14 +397,17 @@ impl Lexicon {
                     taken[i + 2] = true;
                 }
             }
-            // Two words a name may write as one: "drop down" is
-            // `dropdown`, "log in" `login`, "key value" `keyvalue`.
+            // Two or three words a name may write as one, as typed:
+            // "drop down" is `dropdown`, "log in" `login`, "who am i"
+            // `whoami`.
             let joinable = |word: &str| !STOP_WORDS.contains(&word) && word != "me";
-            if let Some(next) = words
-                .get(i + 1)
-                .filter(|next| joinable(next) && joinable(word))
-            {
-                add(&mut slot, self.stem(&format!("{word}{next}")), 1.0);
+            let mut joined = spelled[i].clone();
+            for next in spelled.iter().skip(i + 1).take(2) {
+                if !joinable(next) || !joinable(spelled[i]) {
+                    break;
+                }
+                joined.push_str(next);
+                add(&mut slot, self.stem(&joined), 1.0);
             }
             push(slot);
         }
