@@ -34,6 +34,9 @@ const SAME_SENSE: f32 = 0.7;
 const RELATED: f32 = 0.4;
 /// A broader word's weight: "discard" may be a tool's "remove".
 const BROADER: f32 = 0.25;
+/// A word of its definition's weight: "remember" may be a tool's
+/// "memory".
+const DEFINING: f32 = 0.2;
 /// How far apart (in words) the parts of a collocation may stand:
 /// "give a customer their money back" is "give back".
 const COLLOCATION_SPAN: usize = 5;
@@ -252,7 +255,7 @@ impl Lexicon {
     }
 
     fn load() -> Lexicon {
-        let mut text = String::with_capacity(4_700_000);
+        let mut text = String::with_capacity(5_500_000);
         GzDecoder::new(WORDNET)
             .read_to_string(&mut text)
             .expect("the WordNet table compiled into the program is gzipped UTF-8");
@@ -301,6 +304,13 @@ impl Lexicon {
     pub fn broader(&self, word: &str) -> impl Iterator<Item = &str> {
         let line = self.line(word);
         line.split('|').nth(1).into_iter().flat_map(str::split_whitespace)
+    }
+
+    /// The content words of the definition of `word`'s most used
+    /// sense ("remember": knowledge, memory).
+    pub fn defining(&self, word: &str) -> impl Iterator<Item = &str> {
+        let line = self.line(word);
+        line.split('|').nth(2).into_iter().flat_map(str::split_whitespace)
     }
 
     /// The rest of `word`'s table line, or nothing.
@@ -469,16 +479,18 @@ impl Lexicon {
 
 /// Adds the single-word broader words of `word` to `slot`'s fallback.
 fn add_broader(slot: &mut Slot, lexicon: &Lexicon, word: &str) {
-    let broader: Vec<String> = lexicon
-        .broader(word)
-        .filter(|other| !other.contains('_'))
-        .map(|other| lexicon.stem(other))
+    let broader = lexicon.broader(word).map(|other| (other, BROADER));
+    let defining = lexicon.defining(word).map(|other| (other, DEFINING));
+    let fallback: Vec<(String, f32)> = broader
+        .chain(defining)
+        .filter(|(other, _)| !other.contains('_'))
+        .map(|(other, weight)| (lexicon.stem(other), weight))
         .collect();
-    for stem in broader {
+    for (stem, weight) in fallback {
         if !slot.alternatives.iter().any(|(s, _)| *s == stem)
             && !slot.broader.iter().any(|(s, _)| *s == stem)
         {
-            slot.broader.push((stem, BROADER));
+            slot.broader.push((stem, weight));
         }
     }
 }
