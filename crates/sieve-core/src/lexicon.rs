@@ -413,7 +413,7 @@ impl Lexicon {
             let joinable = |word: &str| !STOP_WORDS.contains(&word) && word != "me";
             let mut joined = spelled[i].clone();
             for next in spelled.iter().skip(i + 1).take(2) {
-                if !joinable(next) || !joinable(spelled[i]) {
+                if !joinable(next) || !joinable(word) {
                     break;
                 }
                 joined.push_str(next);
@@ -600,5 +600,41 @@ mod tests {
         assert!(has(&lexicon.expand("a drop-down list"), "dropdown"));
         // "which ... exist" asks for a list.
         assert!(has(&lexicon.expand("which namespaces exist"), "list"));
+        // "when", "what happened" ask for a history; "why" for a cause.
+        assert!(has(&lexicon.expand("when did the flag change"), "histori"));
+        assert!(!has(&lexicon.expand("change the flag"), "histori"));
+        assert!(has(&lexicon.expand("why did the build fail"), "caus"));
+        // Three words a name writes as one.
+        assert!(has(&lexicon.expand("who am i"), "whoami"));
+    }
+
+    #[test]
+    fn a_three_word_phrase_is_one_sense() {
+        let lexicon = Lexicon::shared();
+        let slots = lexicon.expand("get rid of the old branch");
+        // get rid of, old, branch: "rid" is no slot of its own.
+        assert_eq!(slots.len(), 3, "{slots:?}");
+        assert!(
+            slots[0].alternatives.iter().any(|(stem, _)| stem == "remov"),
+            "{slots:?}"
+        );
+    }
+
+    #[test]
+    fn a_word_falls_back_on_what_it_is_a_kind_of_and_its_definition() {
+        let lexicon = Lexicon::shared();
+        // To discard is to get rid of, to remove (WordNet's hypernym).
+        let discard = &lexicon.expand("discard")[0];
+        assert!(
+            discard.broader.contains(&("remov".to_string(), BROADER)),
+            "{discard:?}"
+        );
+        assert!(!discard.alternatives.iter().any(|(stem, _)| stem == "remov"));
+        // To remember is to recall knowledge from memory (its gloss).
+        let remember = &lexicon.expand("remember")[0];
+        assert!(
+            remember.broader.contains(&("memori".to_string(), DEFINING)),
+            "{remember:?}"
+        );
     }
 }

@@ -472,6 +472,33 @@ mod tests {
     }
 
     #[test]
+    fn a_word_no_tool_has_falls_back_on_its_broader_action() {
+        // No tool says "discard" or any synonym of it; to discard is to
+        // remove.
+        let tools = vec![
+            tool("remove_branch", "Remove a branch"),
+            tool("create_branch", "Create a branch"),
+            tool("list_branches", "List the branches"),
+            tool("rename_branch", "Rename a branch"),
+        ];
+        assert_eq!(
+            ranked(tools.clone(), "discard the branch", 1),
+            ["remove_branch"]
+        );
+        // A question for a cause finds the tool that explains one.
+        let tools = vec![
+            tool("list_runs", "List the test runs"),
+            tool("get_run", "Get one test run"),
+            tool("root_cause_analysis", "Explain why a test run failed"),
+            tool("rerun", "Run a test run again"),
+        ];
+        assert_eq!(
+            ranked(tools, "why did my run fail", 1),
+            ["root_cause_analysis"]
+        );
+    }
+
+    #[test]
     fn a_parameter_s_values_are_words_and_behaviour_hints_are_not() {
         let tools = vec![
             json!({"name": "list_issues", "description": "List issues of a repository",
