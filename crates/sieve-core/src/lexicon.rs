@@ -6,8 +6,12 @@
 //! * A table derived from WordNet 3.0 (Debian's `wordnet-base`) by
 //!   `scripts/wordnet-table.py`: for each word and collocation, the
 //!   synonyms and derived forms of its most used senses, and irregular
-//!   forms (`ran` → `run`). It is compiled in gzipped (1.5 MB) and
-//!   unpacked (4.6 MB of sorted lines, looked up by binary search) only
+//!   forms (`ran` → `run`); after a `|`, the broader actions of a verb's
+//!   senses (to discard is to remove), and after a second `|`, the
+//!   content words of the definition of a common word's most used sense
+//!   ("remember": knowledge, memory), both tried only when no tool has
+//!   the word or any of its relatives. It is compiled in gzipped (1.8
+//!   MB) and unpacked (5.5 MB of sorted lines, looked up by binary search) only
 //!   while an index holds it: [`Lexicon::shared`] hands out one copy, and
 //!   the last index dropped frees it, so a proxy with no search profile
 //!   never unpacks it.
@@ -19,7 +23,9 @@
 //! the word itself, then its software senses, then its WordNet
 //! relatives, each with a lower weight. The ranking counts, per slot,
 //! the best of its alternatives, so a word with many relatives weighs no
-//! more than a word with none.
+//! more than a word with none. Question words add a slot of what they
+//! ask for: "which" a list, "when" and "what happened" a history, "why"
+//! a cause.
 
 use flate2::read::GzDecoder;
 use rust_stemmers::{Algorithm, Stemmer};
@@ -153,10 +159,20 @@ pub const SOFTWARE_SENSES: &[&[&str]] = &[
     &["config", "configuration", "settings", "preferences"],
     &["comment", "note", "reply"],
     &["todo", "task"],
-    &["performance", "speed", "latency", "fast", "slow", "faster", "slower"],
+    &[
+        "performance",
+        "speed",
+        "latency",
+        "fast",
+        "slow",
+        "faster",
+        "slower",
+    ],
     // how a build or a check went, as people say it
     &["status", "state", "health", "green", "broken"],
-    &["resize", "scale", "bigger", "smaller", "larger", "grow", "shrink"],
+    &[
+        "resize", "scale", "bigger", "smaller", "larger", "grow", "shrink",
+    ],
     &[
         "cost", "price", "pricing", "billing", "bill", "money", "owe", "balance", "invoice", "pay",
         "spend",
@@ -164,12 +180,28 @@ pub const SOFTWARE_SENSES: &[&[&str]] = &[
     // many things at once
     &["batch", "bulk", "many", "multiple"],
     // acting as something else
-    &["emulate", "emulation", "simulate", "pretend", "impersonate", "mimic"],
+    &[
+        "emulate",
+        "emulation",
+        "simulate",
+        "pretend",
+        "impersonate",
+        "mimic",
+    ],
     &["schedule", "cron", "scheduled", "recurring"],
     // what a question about the past asks for ("what happened", "when")
-    &["history", "log", "activity", "audit", "timeline", "changelog"],
+    &[
+        "history",
+        "log",
+        "activity",
+        "audit",
+        "timeline",
+        "changelog",
+    ],
     // what "why" asks for
-    &["cause", "reason", "root", "analyze", "analysis", "diagnose", "explain"],
+    &[
+        "cause", "reason", "root", "analyze", "analysis", "diagnose", "explain",
+    ],
 ];
 
 /// Words that say nothing of what a tool does.
@@ -296,27 +328,35 @@ impl Lexicon {
     /// The WordNet relatives of `word` (collocations with `_`).
     pub fn related(&self, word: &str) -> impl Iterator<Item = &str> {
         let line = self.line(word);
-        line.split('|').next().into_iter().flat_map(str::split_whitespace)
+        line.split('|')
+            .next()
+            .into_iter()
+            .flat_map(str::split_whitespace)
     }
 
     /// The broader words of `word`'s senses (WordNet's hypernyms: to
     /// discard is to get rid of, to remove).
     pub fn broader(&self, word: &str) -> impl Iterator<Item = &str> {
         let line = self.line(word);
-        line.split('|').nth(1).into_iter().flat_map(str::split_whitespace)
+        line.split('|')
+            .nth(1)
+            .into_iter()
+            .flat_map(str::split_whitespace)
     }
 
     /// The content words of the definition of `word`'s most used
     /// sense ("remember": knowledge, memory).
     pub fn defining(&self, word: &str) -> impl Iterator<Item = &str> {
         let line = self.line(word);
-        line.split('|').nth(2).into_iter().flat_map(str::split_whitespace)
+        line.split('|')
+            .nth(2)
+            .into_iter()
+            .flat_map(str::split_whitespace)
     }
 
     /// The rest of `word`'s table line, or nothing.
     fn line(&self, word: &str) -> &str {
-        self
-            .lines
+        self.lines
             .binary_search_by(|(start, key_end, _)| {
                 self.text[*start as usize..*key_end as usize].cmp(word)
             })
@@ -615,7 +655,10 @@ mod tests {
         // get rid of, old, branch: "rid" is no slot of its own.
         assert_eq!(slots.len(), 3, "{slots:?}");
         assert!(
-            slots[0].alternatives.iter().any(|(stem, _)| stem == "remov"),
+            slots[0]
+                .alternatives
+                .iter()
+                .any(|(stem, _)| stem == "remov"),
             "{slots:?}"
         );
     }

@@ -11,7 +11,9 @@
 //! words find tools named in other words. A slot weighs by how many
 //! tools its whole sense matches, so a broad verb ("show": list, view,
 //! get...) weighs little whatever synonym a name carries, and a tool
-//! loses by the share of the query it does not match. No model to
+//! loses by the share of the query it does not match. A word that no
+//! tool has, nor any of its relatives, counts by its broader actions and
+//! the words of its definition instead. No model to
 //! download; at a few hundred or thousand tools the index is built in
 //! milliseconds, so an index per profile view is cheap.
 
@@ -307,7 +309,9 @@ impl ToolIndex {
             strength.iter_mut().for_each(|s| *s = 0.0);
             term.iter_mut().for_each(|t| *t = 0.0);
             let known = |stems: &[(String, f32)]| {
-                stems.iter().any(|(stem, _)| self.postings.contains_key(stem))
+                stems
+                    .iter()
+                    .any(|(stem, _)| self.postings.contains_key(stem))
             };
             // A word no tool has, nor any of its alternatives, falls back
             // on its broader words.

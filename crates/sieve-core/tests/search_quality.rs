@@ -7,8 +7,13 @@
 //!   so it now counts as seen.
 //! * `tuned.tsv`: the set the ranking was developed against.
 //! * `held-out-2.tsv`: written at the start of the second round, on
-//!   eleven catalogs no other set uses, scored once before and once after
-//!   that round's changes; its figure is the one to believe.
+//!   eleven catalogs no other set used, scored once before and once after
+//!   that round's changes; the third round tuned on it, so it is seen.
+//! * `held-out-3.tsv`: written at the start of the third round, on eight
+//!   catalogs (four no other set uses), scored once before and once
+//!   after that round's changes; its figure is the one to believe. Its
+//!   table is left unprinted while a method is tuned
+//!   (`SIEVE_QUIET_SETS=held-out-3`).
 //!
 //! A query counts when a tool it means is in the top 3. Each set is
 //! asserted at its real floor. The tables and figures are printed
@@ -19,10 +24,10 @@ use sieve_core::search::ToolIndex;
 use sieve_core::{Catalog, Kind, Overlays, ServerListing, parse_tool_list};
 use std::collections::BTreeMap;
 
-const HELD_OUT_FLOOR: f64 = 0.82;
-const TUNED_FLOOR: f64 = 0.84;
-const SECOND_HELD_OUT_FLOOR: f64 = 0.77;
-const THIRD_HELD_OUT_FLOOR: f64 = 0.0;
+const HELD_OUT_FLOOR: f64 = 0.89;
+const TUNED_FLOOR: f64 = 0.91;
+const SECOND_HELD_OUT_FLOOR: f64 = 0.81;
+const THIRD_HELD_OUT_FLOOR: f64 = 0.61;
 
 fn fixture(path: &str) -> String {
     format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
