@@ -9,8 +9,12 @@ senses per part of speech, and only senses that the tagged corpora saw
 (tag count > 0), so rare senses ("kill" as a kind of painting) add no
 noise; a word the corpora never saw (WordNet has "delete" so) keeps its
 first sense. Words with digits are left out. Word forms WordNet lists as irregular (ran -> run) are kept too.
-A line is `word related related ...`; collocations join their words
-with `_`. Deterministic: the same WordNet gives the same file.
+A line is `word related related ... | broader ... | defining ...`: after
+the first `|`, the broader actions (hypernyms, one level) of its verb
+senses; after the second, the content words of the definition of its most
+used sense, for words the tagged corpora saw. The search tries both only
+when a catalog has neither the word nor any of its relatives. Collocations
+join their words with `_`. Deterministic: the same WordNet gives the same file.
 
 Written gzipped (no time stamp, so the bytes are the same each run).
 
