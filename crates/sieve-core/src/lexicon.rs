@@ -6,8 +6,12 @@
 //! * A table derived from WordNet 3.0 (Debian's `wordnet-base`) by
 //!   `scripts/wordnet-table.py`: for each word and collocation, the
 //!   synonyms and derived forms of its most used senses, and irregular
-//!   forms (`ran` → `run`). It is compiled in gzipped (1.5 MB) and
-//!   unpacked (4.6 MB of sorted lines, looked up by binary search) only
+//!   forms (`ran` → `run`); after a `|`, the broader actions of a verb's
+//!   senses (to discard is to remove), and after a second `|`, the
+//!   content words of the definition of a common word's most used sense
+//!   ("remember": knowledge, memory), both tried only when no tool has
+//!   the word or any of its relatives. It is compiled in gzipped (1.8
+//!   MB) and unpacked (5.5 MB of sorted lines, looked up by binary search) only
 //!   while an index holds it: [`Lexicon::shared`] hands out one copy, and
 //!   the last index dropped frees it, so a proxy with no search profile
 //!   never unpacks it.
@@ -19,7 +23,9 @@
 //! the word itself, then its software senses, then its WordNet
 //! relatives, each with a lower weight. The ranking counts, per slot,
 //! the best of its alternatives, so a word with many relatives weighs no
-//! more than a word with none.
+//! more than a word with none. Question words add a slot of what they
+//! ask for: "which" a list, "when" and "what happened" a history, "why"
+//! a cause.
 
 use flate2::read::GzDecoder;
 use rust_stemmers::{Algorithm, Stemmer};
@@ -32,6 +38,11 @@ const WORDNET: &[u8] = include_bytes!("../data/wordnet-related.txt.gz");
 /// How much an alternative counts against the word the person typed.
 const SAME_SENSE: f32 = 0.7;
 const RELATED: f32 = 0.4;
+/// A broader word's weight: "discard" may be a tool's "remove".
+const BROADER: f32 = 0.25;
+/// A word of its definition's weight: "remember" may be a tool's
+/// "memory".
+const DEFINING: f32 = 0.2;
 /// How far apart (in words) the parts of a collocation may stand:
 /// "give a customer their money back" is "give back".
 const COLLOCATION_SPAN: usize = 5;
@@ -86,9 +97,9 @@ pub const SOFTWARE_SENSES: &[&[&str]] = &[
     &["open", "navigate", "go", "visit", "load", "goto"],
     &["upload", "send", "attach", "push"],
     &["download", "pull", "fetch", "export", "clone"],
-    &["deploy", "release", "publish"],
+    &["deploy", "release", "publish", "ship"],
     &["approve", "accept", "allow", "grant", "permit"],
-    &["resize", "size", "width", "height"],
+    &["resize", "size", "width", "height", "big", "large", "small"],
     &["select", "choose", "pick", "option"],
     &["click", "press", "tap"],
     &["type", "enter", "fill", "input"],
@@ -110,22 +121,87 @@ pub const SOFTWARE_SENSES: &[&[&str]] = &[
     ],
     &["page", "url", "website", "site", "webpage", "link"],
     &["log", "logs", "output"],
-    &["error", "issue", "problem", "bug", "exception", "failure"],
+    &[
+        "error",
+        "issue",
+        "problem",
+        "bug",
+        "exception",
+        "failure",
+        "crash",
+    ],
     &["key", "token", "credential", "secret"],
     &["database", "db"],
     &["record", "document", "row", "entry", "item"],
     &["command", "shell", "terminal", "cli"],
     &["permission", "access", "role"],
-    &["stats", "statistics", "metrics", "usage"],
-    &["schema", "structure", "fields", "columns"],
+    &[
+        "stats",
+        "statistics",
+        "metrics",
+        "usage",
+        "analytics",
+        "traffic",
+    ],
+    &["schema", "structure", "fields", "columns", "migration"],
     &["tree", "structure", "hierarchy"],
     &["diff", "changes", "difference", "compare"],
-    &["users", "user", "people", "person", "member", "members"],
+    &[
+        "users",
+        "user",
+        "people",
+        "person",
+        "member",
+        "members",
+        "everyone",
+        "everybody",
+    ],
     &["config", "configuration", "settings", "preferences"],
     &["comment", "note", "reply"],
     &["todo", "task"],
-    &["performance", "speed", "latency"],
-    &["cost", "price", "pricing", "billing"],
+    &[
+        "performance",
+        "speed",
+        "latency",
+        "fast",
+        "slow",
+        "faster",
+        "slower",
+    ],
+    // how a build or a check went, as people say it
+    &["status", "state", "health", "green", "broken"],
+    &[
+        "resize", "scale", "bigger", "smaller", "larger", "grow", "shrink",
+    ],
+    &[
+        "cost", "price", "pricing", "billing", "bill", "money", "owe", "balance", "invoice", "pay",
+        "spend",
+    ],
+    // many things at once
+    &["batch", "bulk", "many", "multiple"],
+    // acting as something else
+    &[
+        "emulate",
+        "emulation",
+        "simulate",
+        "pretend",
+        "impersonate",
+        "mimic",
+    ],
+    &["schedule", "cron", "scheduled", "recurring"],
+    // what a question about the past asks for ("what happened", "when")
+    &[
+        "history",
+        "log",
+        "activity",
+        "audit",
+        "timeline",
+        "changelog",
+    ],
+    // what "why" asks for
+    &[
+        "cause", "reason", "root", "analyze", "analysis", "diagnose", "explain",
+    ],
 ];
 
 /// Words that say nothing of what a tool does.
@@ -151,6 +227,16 @@ const ASKS_WHICH: &[&str] = &["which", "exist", "exists", "available"];
 /// I owe", "turn off my server": whose, not what).
 const FIRST_PERSON: &[&str] = &["i", "me", "my", "mine", "myself", "am"];
 
+/// Words that ask when, or what happened: a question for a history.
+const ASKS_WHEN: &[&str] = &[
+    "when",
+    "happened",
+    "recently",
+    "lately",
+    "today",
+    "yesterday",
+];
+
 /// Words that make a query about the person asking ("who am i").
 const ASKS_WHO: &[&str] = &["who", "whoami", "am"];
 
@@ -159,6 +245,10 @@ const ASKS_WHO: &[&str] = &["who", "whoami", "am"];
 #[derive(Debug, Clone, PartialEq)]
 pub struct Slot {
     pub alternatives: Vec<(String, f32)>,
+    /// Broader words (to discard is to remove), tried only when no tool
+    /// has any of the alternatives: a word the catalog does not speak
+    /// falls back on what it is a kind of.
+    pub broader: Vec<(String, f32)>,
 }
 
 /// The WordNet table and the software senses, ready to expand queries.
@@ -197,7 +287,7 @@ impl Lexicon {
     }
 
     fn load() -> Lexicon {
-        let mut text = String::with_capacity(4_700_000);
+        let mut text = String::with_capacity(5_500_000);
         GzDecoder::new(WORDNET)
             .read_to_string(&mut text)
             .expect("the WordNet table compiled into the program is gzipped UTF-8");
@@ -237,8 +327,36 @@ impl Lexicon {
 
     /// The WordNet relatives of `word` (collocations with `_`).
     pub fn related(&self, word: &str) -> impl Iterator<Item = &str> {
-        let found = self
-            .lines
+        let line = self.line(word);
+        line.split('|')
+            .next()
+            .into_iter()
+            .flat_map(str::split_whitespace)
+    }
+
+    /// The broader words of `word`'s senses (WordNet's hypernyms: to
+    /// discard is to get rid of, to remove).
+    pub fn broader(&self, word: &str) -> impl Iterator<Item = &str> {
+        let line = self.line(word);
+        line.split('|')
+            .nth(1)
+            .into_iter()
+            .flat_map(str::split_whitespace)
+    }
+
+    /// The content words of the definition of `word`'s most used
+    /// sense ("remember": knowledge, memory).
+    pub fn defining(&self, word: &str) -> impl Iterator<Item = &str> {
+        let line = self.line(word);
+        line.split('|')
+            .nth(2)
+            .into_iter()
+            .flat_map(str::split_whitespace)
+    }
+
+    /// The rest of `word`'s table line, or nothing.
+    fn line(&self, word: &str) -> &str {
+        self.lines
             .binary_search_by(|(start, key_end, _)| {
                 self.text[*start as usize..*key_end as usize].cmp(word)
             })
@@ -246,8 +364,8 @@ impl Lexicon {
             .map(|i| {
                 let (_, key_end, end) = self.lines[i];
                 self.text[key_end as usize..end as usize].trim()
-            });
-        found.into_iter().flat_map(str::split_whitespace)
+            })
+            .unwrap_or_default()
     }
 
     /// The stems of the software senses `stem` is in.
@@ -271,17 +389,22 @@ impl Lexicon {
             || (typed.iter().any(|word| word == "what")
                 && typed.iter().any(|word| word == "there"));
         let asks_who = typed.iter().any(|word| ASKS_WHO.contains(&word.as_str()));
-        let words: Vec<String> = typed
+        let asks_when = typed.iter().any(|word| ASKS_WHEN.contains(&word.as_str()));
+        let asks_why = typed.iter().any(|word| word == "why");
+        // "show me", "my server", "do I owe": the person is whom the
+        // answer is for or whose the thing is, not what the query is
+        // about ("who am i" is).
+        let spelled: Vec<&String> = typed
             .iter()
-            // "show me", "my server", "do I owe": the person is whom the
-            // answer is for or whose the thing is, not what the query is
-            // about ("who am i" is).
             .filter(|word| asks_who || !FIRST_PERSON.contains(&word.as_str()))
+            .collect();
+        let words: Vec<String> = spelled
+            .iter()
             .map(|word| {
                 if FIRST_PERSON.contains(&word.as_str()) {
                     "me".to_string()
                 } else {
-                    word.clone()
+                    word.to_string()
                 }
             })
             .collect();
@@ -313,14 +436,28 @@ impl Lexicon {
                     add(&mut slot, self.stem(later), SAME_SENSE);
                 }
             }
-            // Two words a name may write as one: "drop down" is
-            // `dropdown`, "log in" `login`, "key value" `keyvalue`.
+            // A three-word phrase ("get rid of", "keep track of") is one
+            // sense: its words are no slots of their own.
+            if let [second, third, ..] = &words[(i + 1).min(words.len())..] {
+                let phrase = format!("{word}_{second}_{third}");
+                if self.related(&phrase).next().is_some() {
+                    self.add_relatives(&mut slot, &phrase, SAME_SENSE);
+                    add_broader(&mut slot, self, &phrase);
+                    taken[i + 1] = true;
+                    taken[i + 2] = true;
+                }
+            }
+            // Two or three words a name may write as one, as typed:
+            // "drop down" is `dropdown`, "log in" `login`, "who am i"
+            // `whoami`.
             let joinable = |word: &str| !STOP_WORDS.contains(&word) && word != "me";
-            if let Some(next) = words
-                .get(i + 1)
-                .filter(|next| joinable(next) && joinable(word))
-            {
-                add(&mut slot, self.stem(&format!("{word}{next}")), 1.0);
+            let mut joined = spelled[i].clone();
+            for next in spelled.iter().skip(i + 1).take(2) {
+                if !joinable(next) || !joinable(word) {
+                    break;
+                }
+                joined.push_str(next);
+                add(&mut slot, self.stem(&joined), 1.0);
             }
             push(slot);
         }
@@ -330,17 +467,40 @@ impl Lexicon {
         if asks_which {
             push(self.slot_of("list"));
         }
+        // "when did it change", "what happened": a question for a
+        // history; "why": for a cause.
+        if asks_when {
+            push(self.sense_slot("history"));
+        }
+        if asks_why {
+            push(self.sense_slot("cause"));
+        }
         slots
+    }
+
+    /// A slot of `word`'s software senses only, each alternative a
+    /// lesser weight (what a question word asks for, not a word typed).
+    fn sense_slot(&self, word: &str) -> Slot {
+        Slot {
+            alternatives: self
+                .same_sense(&self.stem(word))
+                .into_iter()
+                .map(|stem| (stem, SAME_SENSE))
+                .collect(),
+            broader: Vec::new(),
+        }
     }
 
     fn slot_of(&self, word: &str) -> Slot {
         let mut slot = Slot {
             alternatives: vec![(self.stem(word), 1.0)],
+            broader: Vec::new(),
         };
         for stem in self.same_sense(&self.stem(word)) {
             add(&mut slot, stem, SAME_SENSE);
         }
         self.add_relatives(&mut slot, word, RELATED);
+        add_broader(&mut slot, self, word);
         slot
     }
 
@@ -353,6 +513,24 @@ impl Lexicon {
             .collect();
         for stem in relatives {
             add(slot, stem, weight);
+        }
+    }
+}
+
+/// Adds the single-word broader words of `word` to `slot`'s fallback.
+fn add_broader(slot: &mut Slot, lexicon: &Lexicon, word: &str) {
+    let broader = lexicon.broader(word).map(|other| (other, BROADER));
+    let defining = lexicon.defining(word).map(|other| (other, DEFINING));
+    let fallback: Vec<(String, f32)> = broader
+        .chain(defining)
+        .filter(|(other, _)| !other.contains('_'))
+        .map(|(other, weight)| (lexicon.stem(other), weight))
+        .collect();
+    for (stem, weight) in fallback {
+        if !slot.alternatives.iter().any(|(s, _)| *s == stem)
+            && !slot.broader.iter().any(|(s, _)| *s == stem)
+        {
+            slot.broader.push((stem, weight));
         }
     }
 }
@@ -462,5 +640,44 @@ mod tests {
         assert!(has(&lexicon.expand("a drop-down list"), "dropdown"));
         // "which ... exist" asks for a list.
         assert!(has(&lexicon.expand("which namespaces exist"), "list"));
+        // "when", "what happened" ask for a history; "why" for a cause.
+        assert!(has(&lexicon.expand("when did the flag change"), "histori"));
+        assert!(!has(&lexicon.expand("change the flag"), "histori"));
+        assert!(has(&lexicon.expand("why did the build fail"), "caus"));
+        // Three words a name writes as one.
+        assert!(has(&lexicon.expand("who am i"), "whoami"));
+    }
+
+    #[test]
+    fn a_three_word_phrase_is_one_sense() {
+        let lexicon = Lexicon::shared();
+        let slots = lexicon.expand("get rid of the old branch");
+        // get rid of, old, branch: "rid" is no slot of its own.
+        assert_eq!(slots.len(), 3, "{slots:?}");
+        assert!(
+            slots[0]
+                .alternatives
+                .iter()
+                .any(|(stem, _)| stem == "remov"),
+            "{slots:?}"
+        );
+    }
+
+    #[test]
+    fn a_word_falls_back_on_what_it_is_a_kind_of_and_its_definition() {
+        let lexicon = Lexicon::shared();
+        // To discard is to get rid of, to remove (WordNet's hypernym).
+        let discard = &lexicon.expand("discard")[0];
+        assert!(
+            discard.broader.contains(&("remov".to_string(), BROADER)),
+            "{discard:?}"
+        );
+        assert!(!discard.alternatives.iter().any(|(stem, _)| stem == "remov"));
+        // To remember is to recall knowledge from memory (its gloss).
+        let remember = &lexicon.expand("remember")[0];
+        assert!(
+            remember.broader.contains(&("memori".to_string(), DEFINING)),
+            "{remember:?}"
+        );
     }
 }

@@ -11,7 +11,9 @@
 //! words find tools named in other words. A slot weighs by how many
 //! tools its whole sense matches, so a broad verb ("show": list, view,
 //! get...) weighs little whatever synonym a name carries, and a tool
-//! loses by the share of the query it does not match. No model to
+//! loses by the share of the query it does not match. A word that no
+//! tool has, nor any of its relatives, counts by its broader actions and
+//! the words of its definition instead. No model to
 //! download; at a few hundred or thousand tools the index is built in
 //! milliseconds, so an index per profile view is cheap.
 
@@ -306,7 +308,19 @@ impl ToolIndex {
         for slot in self.lexicon.expand(query) {
             strength.iter_mut().for_each(|s| *s = 0.0);
             term.iter_mut().for_each(|t| *t = 0.0);
-            for (stem, weight) in &slot.alternatives {
+            let known = |stems: &[(String, f32)]| {
+                stems
+                    .iter()
+                    .any(|(stem, _)| self.postings.contains_key(stem))
+            };
+            // A word no tool has, nor any of its alternatives, falls back
+            // on its broader words.
+            let stems = if known(&slot.alternatives) {
+                &slot.alternatives
+            } else {
+                &slot.broader
+            };
+            for (stem, weight) in stems {
                 for (doc, count, about) in self.postings.get(stem).into_iter().flatten() {
                     let doc = *doc as usize;
                     strength[doc] = strength[doc].max(weight * about);
@@ -458,6 +472,33 @@ mod tests {
         assert_eq!(
             ranked(tools, "which namespaces exist", 1),
             ["namespaces_list"]
+        );
+    }
+
+    #[test]
+    fn a_word_no_tool_has_falls_back_on_its_broader_action() {
+        // No tool says "discard" or any synonym of it; to discard is to
+        // remove.
+        let tools = vec![
+            tool("remove_branch", "Remove a branch"),
+            tool("create_branch", "Create a branch"),
+            tool("list_branches", "List the branches"),
+            tool("rename_branch", "Rename a branch"),
+        ];
+        assert_eq!(
+            ranked(tools.clone(), "discard the branch", 1),
+            ["remove_branch"]
+        );
+        // A question for a cause finds the tool that explains one.
+        let tools = vec![
+            tool("list_runs", "List the test runs"),
+            tool("get_run", "Get one test run"),
+            tool("root_cause_analysis", "Explain why a test run failed"),
+            tool("rerun", "Run a test run again"),
+        ];
+        assert_eq!(
+            ranked(tools, "why did my run fail", 1),
+            ["root_cause_analysis"]
         );
     }
 
