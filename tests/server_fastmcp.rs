@@ -95,6 +95,14 @@ async fn tags_reach_labels_and_calls_pass(home: &Home) {
         row(&rows, "invoice_total")["exposedName"],
         "shop__invoice_total"
     );
+    // A tag that names the tool's set (mcp-atlassian's `toolset:...`) is
+    // a group of the server's own; a server that has its own groups gets
+    // none derived, so echo, in no set, is in its server's group only.
+    let groups = |name: &str| strings(&row(&rows, name)["groups"]);
+    assert_eq!(groups("list_invoices"), ["server:shop", "shop/invoices"]);
+    assert_eq!(groups("invoice_total"), ["server:shop", "shop/invoices"]);
+    assert_eq!(groups("monthly_report"), ["server:shop", "shop/reporting"]);
+    assert_eq!(groups("echo"), ["server:shop"]);
 
     // A host under a profile that requires `billing` sees the billing
     // tools only, and their labels in `_meta`.

@@ -29,19 +29,19 @@ mcp = FastMCP("fastmcp-tags")
 INVOICES = {"INV-1": 120.0, "INV-2": 75.5}
 
 
-@mcp.tool(tags={"billing"})
+@mcp.tool(tags={"billing", "toolset:invoices"})
 def list_invoices() -> list[str]:
     """List the ids of all invoices."""
     return sorted(INVOICES)
 
 
-@mcp.tool(tags={"billing", "reports"})
+@mcp.tool(tags={"billing", "reports", "toolset:invoices"})
 def invoice_total(invoice_id: str) -> str:
     """The total of one invoice, as text."""
     return f"{invoice_id}: {INVOICES[invoice_id]:.2f} EUR"
 
 
-@mcp.tool(tags={"reports"})
+@mcp.tool(tags={"reports", "toolset:reporting"})
 def monthly_report(month: str) -> str:
     """A one-line report for a month (YYYY-MM)."""
     return f"report for {month}: {len(INVOICES)} invoices"

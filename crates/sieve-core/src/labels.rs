@@ -4,7 +4,9 @@
 //! 1. what the upstream sends: top-level `groups`/`tags` (the groups-and-tags
 //!    proposal), `_meta.groups`, `_meta.tags`, FastMCP's
 //!    `_meta.fastmcp.tags` (and `_meta._fastmcp.tags` of its older
-//!    releases), `_meta.concerns` (the concern proposal), and our own
+//!    releases), `_meta.concerns` (the concern proposal), a tag that
+//!    names the tool's set (`toolset:jira_issues`, `category:...`) as a
+//!    group of the server's, and our own
 //!    `_meta["dev.mcp-sieve/..."]` keys so one Sieve can sit behind another;
 //! 2. tags derived from tool annotations, with the spec's defaults for
 //!    missing hints; for a server that sends no hints at all, from what
@@ -99,6 +101,10 @@ pub struct Labels {
     pub ordered: BTreeMap<String, std::sync::Arc<[String]>>,
 }
 
+/// The words before `:` in a tag that make the rest of it a group: the
+/// names servers give the sets their tools come in.
+const GROUP_TAG_KINDS: [&str; 6] = ["toolset", "group", "category", "area", "module", "feature"];
+
 impl Labels {
     /// Labels from an upstream definition of a primitive of `server`.
     /// `is_tool` turns on annotation-derived tags.
@@ -142,6 +148,21 @@ impl Labels {
                 labels.add_names(meta.get(key).and_then(|m| m.get("tags")), Field::Tags);
             }
         }
+        // A tag that says which set of tools this one is in
+        // (`toolset:jira_issues`, as mcp-atlassian sends through FastMCP)
+        // names the server's own group.
+        let named: Vec<String> = labels
+            .tags
+            .iter()
+            .filter_map(|tag| {
+                let (kind, name) = tag.split_once(':')?;
+                let name = name.trim();
+                (GROUP_TAG_KINDS.contains(&kind.trim().to_ascii_lowercase().as_str())
+                    && !name.is_empty())
+                .then(|| name.to_string())
+            })
+            .collect();
+        labels.groups.extend(named);
         // The server's own groups are its own: `github/issues`.
         labels.groups = std::mem::take(&mut labels.groups)
             .into_iter()
@@ -564,6 +585,24 @@ mod tests {
         );
         let odd = json!({"name": "t", "_meta": {"fastmcp": {"tags": "admin"}, "_fastmcp": 3}});
         assert!(Labels::from_upstream("s", &odd, false).tags.is_empty());
+    }
+
+    #[test]
+    fn a_tag_that_names_the_tool_s_set_is_a_group_of_its_server() {
+        let tool = json!({"name": "jira_search", "_meta": {"fastmcp": {"tags":
+            ["jira", "read", "toolset:jira_issues", "Category: Boards", "toolset:", "note:x"]}}});
+        let labels = Labels::from_upstream("atlassian", &tool, false);
+        let own: Vec<&String> = labels
+            .groups
+            .iter()
+            .filter(|g| !g.starts_with(SERVER_GROUP_PREFIX))
+            .collect();
+        assert_eq!(own, ["atlassian/Boards", "atlassian/jira_issues"]);
+        assert!(labels.has_own_groups());
+        assert!(
+            labels.tags.contains("toolset:jira_issues"),
+            "the tag stays a tag"
+        );
     }
 
     #[test]
