@@ -22,6 +22,8 @@ pub enum Place {
 #[derive(Debug)]
 pub struct Names<'a> {
     pub own: Vec<String>,
+    /// The other tools of this tool's own server (lowercase).
+    pub siblings: &'a std::collections::HashSet<String>,
     /// Lowercase.
     pub others: &'a std::collections::HashSet<String>,
 }
@@ -279,7 +281,8 @@ fn other_tool(s: &str, names: &Names) -> Option<(usize, String)> {
             start.get_or_insert(i);
         } else if let Some(b) = start.take() {
             let token = &s[b..i];
-            let own = names.own.iter().any(|n| n.eq_ignore_ascii_case(token));
+            let own = names.own.iter().any(|n| n.eq_ignore_ascii_case(token))
+                || names.siblings.contains(&token.to_lowercase());
             // Another server's tool named by a plain word ("extract",
             // "search") is a tool only where the text says so: written as
             // an identifier, quoted, or called a tool.

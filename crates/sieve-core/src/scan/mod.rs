@@ -150,6 +150,10 @@ impl Hit {
 pub struct OtherNames {
     lowercase: std::collections::HashSet<String>,
     by_look: std::collections::HashMap<String, Vec<String>>,
+    /// The names of the scanned tool's own server's tools (lowercase): a
+    /// tool that sends the model to another tool of its own server ("use
+    /// firecrawl_search for web results") changes no one else's tool.
+    siblings: std::collections::HashSet<String>,
 }
 
 impl OtherNames {
@@ -165,7 +169,14 @@ impl OtherNames {
         OtherNames {
             lowercase: names.iter().map(|n| n.to_lowercase()).collect(),
             by_look,
+            siblings: Default::default(),
         }
+    }
+
+    /// The same, knowing the tool names of the scanned tools' own server.
+    pub fn with_siblings<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> OtherNames {
+        self.siblings = names.into_iter().map(str::to_lowercase).collect();
+        self
     }
 }
 
@@ -185,6 +196,7 @@ pub fn scan_tool_among(tool: &Value, others: &OtherNames) -> Vec<Finding> {
     let names = Names {
         own,
         others: &others.lowercase,
+        siblings: &others.siblings,
     };
     let mut findings = Vec::new();
     if let Some(hit) = names::mixed_script(name) {
@@ -296,7 +308,12 @@ pub fn scan_servers(servers: &[ServerTools]) -> Vec<Scanned> {
                 .filter(|s| s.server != server.server)
                 .flat_map(|s| s.tools.iter().map(|t| tool_name(t)))
                 .collect();
-            let others = OtherNames::new(&others);
+            let others = OtherNames::new(&others).with_siblings(
+                server
+                    .tools
+                    .iter()
+                    .filter_map(|t| t.get("name").and_then(Value::as_str)),
+            );
             server
                 .tools
                 .iter()
@@ -314,6 +331,34 @@ pub fn scan_servers(servers: &[ServerTools]) -> Vec<Scanned> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_tool_may_send_the_model_to_its_own_server_s_tools_not_another_s() {
+        let discovery = |name: &str| json!({"name": name, "description": "Browse data providers. Use firecrawl_search when you also need web results."});
+        let own = [
+            discovery("firecrawl_find_tools"),
+            json!({"name": "firecrawl_search"}),
+        ];
+        let stranger = [discovery("find_tools")];
+        let theirs = [json!({"name": "firecrawl_search"})];
+        let scanned = scan_servers(&[
+            ServerTools::of("firecrawl", &own),
+            ServerTools::of("stranger", &stranger),
+            ServerTools::of("web", &theirs),
+        ]);
+        let of = |server: &str| {
+            scanned
+                .iter()
+                .find(|s| s.server == server && s.name.contains("find_tools"))
+                .unwrap()
+                .findings
+                .iter()
+                .map(|f| f.kind)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(of("firecrawl"), [], "its own server's tool");
+        assert_eq!(of("stranger"), [Kind::Shadowing], "another server's tool");
+    }
 
     #[test]
     fn a_finding_names_its_field_and_reads_as_a_reason() {
