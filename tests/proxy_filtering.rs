@@ -408,6 +408,19 @@ async fn search_mode_lists_the_pinned_and_finds_the_rest() {
     );
     let empty = host.request("tools/call", find("  ")).await;
     assert_eq!(empty["error"]["code"], -32602, "{empty}");
+    // A name no server has points to the search, not to the list (which
+    // holds the search tools only).
+    let unknown = host
+        .request(
+            "tools/call",
+            json!({"name": "sieve__call_tool", "arguments": {"name": "nope__nothing"}}),
+        )
+        .await;
+    assert_eq!(
+        unknown["error"]["message"],
+        "unknown tool \"nope__nothing\"; sieve__find_tools finds the tools of profile \"search\"",
+        "{unknown}"
+    );
 
     // An edit of the profile reaches the search (its index is rebuilt).
     home.replace(

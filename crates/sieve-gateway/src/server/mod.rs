@@ -371,9 +371,20 @@ impl SieveServer {
         {
             return error.into();
         }
+        // In search mode the list holds the two search tools: the profile's
+        // tools are found by searching.
+        let shown_by = if kind == Kind::Tool && view.profile.rules.search_mode() {
+            let find = sieve_core::search::search_tool_name(
+                sieve_core::search::FIND_TOOLS,
+                &view.config.settings.separator,
+            );
+            format!("{find} finds")
+        } else {
+            format!("{kind}s/list shows")
+        };
         ErrorData::invalid_params(
             format!(
-                "unknown {kind} {name:?}; {kind}s/list shows the {kind}s of profile {:?}",
+                "unknown {kind} {name:?}; {shown_by} the {kind}s of profile {:?}",
                 view.profile.name
             ),
             None,
