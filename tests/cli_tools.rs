@@ -206,6 +206,30 @@ fn tokens_of_search_mode() {
     let pinned = issues["toolsAfter"].as_u64().unwrap() - 2;
     assert!(pinned > 10, "the issue tools stay listed: {issues}");
     assert!(issues["after"].as_u64().unwrap() > after);
+    // The table says what the two tools are and never rounds up to 100 %.
+    let table = home.run(&[
+        "tokens",
+        "--catalog",
+        &github(),
+        "--server",
+        "github",
+        "--profile",
+        "search",
+    ]);
+    assert!(table.ok, "{}", table.stderr);
+    let total = table
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("total"))
+        .unwrap();
+    assert!(total.ends_with("99%"), "{total}");
+    assert!(
+        table.stdout.contains(&format!(
+            "search mode: the host lists the proxy's 2 search tools ({after} tokens)"
+        )),
+        "{}",
+        table.stdout
+    );
 }
 
 #[test]

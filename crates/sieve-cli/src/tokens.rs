@@ -37,10 +37,11 @@ pub(crate) fn run(store: &Store, args: &TokensArgs, out: &mut dyn Write) -> Resu
         "server", "tools", "tokens"
     )?;
     let line = |name: &str, c: &TokenCount| {
+        // Rounded down: a list that still costs tokens never shows 100 %.
         let saved = if c.before == 0 {
             0.0
         } else {
-            100.0 * (c.before - c.after) as f64 / c.before as f64
+            (100.0 * c.before.saturating_sub(c.after) as f64 / c.before as f64).floor()
         };
         format!(
             "{name:width$}  {:>6} / {:<4}  {:>8} / {:<6}  {saved:.0}%",
@@ -57,6 +58,13 @@ pub(crate) fn run(store: &Store, args: &TokensArgs, out: &mut dyn Write) -> Resu
         after: report.after,
     };
     writeln!(out, "{}", line("total", &total))?;
+    if let Some(search) = report.search {
+        writeln!(
+            out,
+            "search mode: the host lists the proxy's 2 search tools ({search} tokens), counted in the total; \
+             the profile's tools are found through them"
+        )?;
+    }
     writeln!(
         out,
         "tokens (o200k_base) of the tool definitions the model sees under profile {:?}",
