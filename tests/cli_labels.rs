@@ -102,6 +102,24 @@ fn labels_are_listed_set_on_tools_and_filtered_on() {
         "{text}"
     );
     assert!(text.contains("github-mcp-server/tickets ("), "{text}");
+    // A group no server lists is refused, and nothing is written.
+    let before = home.read("config.json");
+    let absent = home.run(&[
+        "labels",
+        "--catalog",
+        &github(),
+        "group",
+        "rename",
+        "github-mcp-server/nothing",
+        "whatever",
+    ]);
+    assert!(!absent.ok);
+    assert_eq!(
+        absent.stderr.trim(),
+        "error: no server lists a group \"github-mcp-server/nothing\" now; \
+         `mcp-sieve labels list` shows the groups (a server that is down lists none)"
+    );
+    assert_eq!(home.read("config.json"), before);
 
     let refused = home.run(&[
         "labels",

@@ -411,7 +411,12 @@ fn one_group(catalog: &Catalog, field: &str, name: &str) -> Result<String> {
         }
     }
     match matching.len() {
-        0 => Ok(name.to_string()),
+        0 => Err(ApiError::invalid(
+            field,
+            format!(
+                "no server lists a group {name:?} now; `mcp-sieve labels list` shows the groups (a server that is down lists none)"
+            ),
+        )),
         1 => Ok(matching.into_iter().next().unwrap_or(name).to_string()),
         _ => Err(ApiError::invalid(
             field,
