@@ -305,6 +305,26 @@ fn set_changes_a_profile_as_the_app_does() {
         "{}",
         missing.stderr
     );
+
+    // What nothing has is written as asked, and said at once.
+    let concern = home.run(&["profiles", "set", "work", "concern", "nosuch", "high"]);
+    assert!(concern.ok, "{}", concern.stderr);
+    assert!(
+        concern
+            .stdout
+            .contains("warning: concerns: \"nosuch\" is not declared in config.json"),
+        "{}",
+        concern.stdout
+    );
+    let group = home.run(&["profiles", "set", "work", "group", "off", "demo/nothing"]);
+    assert!(group.ok, "{}", group.stderr);
+    assert!(
+        group
+            .stdout
+            .contains("warning: groups: no server has a group \"demo/nothing\" now"),
+        "{}",
+        group.stdout
+    );
 }
 
 /// A profile written before groups belonged to servers switches a name

@@ -130,7 +130,24 @@ pub enum Command {
 /// The whole program: parse the command line, run it, print an error as
 /// one line on stderr and exit non-zero.
 pub fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    use clap::error::ErrorKind;
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error)
+            if matches!(
+                error.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) =>
+        {
+            error.exit()
+        }
+        Err(error) => {
+            eprintln!("{}", usage_error(&error.to_string()));
+            return std::process::ExitCode::from(2);
+        }
+    };
     // Not locked for the whole run: `serve` and `demo-server` speak MCP on
     // stdout from other threads.
     let mut stdout = std::io::stdout();
@@ -144,6 +161,32 @@ pub fn main() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// A mistake on the command line as one line: clap's message, with its
+/// hints on the same line and the usage left to `--help`.
+fn usage_error(text: &str) -> String {
+    // clap writes the mistake, its hints, then the usage (which may take
+    // several lines) and where to read more.
+    let parts = text
+        .lines()
+        .map(str::trim)
+        .take_while(|line| !line.starts_with("Usage:") && !line.starts_with("For more information"))
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let line = line.strip_prefix("tip: ").unwrap_or(line);
+            line.strip_prefix('[')
+                .and_then(|l| l.strip_suffix(']'))
+                .unwrap_or(line)
+        });
+    let mut said = String::new();
+    for part in parts {
+        if !said.is_empty() {
+            said.push_str(if said.ends_with(':') { " " } else { "; " });
+        }
+        said.push_str(part);
+    }
+    format!("{said}; --help shows how to write it")
 }
 
 /// Runs the parsed command line, printing to `out`.
@@ -163,5 +206,26 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<()> {
         Command::Connect(args) => connect::run(&store, &args, out),
         Command::Hosts(args) => hosts::run(&store, args, out),
         Command::Registry(args) => registry::run(&store, args, out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_usage_mistake_is_one_line() {
+        let said = super::usage_error(
+            "error: invalid value 'bogus' for '<MODE>'\n  [possible values: list, search]\n\nFor more information, try '--help'.\n",
+        );
+        assert_eq!(
+            said,
+            "error: invalid value 'bogus' for '<MODE>'; possible values: list, search; --help shows how to write it"
+        );
+        let said = super::usage_error(
+            "error: the following required arguments were not provided:\n  <NAME>\n\nUsage: mcp-sieve servers remove <NAME>\n       mcp-sieve servers remove --x\n\nFor more information, try '--help'.\n",
+        );
+        assert_eq!(
+            said,
+            "error: the following required arguments were not provided: <NAME>; --help shows how to write it"
+        );
     }
 }

@@ -286,6 +286,26 @@ pub(crate) fn run(store: &Store, command: ProfilesCommand, out: &mut dyn Write) 
                 out,
                 "profile {name:?} written; running proxies apply it now"
             )?;
+            // What it names that nothing has is said now, not first at
+            // `profiles show`: a concern the config does not define, a
+            // group no server lists.
+            let config = store.load_config()?;
+            let compiled = api::profiles::compile(store, &name, &config)?;
+            for warning in &compiled.warnings {
+                writeln!(out, "warning: {warning}")?;
+            }
+            if edits
+                .iter()
+                .any(|edit| matches!(edit, api::ProfileEdit::SetGroup { .. }))
+            {
+                let listed = match listed {
+                    Some(listed) => listed,
+                    None => crate::runtime::runtime()?.block_on(api::Listed::live(store))?,
+                };
+                for warning in api::profiles::unknown_groups(&compiled.profile, &listed.catalog) {
+                    writeln!(out, "warning: {warning}")?;
+                }
+            }
         }
         ProfilesCommand::Delete { name } => {
             api::profiles::delete(store, &name)?;
