@@ -255,7 +255,20 @@ async fn http(plan: &Plan, targets: &mut Vec<Target>) {
         let mut connections = Vec::new();
         let mut bodies = Vec::new();
         for (_, url, token, tool) in &gateways {
-            rmcp.push(clients::http(url, token.as_deref()).await);
+            let client = clients::http(url, token.as_deref()).await;
+            // The gateways connect their upstream in the background.
+            let deadline = Instant::now() + crate::STEP_TIMEOUT;
+            while !client
+                .list_all_tools()
+                .await
+                .expect("tools/list works")
+                .iter()
+                .any(|listed| listed.name == tool.as_str())
+            {
+                assert!(Instant::now() < deadline, "{tool} is never listed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            rmcp.push(client);
             let body = raw::call_body(tool, &upstream.echo_arguments);
             let opened = raw::connect(url, token.as_deref(), &body, CONNECTIONS).await;
             connections.push(opened.into_iter().map(Arc::new).collect::<Vec<_>>());
