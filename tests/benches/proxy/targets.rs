@@ -54,10 +54,23 @@ impl Runs {
 
     /// Each run and the median, with `digits` decimals.
     fn show(&self, digits: usize) -> String {
-        let runs: Vec<String> = self.0.iter().map(|v| format!("{v:.digits$}")).collect();
+        self.show_with(digits, "")
+    }
+
+    /// Ratios: each run and the median, `1.23×`.
+    fn ratios(&self) -> String {
+        self.show_with(2, "×")
+    }
+
+    fn show_with(&self, digits: usize, unit: &str) -> String {
+        let runs: Vec<String> = self
+            .0
+            .iter()
+            .map(|v| format!("{v:.digits$}{unit}"))
+            .collect();
         format!(
             "{} (runs {})",
-            format_args!("{:.digits$}", self.median()),
+            format_args!("{:.digits$}{unit}", self.median()),
             runs.join(", ")
         )
     }
@@ -179,8 +192,8 @@ fn stdio(plan: &Plan, targets: &mut Vec<Target>) {
         table.row(vec![
             upstream.name.into(),
             "mcp-sieve / pump".into(),
-            format!("{}×", one_ratio.show(2)),
-            format!("{}×", many_ratio.show(2)),
+            one_ratio.ratios(),
+            many_ratio.ratios(),
         ]);
         for (what, ratio) in [("one at a time", &one_ratio), ("pipelined", &many_ratio)] {
             targets.push(Target {
@@ -347,10 +360,10 @@ async fn http(plan: &Plan, targets: &mut Vec<Target>) {
                 load.clone(),
                 sieve.rate.show(0),
                 peer.rate.show(0),
-                format!("{}×", rate.show(2)),
+                rate.ratios(),
                 sieve.cpu_us.show(0),
                 peer.cpu_us.show(0),
-                format!("{}×", cpu.show(2)),
+                cpu.ratios(),
                 client,
             ]);
             if l == 3 {
