@@ -7,8 +7,9 @@
 #   scripts/bench.sh --smoke            # every section, a few hundred calls
 #   scripts/bench.sh calls lists        # only those sections
 #
-# Sections: calls, lists, changes, ledger, memory, team (docs/benchmarks.md says
-# what each measures). The first full `ledger` run builds a 1,000,000-entry
+# Sections: calls, lists, changes, ledger, memory, team, targets
+# (docs/benchmarks.md says what each measures; `targets` is issue 33's
+# figures side by side with a yes or no). The first full `ledger` run builds a 1,000,000-entry
 # ledger (about 770 MB) once under the target folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -128,7 +128,7 @@ pub async fn measure(
 /// `total` sequential calls from the Python `mcp` client (httpx, one
 /// kept-alive connection) to an HTTP way, in `mode`; and the protocol
 /// version it settled on.
-fn python_calls(
+pub fn python_calls(
     url: &str,
     token: Option<&str>,
     tool: &str,

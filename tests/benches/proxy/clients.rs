@@ -95,6 +95,11 @@ impl Spawned {
         Spawned { child, dir: None }
     }
 
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Keeps `dir` until the process has ended.
     pub fn with_dir(mut self, dir: tempfile::TempDir) -> Spawned {
         self.dir = Some(dir);

@@ -14,7 +14,10 @@
 //! * `memory`: the proxy's resident memory idle and under load with 5
 //!   upstreams, and its start-up time to the first answered request;
 //! * `team`: calls per second through one and two `serve --http` replicas
-//!   sharing a PostgreSQL database, with `settings.audit` off and on.
+//!   sharing a PostgreSQL database, with `settings.audit` off and on;
+//! * `targets`: issue 33's targets side by side with what they compare
+//!   with (a byte pump over stdio, the peer gateway over HTTP, the client's
+//!   own decoding of a list), each the median of three runs, met or not.
 //!
 //! `scripts/bench.sh [--smoke] [SECTION...]` installs what it needs and
 //! runs `cargo bench -p sieve-tests --bench proxy -- ...`. `--smoke` makes
@@ -29,7 +32,9 @@ mod ledger;
 mod lists;
 mod memory;
 mod peer;
+mod raw;
 mod report;
+mod targets;
 mod team;
 
 use std::time::Duration;
@@ -75,7 +80,9 @@ impl Plan {
     }
 }
 
-const SECTIONS: [&str; 6] = ["calls", "lists", "changes", "ledger", "memory", "team"];
+const SECTIONS: [&str; 7] = [
+    "calls", "lists", "changes", "ledger", "memory", "team", "targets",
+];
 
 /// How long any one step may take before the harness gives up on it.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(120);
@@ -103,6 +110,9 @@ async fn main() -> std::process::ExitCode {
     }
     if plan.runs("team") {
         team::run(&plan).await;
+    }
+    if plan.runs("targets") {
+        targets::run(&plan).await;
     }
     std::process::ExitCode::SUCCESS
 }
