@@ -7,7 +7,38 @@
 //! Words match at the start of a word and may go on ("read" finds
 //! "reading"), so one stem covers a language's endings.
 
-use super::meaning::Words;
+use aho_corasick::AhoCorasick;
+
+/// One idea's words, with the matcher that finds them all in one pass,
+/// built at the list's first use and kept with it.
+pub struct Words {
+    list: &'static [&'static str],
+    matcher: std::sync::OnceLock<AhoCorasick>,
+}
+
+impl Words {
+    pub const fn new(list: &'static [&'static str]) -> Self {
+        Self {
+            list,
+            matcher: std::sync::OnceLock::new(),
+        }
+    }
+
+    pub(super) fn matcher(&self) -> &AhoCorasick {
+        self.matcher.get_or_init(|| {
+            let patterns = self.list.iter().map(|w| w.strip_suffix('|').unwrap_or(w));
+            AhoCorasick::new(patterns).expect("the lexicon's word lists make a matcher")
+        })
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [&'static str];
+
+    fn deref(&self) -> &Self::Target {
+        self.list
+    }
+}
 
 /// Files and stores that hold credentials: reading them is never the job
 /// of a tool that does not say so in its name.

@@ -5,7 +5,6 @@
 
 use super::lexicon::*;
 use super::{Hit, Kind};
-use aho_corasick::AhoCorasick;
 
 /// Where a text sits, which changes what it may say.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -93,37 +92,6 @@ fn push_trimmed<'a>(out: &mut Vec<&'a str>, s: &'a str) {
     }
 }
 
-/// One idea's words, with the matcher that finds them all in one pass,
-/// built at the list's first use and kept with it.
-pub struct Words {
-    list: &'static [&'static str],
-    matcher: std::sync::OnceLock<AhoCorasick>,
-}
-
-impl Words {
-    pub const fn new(list: &'static [&'static str]) -> Self {
-        Self {
-            list,
-            matcher: std::sync::OnceLock::new(),
-        }
-    }
-
-    fn matcher(&self) -> &AhoCorasick {
-        self.matcher.get_or_init(|| {
-            let patterns = self.list.iter().map(|w| w.strip_suffix('|').unwrap_or(w));
-            AhoCorasick::new(patterns).expect("the lexicon's word lists make a matcher")
-        })
-    }
-}
-
-impl std::ops::Deref for Words {
-    type Target = [&'static str];
-
-    fn deref(&self) -> &Self::Target {
-        self.list
-    }
-}
-
 /// Where in `hay` (lowercase) the first of `words` starts on a word
 /// boundary, and which word it was (the list's first, of two at one
 /// place). A trailing `|` in a word asks for a word end too ("pass|" is
@@ -134,14 +102,14 @@ pub fn find(hay: &str, words: &Words) -> Option<(usize, &'static str)> {
         .matcher()
         .find_overlapping_iter(hay)
         .filter(|m| {
-            let word = words.list[m.pattern().as_usize()];
+            let word = words[m.pattern().as_usize()];
             let first = word.chars().next().unwrap_or(' ');
             let needs_boundary = first.is_alphanumeric() && !is_cjk(first);
             (!needs_boundary || outside(hay[..m.start()].chars().next_back()))
                 && (!word.ends_with('|') || outside(hay[m.end()..].chars().next()))
         })
         .min_by_key(|m| (m.start(), m.pattern()))
-        .map(|m| (m.start(), words.list[m.pattern().as_usize()]))
+        .map(|m| (m.start(), words[m.pattern().as_usize()]))
 }
 
 pub fn has(hay: &str, words: &Words) -> bool {
