@@ -5,14 +5,19 @@
 //! * `high` only for money the tool says it spends: a verb that spends
 //!   (`purchase`, `provision`, `scale`), one that creates a resource that
 //!   is billed by the hour (`create_instance`, `launch_cluster`), a
-//!   description that says a call costs (paid APIs, credits) or, for a
-//!   tool that changes something, names billing or payment.
+//!   description that says a call costs (paid APIs, credits), an input
+//!   that caps what a call spends (`maxCredits`) or, for a tool that
+//!   changes something, its own action (name, title, first sentence)
+//!   naming billing or payment. Subscribing to a channel buys no plan.
 //! * `moderate` for large results or long calls. Before a tool has been
 //!   called, its definition says so: a tool that reads and lists, searches
 //!   or exports, returns logs, trees, file contents or a collection
 //!   (`get_pull_request_files`), says it returns "all" or "the entire"
 //!   thing, or pages through results; or a tool that runs, builds,
-//!   installs or waits, says it runs long, or takes a timeout.
+//!   installs or waits, says it runs long, or takes a timeout (not a
+//!   `duration`, which sets a value). A count, a length or a yes/no
+//!   (`llen`, `hexists`) and plurals of small attributes
+//!   (`get_link_types`) are small.
 //! * `minimal` otherwise.
 //!
 //! Once calls have passed through Sieve their measured size and time
