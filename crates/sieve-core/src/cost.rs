@@ -5,14 +5,19 @@
 //! * `high` only for money the tool says it spends: a verb that spends
 //!   (`purchase`, `provision`, `scale`), one that creates a resource that
 //!   is billed by the hour (`create_instance`, `launch_cluster`), a
-//!   description that says a call costs (paid APIs, credits) or, for a
-//!   tool that changes something, names billing or payment.
+//!   description that says a call costs (paid APIs, credits), an input
+//!   that caps what a call spends (`maxCredits`) or, for a tool that
+//!   changes something, its own action (name, title, first sentence)
+//!   naming billing or payment. Subscribing to a channel buys no plan.
 //! * `moderate` for large results or long calls. Before a tool has been
 //!   called, its definition says so: a tool that reads and lists, searches
 //!   or exports, returns logs, trees, file contents or a collection
 //!   (`get_pull_request_files`), says it returns "all" or "the entire"
 //!   thing, or pages through results; or a tool that runs, builds,
-//!   installs or waits, says it runs long, or takes a timeout.
+//!   installs or waits, says it runs long, or takes a timeout (not a
+//!   `duration`, which sets a value). A count, a length or a yes/no
+//!   (`llen`, `hexists`) and plurals of small attributes
+//!   (`get_link_types`) are small.
 //! * `minimal` otherwise.
 //!
 //! Once calls have passed through Sieve their measured size and time
@@ -241,13 +246,19 @@ const SPENDING_VERBS: &[&str] = &["purchase", "buy", "pay", "provision", "scale"
 /// Words in the name of an input that is about money (compared without
 /// `_`, `-` and case, anywhere in the name): `confirm_cost_id`, `maxPrice`.
 const MONEY_INPUTS: &[&str] = &["cost", "price", "budget", "payment"];
+/// Words of an input that caps what a call spends, after `max`
+/// (`maxCredits`, `max_spend`): the call is paid for even when it reads.
+const SPEND_CAPS: &[&str] = &["credit", "cost", "price", "spend", "budget"];
 /// Verbs that spend money when what they act on is a paid plan.
 const PLAN_VERBS: &[&str] = &["upgrade", "subscribe", "order"];
-/// What a paid plan is called.
+/// What a paid plan is called, as the object of the tool's own action:
+/// "Subscribe to a channel" buys nothing, nor does "returns the
+/// subscription ID"; the noun `subscription` alone names no price.
 const PLANS: &[&str] = &[
     "plan",
+    "paid plan",
     "tier",
-    "subscription",
+    "billing",
     "sku",
     "seat",
     "seats",
@@ -423,7 +434,28 @@ const TAKES_LONG: &[&str] = &[
 ];
 /// Inputs of a tool whose calls take long, compared as [`PAGING`] but at
 /// the start of the name (`timeoutSeconds`, not `iteration_duration`).
-const WAITING: &[&str] = &["timeout", "duration", "wait"];
+/// Not `duration`: an input of that name sets how long something lasts (a
+/// discount, a sprint), not how long the call takes.
+const WAITING: &[&str] = &["timeout", "wait"];
+/// What a tool that reads returns when it measures or tests one thing:
+/// "Get the length of a list", "Check if a field exists" answer with a
+/// number or a yes, whatever noun follows. Read in the name's words and
+/// the first sentence, right after the verb (or its article) or anywhere
+/// for the tests.
+const MEASURES: &[&str] = &["length", "len", "count", "size", "number", "total"];
+/// Not `exist`: "which environments exist" lists them.
+const TESTS: &[&str] = &["exists", "whether", "check if", "true if"];
+/// Plurals of small attributes of one record, not records: "issue link
+/// types" or "issue dates" are a few short values. A collection of
+/// records (`files`, `comments`, `issues`) is what is large. Only for a
+/// tool that gets them ([`GETTING`]): `generate_typescript_types` writes a
+/// whole file of types.
+const ATTRIBUTES: &[&str] = &[
+    "dates", "times", "types", "kinds", "names", "ids", "fields", "statuses", "states", "flags",
+    "counts", "sizes",
+];
+/// Verbs that fetch what is already there, as opposed to making it.
+const GETTING: &[&str] = &["get", "retrieve", "read", "show", "describe", "view"];
 
 /// What the cost rules read of one tool.
 struct Tool<'a> {
@@ -470,7 +502,7 @@ impl<'a> Tool<'a> {
             return Some(format!("{evidence} says it spends money"));
         }
         if PLAN_VERBS.contains(&verb)
-            && let Some(plan) = self.said(PLANS)
+            && let Some(plan) = self.said_of_action(PLANS)
         {
             return Some(format!("{plan} says it buys a paid plan"));
         }
@@ -490,19 +522,33 @@ impl<'a> Tool<'a> {
         {
             return Some(format!("its input `{input}` says a call costs money"));
         }
+        // A cap on what a call spends (`maxCredits`): asked for because
+        // each call is paid for, reading or not.
+        if let Some(input) = self.params.iter().find_map(|(name, key)| {
+            let capped = key.strip_prefix("max")?;
+            SPEND_CAPS
+                .iter()
+                .any(|k| capped.contains(k))
+                .then_some(name.as_str())
+        }) {
+            return Some(format!(
+                "its input `{input}` caps what a call spends, so calls are paid for"
+            ));
+        }
         let described = |phrases| self.prose.quote_saying(phrases);
         if let Some(quote) = described(PAID_CALLS) {
             return Some(format!(
                 "its description says a call costs money (\"{quote}\")"
             ));
         }
+        // Money words count in the tool's own action (name, title, first
+        // sentence), not in the list of its inputs further on: "-
+        // duplicate_charge_explanation (string)" charges nothing.
         if self.stated.effect != Effect::Reads
             && !self.reads
-            && let Some(quote) = described(MONEY)
+            && let Some(part) = self.said_of_action(MONEY)
         {
-            return Some(format!(
-                "its description says it spends money (\"{quote}\")"
-            ));
+            return Some(format!("{part} says it spends money"));
         }
         None
     }
@@ -514,12 +560,32 @@ impl<'a> Tool<'a> {
             return None;
         }
         let verb = self.stated.verb.unwrap_or("");
-        let part = if LISTING_VERBS.contains(&verb) {
-            self.stated.evidence.describe()
-        } else if let Some(word) = self.name.iter().find(|w| BULKY.contains(&w.as_str())) {
+        if LISTING_VERBS.contains(&verb) {
+            return Some(format!(
+                "{} says it returns large results",
+                self.stated.evidence.describe()
+            ));
+        }
+        if self.measures_one() {
+            return None;
+        }
+        let part = if let Some(word) = self.name.iter().find(|w| BULKY.contains(&w.as_str())) {
             format!("`{word}` in its name")
-        } else if let Some(last) = self.name.last().filter(|w| is_plural(w)) {
-            // The object of a name comes last: `get_discussion_comments`.
+        } else if self
+            .name
+            .last()
+            .is_some_and(|w| ATTRIBUTES.contains(&w.as_str()))
+            && (GETTING.contains(&verb) || self.name.iter().any(|w| GETTING.contains(&w.as_str())))
+        {
+            return None;
+        } else if let Some(last) = self
+            .name
+            .last()
+            .filter(|w| self.name.len() > 1 && is_plural(w))
+        {
+            // The object of a name comes last, after its verb:
+            // `get_discussion_comments`. A one-word name (`hexists`) has
+            // no object to be plural.
             format!("`{last}` in its name")
         } else if self.describes(|words| {
             find_phrase(words, WHOLE).is_some()
@@ -536,6 +602,21 @@ impl<'a> Tool<'a> {
             ));
         };
         Some(format!("{part} says it returns large results"))
+    }
+
+    /// Whether it answers with one measure or a yes/no: a name word or
+    /// the first sentence's noun after its verb is a [`MEASURES`] word, or
+    /// the first sentence tests ([`TESTS`]).
+    fn measures_one(&self) -> bool {
+        self.name.iter().any(|w| MEASURES.contains(&w.as_str()))
+            || self.describes(|words| {
+                find_phrase(words, TESTS).is_some()
+                    || words
+                        .iter()
+                        .skip(1)
+                        .take(2)
+                        .any(|w| MEASURES.contains(&w.as_str()))
+            })
     }
 
     /// Why its calls take long, if its definition says so.
@@ -913,5 +994,151 @@ mod tests {
         for word in ["status", "details", "access", "analysis", "gas", "news"] {
             assert!(!is_plural(word), "{word}");
         }
+    }
+
+    #[test]
+    fn subscribing_to_a_channel_buys_no_plan() {
+        // Redis: a channel is subscribed to, and the subscription it
+        // returns names no price.
+        for (name, description) in [
+            (
+                "subscribe",
+                "Subscribe to a Redis channel and return a reusable subscription handle.",
+            ),
+            (
+                "psubscribe",
+                "Subscribe to Redis channels using a pattern.\n\nReturns:\n    A dictionary \
+                 containing the subscription ID or an error message.",
+            ),
+        ] {
+            let (value, why) = cost(json!({"name": name, "description": description}));
+            assert_eq!(value, Cost::Minimal, "{name}: {why}");
+        }
+        let (value, why) = cost(json!({
+            "name": "subscribe",
+            "description": "Subscribe the workspace to the Pro plan."
+        }));
+        assert_eq!(value, Cost::High);
+        assert_eq!(
+            why,
+            "cost high: its description (\"Subscribe the workspace to the Pro plan\") says it buys a paid plan"
+        );
+    }
+
+    #[test]
+    fn money_words_count_in_the_tools_own_action_not_its_inputs_list() {
+        // Stripe's update_dispute lists `duplicate_charge_explanation`.
+        let (value, why) = cost(json!({
+            "name": "update_dispute",
+            "description": "When you receive a dispute, contacting your customer is the best \
+                first step. This tool helps.\n\nIt takes the following arguments:\n\
+                - dispute (string): The ID of the dispute to update\n\
+                - duplicate_charge_explanation (string)\n"
+        }));
+        assert_eq!(value, Cost::Minimal, "{why}");
+        let (value, why) = cost(json!({
+            "name": "create_charge",
+            "description": "Charges the customer's card."
+        }));
+        assert_eq!(value, Cost::High);
+        assert_eq!(why, "cost high: `charge` in its name says it spends money");
+    }
+
+    #[test]
+    fn an_input_named_duration_sets_a_value_not_the_calls_time() {
+        let (value, why) = cost(json!({
+            "name": "create_coupon",
+            "description": "This tool will create a coupon in Stripe.",
+            "inputSchema": {"properties": {"name": {}, "duration": {}, "duration_in_months": {}}}
+        }));
+        assert_eq!(value, Cost::Minimal, "{why}");
+    }
+
+    #[test]
+    fn a_measure_or_a_test_is_a_small_result() {
+        for (name, description) in [
+            ("llen", "Get the length of a Redis list."),
+            ("hexists", "Check if a field exists in a Redis hash."),
+            ("get_items_count", "Get items."),
+        ] {
+            let (value, why) = cost(json!({
+                "name": name,
+                "description": description,
+                "annotations": {"readOnlyHint": true}
+            }));
+            assert_eq!(value, Cost::Minimal, "{name}: {why}");
+        }
+        // A one-word name has no plural object: `hexists`, `smembers`.
+        let (value, why) = cost(json!({"name": "hexists", "annotations": {"readOnlyHint": true}}));
+        assert_eq!(value, Cost::Minimal, "{why}");
+        let (value, why) = cost(json!({
+            "name": "get-environments",
+            "description": "Identifies which environments exist in a project."
+        }));
+        assert_eq!(value, Cost::Moderate, "a list of what exists: {why}");
+        // A listing verb still lists, whatever it counts.
+        assert_eq!(
+            cost(json!({"name": "list_issues", "description": "List issues and their count."})).0,
+            Cost::Moderate
+        );
+    }
+
+    #[test]
+    fn plurals_of_small_attributes_are_no_large_result() {
+        for (name, description) in [
+            (
+                "jira_get_issue_dates",
+                "Get date information and status transition history for a Jira issue.",
+            ),
+            ("jira_get_link_types", "Get all available issue link types."),
+        ] {
+            let (value, why) = cost(json!({"name": name, "description": description}));
+            assert_eq!(value, Cost::Minimal, "{name}: {why}");
+        }
+        // As the server sends it, where the title makes `link` its verb:
+        // `get` in its name still says it gets.
+        let (value, why) = cost(json!({
+            "name": "jira_get_link_types",
+            "description": "Get all available issue link types.",
+            "annotations": {"title": "Get Link Types", "readOnlyHint": true}
+        }));
+        assert_eq!(value, Cost::Minimal, "{why}");
+        assert_eq!(
+            cost(json!({"name": "get_issue_comments"})).0,
+            Cost::Moderate,
+            "records are"
+        );
+        assert_eq!(
+            cost(
+                json!({"name": "generate_typescript_types", "annotations": {"readOnlyHint": true}})
+            )
+            .0,
+            Cost::Moderate,
+            "types it generates are a whole file"
+        );
+    }
+
+    #[test]
+    fn a_cap_on_what_a_call_spends_makes_it_paid() {
+        let (value, why) = cost(json!({
+            "name": "web_agent",
+            "description": "Run web research that returns structured data.",
+            "annotations": {"readOnlyHint": true},
+            "inputSchema": {"properties": {"prompt": {}, "maxCredits": {}}}
+        }));
+        assert_eq!(value, Cost::High);
+        assert_eq!(
+            why,
+            "cost high: its input `maxCredits` caps what a call spends, so calls are paid for"
+        );
+        assert_ne!(
+            cost(json!({
+                "name": "get_results",
+                "annotations": {"readOnlyHint": true},
+                "inputSchema": {"properties": {"maxResults": {}}}
+            }))
+            .0,
+            Cost::High
+        );
     }
 }
