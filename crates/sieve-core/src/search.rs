@@ -11,7 +11,11 @@
 //! words find tools named in other words. A slot weighs by how many
 //! tools its whole sense matches, so a broad verb ("show": list, view,
 //! get...) weighs little whatever synonym a name carries, and a tool
-//! loses by the share of the query it does not match. A word that no
+//! loses by the share of the query it does not match. The word as typed,
+//! when few of its slot's tools have it, weighs by its own rarity in the
+//! tools whose name, title or first sentence say it: one tool that says
+//! "website" is not drowned by many named for its senses (page, link).
+//! A word that no
 //! tool has, nor any of its relatives, counts by its broader actions and
 //! the words of its definition instead. No model to
 //! download; at a few hundred or thousand tools the index is built in
