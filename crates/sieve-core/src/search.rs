@@ -11,7 +11,11 @@
 //! words find tools named in other words. A slot weighs by how many
 //! tools its whole sense matches, so a broad verb ("show": list, view,
 //! get...) weighs little whatever synonym a name carries, and a tool
-//! loses by the share of the query it does not match. A word that no
+//! loses by the share of the query it does not match. The word as typed,
+//! when few of its slot's tools have it, weighs by its own rarity in the
+//! tools whose name, title or first sentence say it: one tool that says
+//! "website" is not drowned by many named for its senses (page, link).
+//! A word that no
 //! tool has, nor any of its relatives, counts by its broader actions and
 //! the words of its definition instead. No model to
 //! download; at a few hundred or thousand tools the index is built in
@@ -142,6 +146,10 @@ const K1: f32 = 1.2;
 /// by their rarity) loses: its score times the share it matches to this
 /// power.
 const COVERAGE: f32 = 1.0;
+/// Below what share of a slot's matches the word as typed weighs by its
+/// own rarity rather than its senses': when most tools that match the
+/// slot have the word itself, its senses add little to drown it.
+const LITERAL_SHARE: f32 = 0.5;
 
 /// The words a tool is found by, each with the part it came from: name,
 /// title, description, parameter names, labels.
@@ -305,9 +313,23 @@ impl ToolIndex {
         // slot, and its best alternative's weighted BM25 term.
         let mut strength = vec![0.0f32; tools];
         let mut term = vec![0.0f32; tools];
+        // The same for the word as typed (weight 1: the word, its stem,
+        // words a name writes as one), without its expansions: how
+        // strongly each tool has it anywhere, and its term where a part
+        // that says what the tool does (name, title, first sentence,
+        // labels) has it.
+        let mut literal_strength = vec![0.0f32; tools];
+        let mut literal_term = vec![0.0f32; tools];
+        let said = WEIGHT[Part::Description as usize] / WEIGHT[Part::Name as usize];
         for slot in self.lexicon.expand(query) {
-            strength.iter_mut().for_each(|s| *s = 0.0);
-            term.iter_mut().for_each(|t| *t = 0.0);
+            for values in [
+                &mut strength,
+                &mut term,
+                &mut literal_strength,
+                &mut literal_term,
+            ] {
+                values.iter_mut().for_each(|v| *v = 0.0);
+            }
             let known = |stems: &[(String, f32)]| {
                 stems
                     .iter()
@@ -321,10 +343,18 @@ impl ToolIndex {
                 &slot.broader
             };
             for (stem, weight) in stems {
+                let typed = *weight >= 1.0;
                 for (doc, count, about) in self.postings.get(stem).into_iter().flatten() {
                     let doc = *doc as usize;
+                    let bm25 = weight * count * (K1 + 1.0) / (count + K1);
                     strength[doc] = strength[doc].max(weight * about);
-                    term[doc] = term[doc].max(weight * count * (K1 + 1.0) / (count + K1));
+                    term[doc] = term[doc].max(bm25);
+                    if typed {
+                        literal_strength[doc] = literal_strength[doc].max(*about);
+                        if *about >= said {
+                            literal_term[doc] = literal_term[doc].max(bm25);
+                        }
+                    }
                 }
             }
             // How many tools the slot matches, each counted by the weight
@@ -339,11 +369,24 @@ impl ToolIndex {
                 continue;
             }
             let slot_rarity = idf_of(matched);
+            // The word as typed, when few of the slot's tools have it
+            // and many have only its senses, weighs by its own rarity in
+            // the tools that say it: "website" in one tool's first
+            // sentence is not drowned by the many tools whose names say
+            // "page" or "link" (issue 34).
+            let literal_matched: f32 = literal_strength.iter().sum();
+            let literal_rarity =
+                if literal_matched > 0.0 && literal_matched < LITERAL_SHARE * matched {
+                    idf_of(literal_matched).max(slot_rarity)
+                } else {
+                    slot_rarity
+                };
             rarity_total += slot_rarity;
-            for ((score, term), covered) in scores.iter_mut().zip(&term).zip(&mut covered) {
-                if *term > 0.0 {
-                    *score += slot_rarity * term;
-                    *covered += slot_rarity;
+            for doc in 0..tools {
+                if term[doc] > 0.0 {
+                    scores[doc] +=
+                        (literal_rarity * literal_term[doc]).max(slot_rarity * term[doc]);
+                    covered[doc] += slot_rarity;
                 }
             }
         }
@@ -473,6 +516,29 @@ mod tests {
             ranked(tools, "which namespaces exist", 1),
             ["namespaces_list"]
         );
+    }
+
+    #[test]
+    fn a_word_one_tool_says_beats_the_many_tools_that_say_its_senses() {
+        // "website" expands to page, link and site, which many names
+        // here say; one tool says "website" itself, in its first
+        // sentence, and comes first (issue 34).
+        let tools = vec![
+            tool(
+                "create_remote_link",
+                "Create a link from an issue to a remote page",
+            ),
+            tool("delete_page", "Delete a page"),
+            tool("copy_page", "Copy a page to another space"),
+            tool("get_page", "Get a page by its id"),
+            tool("move_page", "Move a page under another parent"),
+            tool("page_children", "List a page's child pages"),
+            tool("list_links", "List the links of an issue"),
+            tool("map", "Enumerate URLs indexed under one website"),
+        ];
+        assert_eq!(ranked(tools.clone(), "website", 1), ["map"]);
+        // Another word of the tool's own keeps it first.
+        assert_eq!(ranked(tools, "urls website", 1), ["map"]);
     }
 
     #[test]
