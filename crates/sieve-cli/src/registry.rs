@@ -162,13 +162,7 @@ pub(crate) fn run(store: &Store, args: RegistryArgs, out: &mut dyn Write) -> Res
                 "added {} {} as {:?}: {}",
                 added.name, added.version, added.key, added.command
             )?;
-            for kept in &added.secrets {
-                writeln!(
-                    out,
-                    "{} {:?} is kept in {}; config.json says ${{secret:{}}}",
-                    kept.section, kept.key, kept.location, kept.secret
-                )?;
-            }
+            crate::output::print_kept(out, &added.secrets)?;
             if let Some(missing) = &added.runner_missing {
                 eprintln!("note: {missing}");
             }

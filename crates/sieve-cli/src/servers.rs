@@ -230,14 +230,7 @@ pub(crate) fn run(store: &Store, command: ServersCommand, out: &mut dyn Write) -
                     added.server, added.server
                 )?;
             }
-            for kept in &added.kept {
-                writeln!(
-                    out,
-                    "  {} {:?} is kept in {}; config.json says ${{secret:{}}}",
-                    kept.section, kept.key, kept.location, kept.secret
-                )?;
-            }
-            Ok(())
+            crate::output::print_kept(out, &added.kept)
         }
         ServersCommand::Remove { name } => {
             api::servers::remove(store, &name)?;
