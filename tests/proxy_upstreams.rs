@@ -431,3 +431,37 @@ async fn servers_added_disabled_and_removed_on_the_command_line_reach_a_running_
     }
     assert_eq!(home.read("config.json"), before);
 }
+
+/// A one-shot command's servers go with it, and what they started too:
+/// `sh -c` runs its command as a child of its own, which a kill of the
+/// shell alone would leave running.
+#[test]
+fn a_one_shot_command_leaves_no_grandchild_running() {
+    let home = Home::new(BIN);
+    let pid_file = home.path().join("sleeper.pid");
+    let script = format!("sleep 300 & echo $! > '{}'; wait", pid_file.display());
+    home.write(
+        "config.json",
+        &json!({"mcpServers": {"quiet": {"command": "sh", "args": ["-c", script]}}}).to_string(),
+    );
+    let listed = home.run(&["servers", "list", "--json"]);
+    assert!(listed.ok, "{}", listed.stderr);
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .expect("the server started its sleeper")
+        .trim()
+        .parse()
+        .unwrap();
+    // Killed, the sleeper is gone, or a zombie where no init reaps it.
+    let running = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit(") ")
+                .next()
+                .is_some_and(|rest| !rest.starts_with('Z'))
+        })
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while running() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!running(), "the server's own child {pid} is still running");
+}

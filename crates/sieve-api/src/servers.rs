@@ -69,8 +69,10 @@ pub fn rows(config: &Config, statuses: &BTreeMap<String, Status>) -> Vec<ServerR
                     command, args, env, ..
                 } => (
                     "stdio",
-                    std::iter::once(command.as_str())
-                        .chain(args.iter().map(String::as_str))
+                    // As a shell reads it back, so it can be copied.
+                    std::iter::once(command)
+                        .chain(args)
+                        .map(|word| sieve_core::registry::shell_word(word))
                         .collect::<Vec<_>>()
                         .join(" "),
                     env.keys().cloned().collect(),

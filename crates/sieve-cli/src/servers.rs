@@ -375,6 +375,13 @@ fn print_servers(rows: &[ServerRow], out: &mut dyn Write) -> Result<()> {
         }
         if let Some(error) = &row.status.error {
             writeln!(out, "{:width$}  error: {error}", "")?;
+        } else if row.status.state.as_str() == "connecting" {
+            writeln!(
+                out,
+                "{:width$}  no answer to its initialize within {} s; a running proxy keeps waiting for it",
+                "",
+                api::catalog::SETTLE.as_secs()
+            )?;
         }
         if let Some(error) = &row.status.list_error {
             writeln!(out, "{:width$}  error: {error}", "")?;

@@ -256,7 +256,7 @@ impl Plan {
                 let env: Vec<String> = env.iter().map(|(k, v)| hide(k, v)).collect();
                 let line: Vec<String> = std::iter::once(command)
                     .chain(args)
-                    .map(|word| quote(word))
+                    .map(|word| shell_word(word))
                     .collect();
                 let mut shown = env;
                 shown.extend(line);
@@ -278,7 +278,9 @@ impl Plan {
     }
 }
 
-fn quote(word: &str) -> String {
+/// `word` as a shell reads it back: as it is when it holds nothing a
+/// shell would split or expand, else in single quotes.
+pub fn shell_word(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

@@ -111,6 +111,8 @@ impl ChildProcess {
         if let Some(reader) = self.stderr_reader.take() {
             let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
         }
+        // Reaped and its group killed: nothing for `drop` to do.
+        self.pid = None;
         let last = telling_line(&self.stderr.locked());
         let status = match status {
             Ok(status) => format!("process {status}"),
@@ -136,6 +138,17 @@ impl ChildProcess {
                 libc::killpg(pid as libc::pid_t, signal);
             }
         }
+    }
+}
+
+impl Drop for ChildProcess {
+    /// A child dropped without [`ChildProcess::stop`] (a one-shot command
+    /// ending, a start given up) takes its whole group with it:
+    /// `kill_on_drop` alone reaches the child, not what `sh -c` or `npx`
+    /// started. Nothing has reaped the child yet, so its group id is still
+    /// its own.
+    fn drop(&mut self) {
+        self.signal(Signal::Kill);
     }
 }
 
