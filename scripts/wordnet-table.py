@@ -90,6 +90,20 @@ def gloss_words(gloss):
     return words[:GLOSS_WORDS]
 
 
+def index_entries(pos):
+    """Each lemma of WordNet's index of `pos` with its fields and the
+    count of its pointer kinds; lemmas with digits are left out."""
+    with open(f"{DIR}/index.{pos}", encoding="latin-1") as index:
+        for line in index:
+            if line.startswith("  "):
+                continue
+            fields = line.split()
+            lemma = fields[0].lower()
+            if any(c.isdigit() for c in lemma):
+                continue
+            yield lemma, fields, int(fields[3])
+
+
 def main():
     letter = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
     data = {pos: synsets(pos) for pos in POS}
@@ -108,33 +122,25 @@ def main():
             broader_of[word].append(other)
 
     for pos in POS:
-        with open(f"{DIR}/index.{pos}", encoding="latin-1") as index:
-            for line in index:
-                if line.startswith("  "):
-                    continue
-                fields = line.split()
-                lemma = fields[0].lower()
-                senses = int(fields[2])
-                pointer_kinds = int(fields[3])
-                tagged = int(fields[5 + pointer_kinds])
-                offsets = fields[6 + pointer_kinds : 6 + pointer_kinds + senses]
-                if any(c.isdigit() for c in lemma):
-                    continue
-                for offset in offsets[: min(SENSES, max(tagged, 1))]:
-                    words, derived, broader, gloss = data[pos][offset]
-                    for word in words:
-                        add(lemma, word)
-                    # Only an action's broader action: a noun's broader
-                    # thing (a ship is a vessel) names other tools.
-                    for target in broader if pos == "verb" else []:
-                        for word in data[pos][target][0][:BROADER_WORDS]:
-                            if word != lemma and word not in related[lemma]:
-                                add_broader(lemma, word)
-                    if lemma in words:
-                        source = words.index(lemma) + 1
-                        for target, target_pos, number in derived.get(source, []):
-                            target_words = data[letter[target_pos]][target][0]
-                            add(lemma, target_words[number - 1])
+        for lemma, fields, pointer_kinds in index_entries(pos):
+            senses = int(fields[2])
+            tagged = int(fields[5 + pointer_kinds])
+            offsets = fields[6 + pointer_kinds : 6 + pointer_kinds + senses]
+            for offset in offsets[: min(SENSES, max(tagged, 1))]:
+                words, derived, broader, gloss = data[pos][offset]
+                for word in words:
+                    add(lemma, word)
+                # Only an action's broader action: a noun's broader
+                # thing (a ship is a vessel) names other tools.
+                for target in broader if pos == "verb" else []:
+                    for word in data[pos][target][0][:BROADER_WORDS]:
+                        if word != lemma and word not in related[lemma]:
+                            add_broader(lemma, word)
+                if lemma in words:
+                    source = words.index(lemma) + 1
+                    for target, target_pos, number in derived.get(source, []):
+                        target_words = data[letter[target_pos]][target][0]
+                        add(lemma, target_words[number - 1])
     for pos in ["noun", "verb", "adj"]:
         with open(f"{DIR}/{pos}.exc", encoding="latin-1") as exceptions:
             for line in exceptions:
@@ -146,22 +152,14 @@ def main():
     # recall from memory, "google" to search the internet.
     glossed = collections.defaultdict(list)
     for pos in POS[:3]:
-        with open(f"{DIR}/index.{pos}", encoding="latin-1") as index:
-            for line in index:
-                if line.startswith("  "):
-                    continue
-                fields = line.split()
-                lemma = fields[0].lower()
-                if any(c.isdigit() for c in lemma):
-                    continue
-                pointer_kinds = int(fields[3])
-                # Only words the tagged corpora saw: the words people use.
-                if int(fields[5 + pointer_kinds]) == 0:
-                    continue
-                first = fields[6 + pointer_kinds]
-                for word in data[pos][first][3]:
-                    if word != lemma and word not in glossed[lemma]:
-                        glossed[lemma].append(word)
+        for lemma, fields, pointer_kinds in index_entries(pos):
+            # Only words the tagged corpora saw: the words people use.
+            if int(fields[5 + pointer_kinds]) == 0:
+                continue
+            first = fields[6 + pointer_kinds]
+            for word in data[pos][first][3]:
+                if word != lemma and word not in glossed[lemma]:
+                    glossed[lemma].append(word)
     lines = [
         "# Related words derived from WordNet 3.0 (Princeton University; WordNet",
         "# license: free to use, copy, modify and distribute with this notice) by",

@@ -327,29 +327,27 @@ impl Lexicon {
 
     /// The WordNet relatives of `word` (collocations with `_`).
     pub fn related(&self, word: &str) -> impl Iterator<Item = &str> {
-        let line = self.line(word);
-        line.split('|')
-            .next()
-            .into_iter()
-            .flat_map(str::split_whitespace)
+        self.section(word, 0)
     }
 
     /// The broader words of `word`'s senses (WordNet's hypernyms: to
     /// discard is to get rid of, to remove).
     pub fn broader(&self, word: &str) -> impl Iterator<Item = &str> {
-        let line = self.line(word);
-        line.split('|')
-            .nth(1)
-            .into_iter()
-            .flat_map(str::split_whitespace)
+        self.section(word, 1)
     }
 
     /// The content words of the definition of `word`'s most used
     /// sense ("remember": knowledge, memory).
     pub fn defining(&self, word: &str) -> impl Iterator<Item = &str> {
-        let line = self.line(word);
-        line.split('|')
-            .nth(2)
+        self.section(word, 2)
+    }
+
+    /// Section `n` of `word`'s table line (its parts between `|`: the
+    /// relatives, the broader words, the defining words), word by word.
+    fn section(&self, word: &str, n: usize) -> impl Iterator<Item = &str> {
+        self.line(word)
+            .split('|')
+            .nth(n)
             .into_iter()
             .flat_map(str::split_whitespace)
     }
