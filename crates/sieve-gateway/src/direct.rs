@@ -37,6 +37,7 @@
 
 use crate::engine::Engine;
 use crate::hosts::CallProgress;
+use crate::link::HostLink;
 use crate::reply;
 use crate::server::{PROTOCOL_VERSION_META, RawBody, Sessions, SieveServer};
 use crate::sync::Locked;
@@ -51,7 +52,7 @@ use rmcp::model::{
     ErrorCode, Implementation, InitializeRequestParams, Notification, ProgressNotificationParam,
     ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerNotification,
 };
-use rmcp::service::{Peer, RunningService};
+use rmcp::service::RunningService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -88,7 +89,7 @@ pub(crate) struct Direct {
     manager: Arc<LocalSessionManager>,
     /// The peer of every 2026-07-28 call served here, and the service
     /// behind it, which nothing ever reaches.
-    modern: Peer<RoleServer>,
+    modern: HostLink,
     _modern: RunningService<RoleServer, SieveServer>,
     /// Cancelled when the front stops: calls in flight end with it.
     stop: CancellationToken,
@@ -174,7 +175,7 @@ impl Direct {
             engine,
             sessions,
             manager,
-            modern: running.peer().clone(),
+            modern: HostLink::rmcp(running.peer().clone()),
             _modern: running,
             stop,
             streams: Default::default(),

@@ -10,12 +10,13 @@
 
 #![allow(deprecated)] // sampling, roots and logging are deprecated in 2026-07-28 but live in 2025-11-25
 
+use crate::link::HostLink;
 use crate::sync::Locked;
 use rmcp::model::{
     ClientResult, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
     ProgressToken, ResourceUpdatedNotificationParam, ServerNotification, ServerRequest,
 };
-use rmcp::{ErrorData, RoleServer, service::Peer};
+use rmcp::{ErrorData, service::Peer};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -52,18 +53,18 @@ struct Inner {
     /// Calls in flight: (call, host peer, server, bridge), newest last. A
     /// call of a 2026-07-28 host has a bridge: server-to-client requests
     /// for it become `input_required` results (see [`Asked`]).
-    calls: Vec<(u64, Peer<RoleServer>, String, Option<Bridge>)>,
+    calls: Vec<(u64, HostLink, String, Option<Bridge>)>,
     /// 2026-07-28 `subscriptions/listen` streams and the resources they
     /// follow, by listener id.
     listeners: HashMap<u64, (tokio::sync::mpsc::UnboundedSender<String>, HashSet<String>)>,
     /// Hosts to tell when a task they hold changes: Sieve task id ->
     /// (host, whether it speaks 2025-11-25 tasks).
-    task_watchers: HashMap<String, (Peer<RoleServer>, bool)>,
+    task_watchers: HashMap<String, (HostLink, bool)>,
     next_call: u64,
 }
 
 struct Conn {
-    peer: Peer<RoleServer>,
+    peer: HostLink,
     outbox: Outbox,
     /// Whether the host's profile shows a server, as things are now.
     sees: Sees,
@@ -84,11 +85,11 @@ pub struct Outbox(tokio::sync::mpsc::Sender<ServerNotification>);
 const OUTBOX_CAPACITY: usize = 8192;
 
 impl Outbox {
-    fn new(peer: Peer<RoleServer>) -> Outbox {
+    fn new(peer: HostLink) -> Outbox {
         let (queue, mut queued) = tokio::sync::mpsc::channel(OUTBOX_CAPACITY);
         tokio::spawn(async move {
             while let Some(notification) = queued.recv().await {
-                if peer.send_notification(notification).await.is_err() {
+                if peer.notify(notification).await.is_err() {
                     break;
                 }
             }
@@ -125,7 +126,7 @@ impl Outbox {
 /// Where one call's progress goes, and how far it got.
 struct ProgressRoute {
     /// The host's side of the call.
-    peer: Peer<RoleServer>,
+    peer: HostLink,
     /// Made with the call's first progress: most calls have none, and an
     /// outbox (a queue and a task) for each would hold kilobytes per call
     /// for as long as the route is kept.
@@ -237,7 +238,7 @@ impl Hosts {
 
     /// Registers a host connection whose profile shows the servers `sees`
     /// says; call [`Hosts::unregister`] when it ends.
-    pub fn register(&self, peer: Peer<RoleServer>, sees: Sees) -> HostId {
+    pub fn register(&self, peer: HostLink, sees: Sees) -> HostId {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         self.lock().conns.insert(
             id,
@@ -268,7 +269,7 @@ impl Hosts {
     /// its own and no session to register.
     pub fn track_call(
         self: &Arc<Self>,
-        peer: &Peer<RoleServer>,
+        peer: &HostLink,
         server: &str,
         upstream_token: &ProgressToken,
         host_token: Option<ProgressToken>,
@@ -416,7 +417,7 @@ impl Hosts {
     }
 
     /// The hosts whose profile shows `server`, most recent first.
-    pub fn seeing(&self, server: &str) -> Vec<Peer<RoleServer>> {
+    pub fn seeing(&self, server: &str) -> Vec<HostLink> {
         let candidates: Vec<_> = self
             .lock()
             .conns
@@ -445,10 +446,10 @@ impl Hosts {
             .ok()
             .and_then(|v| v.get("method").and_then(|m| m.as_str()).map(String::from))
             .unwrap_or_default();
-        let able = |peer: &Peer<RoleServer>| {
+        let able = |peer: &HostLink| {
             // A host without initialize info (2026-07-28) is asked anyway:
             // rmcp refuses what that generation does not allow.
-            peer.peer_info().is_none_or(|info| {
+            peer.client().is_none_or(|info| {
                 let caps = &info.capabilities;
                 match method.as_str() {
                     "roots/list" => caps.roots.is_some(),
@@ -496,7 +497,7 @@ impl Hosts {
                 None,
             )
         })?;
-        peer.send_request(request).await.map_err(|e| match e {
+        peer.ask(request).await.map_err(|e| match e {
             rmcp::ServiceError::McpError(error) => error,
             other => ErrorData::internal_error(format!("the host did not answer: {other}"), None),
         })
@@ -507,7 +508,7 @@ impl Hosts {
     /// Tells `peer` about changes of task `id` from now on, in the
     /// 2025-11-25 shape (`notifications/tasks/status`) if `legacy`, else as
     /// `notifications/tasks`.
-    pub fn watch_task(&self, id: &str, peer: &Peer<RoleServer>, legacy: bool) {
+    pub fn watch_task(&self, id: &str, peer: &HostLink, legacy: bool) {
         self.lock()
             .task_watchers
             .insert(id.to_string(), (peer.clone(), legacy));
@@ -516,7 +517,7 @@ impl Hosts {
     /// The host to tell about a change of task `id`, and whether it speaks
     /// 2025-11-25 tasks. A `finished` task is told once more and then
     /// forgotten.
-    pub fn task_watcher(&self, id: &str, finished: bool) -> Option<(Peer<RoleServer>, bool)> {
+    pub fn task_watcher(&self, id: &str, finished: bool) -> Option<(HostLink, bool)> {
         let mut inner = self.lock();
         if finished {
             inner.task_watchers.remove(id)

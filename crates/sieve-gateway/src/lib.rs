@@ -17,7 +17,9 @@
 //!   profile); `reply` (internal): a POST's answer as plain JSON when it
 //!   is one response; `direct` (internal): a plain `tools/call` served
 //!   without rmcp's session layer; [`tap`]: the raw JSON rmcp's typed
-//!   model drops.
+//!   model drops; [`link`]: a host connection as handlers see it (the way
+//!   back to the host, one request being served), whatever transport
+//!   carries it.
 //! * [`oauth`]: signing in to HTTP servers with rmcp's OAuth, the sign-ins
 //!   kept in the secret store; [`identity`]: the other way round, people
 //!   signed in to the gateway by their team's identity provider (their
@@ -33,13 +35,14 @@
 //!
 //! ```text
 //! serve    -> direct, server, engine, reply, tap, identity
-//! direct   -> server, engine, reply, tap
+//! direct   -> server, engine, reply, tap, link
 //! server   -> identity (the signed-in person of a request)
-//! server   -> engine, tasks, upstream, hosts, tap, error
+//! server   -> engine, tasks, upstream, hosts, tap, link, error
 //! engine   -> tasks, upstream, hosts, clock, oauth, error
-//! tasks    -> upstream, hosts, clock, tap, error
+//! tasks    -> upstream, hosts, clock, tap, link, error
 //! upstream -> hosts, tap, clock, oauth, error
-//! hosts, reply, tap, clock, oauth, sync, error, identity: none of this crate's
+//! hosts    -> link
+//! reply, tap, link, clock, oauth, sync, error, identity: none of this crate's
 //! ```
 //!
 //! The built-in demo server (crate `sieve-demo`) is the upstream when
@@ -51,6 +54,7 @@ pub mod engine;
 pub mod error;
 pub mod hosts;
 pub mod identity;
+pub mod link;
 pub mod oauth;
 mod reply;
 pub mod serve;

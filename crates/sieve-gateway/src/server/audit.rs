@@ -11,9 +11,9 @@
 
 use super::{SieveServer, calls::served_as_call_through};
 use crate::clock::now_ms;
+use crate::link::HostRequest;
+use rmcp::ErrorData;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ErrorCode};
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 use sieve_ledger::{AuditRecord, AuditStatus};
 use std::time::Instant;
@@ -23,7 +23,7 @@ impl SieveServer {
     pub(super) async fn handle_call_tool(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<CallToolResponse, ErrorData> {
         let config = self.engine.config();
         let audit = config.settings.audit;
@@ -66,7 +66,7 @@ impl SieveServer {
     /// The caller: the person their team's identity provider signed in,
     /// if one did, and the host as this connection knows it (its name and
     /// version from its `initialize`), and how it reached the proxy.
-    fn who(&self, context: &RequestContext<RoleServer>) -> String {
+    fn who(&self, context: &HostRequest) -> String {
         let host = host_named(context).unwrap_or_else(|| "a host".to_string());
         if let Some(person) = super::signed_in(&context.extensions) {
             return format!("{} with {host} (HTTP, signed in)", person.label());
@@ -83,13 +83,13 @@ impl SieveServer {
 /// names its client in its own `_meta`; a 2025-11-25 session named it in
 /// its `initialize`. A connection that was never told (the direct path's
 /// shared 2026-07-28 peer carries rmcp's placeholder) names no host.
-fn host_named(context: &RequestContext<RoleServer>) -> Option<String> {
+fn host_named(context: &HostRequest) -> Option<String> {
     let named = |name: &str, version: &str| format!("{name} {version}").trim_end().to_string();
     if let Some(info) = context.meta.get(super::CLIENT_INFO_META) {
         let version = info.get("version").and_then(Value::as_str).unwrap_or("");
         return Some(named(info.get("name")?.as_str()?, version));
     }
-    let info = context.peer.peer_info()?;
+    let info = context.link.client()?;
     // A 2026-07-28 peer made by the proxy itself was never told a host.
     if info.protocol_version >= rmcp::model::ProtocolVersion::V_2026_07_28 {
         return None;

@@ -4,16 +4,16 @@
 //! which goes to every server that logs.
 
 use super::{SieveServer, View, convert, to_params};
+use crate::link::HostRequest;
 use crate::tap::UnnamedParams;
 use crate::tasks::{Call, Started};
+use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, CompleteRequestParams,
     CompleteResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerResult,
     SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 use serde_json::json;
 use sieve_core::Kind;
@@ -30,7 +30,7 @@ impl SieveServer {
     pub(super) async fn serve_call_tool(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<CallToolResponse, ErrorData> {
         let view = self.view(&context, false)?;
         if view.profile.rules.search_mode() {
@@ -209,7 +209,7 @@ impl SieveServer {
     pub(super) async fn handle_get_prompt(
         &self,
         request: GetPromptRequestParams,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<GetPromptResponse, ErrorData> {
         let view = self.view(&context, false)?;
         let prompt = view
@@ -233,7 +233,7 @@ impl SieveServer {
     pub(super) async fn handle_read_resource(
         &self,
         request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let view = self.view(&context, false)?;
         let resource = self.resource_for(&view.catalog, &view.config, &request.uri, false)?;
@@ -252,7 +252,7 @@ impl SieveServer {
     pub(super) async fn handle_subscribe(
         &self,
         request: SubscribeRequestParams,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<(), ErrorData> {
         let view = self.view(&context, false)?;
         let resource = self.resource_for(&view.catalog, &view.config, &request.uri, true)?;
@@ -274,7 +274,7 @@ impl SieveServer {
     pub(super) async fn handle_unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<(), ErrorData> {
         if let Some(host) = self.state().host {
             self.engine.hosts().unsubscribe(host, &request.uri);
@@ -299,7 +299,7 @@ impl SieveServer {
     pub(super) async fn handle_complete(
         &self,
         request: CompleteRequestParams,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<CompleteResult, ErrorData> {
         let view = self.view(&context, false)?;
         let mut params = to_params(&request);
@@ -346,7 +346,7 @@ impl SieveServer {
     pub(super) async fn handle_set_level(
         &self,
         request: SetLevelRequestParams,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<(), ErrorData> {
         if let Some(host) = self.state().host {
             self.engine.hosts().set_level(host, request.level);

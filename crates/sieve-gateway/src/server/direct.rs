@@ -11,10 +11,13 @@
 
 use super::SieveServer;
 use crate::hosts::CallProgress;
+use crate::link::{HostLink, HostRequest};
 use crate::sync::Locked;
-use rmcp::model::{GetMeta, RequestId, ServerJsonRpcMessage};
-use rmcp::service::{Peer, RequestContext, Service};
-use rmcp::{ErrorData, RoleServer};
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolResponse, ClientCapabilities, ClientRequest, GetMeta, RequestId, ServerJsonRpcMessage,
+    ServerResult,
+};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -34,7 +37,7 @@ pub struct Sessions {
 
 struct Open {
     server: SieveServer,
-    peer: Peer<RoleServer>,
+    peer: HostLink,
     /// The calls served directly and in flight, by request id.
     calls: HashMap<String, CancellationToken>,
     touched: Instant,
@@ -43,7 +46,7 @@ struct Open {
 /// A session's connection, as [`Sessions::session`] finds it.
 pub struct Session {
     pub server: SieveServer,
-    pub peer: Peer<RoleServer>,
+    pub peer: HostLink,
     /// Whether rmcp should be shown the session is in use (see
     /// [`TOUCH_EVERY`]).
     pub touch: bool,
@@ -51,9 +54,9 @@ pub struct Session {
 
 impl Sessions {
     /// Keeps session `id`'s connection, and forgets those that closed.
-    pub(super) fn open(&self, id: &str, server: SieveServer, peer: Peer<RoleServer>) {
+    pub(super) fn open(&self, id: &str, server: SieveServer, peer: HostLink) {
         let mut open = self.open.locked();
-        open.retain(|_, session| !session.peer.is_transport_closed());
+        open.retain(|_, session| !session.peer.is_closed());
         open.insert(
             id.to_string(),
             Open {
@@ -69,7 +72,7 @@ impl Sessions {
     pub fn session(&self, id: &str) -> Option<Session> {
         let mut open = self.open.locked();
         let session = open.get_mut(id)?;
-        if session.peer.is_transport_closed() {
+        if session.peer.is_closed() {
             open.remove(id);
             return None;
         }
@@ -114,11 +117,7 @@ impl Sessions {
 impl SieveServer {
     /// Keeps this 2025-11-25 session's connection for calls served
     /// directly (from its `initialized`, which carries the session id).
-    pub(super) fn open_session(
-        &self,
-        extensions: &rmcp::model::Extensions,
-        peer: &Peer<RoleServer>,
-    ) {
+    pub(super) fn open_session(&self, extensions: &rmcp::model::Extensions, peer: &HostLink) {
         let Some(sessions) = &self.conn.sessions else {
             return;
         };
@@ -137,7 +136,7 @@ impl SieveServer {
     /// (if the host asked for it) goes to `progress`.
     pub async fn call_directly(
         &self,
-        peer: Peer<RoleServer>,
+        peer: HostLink,
         parts: http::request::Parts,
         id: RequestId,
         mut params: Value,
@@ -154,17 +153,44 @@ impl SieveServer {
                 );
             }
         };
-        let mut context = RequestContext::new(id.clone(), peer);
-        context.ct = ct;
         // The request's `_meta` goes to its context, as rmcp's loop does.
-        std::mem::swap(&mut context.meta, request.get_meta_mut());
-        context.extensions.insert(parts);
-        context.extensions.insert(unnamed);
+        let mut meta = Default::default();
+        std::mem::swap(&mut meta, request.get_meta_mut());
+        let ClientRequest::CallToolRequest(call) = request else {
+            return ServerJsonRpcMessage::error(
+                ErrorData::invalid_params("tools/call params: not a tool call", None),
+                Some(id),
+            );
+        };
+        let mut extensions = rmcp::model::Extensions::default();
+        extensions.insert(parts);
+        extensions.insert(unnamed);
         if let Some(progress) = progress {
-            context.extensions.insert(progress);
+            extensions.insert(progress);
         }
-        match Service::<RoleServer>::handle_request(self, request, context).await {
-            Ok(result) => ServerJsonRpcMessage::response(result, id),
+        let context = HostRequest {
+            id: id.clone(),
+            meta,
+            ct,
+            extensions,
+            link: peer,
+        };
+        if let Err(error) = context.check_meta() {
+            return ServerJsonRpcMessage::error(error, Some(id));
+        }
+        let host_takes_tasks = context
+            .client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks());
+        match self.handle_call_tool(call.params, context).await {
+            // As rmcp's dispatch does: a task handle only for a host that
+            // declared it takes tasks.
+            Ok(CallToolResponse::Task(_)) if !host_takes_tasks => ServerJsonRpcMessage::error(
+                ErrorData::missing_required_client_capability(
+                    ClientCapabilities::builder().enable_tasks().build(),
+                ),
+                Some(id),
+            ),
+            Ok(result) => ServerJsonRpcMessage::response(ServerResult::from(result), id),
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
         }
     }

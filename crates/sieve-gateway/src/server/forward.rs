@@ -6,10 +6,10 @@
 
 use super::SieveServer;
 use crate::hosts::{CallProgress, Flight};
+use crate::link::HostRequest;
 use crate::upstream::mark_complete;
+use rmcp::ErrorData;
 use rmcp::model::ServerResult;
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value, json};
 use sieve_ledger::Ledger;
 use std::time::Duration;
@@ -28,7 +28,7 @@ impl SieveServer {
         server: &str,
         method: &str,
         mut params: Value,
-        context: &RequestContext<RoleServer>,
+        context: &HostRequest,
     ) -> Result<ServerResult, ErrorData> {
         let meta: Map<String, Value> = context
             .meta
@@ -50,7 +50,7 @@ impl SieveServer {
             .is_some_and(|v| !v.has_initialize());
         let (bridge, asked) = tokio::sync::mpsc::unbounded_channel();
         let tracked = self.engine.hosts().track_call(
-            &context.peer,
+            &context.link,
             server,
             &handle.progress_token,
             context.meta.get_progress_token(),
@@ -76,7 +76,7 @@ impl SieveServer {
         &self,
         mut flight: Flight,
         method: &str,
-        context: &RequestContext<RoleServer>,
+        context: &HostRequest,
     ) -> Result<ServerResult, ErrorData> {
         let limit = Duration::from_secs(self.engine.config().settings.call_timeout_seconds);
         let server = flight.server.clone();

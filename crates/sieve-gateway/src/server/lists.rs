@@ -10,10 +10,10 @@
 //! not pass an adapter) answer from the same items, typed.
 
 use super::SieveServer;
+use crate::link::HostRequest;
 use crate::tap::{LIST_PREFIX, list_method};
+use rmcp::ErrorData;
 use rmcp::model::{CustomResult, ResultType};
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value, json};
 use sieve_core::Kind;
 
@@ -21,11 +21,7 @@ impl SieveServer {
     /// Every visible primitive of `kind` as the host sees it, once the
     /// servers starting have answered or `settings.startupWaitMs` has
     /// passed.
-    async fn list_items(
-        &self,
-        kind: Kind,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<Vec<Value>, ErrorData> {
+    async fn list_items(&self, kind: Kind, context: &HostRequest) -> Result<Vec<Value>, ErrorData> {
         self.started().await;
         let view = self.view(context, true)?;
         let rules = &view.profile.rules;
@@ -54,7 +50,7 @@ impl SieveServer {
     pub(super) async fn list_result(
         &self,
         method: &str,
-        context: &RequestContext<RoleServer>,
+        context: &HostRequest,
     ) -> Result<CustomResult, ErrorData> {
         let Some((kind, key)) = list_method(method) else {
             return Err(super::methods::not_supported(&format!(
@@ -79,7 +75,7 @@ impl SieveServer {
     pub(super) async fn list<T: serde::de::DeserializeOwned>(
         &self,
         method: &str,
-        context: &RequestContext<RoleServer>,
+        context: &HostRequest,
     ) -> Result<T, ErrorData> {
         let CustomResult(mut result) = self.list_result(method, context).await?;
         result["resultType"] = json!(ResultType::COMPLETE);

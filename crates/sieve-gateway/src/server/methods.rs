@@ -5,10 +5,10 @@
 
 use super::SieveServer;
 use super::notifications::notify_peer;
+use crate::link::HostRequest;
 use crate::tap::{LEGACY_PREFIX, LIST_PREFIX};
+use rmcp::ErrorData;
 use rmcp::model::{CustomRequest, CustomResult, ErrorCode};
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
 use sieve_core::Kind;
 use sieve_core::labels::{TAG_DESTRUCTIVE, TAG_IDEMPOTENT, TAG_OPEN_WORLD, TAG_READ_ONLY};
@@ -82,7 +82,7 @@ impl SieveServer {
     pub(super) async fn handle_custom_request(
         &self,
         request: CustomRequest,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<CustomResult, ErrorData> {
         let params = request.params.clone().unwrap_or(Value::Null);
         match request.method.as_str() {
@@ -107,11 +107,7 @@ impl SieveServer {
 
     /// `groups/list` (`groups`) or `tags/list`: the labels of the tools
     /// this request sees, with how many of them carry each.
-    async fn labels(
-        &self,
-        groups: bool,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CustomResult, ErrorData> {
+    async fn labels(&self, groups: bool, context: &HostRequest) -> Result<CustomResult, ErrorData> {
         self.started().await;
         let view = self.view(context, false)?;
         // Per label: how many visible tools have it, and whether every one
@@ -166,7 +162,7 @@ impl SieveServer {
     async fn update_concerns(
         &self,
         params: &Value,
-        context: &RequestContext<RoleServer>,
+        context: &HostRequest,
     ) -> Result<CustomResult, ErrorData> {
         let sessionless = self.conn.fixed_profile.is_none()
             && context
@@ -192,7 +188,7 @@ impl SieveServer {
             ));
         }
         self.set_concerns(&concerns, "params.concerns")?;
-        let peer = context.peer.clone();
+        let peer = context.link.clone();
         self.announce(|kind| {
             let peer = peer.clone();
             async move { notify_peer(&peer, kind).await }

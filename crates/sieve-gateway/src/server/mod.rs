@@ -46,6 +46,7 @@ pub use direct::Sessions;
 
 use crate::engine::{ActiveProfile, Change, Engine, HostForms};
 use crate::hosts::HostId;
+use crate::link::{HostNotice, HostRequest};
 use crate::sync::Locked;
 use crate::tap::{RawLog, id_key};
 use notifications::{Fingerprints, Following};
@@ -245,7 +246,7 @@ impl SieveServer {
     }
 
     /// The raw params of the request in `context`.
-    fn raw_params(&self, context: &RequestContext<RoleServer>) -> Value {
+    fn raw_params(&self, context: &HostRequest) -> Value {
         let id = id_key(&serde_json::to_value(&context.id).unwrap_or_default());
         if let Some(raw) = &self.conn.raw {
             return raw.take(&id).unwrap_or(Value::Null);
@@ -270,11 +271,7 @@ impl SieveServer {
 
     /// What narrows this request: the connection's concerns, plus for list
     /// requests the host's filters, plus per-request `_meta` concerns.
-    fn narrowing(
-        &self,
-        context: &RequestContext<RoleServer>,
-        list: bool,
-    ) -> Result<Narrowing, ErrorData> {
+    fn narrowing(&self, context: &HostRequest, list: bool) -> Result<Narrowing, ErrorData> {
         let mut params = if list {
             self.raw_params(context)
         } else {
@@ -326,7 +323,7 @@ impl SieveServer {
     }
 
     /// The catalog, profile and narrowing a request is served with.
-    fn view(&self, context: &RequestContext<RoleServer>, list: bool) -> Result<View, ErrorData> {
+    fn view(&self, context: &HostRequest, list: bool) -> Result<View, ErrorData> {
         self.same_caller(&context.extensions)?;
         let name = self.profile_name(&context.extensions);
         let published = self.engine.published();
@@ -572,11 +569,11 @@ impl ServerHandler for SieveServer {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         self.same_caller(&context.extensions)?;
-        Box::pin(self.handle_initialize(request, context)).await
+        Box::pin(self.handle_initialize(request, HostRequest::from_rmcp(context))).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.handle_initialized(context);
+        self.handle_initialized(HostNotice::from_rmcp(context));
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
@@ -599,7 +596,7 @@ impl ServerHandler for SieveServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Box::pin(self.list("tools/list", &context)).await
+        Box::pin(self.list("tools/list", &HostRequest::from_rmcp(context))).await
     }
 
     async fn list_prompts(
@@ -607,7 +604,7 @@ impl ServerHandler for SieveServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Box::pin(self.list("prompts/list", &context)).await
+        Box::pin(self.list("prompts/list", &HostRequest::from_rmcp(context))).await
     }
 
     async fn list_resources(
@@ -615,7 +612,7 @@ impl ServerHandler for SieveServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Box::pin(self.list("resources/list", &context)).await
+        Box::pin(self.list("resources/list", &HostRequest::from_rmcp(context))).await
     }
 
     async fn list_resource_templates(
@@ -623,7 +620,7 @@ impl ServerHandler for SieveServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Box::pin(self.list("resources/templates/list", &context)).await
+        Box::pin(self.list("resources/templates/list", &HostRequest::from_rmcp(context))).await
     }
 
     async fn call_tool(
@@ -631,7 +628,7 @@ impl ServerHandler for SieveServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        Box::pin(self.handle_call_tool(request, context)).await
+        Box::pin(self.handle_call_tool(request, HostRequest::from_rmcp(context))).await
     }
 
     async fn get_prompt(
@@ -639,7 +636,7 @@ impl ServerHandler for SieveServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        Box::pin(self.handle_get_prompt(request, context)).await
+        Box::pin(self.handle_get_prompt(request, HostRequest::from_rmcp(context))).await
     }
 
     async fn read_resource(
@@ -647,7 +644,7 @@ impl ServerHandler for SieveServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        Box::pin(self.handle_read_resource(request, context)).await
+        Box::pin(self.handle_read_resource(request, HostRequest::from_rmcp(context))).await
     }
 
     async fn subscribe(
@@ -655,7 +652,7 @@ impl ServerHandler for SieveServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Box::pin(self.handle_subscribe(request, context)).await
+        Box::pin(self.handle_subscribe(request, HostRequest::from_rmcp(context))).await
     }
 
     async fn unsubscribe(
@@ -663,7 +660,7 @@ impl ServerHandler for SieveServer {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Box::pin(self.handle_unsubscribe(request, context)).await
+        Box::pin(self.handle_unsubscribe(request, HostRequest::from_rmcp(context))).await
     }
 
     async fn complete(
@@ -671,7 +668,7 @@ impl ServerHandler for SieveServer {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        Box::pin(self.handle_complete(request, context)).await
+        Box::pin(self.handle_complete(request, HostRequest::from_rmcp(context))).await
     }
 
     async fn set_level(
@@ -679,7 +676,7 @@ impl ServerHandler for SieveServer {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Box::pin(self.handle_set_level(request, context)).await
+        Box::pin(self.handle_set_level(request, HostRequest::from_rmcp(context))).await
     }
 
     async fn on_custom_request(
@@ -687,7 +684,7 @@ impl ServerHandler for SieveServer {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        Box::pin(self.handle_custom_request(request, context)).await
+        Box::pin(self.handle_custom_request(request, HostRequest::from_rmcp(context))).await
     }
 
     async fn get_task(
@@ -695,7 +692,7 @@ impl ServerHandler for SieveServer {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        Box::pin(self.handle_get_task(request, context)).await
+        Box::pin(self.handle_get_task(request, HostRequest::from_rmcp(context))).await
     }
 
     async fn cancel_task(
@@ -703,7 +700,7 @@ impl ServerHandler for SieveServer {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Box::pin(self.handle_cancel_task(request, context)).await
+        Box::pin(self.handle_cancel_task(request, HostRequest::from_rmcp(context))).await
     }
 
     async fn update_task(
@@ -711,7 +708,7 @@ impl ServerHandler for SieveServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Box::pin(self.handle_update_task(request, context)).await
+        Box::pin(self.handle_update_task(request, HostRequest::from_rmcp(context))).await
     }
 }
 

@@ -5,11 +5,14 @@
 
 use super::{RawBody, SieveServer};
 use crate::engine::Change;
+use crate::link::{HostLink, HostNotice, HostRequest};
 use crate::sync::Locked;
 use crate::tap::INITIALIZED;
-use rmcp::model::{InitializeRequestParams, InitializeResult, SubscriptionFilter};
-use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rmcp::model::{
+    InitializeRequestParams, InitializeResult, ServerNotification, SubscriptionFilter,
+};
+use rmcp::service::SubscriptionContext;
+use rmcp::{ErrorData, ServerHandler};
 use serde_json::json;
 use sieve_core::{Catalog, Kind, Narrowing};
 use std::collections::hash_map::DefaultHasher;
@@ -193,14 +196,14 @@ impl SieveServer {
     pub(super) async fn handle_initialize(
         &self,
         request: InitializeRequestParams,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<InitializeResult, ErrorData> {
         self.profile_name(&context.extensions);
         let raw = self.raw_params(&context);
         if let Some(concerns) = raw.get("concerns") {
             self.set_concerns(concerns, "params.concerns")?;
         }
-        context.peer.set_peer_info(request.clone());
+        context.link.set_client(request.clone());
         // Answered at once, whatever the servers are doing. The baseline
         // and the change stream are taken now: rmcp runs handlers
         // concurrently, so the host's first requests may be handled
@@ -219,7 +222,7 @@ impl SieveServer {
 
     /// `notifications/initialized`: the connection becomes a host that
     /// upstream traffic can reach and that is told about changes.
-    pub(super) fn handle_initialized(&self, context: NotificationContext<RoleServer>) {
+    pub(super) fn handle_initialized(&self, context: HostNotice) {
         // Concerns in `initialized` (the concern proposal's option A).
         let raw = match &self.conn.raw {
             Some(raw) => raw.take(INITIALIZED),
@@ -237,10 +240,10 @@ impl SieveServer {
         let host = self
             .engine
             .hosts()
-            .register(context.peer.clone(), self.sees());
+            .register(context.link.clone(), self.sees());
         self.state().host = Some(host);
-        self.open_session(&context.extensions, &context.peer);
-        self.forward_changes(context.peer);
+        self.open_session(&context.extensions, &context.link);
+        self.forward_changes(context.link);
     }
 
     /// Whether this connection's profile, as it is when asked, shows a
@@ -306,17 +309,19 @@ impl SieveServer {
             None => self.follow_resources(uris.clone()).await,
         };
         // The resources this host's profile shows.
-        let visible: std::collections::HashSet<String> =
-            match self.view(context.request_context(), false) {
-                Ok(view) => uris
-                    .into_iter()
-                    .filter(|uri| {
-                        self.resource_for(&view.catalog, &view.config, uri, true)
-                            .is_ok_and(|r| self.check_visible(&view, &r).is_ok())
-                    })
-                    .collect(),
-                Err(_) => Default::default(),
-            };
+        let visible: std::collections::HashSet<String> = match self.view(
+            &HostRequest::from_rmcp(context.request_context().clone()),
+            false,
+        ) {
+            Ok(view) => uris
+                .into_iter()
+                .filter(|uri| {
+                    self.resource_for(&view.catalog, &view.config, uri, true)
+                        .is_ok_and(|r| self.check_visible(&view, &r).is_ok())
+                })
+                .collect(),
+            Err(_) => Default::default(),
+        };
         if self.conn.fixed_profile.is_none() {
             // Over HTTP the profile comes with the request, which the
             // acknowledgement step did not see: the baseline is taken
@@ -381,7 +386,7 @@ impl SieveServer {
     }
 
     /// Keeps a 2025-11-25 connection told about changes until it closes.
-    fn forward_changes(&self, peer: rmcp::service::Peer<RoleServer>) {
+    fn forward_changes(&self, peer: HostLink) {
         let server = self.clone();
         let mut changes = self.take_pending_changes();
         tokio::spawn(async move {
@@ -391,7 +396,7 @@ impl SieveServer {
                     Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
                 }
-                if peer.is_transport_closed() {
+                if peer.is_closed() {
                     break;
                 }
                 let alive = server
@@ -412,11 +417,11 @@ impl SieveServer {
     }
 }
 
-pub(super) async fn notify_peer(peer: &rmcp::service::Peer<RoleServer>, kind: Kind) -> bool {
-    let sent = match kind {
-        Kind::Tool => peer.notify_tool_list_changed().await,
-        Kind::Prompt => peer.notify_prompt_list_changed().await,
-        _ => peer.notify_resource_list_changed().await,
+pub(super) async fn notify_peer(peer: &HostLink, kind: Kind) -> bool {
+    let notification = match kind {
+        Kind::Tool => ServerNotification::ToolListChangedNotification(Default::default()),
+        Kind::Prompt => ServerNotification::PromptListChangedNotification(Default::default()),
+        _ => ServerNotification::ResourceListChangedNotification(Default::default()),
     };
-    sent.is_ok()
+    peer.notify(notification).await.is_ok()
 }

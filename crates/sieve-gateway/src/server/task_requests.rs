@@ -7,23 +7,19 @@
 
 use super::methods::not_supported;
 use super::{SieveServer, to_params};
+use crate::link::HostRequest;
 use crate::tap::LEGACY_PREFIX;
 use crate::tasks::{Call, Started, wire};
+use rmcp::ErrorData;
 use rmcp::model::{
     CancelTaskParams, CustomResult, GetTaskParams, GetTaskResult, ServerResult, UpdateTaskParams,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
 use sieve_core::tasks::{TaskQuery, TaskRecord};
 
 impl SieveServer {
     /// Ledger entry `id`, if this caller's profile shows its tool.
-    async fn visible_task(
-        &self,
-        id: &str,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<TaskRecord, ErrorData> {
+    async fn visible_task(&self, id: &str, context: &HostRequest) -> Result<TaskRecord, ErrorData> {
         self.started().await;
         let view = self.view(context, false)?;
         Ok(self.engine.tasks().find(id, &view.viewer())?)
@@ -32,7 +28,7 @@ impl SieveServer {
     pub(super) async fn handle_get_task(
         &self,
         request: GetTaskParams,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<GetTaskResult, ErrorData> {
         let record = self.visible_task(&request.task_id, &context).await?;
         Ok(wire::detailed(&self.engine.tasks().current(record).await))
@@ -41,7 +37,7 @@ impl SieveServer {
     pub(super) async fn handle_cancel_task(
         &self,
         request: CancelTaskParams,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<(), ErrorData> {
         let record = self.visible_task(&request.task_id, &context).await?;
         Ok(self.engine.tasks().cancel(&record).await?)
@@ -51,7 +47,7 @@ impl SieveServer {
     pub(super) async fn handle_update_task(
         &self,
         request: UpdateTaskParams,
-        context: RequestContext<RoleServer>,
+        context: HostRequest,
     ) -> Result<(), ErrorData> {
         let record = self.visible_task(&request.task_id, &context).await?;
         let params = crate::tasks::for_upstream(&record, to_params(&request))?;
@@ -64,7 +60,7 @@ impl SieveServer {
     pub(super) async fn tasks_list(
         &self,
         params: &Value,
-        context: &RequestContext<RoleServer>,
+        context: &HostRequest,
     ) -> Result<CustomResult, ErrorData> {
         let query = TaskQuery::from_params(params).map_err(|e| {
             ErrorData::invalid_params(e.to_string(), Some(json!({"field": e.field})))
@@ -80,7 +76,7 @@ impl SieveServer {
     pub(super) async fn tasks_retry(
         &self,
         params: &Value,
-        context: &RequestContext<RoleServer>,
+        context: &HostRequest,
     ) -> Result<CustomResult, ErrorData> {
         let id = params
             .get("taskId")
@@ -110,7 +106,7 @@ impl SieveServer {
         &self,
         method: &str,
         params: Value,
-        context: &RequestContext<RoleServer>,
+        context: &HostRequest,
     ) -> Result<CustomResult, ErrorData> {
         let task_id = || {
             params
@@ -145,7 +141,7 @@ impl SieveServer {
     async fn legacy_call(
         &self,
         params: Value,
-        context: &RequestContext<RoleServer>,
+        context: &HostRequest,
     ) -> Result<CustomResult, ErrorData> {
         let view = self.view(context, false)?;
         let name = params
@@ -167,7 +163,7 @@ impl SieveServer {
             let task = params.get("task").cloned().unwrap_or(json!({}));
             return Ok(CustomResult(
                 match tasks.start_legacy(&call, Some(task)).await? {
-                    Started::Task(record) => tasks.answer_legacy(&record, &context.peer),
+                    Started::Task(record) => tasks.answer_legacy(&record, &context.link),
                     Started::Done(result) => result,
                 },
             ));
@@ -182,7 +178,7 @@ impl SieveServer {
         match outcome? {
             ServerResult::CreateTaskResult(created) => {
                 let record = tasks.record_task(&call, &created.task)?;
-                Ok(CustomResult(tasks.answer_legacy(&record, &context.peer)))
+                Ok(CustomResult(tasks.answer_legacy(&record, &context.link)))
             }
             other => Ok(CustomResult(
                 serde_json::to_value(other).unwrap_or_default(),

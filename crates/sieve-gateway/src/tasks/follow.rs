@@ -9,9 +9,10 @@ use super::Tasks;
 use super::wire::{self, Created};
 use crate::clock::now_ms;
 use crate::error::CallError;
+use crate::link::HostLink;
+use crate::link::HostRequest;
+use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CallToolResult, GetTaskResult, ServerResult, TaskPayload};
-use rmcp::service::{Peer, RequestContext};
-use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
 use sieve_core::tasks::{EntryKind, TaskRecord, TaskStatus};
 use std::sync::Arc;
@@ -134,7 +135,7 @@ impl Tasks {
         if let Some(notification) = wire::changed(record, legacy) {
             tokio::spawn(async move {
                 // A host that went away cannot be told; it polls when back.
-                if let Err(error) = peer.send_notification(notification).await {
+                if let Err(error) = peer.notify(notification).await {
                     tracing::debug!("a task notification was not delivered: {error}");
                 }
             });
@@ -234,12 +235,7 @@ impl Tasks {
     /// Hands task `record` to the host at `peer`: the host is told when it
     /// changes (in the 2025-11-25 shape if `legacy`), and the proxy keeps
     /// its status current.
-    pub(crate) fn relay(
-        self: &Arc<Self>,
-        record: &TaskRecord,
-        peer: &Peer<RoleServer>,
-        legacy: bool,
-    ) {
+    pub(crate) fn relay(self: &Arc<Self>, record: &TaskRecord, peer: &HostLink, legacy: bool) {
         self.hosts.watch_task(&record.id, peer, legacy);
         self.spawn_follow(record.clone());
     }
@@ -250,13 +246,13 @@ impl Tasks {
     pub(crate) async fn answer(
         self: &Arc<Self>,
         record: &TaskRecord,
-        context: &RequestContext<RoleServer>,
+        context: &HostRequest,
     ) -> Result<CallToolResponse, ErrorData> {
         let host_takes_tasks = context
             .client_capabilities()
             .is_some_and(|caps| caps.supports_tasks());
         if host_takes_tasks {
-            self.relay(record, &context.peer, false);
+            self.relay(record, &context.link, false);
             Ok(CallToolResponse::Task(wire::host_task(record)))
         } else {
             Ok(CallToolResponse::Complete(

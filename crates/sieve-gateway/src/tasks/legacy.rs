@@ -7,8 +7,8 @@
 use super::wire::{self, Created};
 use super::{Call, Tasks};
 use crate::error::CallError;
-use rmcp::service::Peer;
-use rmcp::{ErrorData, RoleServer};
+use crate::link::HostLink;
+use rmcp::ErrorData;
 use serde_json::{Value, json};
 use sieve_core::tasks::TaskRecord;
 use std::sync::Arc;
@@ -73,11 +73,7 @@ impl Tasks {
 
     /// Answers a host's 2025-11-25 task-augmented call with task `record`
     /// (`{"task": {...}}`), and tells the host when it changes.
-    pub(crate) fn answer_legacy(
-        self: &Arc<Self>,
-        record: &TaskRecord,
-        peer: &Peer<RoleServer>,
-    ) -> Value {
+    pub(crate) fn answer_legacy(self: &Arc<Self>, record: &TaskRecord, peer: &HostLink) -> Value {
         self.relay(record, peer, true);
         json!({"task": record.to_wire()})
     }
