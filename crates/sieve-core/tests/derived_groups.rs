@@ -27,11 +27,6 @@ const BELOW_TARGET: &[(&str, f64, &str)] = &[
         0.12,
         "held out (round 8): its names are `git-` and a verb (`git-add`, `git-stash-pop`); scored 0.123 before the round changed the method",
     ),
-    (
-        "redis-mcp",
-        0.40,
-        "held out (round 8): its names are Redis commands (`hset`, `lpush`, `zadd`); scored 0.404 before the round changed the method",
-    ),
 ];
 
 struct Fixture {

@@ -816,4 +816,67 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn an_option_many_tools_take_is_no_area() {
+        use super::english::without_options;
+        assert_eq!(
+            without_options("Set a field in a hash with an optional expiration time"),
+            "Set a field in a hash with an "
+        );
+        assert_eq!(
+            without_options("List keys, optionally filtered by a pattern, in a database"),
+            "List keys, , in a database"
+        );
+        assert_eq!(
+            without_options("Read the optionality table"),
+            "Read the optionality table"
+        );
+        // Tools named by a command (as a key-value store names them) whose
+        // first sentences say the thing they act on and, for some, an
+        // expiry they may set: the expiry is no area.
+        let texts: Vec<ToolText> = [
+            (
+                "hset",
+                "Set a field in a hash with an optional expiration time.",
+            ),
+            ("hget", "Get a field from a hash."),
+            ("hdel", "Delete a field from a hash."),
+            ("hkeys", "Get every field name of a hash."),
+            (
+                "lpush",
+                "Push a value onto a list with an optional expiration time.",
+            ),
+            ("lpop", "Remove and return the first value of a list."),
+            ("lrange", "Get a range of values from a list."),
+            ("llen", "Get the length of a list."),
+            (
+                "sadd",
+                "Add a member to a set with an optional expiration time.",
+            ),
+            ("srem", "Remove a member from a set."),
+            ("smembers", "Get every member of a set."),
+            ("scard", "Count the members of a set."),
+            ("expire", "Set an expiration time on a key."),
+            ("ttl", "Get the expiration time left on a key."),
+        ]
+        .iter()
+        .map(|(name, description)| ToolText {
+            name: name.to_string(),
+            description: Some(description.to_string()),
+            ..ToolText::default()
+        })
+        .collect();
+        let found = derive_for("store", &texts);
+        let group = |name: &str| {
+            let at = texts.iter().position(|t| t.name == name).expect("a tool");
+            found[at].as_ref().map(|d| d.group.clone())
+        };
+        for (optional, plain) in [("hset", "hget"), ("lpush", "lrange"), ("sadd", "srem")] {
+            assert!(group(optional).is_some(), "{optional}: {found:?}");
+            assert_eq!(group(optional), group(plain), "{optional}: {found:?}");
+        }
+        assert_ne!(group("hset"), group("lpush"), "{found:?}");
+        assert_ne!(group("lpush"), group("sadd"), "{found:?}");
+    }
 }
