@@ -93,7 +93,7 @@ mod split;
 mod words;
 
 use groups::{Groups, How, Reason, Weights, scope_words, small_size};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use words::{
     Source, Words, compounds, group_name, name_words, namespace, plural_units, plural_verbs,
     prose_words, server_words,
@@ -228,6 +228,8 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     groups.join_containers(&texts, &places, &scope);
     // How much each shared word says, for both steps that judge nearness.
     let weights = Weights::of(&texts);
+    let pointed = names_other_tools(&sorted);
+    groups.join_pointed(&pointed);
     groups.join_loners(&texts, &weights, &scope);
     groups.cap(&texts, &weights, max_groups(tools.len()));
     let sizes = groups.sizes();
@@ -241,6 +243,41 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
         });
     }
     derived
+}
+
+/// For each tool, the tools of the server (index, name) whose names its
+/// description writes out, whole, the first written first (`Use
+/// firecrawl_scrape instead`): names of two words or more, so a plain
+/// word (`find`, `set`) names no tool.
+fn names_other_tools(tools: &[&ToolText]) -> Vec<Vec<(usize, String)>> {
+    let by_name: BTreeMap<&str, usize> = tools
+        .iter()
+        .enumerate()
+        .filter(|(_, tool)| english::split(&tool.name).len() >= 2)
+        .map(|(i, tool)| (tool.name.as_str(), i))
+        .collect();
+    let in_name = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    tools
+        .iter()
+        .enumerate()
+        .map(|(at, tool)| {
+            let mut named: Vec<(usize, String)> = Vec::new();
+            for token in tool
+                .description
+                .as_deref()
+                .unwrap_or_default()
+                .split(|c: char| !in_name(c))
+            {
+                if let Some(&other) = by_name.get(token)
+                    && other != at
+                    && !named.iter().any(|(seen, _)| *seen == other)
+                {
+                    named.push((other, token.to_string()));
+                }
+            }
+            named
+        })
+        .collect()
 }
 
 /// Each tool's group as [`cluster::by_words`] placed it (in name
@@ -370,6 +407,9 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
             spoken(subject)
         ),
         Reason::Near => format!("its texts share most words with the {group} tools"),
+        Reason::Pointed(tool) => {
+            format!("it was alone, and its description names `{tool}`, one of the {group} tools")
+        }
         Reason::Apart(own) if own.is_empty() => {
             format!("its texts share too few words with any group's, as {does} {others}")
         }
@@ -878,5 +918,53 @@ mod tests {
         }
         assert_ne!(group("hset"), group("lpush"), "{found:?}");
         assert_ne!(group("lpush"), group("sadd"), "{found:?}");
+    }
+
+    #[test]
+    fn a_tool_alone_joins_the_group_of_the_tool_its_description_names() {
+        let texts: Vec<ToolText> = [
+            ("start_crawl", "Start a crawl of a website."),
+            ("get_crawl", "Get the status and results of a crawl."),
+            ("cancel_crawl", "Cancel a crawl that is running."),
+            ("list_users", "List the users of the team."),
+            ("get_user", "Get one user of the team."),
+            ("delete_user", "Remove a user from the team."),
+            ("list_monitors", "List the monitors."),
+            ("get_monitor", "Get one monitor."),
+            ("delete_monitor", "Delete a monitor."),
+            (
+                "extract",
+                "Deprecated: use start_crawl with a schema instead.",
+            ),
+            (
+                "parse",
+                "Parse a document: as extract does, and as start_crawl.",
+            ),
+            ("balance", "Show the credit left to spend."),
+        ]
+        .iter()
+        .map(|(name, description)| ToolText {
+            name: name.to_string(),
+            description: Some(description.to_string()),
+            ..ToolText::default()
+        })
+        .collect();
+        let sorted: Vec<&ToolText> = texts.iter().collect();
+        let pointed = names_other_tools(&sorted);
+        let named = |at: usize| -> Vec<&str> {
+            pointed[at].iter().map(|(_, name)| name.as_str()).collect()
+        };
+        // Whole names of two words or more, the first written first; a
+        // plain word (`extract`) names no tool.
+        assert_eq!(named(9), ["start_crawl"]);
+        assert_eq!(named(10), ["start_crawl"]);
+        assert!(named(0).is_empty());
+        let found = derive_for("scraper", &texts);
+        let extract = found[9].as_ref().expect("extract has a group");
+        assert_eq!(Some(&extract.group), found[0].as_ref().map(|d| &d.group));
+        assert!(
+            extract.why.contains("its description names `start_crawl`"),
+            "{extract:?}"
+        );
     }
 }
