@@ -17,7 +17,9 @@
 //!    is set aside.
 //!    Where the name leaves no noun, its title and then its description
 //!    speak for it (their nouns; a participle such as `the provided
-//!    element` describes a thing and names none).
+//!    element` describes a thing and names none). What a first sentence
+//!    says is optional (`with an optional expiration time`) is an option
+//!    many tools take, not what this one acts on, and is left out.
 //! 2. Two nouns that always stand together (`pull request`, `helm chart`)
 //!    are one subject.
 //! 3. Each tool's subject is the noun among its own that heads most tool
@@ -62,7 +64,9 @@
 //!    it;
 //!    subjects written as one word that end alike (`localstorage`,
 //!    `sessionstorage`) join under their last word; a tool left alone
-//!    joins the group whose words its text shares most (and enough of
+//!    whose description names another tool of the server (`Use
+//!    firecrawl_scrape instead`) joins that tool's group; a tool left
+//!    alone still joins the group whose words its text shares most (and enough of
 //!    them join for nine in ten tools to have a group), but two or more
 //!    near no group that do not even name the scope the server's tools
 //!    work in are a group of their own, `other`; past
