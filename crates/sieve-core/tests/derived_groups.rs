@@ -22,6 +22,11 @@ const BELOW_TARGET: &[(&str, f64, &str)] = &[
         0.26,
         "its names are `git_` and a word of their own (`git_stash`, `git_rebase`), so its tools are grouped by their texts; its README's workflow categories (advanced workflows: stash, tag, worktree, reset) share no words",
     ),
+    (
+        "github-mcp-server-npm",
+        0.12,
+        "held out (round 8): its names are `git-` and a verb (`git-add`, `git-stash-pop`); scored 0.123 before the round changed the method and after",
+    ),
 ];
 
 struct Fixture {

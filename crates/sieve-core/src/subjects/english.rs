@@ -13,6 +13,47 @@ pub(super) fn first_sentence(text: &str) -> String {
     }
 }
 
+/// `sentence` without what it says is optional (`Set a field in a hash
+/// with an optional expiration time` → `Set a field in a hash with an`):
+/// an option a tool takes is no part of what it acts on, and the same
+/// option (an expiry, a limit) is offered by tools of many areas. The
+/// phrase runs from `optional` or `optionally` to the next comma,
+/// semicolon, colon or parenthesis, or the sentence's end.
+pub(super) fn without_options(sentence: &str) -> String {
+    let mut kept = String::with_capacity(sentence.len());
+    let mut rest = sentence;
+    while let Some(start) = option_start(rest) {
+        kept.push_str(&rest[..start]);
+        let after = &rest[start..];
+        match after.find([',', ';', ':', '(', ')']) {
+            Some(end) => rest = &after[end..],
+            None => rest = "",
+        }
+    }
+    kept.push_str(rest);
+    kept
+}
+
+/// Where the word `optional` or `optionally` starts in `text`, any case.
+fn option_start(text: &str) -> Option<usize> {
+    let lower = text.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(at) = lower[from..].find("optional") {
+        let start = from + at;
+        let end = start + "optional".len();
+        let before = lower[..start].chars().next_back();
+        let after: String = lower[end..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric())
+            .collect();
+        if before.is_none_or(|c| !c.is_alphanumeric()) && (after.is_empty() || after == "ly") {
+            return Some(start);
+        }
+        from = end;
+    }
+    None
+}
+
 /// Words of an identifier or a sentence: cut at anything not a letter or
 /// digit and where a lowercase letter meets an uppercase one; lowercase.
 pub(super) fn split(text: &str) -> Vec<String> {

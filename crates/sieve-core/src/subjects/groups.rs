@@ -39,6 +39,8 @@ pub(super) enum Reason {
     Apart(String),
     /// Its group was among the smallest past the limit, nearest this one.
     Capped(String),
+    /// It was alone, and its description names this tool of the group.
+    Pointed(String),
     /// Its name says no more than the namespace every name starts with
     /// and a verb, or a subject of its own (this one, if any).
     Namespace(String),
@@ -481,6 +483,61 @@ impl Groups {
     /// A tool alone in its group, or with no subject, joins the group
     /// whose words its texts share most (ties: the larger group, then
     /// the name).
+    /// A tool alone whose description names a tool of a group (`Use
+    /// firecrawl_scrape instead`) works with that tool: it joins its
+    /// group, that of the first tool it names that has one, or that the
+    /// tool it names, alone too, joins so.
+    pub(super) fn join_pointed(&mut self, pointed: &[Vec<(usize, String)>]) {
+        let members = self.members();
+        let alone = |tool: usize| {
+            self.of[tool]
+                .as_ref()
+                .is_none_or(|subject| members[subject].len() < 2)
+        };
+        // The group `tool` comes to by the tools it names, first named
+        // first, through tools alone as well (each looked at once).
+        fn reach(
+            tool: usize,
+            pointed: &[Vec<(usize, String)>],
+            alone: &dyn Fn(usize) -> bool,
+            of: &[Option<String>],
+            seen: &mut BTreeSet<usize>,
+        ) -> Option<String> {
+            seen.insert(tool);
+            pointed[tool].iter().find_map(|(other, _)| {
+                if !alone(*other) {
+                    return of[*other].clone();
+                }
+                if seen.contains(other) {
+                    return None;
+                }
+                reach(*other, pointed, alone, of, seen)
+            })
+        }
+        let moves: Vec<(usize, String, String)> = (0..self.of.len())
+            .filter(|&tool| alone(tool))
+            .filter_map(|tool| {
+                let mut seen = BTreeSet::new();
+                let subject = reach(tool, pointed, &alone, &self.of, &mut seen)?;
+                // The tool it names that led there, for its reason.
+                let name = pointed[tool].iter().find_map(|(other, name)| {
+                    let mut seen = BTreeSet::from([tool]);
+                    let via = if alone(*other) {
+                        reach(*other, pointed, &alone, &self.of, &mut seen)
+                    } else {
+                        self.of[*other].clone()
+                    };
+                    (via.as_ref() == Some(&subject)).then(|| name.clone())
+                })?;
+                Some((tool, subject, name))
+            })
+            .collect();
+        for (tool, subject, name) in moves {
+            self.of[tool] = Some(subject);
+            self.why[tool] = Reason::Pointed(name);
+        }
+    }
+
     pub(super) fn join_loners(
         &mut self,
         texts: &[BTreeSet<String>],

@@ -17,7 +17,9 @@
 //!    is set aside.
 //!    Where the name leaves no noun, its title and then its description
 //!    speak for it (their nouns; a participle such as `the provided
-//!    element` describes a thing and names none).
+//!    element` describes a thing and names none). What a first sentence
+//!    says is optional (`with an optional expiration time`) is an option
+//!    many tools take, not what this one acts on, and is left out.
 //! 2. Two nouns that always stand together (`pull request`, `helm chart`)
 //!    are one subject.
 //! 3. Each tool's subject is the noun among its own that heads most tool
@@ -62,7 +64,9 @@
 //!    it;
 //!    subjects written as one word that end alike (`localstorage`,
 //!    `sessionstorage`) join under their last word; a tool left alone
-//!    joins the group whose words its text shares most (and enough of
+//!    whose description names another tool of the server (`Use
+//!    firecrawl_scrape instead`) joins that tool's group; a tool left
+//!    alone still joins the group whose words its text shares most (and enough of
 //!    them join for nine in ten tools to have a group), but two or more
 //!    near no group that do not even name the scope the server's tools
 //!    work in are a group of their own, `other`; past
@@ -93,7 +97,7 @@ mod split;
 mod words;
 
 use groups::{Groups, How, Reason, Weights, scope_words, small_size};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use words::{
     Source, Words, compounds, group_name, name_words, namespace, plural_units, plural_verbs,
     prose_words, server_words,
@@ -228,6 +232,8 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     groups.join_containers(&texts, &places, &scope);
     // How much each shared word says, for both steps that judge nearness.
     let weights = Weights::of(&texts);
+    let pointed = names_other_tools(&sorted);
+    groups.join_pointed(&pointed);
     groups.join_loners(&texts, &weights, &scope);
     groups.cap(&texts, &weights, max_groups(tools.len()));
     let sizes = groups.sizes();
@@ -241,6 +247,41 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
         });
     }
     derived
+}
+
+/// For each tool, the tools of the server (index, name) whose names its
+/// description writes out, whole, the first written first (`Use
+/// firecrawl_scrape instead`): names of two words or more, so a plain
+/// word (`find`, `set`) names no tool.
+fn names_other_tools(tools: &[&ToolText]) -> Vec<Vec<(usize, String)>> {
+    let by_name: BTreeMap<&str, usize> = tools
+        .iter()
+        .enumerate()
+        .filter(|(_, tool)| english::split(&tool.name).len() >= 2)
+        .map(|(i, tool)| (tool.name.as_str(), i))
+        .collect();
+    let in_name = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    tools
+        .iter()
+        .enumerate()
+        .map(|(at, tool)| {
+            let mut named: Vec<(usize, String)> = Vec::new();
+            for token in tool
+                .description
+                .as_deref()
+                .unwrap_or_default()
+                .split(|c: char| !in_name(c))
+            {
+                if let Some(&other) = by_name.get(token)
+                    && other != at
+                    && !named.iter().any(|(seen, _)| *seen == other)
+                {
+                    named.push((other, token.to_string()));
+                }
+            }
+            named
+        })
+        .collect()
 }
 
 /// Each tool's group as [`cluster::by_words`] placed it (in name
@@ -370,6 +411,9 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
             spoken(subject)
         ),
         Reason::Near => format!("its texts share most words with the {group} tools"),
+        Reason::Pointed(tool) => {
+            format!("it was alone, and its description names `{tool}`, one of the {group} tools")
+        }
         Reason::Apart(own) if own.is_empty() => {
             format!("its texts share too few words with any group's, as {does} {others}")
         }
@@ -815,5 +859,116 @@ mod tests {
                 "{server}: {derived:?}"
             );
         }
+    }
+
+    #[test]
+    fn an_option_many_tools_take_is_no_area() {
+        use super::english::without_options;
+        assert_eq!(
+            without_options("Set a field in a hash with an optional expiration time"),
+            "Set a field in a hash with an "
+        );
+        assert_eq!(
+            without_options("List keys, optionally filtered by a pattern, in a database"),
+            "List keys, , in a database"
+        );
+        assert_eq!(
+            without_options("Read the optionality table"),
+            "Read the optionality table"
+        );
+        // Tools named by a command (as a key-value store names them) whose
+        // first sentences say the thing they act on and, for some, an
+        // expiry they may set: the expiry is no area.
+        let texts: Vec<ToolText> = [
+            (
+                "hset",
+                "Set a field in a hash with an optional expiration time.",
+            ),
+            ("hget", "Get a field from a hash."),
+            ("hdel", "Delete a field from a hash."),
+            ("hkeys", "Get every field name of a hash."),
+            (
+                "lpush",
+                "Push a value onto a list with an optional expiration time.",
+            ),
+            ("lpop", "Remove and return the first value of a list."),
+            ("lrange", "Get a range of values from a list."),
+            ("llen", "Get the length of a list."),
+            (
+                "sadd",
+                "Add a member to a set with an optional expiration time.",
+            ),
+            ("srem", "Remove a member from a set."),
+            ("smembers", "Get every member of a set."),
+            ("scard", "Count the members of a set."),
+            ("expire", "Set an expiration time on a key."),
+            ("ttl", "Get the expiration time left on a key."),
+        ]
+        .iter()
+        .map(|(name, description)| ToolText {
+            name: name.to_string(),
+            description: Some(description.to_string()),
+            ..ToolText::default()
+        })
+        .collect();
+        let found = derive_for("store", &texts);
+        let group = |name: &str| {
+            let at = texts.iter().position(|t| t.name == name).expect("a tool");
+            found[at].as_ref().map(|d| d.group.clone())
+        };
+        for (optional, plain) in [("hset", "hget"), ("lpush", "lrange"), ("sadd", "srem")] {
+            assert!(group(optional).is_some(), "{optional}: {found:?}");
+            assert_eq!(group(optional), group(plain), "{optional}: {found:?}");
+        }
+        assert_ne!(group("hset"), group("lpush"), "{found:?}");
+        assert_ne!(group("lpush"), group("sadd"), "{found:?}");
+    }
+
+    #[test]
+    fn a_tool_alone_joins_the_group_of_the_tool_its_description_names() {
+        let texts: Vec<ToolText> = [
+            ("start_crawl", "Start a crawl of a website."),
+            ("get_crawl", "Get the status and results of a crawl."),
+            ("cancel_crawl", "Cancel a crawl that is running."),
+            ("list_users", "List the users of the team."),
+            ("get_user", "Get one user of the team."),
+            ("delete_user", "Remove a user from the team."),
+            ("list_monitors", "List the monitors."),
+            ("get_monitor", "Get one monitor."),
+            ("delete_monitor", "Delete a monitor."),
+            (
+                "extract",
+                "Deprecated: use start_crawl with a schema instead.",
+            ),
+            (
+                "parse",
+                "Parse a document: as extract does, and as start_crawl.",
+            ),
+            ("balance", "Show the credit left to spend."),
+        ]
+        .iter()
+        .map(|(name, description)| ToolText {
+            name: name.to_string(),
+            description: Some(description.to_string()),
+            ..ToolText::default()
+        })
+        .collect();
+        let sorted: Vec<&ToolText> = texts.iter().collect();
+        let pointed = names_other_tools(&sorted);
+        let named = |at: usize| -> Vec<&str> {
+            pointed[at].iter().map(|(_, name)| name.as_str()).collect()
+        };
+        // Whole names of two words or more, the first written first; a
+        // plain word (`extract`) names no tool.
+        assert_eq!(named(9), ["start_crawl"]);
+        assert_eq!(named(10), ["start_crawl"]);
+        assert!(named(0).is_empty());
+        let found = derive_for("scraper", &texts);
+        let extract = found[9].as_ref().expect("extract has a group");
+        assert_eq!(Some(&extract.group), found[0].as_ref().map(|d| &d.group));
+        assert!(
+            extract.why.contains("its description names `start_crawl`"),
+            "{extract:?}"
+        );
     }
 }

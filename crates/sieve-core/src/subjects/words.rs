@@ -5,7 +5,7 @@
 use super::ToolText;
 use super::english::{
     first_sentence, is_function_word, is_general_verb, is_noun, is_participle, is_verb, normalise,
-    split,
+    split, without_options,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -76,8 +76,14 @@ impl Words {
             listed,
             title: prose(&tool.title),
             // The first sentence says what the tool does; the rest is
-            // usage notes that name every subject under the sun.
-            description: prose(&tool.description.as_deref().map(first_sentence)),
+            // usage notes that name every subject under the sun. What it
+            // says is optional is an option, not what the tool acts on.
+            description: prose(
+                &tool
+                    .description
+                    .as_deref()
+                    .map(|text| without_options(&first_sentence(text))),
+            ),
             params: tool
                 .params
                 .iter()
