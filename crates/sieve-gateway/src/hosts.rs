@@ -173,10 +173,10 @@ pub struct Asked {
 /// Where a call's questions go.
 pub type Bridge = tokio::sync::mpsc::UnboundedSender<Asked>;
 
-/// Where the progress of a call goes when the HTTP front answers the call
-/// itself (see `crate::direct`): to the call's own response, ahead of its
-/// answer, instead of through the host's peer. It rides in the call's
-/// request context.
+/// Where the progress of a call goes when the proxy's own front answers
+/// the call (stdio's `crate::front`, HTTP's `crate::direct`): ahead of its
+/// answer and never after it, instead of through the host's queue. It
+/// rides in the call's request context.
 #[derive(Clone)]
 pub struct CallProgress(pub tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam>);
 

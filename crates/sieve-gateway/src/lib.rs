@@ -52,6 +52,7 @@ mod clock;
 mod direct;
 pub mod engine;
 pub mod error;
+mod front;
 pub mod hosts;
 pub mod identity;
 pub mod link;

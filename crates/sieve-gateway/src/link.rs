@@ -9,13 +9,19 @@
 //! of the proxy's own is the other way a link can be made, and nothing
 //! above this module has to change for it.
 
+use crate::sync::Locked;
 use rmcp::model::{
-    ClientCapabilities, ClientResult, Extensions, InitializeRequestParams, ProtocolVersion,
-    RequestId, RequestMetaObject, ServerNotification, ServerRequest,
+    ClientCapabilities, ClientResult, Extensions, GetMeta, InitializeRequestParams,
+    NotificationMetaObject, ProtocolVersion, RequestId, RequestMetaObject, ServerJsonRpcMessage,
+    ServerNotification, ServerRequest, SubscriptionFilter, SubscriptionsAcknowledgedNotification,
+    SubscriptionsAcknowledgedNotificationParams,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServiceError};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 /// The way back to one host connection.
@@ -26,6 +32,109 @@ pub struct HostLink(Way);
 enum Way {
     /// A connection rmcp's service loop runs.
     Rmcp(Peer<RoleServer>),
+    /// A connection the proxy's own message layer runs ([`Wire`]).
+    Own(Arc<Wire>),
+}
+
+/// The way back of a connection the proxy's own message layer runs: the
+/// lines it writes to the host, and its requests waiting for the host's
+/// answer.
+pub struct Wire {
+    out: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
+    waiting: Mutex<HashMap<String, oneshot::Sender<Result<ClientResult, ServiceError>>>>,
+    next_id: AtomicU64,
+    client: RwLock<Option<Arc<InitializeRequestParams>>>,
+    /// The revision a connection opened without `initialize` named
+    /// (2026-07-28): it takes no server-to-host requests.
+    inline: OnceLock<ProtocolVersion>,
+    closed: CancellationToken,
+}
+
+impl Wire {
+    /// A wire whose messages go to `out`, one encoded message each.
+    pub fn new(out: tokio::sync::mpsc::UnboundedSender<Vec<u8>>) -> Arc<Wire> {
+        Arc::new(Wire {
+            out,
+            waiting: Mutex::default(),
+            next_id: AtomicU64::new(1),
+            client: RwLock::default(),
+            inline: OnceLock::new(),
+            closed: CancellationToken::new(),
+        })
+    }
+
+    /// Sends one message to the host.
+    pub fn send(&self, message: &impl serde::Serialize) -> Result<(), ServiceError> {
+        let line = serde_json::to_vec(message)
+            .map_err(|e| ServiceError::McpError(ErrorData::internal_error(e.to_string(), None)))?;
+        self.out
+            .send(line)
+            .map_err(|_| ServiceError::TransportClosed)
+    }
+
+    /// Sends one message already encoded.
+    pub fn send_raw(&self, line: Vec<u8>) -> Result<(), ServiceError> {
+        self.out
+            .send(line)
+            .map_err(|_| ServiceError::TransportClosed)
+    }
+
+    /// The host answered request `id` (ours): hands the answer to whoever
+    /// waits for it. Returns false when nobody does.
+    pub fn answered(&self, id: &str, answer: Result<ClientResult, ServiceError>) -> bool {
+        match self.waiting.locked().remove(id) {
+            Some(waiter) => waiter.send(answer).is_ok(),
+            None => false,
+        }
+    }
+
+    /// The connection opened without `initialize`, on revision `version`.
+    pub fn opened_inline(&self, version: ProtocolVersion) {
+        let _ = self.inline.set(version);
+    }
+
+    /// The revision the connection opened on without `initialize`, if it did.
+    pub fn inline_version(&self) -> Option<&ProtocolVersion> {
+        self.inline.get()
+    }
+
+    /// The host went: requests waiting for it fail, and the link says so.
+    pub fn close(&self) {
+        self.closed.cancel();
+        for (_, waiter) in self.waiting.locked().drain() {
+            let _ = waiter.send(Err(ServiceError::TransportClosed));
+        }
+    }
+
+    async fn ask(&self, request: ServerRequest) -> Result<ClientResult, ServiceError> {
+        let version = crate::link::current_version()
+            .or_else(|| self.inline.get().cloned())
+            .or_else(|| {
+                self.client
+                    .read()
+                    .ok()?
+                    .as_ref()
+                    .map(|c| c.protocol_version.clone())
+            });
+        if version.is_some_and(|v| v >= ProtocolVersion::V_2026_07_28) {
+            return Err(ServiceError::McpError(ErrorData::invalid_request(
+                "a 2026-07-28 host takes no requests from the server; its questions come back as input_required results",
+                None,
+            )));
+        }
+        if self.closed.is_cancelled() {
+            return Err(ServiceError::TransportClosed);
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (waiter, answer) = oneshot::channel();
+        self.waiting.locked().insert(id.to_string(), waiter);
+        let message = ServerJsonRpcMessage::request(request, RequestId::Number(id as i64));
+        if let Err(error) = self.send(&message) {
+            self.waiting.locked().remove(&id.to_string());
+            return Err(error);
+        }
+        answer.await.unwrap_or(Err(ServiceError::TransportClosed))
+    }
 }
 
 impl std::fmt::Debug for HostLink {
@@ -40,10 +149,16 @@ impl HostLink {
         HostLink(Way::Rmcp(peer))
     }
 
+    /// The link of a connection the proxy's own message layer runs.
+    pub fn own(wire: Arc<Wire>) -> HostLink {
+        HostLink(Way::Own(wire))
+    }
+
     /// Sends a notification to the host.
     pub async fn notify(&self, notification: ServerNotification) -> Result<(), ServiceError> {
         match &self.0 {
             Way::Rmcp(peer) => peer.send_notification(notification).await,
+            Way::Own(wire) => wire.send(&ServerJsonRpcMessage::notification(notification)),
         }
     }
 
@@ -52,6 +167,7 @@ impl HostLink {
     pub async fn ask(&self, request: ServerRequest) -> Result<ClientResult, ServiceError> {
         match &self.0 {
             Way::Rmcp(peer) => peer.send_request(request).await,
+            Way::Own(wire) => wire.ask(request).await,
         }
     }
 
@@ -59,6 +175,7 @@ impl HostLink {
     pub fn client(&self) -> Option<Arc<InitializeRequestParams>> {
         match &self.0 {
             Way::Rmcp(peer) => peer.peer_info(),
+            Way::Own(wire) => wire.client.read().ok()?.clone(),
         }
     }
 
@@ -66,6 +183,11 @@ impl HostLink {
     pub fn set_client(&self, info: InitializeRequestParams) {
         match &self.0 {
             Way::Rmcp(peer) => peer.set_peer_info(info),
+            Way::Own(wire) => {
+                if let Ok(mut client) = wire.client.write() {
+                    *client = Some(Arc::new(info));
+                }
+            }
         }
     }
 
@@ -73,6 +195,7 @@ impl HostLink {
     pub fn is_closed(&self) -> bool {
         match &self.0 {
             Way::Rmcp(peer) => peer.is_transport_closed(),
+            Way::Own(wire) => wire.closed.is_cancelled() || wire.out.is_closed(),
         }
     }
 }
@@ -165,6 +288,126 @@ impl HostNotice {
         HostNotice {
             extensions: context.extensions,
             link: HostLink::rmcp(context.peer),
+        }
+    }
+}
+
+tokio::task_local! {
+    /// The protocol revision of the request being served, where a
+    /// request's handler runs (a 2026-07-28 request takes no
+    /// server-to-host requests, whatever its connection).
+    static VERSION: Option<ProtocolVersion>;
+}
+
+/// Runs `serve` as the handler of a request of revision `version`.
+pub async fn serving<F: std::future::Future>(
+    version: Option<ProtocolVersion>,
+    serve: F,
+) -> F::Output {
+    VERSION.scope(version, serve).await
+}
+
+fn current_version() -> Option<ProtocolVersion> {
+    VERSION.try_with(Clone::clone).ok().flatten()
+}
+
+/// A 2026-07-28 `subscriptions/listen` being served: its request, the
+/// filter it was acknowledged with, and where its notifications go.
+pub enum Listening {
+    /// One rmcp's service loop established.
+    Rmcp(rmcp::service::SubscriptionContext),
+    /// One the proxy's own message layer established.
+    Own {
+        request: HostRequest,
+        accepted: SubscriptionFilter,
+    },
+}
+
+impl Listening {
+    /// Acknowledges a listen on the proxy's own message layer (the host
+    /// learns what it will be told) and returns it.
+    pub async fn establish(
+        request: HostRequest,
+        accepted: SubscriptionFilter,
+    ) -> Result<Listening, ErrorData> {
+        let mut acknowledgment = SubscriptionsAcknowledgedNotification::new(
+            SubscriptionsAcknowledgedNotificationParams::new(accepted.clone()),
+        );
+        let mut meta = NotificationMetaObject::new();
+        meta.set_subscription_id(request.id.clone());
+        acknowledgment.extensions.insert(meta);
+        request
+            .link
+            .notify(ServerNotification::SubscriptionsAcknowledgedNotification(
+                acknowledgment,
+            ))
+            .await
+            .map_err(|error| {
+                ErrorData::internal_error(format!("the listen was not acknowledged: {error}"), None)
+            })?;
+        Ok(Listening::Own { request, accepted })
+    }
+
+    /// The listen request.
+    pub fn request(&self) -> HostRequest {
+        match self {
+            Listening::Rmcp(context) => HostRequest::from_rmcp(context.request_context().clone()),
+            Listening::Own { request, .. } => HostRequest {
+                id: request.id.clone(),
+                meta: request.meta.clone(),
+                ct: request.ct.clone(),
+                extensions: request.extensions.clone(),
+                link: request.link.clone(),
+            },
+        }
+    }
+
+    /// The filter the listen was acknowledged with.
+    pub fn accepted(&self) -> &SubscriptionFilter {
+        match self {
+            Listening::Rmcp(context) => context.accepted(),
+            Listening::Own { accepted, .. } => accepted,
+        }
+    }
+
+    /// Ends when the host ends the listen.
+    pub async fn cancelled(&self) {
+        match self {
+            Listening::Rmcp(context) => context.cancelled().await,
+            Listening::Own { request, .. } => request.ct.cancelled().await,
+        }
+    }
+
+    /// Tells the host, if the listen asked for this kind of notification.
+    /// Returns whether it went out.
+    pub async fn send(&self, mut notification: ServerNotification) -> bool {
+        match self {
+            Listening::Rmcp(context) => context.sink().send(notification).await.is_ok(),
+            Listening::Own { request, accepted } => {
+                let wanted = match &notification {
+                    ServerNotification::ToolListChangedNotification(_) => {
+                        accepted.tools_list_changed == Some(true)
+                    }
+                    ServerNotification::PromptListChangedNotification(_) => {
+                        accepted.prompts_list_changed == Some(true)
+                    }
+                    ServerNotification::ResourceListChangedNotification(_) => {
+                        accepted.resources_list_changed == Some(true)
+                    }
+                    ServerNotification::ResourceUpdatedNotification(update) => accepted
+                        .resource_subscriptions
+                        .as_ref()
+                        .is_some_and(|uris| uris.contains(&update.params.uri)),
+                    _ => false,
+                };
+                if !wanted || request.ct.is_cancelled() {
+                    return false;
+                }
+                notification
+                    .get_meta_mut()
+                    .set_subscription_id(request.id.clone());
+                request.link.notify(notification).await.is_ok()
+            }
         }
     }
 }

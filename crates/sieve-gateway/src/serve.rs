@@ -25,7 +25,7 @@ pub use crate::server::ProfileChoice;
 use crate::server::{
     EndpointProfile, PROTOCOL_VERSION_META, RawBody, Sessions, SieveServer, unusable_profile,
 };
-use crate::tap::{Keep, LineTap, RawLog, rename_request};
+use crate::tap::rename_request;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -33,9 +33,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::MethodRouter;
 use axum::serve::ListenerExt;
+use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{ServerHandler, ServiceExt};
 use serde_json::Value;
 use sieve_core::profile::is_valid_profile_name;
 use sieve_store::store::StoreError;
@@ -51,82 +51,10 @@ pub async fn serve_stdio(
     profile: ProfileChoice,
     shutdown: impl Future<Output = ()>,
 ) -> anyhow::Result<()> {
-    let raw = RawLog::new(Keep::RequestParams);
     let limit = usize::try_from(engine.config().settings.max_message_bytes).unwrap_or(usize::MAX);
-    let server = SieveServer::stdio(engine, profile, raw.clone());
-    // A line that is no message gets its JSON-RPC error from us (rmcp
-    // would drop it): the answers join rmcp's output between its lines.
-    let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
-    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let server = SieveServer::stdio(engine, profile);
     let (stdin, stdout) = sieve_demo::stdio::pipes();
-    let output = tokio::spawn(merge_lines(theirs, refused, stdout));
-    let transport = (
-        LineTap::host(stdin, raw).refusing(refusals).limit(limit),
-        ours,
-    );
-    let running = match server.serve(transport).await {
-        Ok(running) => running,
-        Err(error) => {
-            // Answers to lines before the failed handshake still go out.
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), output).await;
-            return Err(anyhow::anyhow!("the host's MCP handshake failed: {error}"));
-        }
-    };
-    let cancel = running.cancellation_token();
-    tokio::select! {
-        result = running.waiting() => { result?; }
-        () = shutdown => cancel.cancel(),
-    }
-    // rmcp's side is closed now; what it wrote last still goes out.
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), output).await;
-    Ok(())
-}
-
-/// Copies rmcp's output lines to `to`, with the lines from `extra` (our
-/// answers to lines rmcp never saw) written between them. rmcp answers a
-/// JSON object it cannot read as a message with an error that has no `id`
-/// at all; JSON-RPC wants `"id": null` there, so such a line gets one.
-async fn merge_lines(
-    from: impl tokio::io::AsyncRead + Unpin,
-    mut extra: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
-    mut to: impl tokio::io::AsyncWrite + Unpin,
-) -> std::io::Result<()> {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    let mut from = tokio::io::BufReader::with_capacity(64 * 1024, from);
-    let mut line = Vec::new();
-    let mut extra_open = true;
-    loop {
-        tokio::select! {
-            read = from.read_until(b'\n', &mut line) => {
-                if read? == 0 {
-                    break;
-                }
-                if line.starts_with(br#"{"jsonrpc":"2.0","error":"#)
-                    && !crate::tap::contains(&line, b"\"id\"")
-                    && let Ok(mut answer) = serde_json::from_slice::<Value>(&line)
-                {
-                    answer["id"] = Value::Null;
-                    line = answer.to_string().into_bytes();
-                    line.push(b'\n');
-                }
-                to.write_all(&line).await?;
-                line.clear();
-                to.flush().await?;
-            }
-            answer = extra.recv(), if extra_open => match answer {
-                // A line being read is not written yet: this goes between
-                // two whole lines.
-                Some(answer) => {
-                    to.write_all(&answer).await?;
-                    to.write_all(b"\n").await?;
-                    to.flush().await?;
-                }
-                None => extra_open = false,
-            },
-        }
-    }
-    to.write_all(&line).await?;
-    to.flush().await
+    crate::front::serve_lines(server, stdin, stdout, limit, shutdown).await
 }
 
 /// Serves streamable HTTP at `addr` until `shutdown` resolves; returns the
@@ -634,6 +562,7 @@ mod tests {
 
     #[tokio::test]
     async fn serves_a_handler_over_streamable_http_on_a_free_port() {
+        use rmcp::ServiceExt;
         use rmcp::model::CallToolRequestParams;
         let wait = std::time::Duration::from_secs(10);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

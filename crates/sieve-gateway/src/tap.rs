@@ -530,7 +530,7 @@ impl<R> LineTap<R> {
 /// The JSON-RPC error answer to `line` when it is no message at all: not
 /// JSON (`-32700`), or JSON that is neither an object nor a batch
 /// (`-32600`); `None` for a line worth passing on (blank lines included).
-fn refusal(line: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn refusal(line: &[u8]) -> Option<Vec<u8>> {
     // Every host line passes here: a scan that builds nothing, since rmcp
     // parses the line again anyway.
     let first = line.iter().find(|b| !b.is_ascii_whitespace())?;

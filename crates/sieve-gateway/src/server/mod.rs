@@ -10,7 +10,8 @@
 //! the kinds whose visible set changed.
 //!
 //! rmcp's typed params drop `filter`, `filters` and `concerns`, so the raw
-//! params come from a [`RawLog`] (stdio) or the raw body the HTTP layer
+//! params come with the request from the proxy's own message layer
+//! ([`RawParams`], stdio) or from the raw body the HTTP layer
 //! keeps ([`RawBody`]); `_meta` survives in the request context.
 //!
 //! Layout: this file holds the connection, what a request is served with
@@ -35,6 +36,7 @@
 mod audit;
 mod calls;
 mod direct;
+mod dispatch;
 mod forward;
 mod info;
 mod lists;
@@ -43,12 +45,13 @@ mod notifications;
 mod task_requests;
 
 pub use direct::Sessions;
+pub use dispatch::{Opening, RawParams};
 
 use crate::engine::{ActiveProfile, Change, Engine, HostForms};
 use crate::hosts::HostId;
-use crate::link::{HostNotice, HostRequest};
+use crate::link::{HostNotice, HostRequest, Listening};
 use crate::sync::Locked;
-use crate::tap::{RawLog, id_key};
+use crate::tap::id_key;
 use notifications::{Fingerprints, Following};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
@@ -118,8 +121,6 @@ pub struct SieveServer {
 struct Connection {
     /// The profile of a stdio proxy; HTTP requests carry theirs.
     fixed_profile: Option<ProfileChoice>,
-    /// Raw request params seen on stdio.
-    raw: Option<RawLog>,
     /// Where an HTTP session's connection is kept for calls served
     /// directly.
     sessions: Option<Arc<Sessions>>,
@@ -178,28 +179,26 @@ impl View {
 }
 
 impl SieveServer {
-    /// A server for one stdio host, on `profile`, with raw params from `raw`.
-    pub fn stdio(engine: Arc<Engine>, profile: ProfileChoice, raw: RawLog) -> SieveServer {
-        SieveServer::new(engine, Some(profile), Some(raw), None)
+    /// A server for one stdio host, on `profile`.
+    pub fn stdio(engine: Arc<Engine>, profile: ProfileChoice) -> SieveServer {
+        SieveServer::new(engine, Some(profile), None)
     }
 
     /// A server for HTTP, whose requests name their profile; a session
     /// opened on it is kept in `sessions`.
     pub fn http(engine: Arc<Engine>, sessions: Arc<Sessions>) -> SieveServer {
-        SieveServer::new(engine, None, None, Some(sessions))
+        SieveServer::new(engine, None, Some(sessions))
     }
 
     fn new(
         engine: Arc<Engine>,
         fixed_profile: Option<ProfileChoice>,
-        raw: Option<RawLog>,
         sessions: Option<Arc<Sessions>>,
     ) -> SieveServer {
         SieveServer {
             engine,
             conn: Arc::new(Connection {
                 fixed_profile,
-                raw,
                 sessions,
                 state: Mutex::new(ConnState::default()),
                 seen_lock: Mutex::new(()),
@@ -247,10 +246,10 @@ impl SieveServer {
 
     /// The raw params of the request in `context`.
     fn raw_params(&self, context: &HostRequest) -> Value {
-        let id = id_key(&serde_json::to_value(&context.id).unwrap_or_default());
-        if let Some(raw) = &self.conn.raw {
-            return raw.take(&id).unwrap_or(Value::Null);
+        if let Some(dispatch::RawParams(params)) = context.extensions.get() {
+            return params.clone();
         }
+        let id = id_key(&serde_json::to_value(&context.id).unwrap_or_default());
         let body = context
             .extensions
             .get::<http::request::Parts>()
@@ -588,7 +587,7 @@ impl ServerHandler for SieveServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        Box::pin(self.handle_listen(context)).await
+        Box::pin(self.handle_listen(Listening::Rmcp(context))).await
     }
 
     async fn list_tools(

@@ -5,13 +5,12 @@
 
 use super::{RawBody, SieveServer};
 use crate::engine::Change;
-use crate::link::{HostLink, HostNotice, HostRequest};
+use crate::link::{HostLink, HostNotice, HostRequest, Listening};
 use crate::sync::Locked;
-use crate::tap::INITIALIZED;
 use rmcp::model::{
-    InitializeRequestParams, InitializeResult, ServerNotification, SubscriptionFilter,
+    InitializeRequestParams, InitializeResult, ResourceUpdatedNotification,
+    ResourceUpdatedNotificationParam, ServerNotification, SubscriptionFilter,
 };
-use rmcp::service::SubscriptionContext;
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::json;
 use sieve_core::{Catalog, Kind, Narrowing};
@@ -224,8 +223,12 @@ impl SieveServer {
     /// upstream traffic can reach and that is told about changes.
     pub(super) fn handle_initialized(&self, context: HostNotice) {
         // Concerns in `initialized` (the concern proposal's option A).
-        let raw = match &self.conn.raw {
-            Some(raw) => raw.take(INITIALIZED),
+        let own = context
+            .extensions
+            .get::<super::RawParams>()
+            .map(|raw| raw.0.clone());
+        let raw = match own {
+            Some(own) => Some(own),
             None => context
                 .extensions
                 .get::<http::request::Parts>()
@@ -292,12 +295,9 @@ impl SieveServer {
 
     /// 2026-07-28 `subscriptions/listen`: list changes and resource
     /// updates this host's profile shows, until the host ends the stream.
-    pub(super) async fn handle_listen(
-        &self,
-        context: SubscriptionContext,
-    ) -> Result<(), ErrorData> {
+    pub(super) async fn handle_listen(&self, context: Listening) -> Result<(), ErrorData> {
         let mut changes = self.take_pending_changes();
-        let sink = context.sink().clone();
+        let request = context.request();
         let pending = self.state().pending_follow.take();
         let uris = context
             .accepted()
@@ -309,10 +309,7 @@ impl SieveServer {
             None => self.follow_resources(uris.clone()).await,
         };
         // The resources this host's profile shows.
-        let visible: std::collections::HashSet<String> = match self.view(
-            &HostRequest::from_rmcp(context.request_context().clone()),
-            false,
-        ) {
+        let visible: std::collections::HashSet<String> = match self.view(&request, false) {
             Ok(view) => uris
                 .into_iter()
                 .filter(|uri| {
@@ -327,7 +324,7 @@ impl SieveServer {
             // acknowledgement step did not see: the baseline is taken
             // again under the right profile, and anything that changed
             // meanwhile is announced rather than missed.
-            self.profile_name(&context.request_context().extensions);
+            self.profile_name(&request.extensions);
             self.mark_seen();
             let mut listed_changed = false;
             loop {
@@ -340,9 +337,9 @@ impl SieveServer {
                 }
             }
             if listed_changed {
-                let _ = sink.notify_tool_list_changed().await;
-                let _ = sink.notify_prompt_list_changed().await;
-                let _ = sink.notify_resource_list_changed().await;
+                for kind in [Kind::Tool, Kind::Prompt, Kind::Resource] {
+                    context.send(list_changed(kind)).await;
+                }
             }
         }
         loop {
@@ -350,7 +347,10 @@ impl SieveServer {
                 () = context.cancelled() => return Ok(()),
                 Some(uri) = updates.recv() => {
                     if visible.contains(&uri) {
-                        let _ = sink.notify_resource_updated(uri).await;
+                        let updated = ResourceUpdatedNotificationParam::new(uri);
+                        context.send(ServerNotification::ResourceUpdatedNotification(
+                            ResourceUpdatedNotification::new(updated),
+                        )).await;
                     }
                     continue;
                 }
@@ -362,11 +362,7 @@ impl SieveServer {
             }
             for kind in self.changed_kinds() {
                 // A refusal only means the host did not ask for this kind.
-                let _ = match kind {
-                    Kind::Tool => sink.notify_tool_list_changed().await,
-                    Kind::Prompt => sink.notify_prompt_list_changed().await,
-                    _ => sink.notify_resource_list_changed().await,
-                };
+                context.send(list_changed(kind)).await;
             }
         }
     }
@@ -418,10 +414,14 @@ impl SieveServer {
 }
 
 pub(super) async fn notify_peer(peer: &HostLink, kind: Kind) -> bool {
-    let notification = match kind {
+    peer.notify(list_changed(kind)).await.is_ok()
+}
+
+/// `list_changed` of `kind`.
+pub(super) fn list_changed(kind: Kind) -> ServerNotification {
+    match kind {
         Kind::Tool => ServerNotification::ToolListChangedNotification(Default::default()),
         Kind::Prompt => ServerNotification::PromptListChangedNotification(Default::default()),
         _ => ServerNotification::ResourceListChangedNotification(Default::default()),
-    };
-    peer.notify(notification).await.is_ok()
+    }
 }

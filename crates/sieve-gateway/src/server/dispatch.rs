@@ -1,0 +1,264 @@
+//! One path for every method a host sends, on a connection the proxy's
+//! own message layer runs ([`crate::front`]): each request arrives read
+//! once, as its method and raw params, and goes to the handler of its
+//! kind; only the params a handler reads are decoded into rmcp's types,
+//! and the lists go out as built, every field of every item kept.
+//!
+//! What rmcp's dispatch checks is checked here the same way: a request's
+//! own protocol revision must be one the proxy speaks; a 2026-07-28
+//! request has no `ping`, `resources/subscribe` or `logging/setLevel`
+//! but `subscriptions/listen`; task requests need a host that declared
+//! tasks; a task handle goes only to such a host.
+
+use super::SieveServer;
+use crate::link::{HostNotice, HostRequest, Listening};
+use crate::tap::{LEGACY_PREFIX, list_method};
+use rmcp::ErrorData;
+use rmcp::ServerHandler;
+use rmcp::model::{
+    CallToolResponse, ClientCapabilities, CustomRequest, DiscoverResult, InitializeRequestParams,
+    ProtocolVersion, ServerResult, SubscriptionsListenResult,
+};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// A host request's raw params, for the handlers that read fields rmcp's
+/// types do not name (`filter`, `concerns`).
+#[derive(Debug, Clone)]
+pub struct RawParams(pub Value);
+
+/// How a connection was opened, as far as serving its requests goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opening {
+    /// With `initialize` on a revision before 2026-07-28 without the
+    /// tasks extension: its task requests are 2025-11-25's.
+    LegacyTasks,
+    /// With `initialize` otherwise, or request by request (2026-07-28).
+    Current,
+}
+
+impl SieveServer {
+    /// Serves request `method` of `request` with its `params` (their
+    /// `_meta` already moved to `request.meta`).
+    pub async fn serve_request(
+        &self,
+        method: &str,
+        params: Value,
+        request: HostRequest,
+        opening: Opening,
+    ) -> Result<ServerResult, ErrorData> {
+        self.same_caller(&request.extensions)?;
+        if method != "initialize" {
+            request.check_meta()?;
+        }
+        let legacy = request
+            .protocol_version()
+            .is_none_or(|version| version.has_initialize());
+        let legacy_tasks = opening == Opening::LegacyTasks;
+        // 2025-11-25 task requests go to their own handlers.
+        let task_augmented =
+            method == "tools/call" && params.get("task").is_some_and(Value::is_object);
+        let legacy_task = task_augmented
+            || method == "tasks/result"
+            || (legacy_tasks && matches!(method, "tasks/get" | "tasks/cancel"));
+        if legacy_task {
+            let renamed = format!("{LEGACY_PREFIX}{method}");
+            return self.custom(&renamed, params, request).await;
+        }
+        if list_method(method).is_some() {
+            let request = with_raw(request, &params);
+            return self
+                .list_result(method, &request)
+                .await
+                .map(ServerResult::CustomResult);
+        }
+        match method {
+            "initialize" => {
+                let request = with_raw(request, &params);
+                let params: InitializeRequestParams = typed(method, params)?;
+                let mut result = self.handle_initialize(params.clone(), request).await?;
+                result.protocol_version =
+                    negotiated(&params.protocol_version, result.protocol_version)?;
+                Ok(ServerResult::InitializeResult(result))
+            }
+            "server/discover" => Ok(ServerResult::DiscoverResult(
+                DiscoverResult::from_server_info(
+                    self.supported_protocol_versions().into_owned(),
+                    self.get_info(),
+                ),
+            )),
+            "ping" if legacy => Ok(ServerResult::empty(())),
+            "tools/call" => {
+                let takes_tasks = request
+                    .client_capabilities()
+                    .is_some_and(|caps| caps.supports_tasks());
+                let mut params = params;
+                let unnamed = crate::tap::UnnamedParams::take(&mut params);
+                let mut request = request;
+                request.extensions.insert(unnamed);
+                match self
+                    .handle_call_tool(typed(method, params)?, request)
+                    .await?
+                {
+                    CallToolResponse::Task(_) if !takes_tasks => Err(needs_tasks()),
+                    response => Ok(ServerResult::from(response)),
+                }
+            }
+            "prompts/get" => self
+                .handle_get_prompt(typed(method, params)?, request)
+                .await
+                .map(ServerResult::from),
+            "resources/read" => self
+                .handle_read_resource(typed(method, params)?, request)
+                .await
+                .map(ServerResult::from),
+            "resources/subscribe" if legacy => self
+                .handle_subscribe(typed(method, params)?, request)
+                .await
+                .map(ServerResult::empty),
+            "resources/unsubscribe" if legacy => self
+                .handle_unsubscribe(typed(method, params)?, request)
+                .await
+                .map(ServerResult::empty),
+            "completion/complete" => self
+                .handle_complete(typed(method, params)?, request)
+                .await
+                .map(ServerResult::CompleteResult),
+            "logging/setLevel" if legacy => self
+                .handle_set_level(typed(method, params)?, request)
+                .await
+                .map(ServerResult::empty),
+            "tasks/get" => {
+                tasks_declared(&request)?;
+                self.handle_get_task(typed(method, params)?, request)
+                    .await
+                    .map(ServerResult::GetTaskResult)
+            }
+            "tasks/update" => {
+                tasks_declared(&request)?;
+                self.handle_update_task(typed(method, params)?, request)
+                    .await
+                    .map(ServerResult::task_ack)
+            }
+            "tasks/cancel" => {
+                tasks_declared(&request)?;
+                self.handle_cancel_task(typed(method, params)?, request)
+                    .await
+                    .map(ServerResult::task_ack)
+            }
+            "subscriptions/listen" if !legacy => self.listen_own(params, request).await,
+            "ping"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
+            | "logging/setLevel"
+            | "subscriptions/listen" => Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                method.to_string(),
+                None,
+            )),
+            _ => self.custom(method, params, request).await,
+        }
+    }
+
+    /// A notification from the host.
+    pub fn serve_notification(&self, method: &str, params: Option<Value>, notice: HostNotice) {
+        match method {
+            "notifications/initialized" => {
+                let mut notice = notice;
+                if let Some(params) = params {
+                    notice.extensions.insert(RawParams(params));
+                }
+                self.handle_initialized(notice);
+            }
+            "notifications/roots/list_changed" => self.handle_roots_list_changed(),
+            _ => {}
+        }
+    }
+
+    /// A method the proxy adds, or one it does not know.
+    async fn custom(
+        &self,
+        method: &str,
+        params: Value,
+        request: HostRequest,
+    ) -> Result<ServerResult, ErrorData> {
+        let params = (!params.is_null()).then_some(params);
+        let custom = CustomRequest::new(method.to_string(), params);
+        self.handle_custom_request(custom, request)
+            .await
+            .map(ServerResult::CustomResult)
+    }
+
+    /// `subscriptions/listen` (2026-07-28): acknowledged, then held open
+    /// until the host ends it.
+    async fn listen_own(
+        &self,
+        params: Value,
+        request: HostRequest,
+    ) -> Result<ServerResult, ErrorData> {
+        let requested: rmcp::model::SubscriptionsListenRequestParams =
+            typed("subscriptions/listen", params)?;
+        let requested = requested.notifications;
+        let candidate = self.accept_listen(&requested);
+        let info = self.get_info();
+        let advertised = requested.supported_by(&info.capabilities);
+        let accepted = requested.intersection(&candidate).intersection(&advertised);
+        let id = request.id.clone();
+        let listening = Listening::establish(request, accepted).await?;
+        self.handle_listen(listening).await?;
+        let mut result = SubscriptionsListenResult::complete(id);
+        result.meta.set_server_info(info.server_info);
+        Ok(ServerResult::SubscriptionsListenResult(result))
+    }
+}
+
+/// `request` with its raw params kept for the handlers that read them.
+fn with_raw(mut request: HostRequest, params: &Value) -> HostRequest {
+    request.extensions.insert(RawParams(params.clone()));
+    request
+}
+
+/// `params` as the type `method` takes, or why they do not fit.
+fn typed<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, ErrorData> {
+    let params = if params.is_null() {
+        Value::Object(Default::default())
+    } else {
+        params
+    };
+    serde_json::from_value(params)
+        .map_err(|e| ErrorData::invalid_params(format!("invalid params for {method}: {e}"), None))
+}
+
+/// The revision agreed in `initialize`, as rmcp's own loop settles it.
+fn negotiated(
+    asked: &ProtocolVersion,
+    offered: ProtocolVersion,
+) -> Result<ProtocolVersion, ErrorData> {
+    let known = ProtocolVersion::KNOWN_VERSIONS;
+    if asked.has_initialize() && known.contains(asked) {
+        return Ok(asked.clone());
+    }
+    if offered.has_initialize() {
+        return Ok(offered);
+    }
+    known
+        .iter()
+        .rev()
+        .find(|v| v.has_initialize())
+        .cloned()
+        .ok_or_else(|| ErrorData::internal_error("no revision with initialize is known", None))
+}
+
+fn needs_tasks() -> ErrorData {
+    ErrorData::missing_required_client_capability(
+        ClientCapabilities::builder().enable_tasks().build(),
+    )
+}
+
+/// Task requests are for a host that declared it takes tasks.
+fn tasks_declared(request: &HostRequest) -> Result<(), ErrorData> {
+    let declared = request
+        .client_capabilities()
+        .is_some_and(|caps| caps.supports_tasks());
+    if declared { Ok(()) } else { Err(needs_tasks()) }
+}
