@@ -99,9 +99,7 @@ impl Error {
     /// what is not JSON, `-32600` for JSON that is no valid message.
     pub fn code(&self) -> i64 {
         match self.kind {
-            ErrorKind::NotUtf8 { .. } | ErrorKind::NotJson { .. } | ErrorKind::Empty => {
-                PARSE_ERROR
-            }
+            ErrorKind::NotUtf8 { .. } | ErrorKind::NotJson { .. } | ErrorKind::Empty => PARSE_ERROR,
             _ => INVALID_REQUEST,
         }
     }
@@ -179,7 +177,12 @@ mod tests {
                 -32600,
                 None,
             ),
-            ("42", "a message is a JSON object, not a number", -32600, None),
+            (
+                "42",
+                "a message is a JSON object, not a number",
+                -32600,
+                None,
+            ),
             (
                 r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#,
                 "a message has \"id\" twice",
@@ -278,20 +281,22 @@ mod tests {
     #[test]
     fn an_error_answers_with_its_id() {
         let error = error(r#"{"jsonrpc":"2.0","id":9}"#);
-        let answer: serde_json::Value =
-            serde_json::from_slice(&error.to_response()).expect("JSON");
+        let answer: serde_json::Value = serde_json::from_slice(&error.to_response()).expect("JSON");
         assert_eq!(answer["id"], 9);
         assert_eq!(answer["error"]["code"], -32600);
         assert_eq!(
             answer["error"]["message"],
             "a message has no method, result or error"
         );
-        let typed = Message::parse(br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"n":"x"}}"#.to_vec())
-            .expect("a request")
-            .params_as::<std::collections::HashMap<String, u32>>()
-            .expect_err("n is no number");
+        let typed =
+            Message::parse(br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"n":"x"}}"#.to_vec())
+                .expect("a request")
+                .params_as::<std::collections::HashMap<String, u32>>()
+                .expect_err("n is no number");
         assert!(
-            typed.to_string().starts_with("a message's params could not be read: invalid type: string \"x\", expected u32"),
+            typed.to_string().starts_with(
+                "a message's params could not be read: invalid type: string \"x\", expected u32"
+            ),
             "{typed}"
         );
         assert_eq!(typed.id().map(ToString::to_string).as_deref(), Some("1"));

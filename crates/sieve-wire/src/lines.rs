@@ -57,10 +57,8 @@ impl LineReader {
             return;
         }
         // One more byte is allowed for the `\r` of a `\r\n` yet to come.
-        if self.partial.len() + rest.len() > self.max.saturating_add(1)
-            || (self.partial.len() + rest.len() == self.max + 1
-                && !ends_with_cr(&self.partial, rest))
-        {
+        let pending = self.partial.len() + rest.len();
+        if pending > self.max && (pending - 1 > self.max || !ends_with_cr(&self.partial, rest)) {
             // Refused now, not when (if ever) it ends.
             self.partial = Vec::new();
             self.discarding = true;
@@ -171,6 +169,8 @@ mod tests {
         }
         // Exactly the limit, with and without `\r`.
         assert_eq!(lines(b"abcd\r\nabcd\n", 4, 1).len(), 2);
+        // No limit at all.
+        assert_eq!(lines(b"ab\r\ncd", usize::MAX, 1).len(), 2);
         assert_eq!(lines(b"abcd\r", 4, 1), [Line::Text(b"abcd".to_vec())]);
     }
 
@@ -180,7 +180,10 @@ mod tests {
         let (client, mut server) = tokio::io::duplex(3);
         let writer = tokio::spawn(async move {
             use tokio::io::AsyncWriteExt;
-            server.write_all(b"{\"a\":1}\r\n\n{\"b\":2}").await.expect("written");
+            server
+                .write_all(b"{\"a\":1}\r\n\n{\"b\":2}")
+                .await
+                .expect("written");
         });
         let mut lines = AsyncLines::new(client, 100);
         let mut seen = Vec::new();

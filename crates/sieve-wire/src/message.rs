@@ -1,9 +1,9 @@
 //! [`Message`]: one JSON-RPC message, read once, kept as the bytes that
 //! came with where each part lies.
 
+use crate::Id;
 use crate::error::{Error, ErrorKind, what};
 use crate::scan::{self, MAX_DEPTH};
-use crate::Id;
 use std::ops::Range;
 
 /// What a message is.
@@ -57,95 +57,18 @@ impl Message {
         Message::parse_with_depth(bytes.into(), MAX_DEPTH)
     }
 
+    /// [`Message::parse`], giving the bytes back with the error, so what
+    /// is no message can still be passed on as it came.
+    pub fn parse_vec(bytes: Vec<u8>) -> Result<Message, (Error, Vec<u8>)> {
+        match read(&bytes, MAX_DEPTH) {
+            Ok(parts) => Ok(parts.message(bytes)),
+            Err(error) => Err((error, bytes)),
+        }
+    }
+
     /// [`Message::parse`] with another nesting limit.
     pub fn parse_with_depth(bytes: Vec<u8>, max_depth: usize) -> Result<Message, Error> {
-        let text = std::str::from_utf8(&bytes).map_err(|e| {
-            Error::new(ErrorKind::NotUtf8 {
-                at: e.valid_up_to(),
-            })
-        })?;
-        let mut places = Places::default();
-        for member in scan::members(text, max_depth)? {
-            let (slot, field) = match member.key.as_str() {
-                "jsonrpc" => (&mut places.jsonrpc, "jsonrpc"),
-                "id" => (&mut places.id, "id"),
-                "method" => (&mut places.method, "method"),
-                "params" => (&mut places.params, "params"),
-                "result" => (&mut places.result, "result"),
-                "error" => (&mut places.error, "error"),
-                _ => continue,
-            };
-            // Two readers could take two different values: refused.
-            if slot.replace(member.value).is_some() {
-                return Err(Error::new(ErrorKind::Duplicate { field }));
-            }
-        }
-        let raw = |range: &Range<usize>| &text[range.clone()];
-        let id = match &places.id {
-            None => None,
-            Some(at) => read_id(raw(at))?,
-        };
-        let fail = |kind: ErrorKind| Err(Error::new(kind).with_id(id.clone()));
-        match places.jsonrpc.as_ref().map(raw) {
-            None => return fail(ErrorKind::NoVersion),
-            Some("\"2.0\"") => {}
-            Some(other) => {
-                return fail(ErrorKind::WrongVersion {
-                    found: other.chars().take(40).collect(),
-                });
-            }
-        }
-        let kind = match (&places.method, &places.result, &places.error) {
-            (Some(_), None, None) if places.id.is_some() => Kind::Request,
-            (Some(_), None, None) => Kind::Notification,
-            (None, Some(_), None) => Kind::Response,
-            (None, None, Some(_)) => Kind::Error,
-            (None, None, None) => return fail(ErrorKind::NoKind),
-            (None, Some(_), Some(_)) => return fail(ErrorKind::Ambiguous("a result and an error")),
-            (Some(_), _, _) => return fail(ErrorKind::Ambiguous("a method and a result or error")),
-        };
-        if places.id.is_some() && id.is_none() && kind != Kind::Error {
-            // `null` names no request; only an error may answer one.
-            return fail(ErrorKind::BadId { found: "null" });
-        }
-        if kind == Kind::Response && places.id.is_none() {
-            return fail(ErrorKind::NoId);
-        }
-        let mut method_unescaped = None;
-        if let Some(at) = &places.method {
-            let text = raw(at);
-            if !text.starts_with('"') {
-                return fail(ErrorKind::BadMethod { found: what(text) });
-            }
-            if text.contains('\\') {
-                method_unescaped = serde_json::from_str::<String>(text).ok();
-            }
-        }
-        if let Some(at) = &places.params
-            && !matches!(raw(at).as_bytes()[0], b'{' | b'[')
-        {
-            return fail(ErrorKind::BadParams {
-                found: what(raw(at)),
-            });
-        }
-        if let Some(at) = &places.error
-            && !raw(at).starts_with('{')
-        {
-            return fail(ErrorKind::BadError {
-                found: what(raw(at)),
-            });
-        }
-        let outcome_at = places.result.or(places.error);
-        Ok(Message {
-            kind,
-            id,
-            id_at: places.id,
-            method_at: places.method,
-            method_unescaped,
-            params_at: places.params,
-            outcome_at,
-            bytes,
-        })
+        read(&bytes, max_depth).map(|parts| parts.message(bytes))
     }
 
     pub fn kind(&self) -> Kind {
@@ -276,6 +199,122 @@ impl Message {
     }
 }
 
+/// Where a message's parts lie, read from its bytes.
+struct Parts {
+    kind: Kind,
+    id: Option<Id>,
+    id_at: Option<Range<usize>>,
+    method_at: Option<Range<usize>>,
+    method_unescaped: Option<String>,
+    params_at: Option<Range<usize>>,
+    outcome_at: Option<Range<usize>>,
+}
+
+impl Parts {
+    fn message(self, bytes: Vec<u8>) -> Message {
+        Message {
+            bytes,
+            kind: self.kind,
+            id: self.id,
+            id_at: self.id_at,
+            method_at: self.method_at,
+            method_unescaped: self.method_unescaped,
+            params_at: self.params_at,
+            outcome_at: self.outcome_at,
+        }
+    }
+}
+
+/// The one read of a message's bytes.
+fn read(bytes: &[u8], max_depth: usize) -> Result<Parts, Error> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        Error::new(ErrorKind::NotUtf8 {
+            at: e.valid_up_to(),
+        })
+    })?;
+    let mut places = Places::default();
+    for member in scan::members(text, max_depth)? {
+        let (slot, field) = match member.key.as_str() {
+            "jsonrpc" => (&mut places.jsonrpc, "jsonrpc"),
+            "id" => (&mut places.id, "id"),
+            "method" => (&mut places.method, "method"),
+            "params" => (&mut places.params, "params"),
+            "result" => (&mut places.result, "result"),
+            "error" => (&mut places.error, "error"),
+            _ => continue,
+        };
+        // Two readers could take two different values: refused.
+        if slot.replace(member.value).is_some() {
+            return Err(Error::new(ErrorKind::Duplicate { field }));
+        }
+    }
+    let raw = |range: &Range<usize>| &text[range.clone()];
+    let id = match &places.id {
+        None => None,
+        Some(at) => read_id(raw(at))?,
+    };
+    let fail = |kind: ErrorKind| Err(Error::new(kind).with_id(id.clone()));
+    match places.jsonrpc.as_ref().map(raw) {
+        None => return fail(ErrorKind::NoVersion),
+        Some("\"2.0\"") => {}
+        Some(other) => {
+            return fail(ErrorKind::WrongVersion {
+                found: other.chars().take(40).collect(),
+            });
+        }
+    }
+    let kind = match (&places.method, &places.result, &places.error) {
+        (Some(_), None, None) if places.id.is_some() => Kind::Request,
+        (Some(_), None, None) => Kind::Notification,
+        (None, Some(_), None) => Kind::Response,
+        (None, None, Some(_)) => Kind::Error,
+        (None, None, None) => return fail(ErrorKind::NoKind),
+        (None, Some(_), Some(_)) => return fail(ErrorKind::Ambiguous("a result and an error")),
+        (Some(_), _, _) => return fail(ErrorKind::Ambiguous("a method and a result or error")),
+    };
+    if places.id.is_some() && id.is_none() && kind != Kind::Error {
+        // `null` names no request; only an error may answer one.
+        return fail(ErrorKind::BadId { found: "null" });
+    }
+    if kind == Kind::Response && places.id.is_none() {
+        return fail(ErrorKind::NoId);
+    }
+    let mut method_unescaped = None;
+    if let Some(at) = &places.method {
+        let text = raw(at);
+        if !text.starts_with('"') {
+            return fail(ErrorKind::BadMethod { found: what(text) });
+        }
+        if text.contains('\\') {
+            method_unescaped = serde_json::from_str::<String>(text).ok();
+        }
+    }
+    if let Some(at) = &places.params
+        && !matches!(raw(at).as_bytes()[0], b'{' | b'[')
+    {
+        return fail(ErrorKind::BadParams {
+            found: what(raw(at)),
+        });
+    }
+    if let Some(at) = &places.error
+        && !raw(at).starts_with('{')
+    {
+        return fail(ErrorKind::BadError {
+            found: what(raw(at)),
+        });
+    }
+    let outcome_at = places.result.or(places.error);
+    Ok(Parts {
+        kind,
+        id,
+        id_at: places.id,
+        method_at: places.method,
+        method_unescaped,
+        params_at: places.params,
+        outcome_at,
+    })
+}
+
 /// An id's value: `None` for `null`.
 fn read_id(text: &str) -> Result<Option<Id>, Error> {
     let id = match text.as_bytes()[0] {
@@ -288,8 +327,11 @@ fn read_id(text: &str) -> Result<Option<Id>, Error> {
     };
     // The scan checked the JSON; only a number serde_json cannot hold
     // (an exponent past f64) fails here.
-    id.map(Some)
-        .map_err(|_| Error::new(ErrorKind::BadId { found: "a number out of range" }))
+    id.map(Some).map_err(|_| {
+        Error::new(ErrorKind::BadId {
+            found: "a number out of range",
+        })
+    })
 }
 
 #[cfg(test)]
@@ -333,7 +375,8 @@ mod tests {
 
     #[test]
     fn splices_the_id_and_the_method() {
-        let text = "{ \"jsonrpc\":\"2.0\", \"id\" : 12 ,\"method\":\"m\\u0031\",\"params\":{\"k\":1}}";
+        let text =
+            "{ \"jsonrpc\":\"2.0\", \"id\" : 12 ,\"method\":\"m\\u0031\",\"params\":{\"k\":1}}";
         let message = Message::parse(text).expect("a request");
         assert_eq!(message.method(), Some("m1"));
         let spliced = message.with_id(&Id::from("s-1"));

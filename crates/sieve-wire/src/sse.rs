@@ -25,7 +25,9 @@ pub struct Event {
 pub enum Decoded {
     Event(Event),
     /// An event went over the limit: dropped up to its blank line.
-    TooLarge { limit: usize },
+    TooLarge {
+        limit: usize,
+    },
 }
 
 /// Reads an event stream, whatever its chunks.

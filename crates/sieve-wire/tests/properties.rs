@@ -45,8 +45,16 @@ fn id() -> impl Strategy<Value = Value> {
 /// names beside the protocol's.
 fn message() -> impl Strategy<Value = Value> {
     let kind = 0..4u8;
-    (kind, id(), "[a-z/_]{1,20}", object(), json_value(), object(), any::<bool>()).prop_map(
-        |(kind, id, method, params, outcome, extra, null_id)| {
+    (
+        kind,
+        id(),
+        "[a-z/_]{1,20}",
+        object(),
+        json_value(),
+        object(),
+        any::<bool>(),
+    )
+        .prop_map(|(kind, id, method, params, outcome, extra, null_id)| {
             let mut message: Map<String, Value> = extra
                 .into_iter()
                 .filter(|(k, _)| {
@@ -76,8 +84,7 @@ fn message() -> impl Strategy<Value = Value> {
                 }
             }
             Value::Object(message)
-        },
-    )
+        })
 }
 
 /// A message's text, compact or spaced out.
@@ -126,7 +133,10 @@ fn any_bytes() -> impl Strategy<Value = Vec<u8>> {
         prop::collection::vec(any::<u8>(), 0..200),
         soup(),
         // A valid message with a few bytes changed.
-        (message(), prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4))
+        (
+            message(),
+            prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4)
+        )
             .prop_map(|(message, edits)| {
                 let mut bytes = message.to_string().into_bytes();
                 for (at, byte) in edits {
@@ -235,7 +245,7 @@ proptest! {
         crlf in any::<bool>(),
         end in any::<bool>(),
         cuts in cuts(),
-        max in 1..30usize,
+        max in prop_oneof![1..30usize, Just(usize::MAX)],
     ) {
         let lines: Vec<Vec<u8>> = lines
             .into_iter()
@@ -323,10 +333,7 @@ fn deep_and_long_input_is_refused_quickly() {
             open.repeat(1_000_000)
         );
         let error = Message::parse(deep).expect_err("too deep or not JSON");
-        assert!(
-            matches!(error.code(), -32700 | -32600),
-            "{error}"
-        );
+        assert!(matches!(error.code(), -32700 | -32600), "{error}");
         let error = Message::parse(open.repeat(1_000_000)).expect_err("not JSON");
         assert_eq!(error.code(), -32700, "{error}");
     }
