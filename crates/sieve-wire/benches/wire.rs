@@ -78,6 +78,9 @@ fn rmcp_typed(bytes: &[u8]) -> Vec<u8> {
     serde_json::to_vec(&message).expect("encodes")
 }
 
+/// One way to pass a message on: its bytes in, the bytes to send out.
+type PassOn = fn(&[u8]) -> Vec<u8>;
+
 fn pass_on(c: &mut Criterion) {
     let messages = [
         ("tools/call result", call_result()),
@@ -90,7 +93,7 @@ fn pass_on(c: &mut Criterion) {
         if bytes.len() > 1_000_000 {
             group.sample_size(20);
         }
-        let ways: [(&str, fn(&[u8]) -> Vec<u8>); 3] = [
+        let ways: [(&str, PassOn); 3] = [
             ("sieve-wire read once + splice id", wire),
             ("serde_json Value parse + encode", value),
             ("rmcp typed decode + encode", rmcp_typed),
