@@ -343,6 +343,28 @@ mod tests {
         assert_eq!(result["tools"][0]["execution"]["taskSupport"], "optional");
     }
 
+    /// A server's line that `sieve-wire` refuses is still rmcp's to judge:
+    /// it goes on as it came, and nothing is kept of it.
+    #[tokio::test]
+    async fn an_upstream_line_that_is_no_message_goes_on_as_it_came() {
+        let input = concat!(
+            r#"{"id":1,"result":{"tools":[]}}"#,
+            "\r\n",
+            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t"}]}}"#,
+        );
+        let log = RawLog::new(Keep::ListResults);
+        let mut tap = LineTap::new(input.as_bytes(), log.clone());
+        let mut out = String::new();
+        tap.read_to_string(&mut out).await.unwrap();
+        assert_eq!(
+            out,
+            format!("{}\n", input.replace("\r\n", "\n")),
+            "each line as it came"
+        );
+        assert!(log.take("1").is_none(), "no jsonrpc: not kept");
+        assert_eq!(log.take("2").unwrap()["tools"][0]["name"], "t");
+    }
+
     #[test]
     fn bounded() {
         let log = RawLog::new(Keep::RequestParams);
