@@ -9,7 +9,7 @@
 //! decoded into a type only when asked ([`Message::params_as`]). What the
 //! protocol does not name stays in the bytes. A message passed on changes
 //! only where it must: [`Message::with_id`] splices another id into the
-//! bytes as they came, every other byte the same; [`write`] builds the
+//! bytes as they came, every other byte the same; [`write`](mod@write) builds the
 //! messages Sieve itself sends from raw parts.
 //!
 //! * [`message`]: [`Message`] and [`Kind`]; `jsonrpc` must be `"2.0"`; a
@@ -21,7 +21,7 @@
 //! * [`error`]: [`Error`], one sentence a person reads, with the JSON-RPC
 //!   code to answer with (`-32700`, `-32600`) and the id where it could
 //!   be read, so a bad request is refused by name.
-//! * [`write`]: responses, error responses, requests and notifications
+//! * [`write`](mod@write): responses, error responses, requests and notifications
 //!   from raw JSON text.
 //! * [`lines`]: newline-delimited framing (stdio) over any chunking, a line
 //!   over the limit refused without being buffered; with the `tokio`
