@@ -45,8 +45,10 @@ MAX_CODE_LINES = 700
 # crate -> crates that must not appear among its normal (non-dev, non-build)
 # dependencies, however indirectly. STYLE.md: sieve-core knows nothing of
 # tokio or rmcp; store and ledger nothing of rmcp; the API nothing of the
-# command line.
+# command line. sieve-wire, the message layer, knows none of our crates,
+# nor rmcp, nor tokio (an optional feature the workspace leaves off).
 LAYER_RULES: dict[str, tuple[str, ...]] = {
+    "sieve-wire": ("tokio", "rmcp", "sieve-core", "sieve-postgres", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api", "sieve-demo"),
     "sieve-core": ("tokio", "rmcp", "sieve-postgres", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api"),
     "sieve-postgres": ("rmcp", "sieve-core", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api"),
     "sieve-store": ("rmcp", "sieve-ledger", "sieve-gateway", "sieve-api"),
@@ -913,6 +915,7 @@ def self_test_lexer() -> list[str]:
 
 def self_test_layering() -> list[str]:
     trees = {
+        "sieve-wire": "sieve-wire v0.1.0 (/x)\nserde_json v1.0.0\nrmcp v3.9.0\n",
         "sieve-core": "sieve-core v0.1.0 (/x)\nserde v1.0.0\ntokio v1.0.0\n",
         "sieve-postgres": "sieve-postgres v0.1.0 (/x)\ntokio-postgres v0.7.0\n",
         "sieve-store": "sieve-store v0.1.0 (/x)\nrusqlite v0.1.0\nsieve-core v0.1.0 (/x) (*)\n",
@@ -933,13 +936,14 @@ def self_test_layering() -> list[str]:
     failures = []
     keys = {p.key for p in problems}
     want = {
+        ("layer", "sieve-wire", "rmcp"),
         ("layer", "sieve-core", "tokio"),
         ("direct", "sieve-cli", "sieve-store"),
         ("missing", "sieve-app"),
     }
     if keys != want:
         failures.append(f"layering found {keys}, want {want}")
-    if checked != ["sieve-core", "sieve-postgres", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api", "sieve-cli"]:
+    if checked != ["sieve-wire", "sieve-core", "sieve-postgres", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api", "sieve-cli"]:
         failures.append(f"layering checked {checked}, notes {notes}")
     return failures
 

@@ -28,9 +28,11 @@ use rmcp::model::{
     RequestMetaObject, ServerJsonRpcMessage, ServerNotification,
 };
 use serde_json::{Map, Value, json};
+use sieve_wire::{Line, Message};
+use sieve_wire::Kind as WireKind;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
 /// How long the answers of requests in flight may still go out after the
@@ -71,7 +73,7 @@ pub async fn serve_lines(
         stop: CancellationToken::new(),
         serving: tokio::sync::watch::Sender::new(0),
     });
-    let mut reader = Lines::new(input, max_line);
+    let mut reader = sieve_wire::AsyncLines::new(input, max_line);
     tokio::pin!(shutdown);
     loop {
         let line = tokio::select! {
@@ -79,8 +81,8 @@ pub async fn serve_lines(
             () = &mut shutdown => break,
         };
         match line {
-            Ok(Some(Line::Whole(line))) => front.take(&line).await,
-            Ok(Some(Line::TooLong)) => front.refuse(
+            Ok(Some(Line::Text(line))) => front.take(line).await,
+            Ok(Some(Line::TooLong { .. })) => front.refuse(
                 Value::Null,
                 ErrorCode::INVALID_REQUEST,
                 format!(
@@ -109,43 +111,61 @@ pub async fn serve_lines(
 }
 
 impl Front {
-    /// Takes one line from the host.
-    async fn take(self: &Arc<Self>, line: &[u8]) {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        if let Some(answer) = crate::tap::refusal(line) {
-            let _ = self.wire.send_raw(answer);
-            return;
-        }
-        let message: Value = match serde_json::from_slice(line) {
+    /// Takes one line from the host, read once.
+    async fn take(self: &Arc<Self>, line: Vec<u8>) {
+        let message = match Message::parse_vec(line) {
             Ok(message) => message,
-            Err(error) => {
-                return self.refuse(
-                    Value::Null,
-                    ErrorCode::PARSE_ERROR,
-                    format!("parse error: the line is not JSON ({error})"),
-                );
+            Err((error, _)) => {
+                let _ = self.wire.send_raw(error.to_response());
+                return;
             }
         };
-        let Value::Object(mut message) = message else {
-            return self.refuse(
-                Value::Null,
-                ErrorCode::INVALID_REQUEST,
-                "invalid request: batches of messages are not taken; send one message per line"
-                    .into(),
-            );
+        let params = || -> Result<Option<Value>, ErrorData> {
+            message
+                .params()
+                .map(serde_json::from_str)
+                .transpose()
+                .map_err(|e| ErrorData::invalid_params(format!("params: {e}"), None))
         };
-        match classify(&mut message) {
-            Ok(Kind::Request { id, method, params }) => self.request(id, method, params).await,
-            Ok(Kind::Notification { method, params }) => self.notification(&method, params),
-            Ok(Kind::Answer { id, answer }) => {
+        let id = message.id().map(sieve_wire::Id::to_value).unwrap_or(Value::Null);
+        match message.kind() {
+            WireKind::Request => {
+                let method = message.method().unwrap_or_default().to_string();
+                match params() {
+                    Ok(params) => {
+                        self.request(id, method, params.unwrap_or(Value::Null))
+                            .await;
+                    }
+                    Err(error) => self.refuse(id, error.code, error.message.into_owned()),
+                }
+            }
+            WireKind::Notification => {
+                if let Ok(params) = params() {
+                    self.notification(message.method().unwrap_or_default(), params);
+                }
+            }
+            WireKind::Response | WireKind::Error => {
+                let answer = if message.kind() == WireKind::Response {
+                    message.result_as::<ClientResult>().map_err(|e| {
+                        rmcp::ServiceError::McpError(ErrorData::invalid_params(
+                            format!("the host's answer does not fit: {e}"),
+                            None,
+                        ))
+                    })
+                } else {
+                    match message.error_as::<ErrorData>() {
+                        Ok(error) => Err(rmcp::ServiceError::McpError(error)),
+                        Err(e) => Err(rmcp::ServiceError::McpError(ErrorData::internal_error(
+                            format!("the host's error does not fit: {e}"),
+                            None,
+                        ))),
+                    }
+                };
                 let key = crate::tap::id_key(&id);
                 if !self.wire.answered(&key, answer) {
                     tracing::debug!("the host answered a request nobody waits for ({key})");
                 }
             }
-            Err(why) => self.refuse(Value::Null, ErrorCode::INVALID_REQUEST, why),
         }
     }
 
@@ -334,70 +354,6 @@ impl Front {
     }
 }
 
-/// A message, by what it is.
-enum Kind {
-    Request {
-        id: Value,
-        method: String,
-        params: Value,
-    },
-    Notification {
-        method: String,
-        params: Option<Value>,
-    },
-    /// The host's answer to a request of the proxy's.
-    Answer {
-        id: Value,
-        answer: Result<ClientResult, rmcp::ServiceError>,
-    },
-}
-
-/// What a JSON object from the host is, or why it is no message.
-fn classify(message: &mut Map<String, Value>) -> Result<Kind, String> {
-    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err(r#"invalid request: a message has "jsonrpc": "2.0""#.into());
-    }
-    let id = match message.remove("id") {
-        None => None,
-        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id),
-        Some(_) => return Err("invalid request: an id is a string or a number".into()),
-    };
-    match (message.remove("method"), id) {
-        (Some(Value::String(method)), Some(id)) => Ok(Kind::Request {
-            id,
-            method,
-            params: message.remove("params").unwrap_or(Value::Null),
-        }),
-        (Some(Value::String(method)), None) => Ok(Kind::Notification {
-            method,
-            params: message.remove("params"),
-        }),
-        (Some(_), _) => Err("invalid request: a method is a string".into()),
-        (None, Some(id)) => {
-            let answer = if let Some(result) = message.remove("result") {
-                serde_json::from_value::<ClientResult>(result).map_err(|e| {
-                    rmcp::ServiceError::McpError(ErrorData::invalid_params(
-                        format!("the host's answer does not fit: {e}"),
-                        None,
-                    ))
-                })
-            } else if let Some(error) = message.remove("error") {
-                match serde_json::from_value::<ErrorData>(error) {
-                    Ok(error) => Err(rmcp::ServiceError::McpError(error)),
-                    Err(e) => Err(rmcp::ServiceError::McpError(ErrorData::internal_error(
-                        format!("the host's error does not fit: {e}"),
-                        None,
-                    ))),
-                }
-            } else {
-                return Err("invalid request: a message has a method, a result or an error".into());
-            };
-            Ok(Kind::Answer { id, answer })
-        }
-        (None, None) => Err("invalid request: a message has a method, a result or an error".into()),
-    }
-}
-
 fn answer(
     served: Result<rmcp::model::ServerResult, ErrorData>,
     id: RequestId,
@@ -431,95 +387,4 @@ async fn write_lines(
         output.flush().await?;
     }
     output.flush().await
-}
-
-/// One line from the host, or one it sent too long to take.
-enum Line {
-    Whole(Vec<u8>),
-    TooLong,
-}
-
-/// Splits what the host sends into lines, dropping a line over
-/// `max_line` bytes as it streams in.
-struct Lines<R> {
-    input: R,
-    buffer: Vec<u8>,
-    /// Where the line being read starts in `buffer`.
-    start: usize,
-    /// Where the next search for a newline starts.
-    scanned: usize,
-    /// Dropping the rest of a line that went over the limit.
-    discarding: bool,
-    max_line: usize,
-    eof: bool,
-}
-
-impl<R: AsyncRead + Unpin> Lines<R> {
-    fn new(input: R, max_line: usize) -> Lines<R> {
-        Lines {
-            input,
-            buffer: Vec::with_capacity(64 * 1024),
-            start: 0,
-            scanned: 0,
-            discarding: false,
-            max_line,
-            eof: false,
-        }
-    }
-
-    async fn next(&mut self) -> std::io::Result<Option<Line>> {
-        loop {
-            let from = self.start.max(self.scanned);
-            if let Some(at) = self.buffer[from..].iter().position(|&b| b == b'\n') {
-                let end = from + at;
-                let mut line = &self.buffer[self.start..end];
-                self.start = end + 1;
-                self.scanned = self.start;
-                if std::mem::take(&mut self.discarding) {
-                    continue;
-                }
-                if line.last() == Some(&b'\r') {
-                    line = &line[..line.len() - 1];
-                }
-                if line.len() > self.max_line {
-                    return Ok(Some(Line::TooLong));
-                }
-                return Ok(Some(Line::Whole(line.to_vec())));
-            }
-            self.scanned = self.buffer.len();
-            if !self.discarding && self.buffer.len() - self.start > self.max_line {
-                // Refused now, not when (if ever) it ends.
-                self.discarding = true;
-                self.buffer.clear();
-                self.start = 0;
-                self.scanned = 0;
-                return Ok(Some(Line::TooLong));
-            }
-            if self.eof {
-                let rest = &self.buffer[self.start..];
-                if rest.is_empty() || self.discarding {
-                    return Ok(None);
-                }
-                let line = rest.to_vec();
-                self.start = self.buffer.len();
-                return Ok(Some(Line::Whole(line)));
-            }
-            // One move of what is left per read, not one per line.
-            self.buffer.drain(..self.start);
-            self.scanned -= self.start;
-            self.start = 0;
-            if self.discarding {
-                // Only the end of the long line matters.
-                self.buffer.clear();
-                self.scanned = 0;
-            }
-            let have = self.buffer.len();
-            self.buffer.resize(have + 64 * 1024, 0);
-            let read = self.input.read(&mut self.buffer[have..]).await;
-            self.buffer.truncate(have + *read.as_ref().unwrap_or(&0));
-            if read? == 0 {
-                self.eof = true;
-            }
-        }
-    }
 }

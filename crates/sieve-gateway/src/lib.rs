@@ -17,9 +17,13 @@
 //!   profile); `reply` (internal): a POST's answer as plain JSON when it
 //!   is one response; `direct` (internal): a plain `tools/call` served
 //!   without rmcp's session layer; [`tap`]: the raw JSON rmcp's typed
-//!   model drops; [`link`]: a host connection as handlers see it (the way
-//!   back to the host, one request being served), whatever transport
-//!   carries it.
+//!   model drops, each line read once by `sieve-wire` (the message layer:
+//!   framing, one read per message, errors with their JSON-RPC code),
+//!   which also reads an HTTP server's bodies and SSE streams
+//!   (`upstream::http`); [`link`]: a host connection as handlers see it
+//!   (the way back to the host, one request being served), whatever
+//!   transport carries it; `front` (internal): stdio hosts on the
+//!   message layer of the proxy's own.
 //! * [`oauth`]: signing in to HTTP servers with rmcp's OAuth, the sign-ins
 //!   kept in the secret store; [`identity`]: the other way round, people
 //!   signed in to the gateway by their team's identity provider (their

@@ -4,16 +4,22 @@
 //! the spec names: `filter` on `tools/list`, `concerns` in `initialize`,
 //! upstream tool fields such as `groups` or `execution` are gone before a
 //! handler runs. [`LineTap`] wraps the reading half of a line-delimited
-//! transport (stdio, a child's stdout, an in-memory pipe) and shows each
-//! complete line to a [`RawLog`] before rmcp decodes it. Handlers then look
-//! the raw params or result up by JSON-RPC id (an HTTP server's bodies
-//! and events reach a [`RawLog`] the same way, through `upstream::http`).
-//! On a host's side it is also the wire adapter for 2025-11-25 task
-//! requests and the list methods, which it renames for the proxy's own
-//! handlers ([`rename_request`]); nothing else is changed.
+//! transport (stdio, a child's stdout, an in-memory pipe): `sieve-wire`'s
+//! [`LineReader`] cuts its lines (one over the limit refused without being
+//! buffered) and reads each once into a [`Message`], which a [`RawLog`]
+//! sees before rmcp decodes the line. Handlers then look the raw params or
+//! result up by JSON-RPC id (an HTTP server's bodies and events reach a
+//! [`RawLog`] the same way, through `upstream::http`). On a host's side a
+//! line that is no message is answered with `sieve-wire`'s error (its
+//! JSON-RPC code, and its id when it could be read) rather than passed to
+//! rmcp, and the tap is the wire adapter for 2025-11-25 task requests and
+//! the list methods, which it renames for the proxy's own handlers
+//! ([`rename_request`]) by splicing the method into the bytes; nothing
+//! else is changed.
 
 use crate::sync::Locked;
 use serde_json::Value;
+use sieve_wire::{Id, Kind, Line, LineReader, Message};
 use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::pin::Pin;
@@ -21,8 +27,6 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, ReadBuf};
 
-/// A line longer than this is not recorded (it is still passed on).
-const MAX_LINE: usize = 64 * 1024 * 1024;
 /// Entries kept per log; the oldest go first.
 const MAX_ENTRIES: usize = 256;
 
@@ -61,13 +65,13 @@ impl RawLog {
         }
     }
 
-    /// Looks at one line; keeps what this log is for.
-    pub fn observe(&self, line: &[u8]) {
-        // Cheap pre-checks avoid parsing the many lines we do not keep.
-        let wanted = match self.keep {
-            Keep::RequestParams => contains(line, b"\"params\""),
+    /// Whether a message's bytes may hold what this log keeps: cheap
+    /// checks that spare reading the many messages it does not keep.
+    fn wants(&self, bytes: &[u8]) -> bool {
+        match self.keep {
+            Keep::RequestParams => contains(bytes, b"\"params\""),
             Keep::ListResults => {
-                contains(line, b"\"result\"")
+                contains(bytes, b"\"result\"")
                     && [
                         &b"\"tools\""[..],
                         b"\"prompts\"",
@@ -75,28 +79,40 @@ impl RawLog {
                         b"\"resourceTemplates\"",
                     ]
                     .iter()
-                    .any(|key| contains(line, key))
+                    .any(|key| contains(bytes, key))
             }
-        };
-        if !wanted {
+        }
+    }
+
+    /// Looks at one message's bytes; keeps what this log is for.
+    pub fn observe(&self, bytes: &[u8]) {
+        if !self.wants(bytes) {
             return;
         }
-        let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(line) else {
-            return;
-        };
-        let key = match (
-            message.get("id"),
-            message.get("method").and_then(Value::as_str),
-        ) {
-            (Some(id), _) => id_key(id),
+        if let Ok(message) = Message::parse(bytes) {
+            self.keep(&message);
+        }
+    }
+
+    /// Looks at a message already read; keeps what this log is for.
+    pub fn observe_message(&self, message: &Message) {
+        if self.wants(message.as_bytes()) {
+            self.keep(message);
+        }
+    }
+
+    /// Keeps what this log is for of a message it [`wants`](Self::wants).
+    fn keep(&self, message: &Message) {
+        let key = match (message.id(), message.method()) {
+            (Some(id), _) => id.to_string(),
             (None, Some(INITIALIZED)) => INITIALIZED.to_string(),
             _ => return,
         };
-        let field = match self.keep {
-            Keep::RequestParams => "params",
-            Keep::ListResults => "result",
+        let part = match self.keep {
+            Keep::RequestParams => message.params(),
+            Keep::ListResults => message.result(),
         };
-        if let Some(value) = message.remove(field) {
+        if let Some(value) = part.and_then(|text| serde_json::from_str(text).ok()) {
             self.insert(key, value);
         }
     }
@@ -122,9 +138,13 @@ impl RawLog {
     }
 }
 
-/// The lookup key of a JSON-RPC id: its JSON text (`7` and `"7"` differ).
+/// The lookup key of a JSON-RPC id: its JSON text (`7` and `"7"` differ),
+/// as [`Id`]'s display writes it.
 pub fn id_key(id: &Value) -> String {
-    id.to_string()
+    match Id::from_value(id) {
+        Some(id) => id.to_string(),
+        None => id.to_string(),
+    }
 }
 
 /// rmcp's typed request or notification for `method` with raw `params`,
@@ -323,11 +343,35 @@ mod tests {
         assert_eq!(result["tools"][0]["execution"]["taskSupport"], "optional");
     }
 
+    /// A server's line that `sieve-wire` refuses is still rmcp's to judge:
+    /// it goes on as it came, and nothing is kept of it.
+    #[tokio::test]
+    async fn an_upstream_line_that_is_no_message_goes_on_as_it_came() {
+        let input = concat!(
+            r#"{"id":1,"result":{"tools":[]}}"#,
+            "\r\n",
+            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t"}]}}"#,
+        );
+        let log = RawLog::new(Keep::ListResults);
+        let mut tap = LineTap::new(input.as_bytes(), log.clone());
+        let mut out = String::new();
+        tap.read_to_string(&mut out).await.unwrap();
+        assert_eq!(
+            out,
+            format!("{}\n", input.replace("\r\n", "\n")),
+            "each line as it came"
+        );
+        assert!(log.take("1").is_none(), "no jsonrpc: not kept");
+        assert_eq!(log.take("2").unwrap()["tools"][0]["name"], "t");
+    }
+
     #[test]
     fn bounded() {
         let log = RawLog::new(Keep::RequestParams);
         for i in 0..(MAX_ENTRIES + 10) {
-            log.observe(format!(r#"{{"id":{i},"method":"m","params":{{}}}}"#).as_bytes());
+            log.observe(
+                format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"m","params":{{}}}}"#).as_bytes(),
+            );
         }
         assert!(log.take("0").is_none(), "oldest dropped");
         assert!(log.take(&(MAX_ENTRIES + 9).to_string()).is_some());
@@ -350,20 +394,47 @@ pub fn rename_legacy_task_request(message: &mut Value, legacy_session: bool) -> 
     if message.get("id").is_none() {
         return false;
     }
-    let rename = match method {
-        "tools/call" => message
+    let task = || {
+        message
             .get("params")
             .and_then(|p| p.get("task"))
-            .is_some_and(Value::is_object),
+            .is_some_and(Value::is_object)
+    };
+    match legacy_method(method, legacy_session, task) {
+        Some(renamed) => {
+            message["method"] = Value::String(renamed);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The method a 2025-11-25 task request `method` goes to the proxy's own
+/// handlers under; `call_has_task` says whether a `tools/call`'s params
+/// carry a `task` object (asked of a call only).
+fn legacy_method(
+    method: &str,
+    legacy_session: bool,
+    call_has_task: impl FnOnce() -> bool,
+) -> Option<String> {
+    let rename = match method {
+        "tools/call" => call_has_task(),
         "tasks/result" => true,
         "tasks/get" | "tasks/cancel" => legacy_session,
         _ => false,
     };
-    if rename {
-        let renamed = format!("{LEGACY_PREFIX}{method}");
-        message["method"] = Value::String(renamed);
-    }
-    rename
+    rename.then(|| format!("{LEGACY_PREFIX}{method}"))
+}
+
+/// The method a host's request `method` goes to the proxy's own handlers
+/// under, if any (see [`rename_request`]).
+fn renamed_method(
+    method: &str,
+    legacy_session: bool,
+    call_has_task: impl FnOnce() -> bool,
+) -> Option<String> {
+    legacy_method(method, legacy_session, call_has_task)
+        .or_else(|| list_method(method).map(|_| format!("{LIST_PREFIX}{method}")))
 }
 
 /// Prefix of the list methods the wire adapter renames, so their answers
@@ -392,16 +463,28 @@ pub fn rename_request(message: &mut Value, legacy_session: bool) -> bool {
     if rename_legacy_task_request(message, legacy_session) {
         return true;
     }
-    let listed = message.get("id").is_some()
-        && message
-            .get("method")
-            .and_then(Value::as_str)
-            .is_some_and(|method| list_method(method).is_some());
-    if listed {
-        let renamed = format!("{LIST_PREFIX}{}", message["method"].as_str().unwrap_or(""));
+    let renamed = message
+        .get("id")
+        .and(message.get("method"))
+        .and_then(Value::as_str)
+        .and_then(|method| renamed_method(method, legacy_session, || false));
+    if let Some(renamed) = renamed {
         message["method"] = Value::String(renamed);
+        return true;
     }
-    listed
+    false
+}
+
+/// Whether a `tools/call` carries a `task` object in its params.
+fn call_has_task(call: &Message) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Task {
+        task: Option<Value>,
+    }
+    contains(call.as_bytes(), b"\"task\"")
+        && call
+            .params_as::<Task>()
+            .is_ok_and(|params| params.task.as_ref().is_some_and(Value::is_object))
 }
 
 /// Whether an `initialize` request's params make a 2025-11-25 task session:
@@ -428,17 +511,16 @@ pub struct LineTap<R> {
     /// Rename 2025-11-25 task requests (a host's messages).
     host: bool,
     legacy_session: bool,
-    partial: Vec<u8>,
+    /// Cuts lines; one over the limit is dropped (and refused) rather
+    /// than buffered.
+    lines: LineReader,
     ready: VecDeque<u8>,
     eof: bool,
     /// Where the answer to a line that is no JSON-RPC message goes (a
-    /// host's stdin: JSON-RPC wants `-32700` or `-32600` with `id: null`).
+    /// host's stdin: JSON-RPC wants `-32700` or `-32600`, with the id when
+    /// it could be read).
     refusals: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
-    /// The longest line taken; a longer one is dropped (and refused)
-    /// rather than buffered.
     max_line: usize,
-    /// Dropping the rest of a line that went over `max_line`.
-    discarding: bool,
 }
 
 impl<R> LineTap<R> {
@@ -449,12 +531,11 @@ impl<R> LineTap<R> {
             log,
             host: false,
             legacy_session: false,
-            partial: Vec::new(),
+            lines: LineReader::new(usize::MAX),
             ready: VecDeque::new(),
             eof: false,
             refusals: None,
             max_line: usize::MAX,
-            discarding: false,
         }
     }
 
@@ -462,28 +543,29 @@ impl<R> LineTap<R> {
     /// each is answered with an error naming `settings.maxMessageBytes`.
     pub fn limit(mut self, max_line: usize) -> Self {
         self.max_line = max_line;
+        self.lines = LineReader::new(max_line);
         self
     }
 
     fn oversized(&self) {
         if let Some(refusals) = &self.refusals {
-            let answer = serde_json::json!({
-                "jsonrpc": "2.0",
-                "id": null,
-                "error": {
-                    "code": -32600,
-                    "message": format!(
-                        "invalid request: the message is over {} bytes \
-                         (settings.maxMessageBytes in config.json), so it was dropped",
-                        self.max_line
-                    ),
-                },
-            });
-            let _ = refusals.send(answer.to_string().into_bytes());
+            let message = format!(
+                "invalid request: the message is over {} bytes \
+                 (settings.maxMessageBytes in config.json), so it was dropped",
+                self.max_line
+            );
+            let answer = sieve_wire::write::error_response(
+                None,
+                sieve_wire::error::INVALID_REQUEST,
+                &message,
+                None,
+            );
+            let _ = refusals.send(answer);
         }
     }
 
-    /// Lines that are not JSON, or not a JSON object or batch, are not
+    /// Lines that are no JSON-RPC message (not JSON, a batch, no method,
+    /// result or error, ...: see `sieve_wire::Message::parse`) are not
     /// passed on (the MCP library would drop them without a word); their
     /// JSON-RPC error answer is sent to `refusals` instead.
     pub fn refusing(mut self, refusals: tokio::sync::mpsc::UnboundedSender<Vec<u8>>) -> Self {
@@ -500,96 +582,66 @@ impl<R> LineTap<R> {
     }
 
     fn line(&mut self, line: Vec<u8>) {
-        if let Some(refusals) = &self.refusals
-            && let Some(answer) = refusal(&line)
-        {
-            let _ = refusals.send(answer);
-            return;
-        }
-        if line.len() <= MAX_LINE {
-            self.log.observe(&line);
-        }
         let interesting = self.host
             && (contains(&line, b"\"initialize\"")
                 || contains(&line, b"\"task")
                 || contains(&line, b"/list\""));
-        let mut out = line;
-        if interesting && let Ok(mut message) = serde_json::from_slice::<Value>(&out) {
-            if message.get("method").and_then(Value::as_str) == Some("initialize") {
-                self.legacy_session =
-                    is_legacy_task_session(message.get("params").unwrap_or(&Value::Null));
-            } else if rename_request(&mut message, self.legacy_session) {
-                out = message.to_string().into_bytes();
-            }
+        let wanted = self.log.wants(&line);
+        if self.refusals.is_none() && !interesting && !wanted {
+            // Nothing here reads it: rmcp does.
+            return self.pass(&line);
         }
-        self.ready.extend(out);
+        let message = match Message::parse_vec(line) {
+            Ok(message) => message,
+            Err((error, line)) => {
+                match &self.refusals {
+                    Some(refusals) => {
+                        let _ = refusals.send(error.to_response());
+                    }
+                    // Not ours to judge: rmcp reads it as it came.
+                    None => self.pass(&line),
+                }
+                return;
+            }
+        };
+        if wanted {
+            self.log.keep(&message);
+        }
+        let renamed = match message.method() {
+            Some(_) if !interesting || message.kind() != Kind::Request => None,
+            Some("initialize") => {
+                let params = message.params_as::<Value>().unwrap_or_default();
+                self.legacy_session = is_legacy_task_session(&params);
+                None
+            }
+            Some(method) => renamed_method(method, self.legacy_session, || call_has_task(&message)),
+            None => None,
+        };
+        match renamed {
+            Some(method) => self.pass(&message.with_method(&method)),
+            None => self.pass(message.as_bytes()),
+        }
+    }
+
+    fn pass(&mut self, line: &[u8]) {
+        self.ready.extend(line);
         self.ready.push_back(b'\n');
     }
-}
 
-/// The JSON-RPC error answer to `line` when it is no message at all: not
-/// JSON (`-32700`), or JSON that is neither an object nor a batch
-/// (`-32600`); `None` for a line worth passing on (blank lines included).
-pub(crate) fn refusal(line: &[u8]) -> Option<Vec<u8>> {
-    // Every host line passes here: a scan that builds nothing, since rmcp
-    // parses the line again anyway.
-    let first = line.iter().find(|b| !b.is_ascii_whitespace())?;
-    let (code, message) = match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
-        // Skipping a value has no depth limit, reading one does: rmcp
-        // would drop a message nested deeper than that without a word.
-        Ok(_) if nests_deeper_than(line, MAX_DEPTH) => (
-            -32600,
-            format!("invalid request: the message nests deeper than {MAX_DEPTH} levels"),
-        ),
-        Ok(_) if matches!(first, b'{' | b'[') => return None,
-        Ok(_) => (
-            -32600,
-            "invalid request: a JSON-RPC message is a JSON object (or an array of them)"
-                .to_string(),
-        ),
-        Err(error) => (
-            -32700,
-            format!("parse error: the line is not JSON ({error})"),
-        ),
-    };
-    let answer = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": {"code": code, "message": message},
-    });
-    Some(answer.to_string().into_bytes())
-}
-
-/// serde_json's recursion limit, which rmcp's parse of a message has.
-const MAX_DEPTH: usize = 127;
-
-/// Whether the arrays and objects of JSON text `line` nest deeper than
-/// `limit` (brackets inside strings do not count).
-fn nests_deeper_than(line: &[u8], limit: usize) -> bool {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for &byte in line {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
+    /// Each line `chunk` completes, or the last one at the end.
+    fn take(&mut self, chunk: Option<&[u8]>) {
+        let mut lines = Vec::new();
+        match chunk {
+            Some(chunk) => self.lines.feed(chunk, |line| lines.push(line)),
+            None => self.lines.finish(|line| lines.push(line)),
         }
-        match byte {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > limit {
-                    return true;
-                }
+        for line in lines {
+            match line {
+                Line::Text(line) => self.line(line),
+                Line::TooLong { .. } => self.oversized(),
             }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
         }
     }
-    false
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for LineTap<R> {
@@ -618,34 +670,10 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineTap<R> {
                     let bytes = read.filled();
                     if bytes.is_empty() {
                         this.eof = true;
-                        // A last line without a newline goes on as it is.
-                        let rest = std::mem::take(&mut this.partial);
-                        this.ready.extend(rest);
-                        continue;
-                    }
-                    let mut rest = bytes;
-                    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
-                        if std::mem::take(&mut this.discarding) {
-                            // The end of a line already refused.
-                        } else if this.partial.len() + end > this.max_line {
-                            this.partial = Vec::new();
-                            this.oversized();
-                        } else {
-                            let mut line = std::mem::take(&mut this.partial);
-                            line.extend_from_slice(&rest[..end]);
-                            this.line(line);
-                        }
-                        rest = &rest[end + 1..];
-                    }
-                    if !this.discarding {
-                        if this.partial.len() + rest.len() > this.max_line {
-                            // Refused now, not when (if ever) it ends.
-                            this.partial = Vec::new();
-                            this.discarding = true;
-                            this.oversized();
-                        } else {
-                            this.partial.extend_from_slice(rest);
-                        }
+                        // A last line without a newline goes on too.
+                        this.take(None);
+                    } else {
+                        this.take(Some(bytes));
                     }
                 }
             }
@@ -761,17 +789,51 @@ mod wire_tests {
         assert!(refused.try_recv().is_err(), "one refusal per line");
     }
 
-    #[test]
-    fn depth_counts_brackets_outside_strings() {
-        assert!(!nests_deeper_than(br#"{"a":[[1]]}"#, 3));
-        assert!(nests_deeper_than(br#"{"a":[[[1]]]}"#, 3));
-        assert!(!nests_deeper_than(br#"{"a":"[[[[[[\"[[["}"#, 1));
-        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        assert!(
-            refusal(deep.as_bytes()).is_some(),
-            "refused, not passed to rmcp"
+    /// Lines that are no message are answered, by id where it could be
+    /// read, and not passed on; deep nesting is one of them.
+    #[tokio::test]
+    async fn lines_that_are_no_message_are_refused() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":4,"method":"ping","params":{{"a":{}{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
         );
-        let fine = format!("{{\"a\":{}{}}}", "[".repeat(100), "]".repeat(100));
-        assert!(refusal(fine.as_bytes()).is_none());
+        let fine = format!(
+            r#"{{"jsonrpc":"2.0","id":5,"method":"ping","params":{{"a":{}{}}}}}"#,
+            "[".repeat(100),
+            "]".repeat(100)
+        );
+        let input = format!(
+            "{deep}\n{}\n[1]\n{}\n{fine}\n",
+            r#"{"jsonrpc":"2.0","id":"b","method":7}"#, r#"{"jsonrpc":"2.0","#,
+        );
+        let (refusals, mut refused) = tokio::sync::mpsc::unbounded_channel();
+        let mut wire =
+            LineTap::host(input.as_bytes(), RawLog::new(Keep::RequestParams)).refusing(refusals);
+        let mut out = String::new();
+        wire.read_to_string(&mut out).await.unwrap();
+        assert_eq!(out, format!("{fine}\n"), "only the good line goes on");
+        let mut answers = Vec::new();
+        while let Ok(answer) = refused.try_recv() {
+            answers.push(serde_json::from_slice::<Value>(&answer).unwrap());
+        }
+        let seen: Vec<(Value, Value)> = answers
+            .iter()
+            .map(|a| (a["id"].clone(), a["error"]["code"].clone()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (Value::Null, json!(-32600)),
+                (json!("b"), json!(-32600)),
+                (Value::Null, json!(-32600)),
+                (Value::Null, json!(-32700)),
+            ],
+            "{answers:?}"
+        );
+        assert_eq!(
+            answers[0]["error"]["message"],
+            "a message nests deeper than 127 levels of arrays and objects"
+        );
     }
 }

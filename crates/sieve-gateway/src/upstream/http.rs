@@ -1,6 +1,8 @@
 //! An HTTP server's wire, tapped: rmcp's streamable HTTP client, over
 //! reqwest, with every JSON body and every SSE event an HTTP server sends
-//! shown to the connection's [`RawLog`] before rmcp types it. A stdio
+//! read by `sieve-wire` (a body into a [`Message`], a stream by its
+//! [`SseDecoder`]) and shown to the connection's [`RawLog`] before rmcp
+//! types it. A stdio
 //! server's lines pass a [`LineTap`](crate::tap::LineTap) the same way, so
 //! the fields rmcp's model drops (a tool's `execution`, `groups`, `tags`,
 //! unknown fields) are read from both alike.
@@ -21,12 +23,11 @@ use rmcp::transport::streamable_http_client::{
     AuthRequiredError, HttpStatusError, InsufficientScopeError, SseError, StreamableHttpClient,
     StreamableHttpError, StreamableHttpPostResponse,
 };
-use sse_stream::{Sse, SseStream};
+use sieve_wire::{Decoded, Message, SseDecoder};
+use sse_stream::Sse;
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::pin::Pin;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 type Failure = StreamableHttpError<reqwest::Error>;
 type Events = futures_util::stream::BoxStream<'static, Result<Sse, SseError>>;
@@ -165,14 +166,23 @@ impl StreamableHttpClient for TappedHttp {
             return Err(StreamableHttpError::UnexpectedContentType(content_type));
         }
         let body = read_bounded(response, MAX_JSON_BODY).await?;
-        self.raw.observe(&body);
+        // Read once; rmcp still types it (what no message is, too: it may
+        // read what `sieve-wire` refuses).
+        let (body, unread) = match Message::parse_vec(body) {
+            Ok(message) => {
+                self.raw.observe_message(&message);
+                (message.into_bytes(), None)
+            }
+            Err((error, body)) => (body, Some(error)),
+        };
         match serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
             Ok(answer) => Ok(StreamableHttpPostResponse::Json(answer, session)),
             // Nothing waits on the answer to a notification or a response.
             Err(_) if !awaits_answer => Ok(StreamableHttpPostResponse::Accepted),
             Err(error) => Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(
                 format!(
-                    "the answer is not a JSON-RPC message ({error}): {}",
+                    "the answer is not a JSON-RPC message ({}): {}",
+                    unread.map_or_else(|| error.to_string(), |e| e.to_string()),
                     preview(&body)
                 ),
             ))),
@@ -382,76 +392,67 @@ fn tapped(events: Events, raw: RawLog) -> Events {
         .boxed()
 }
 
-/// The SSE events of a byte stream; an event over `max` bytes ends it with
-/// an error rather than being buffered.
+/// The SSE events of a byte stream, read by `sieve-wire`'s decoder; an
+/// event over `max` bytes ends it with an error rather than being
+/// buffered.
 fn bounded_events<S>(bytes: S, max: usize) -> Events
 where
     S: Stream<Item = reqwest::Result<axum::body::Bytes>> + Send + 'static,
 {
-    SseStream::from_bytes_stream(EventLimit {
-        inner: Box::pin(bytes),
-        max,
-        run: 0,
-        newline: false,
-        failed: false,
+    struct Reading<S> {
+        bytes: std::pin::Pin<Box<S>>,
+        decoder: SseDecoder,
+        ready: VecDeque<Result<Sse, SseError>>,
+        done: bool,
+    }
+    let reading = Reading {
+        bytes: Box::pin(bytes),
+        decoder: SseDecoder::new(max),
+        ready: VecDeque::new(),
+        done: false,
+    };
+    futures_util::stream::unfold(reading, |mut reading| async move {
+        loop {
+            if let Some(item) = reading.ready.pop_front() {
+                return Some((item, reading));
+            }
+            if reading.done {
+                return None;
+            }
+            match reading.bytes.next().await {
+                Some(Ok(chunk)) => {
+                    let Reading {
+                        decoder,
+                        ready,
+                        done,
+                        ..
+                    } = &mut reading;
+                    decoder.feed(&chunk, |decoded| match decoded {
+                        _ if *done => {}
+                        Decoded::Event(event) => ready.push_back(Ok(Sse {
+                            event: event.event,
+                            data: event.data,
+                            id: event.id,
+                            retry: event.retry,
+                        })),
+                        Decoded::TooLarge { limit } => {
+                            let error = format!("an SSE event is over {limit} bytes");
+                            ready.push_back(Err(SseError::Body(error.into())));
+                            *done = true;
+                        }
+                    });
+                }
+                Some(Err(error)) => {
+                    reading
+                        .ready
+                        .push_back(Err(SseError::Body(Box::new(error))));
+                    reading.done = true;
+                }
+                None => reading.done = true,
+            }
+        }
     })
     .boxed()
-}
-
-/// Counts the bytes since the last blank line (the end of an event).
-struct EventLimit<S> {
-    inner: Pin<Box<S>>,
-    max: usize,
-    run: usize,
-    newline: bool,
-    failed: bool,
-}
-
-#[derive(Debug, thiserror::Error)]
-enum LimitError {
-    #[error("an SSE event is over {0} bytes")]
-    TooLarge(usize),
-    #[error(transparent)]
-    Body(#[from] reqwest::Error),
-}
-
-impl<S> Stream for EventLimit<S>
-where
-    S: Stream<Item = reqwest::Result<axum::body::Bytes>>,
-{
-    type Item = Result<axum::body::Bytes, LimitError>;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.get_mut();
-        if this.failed {
-            return Poll::Ready(None);
-        }
-        match this.inner.as_mut().poll_next(cx) {
-            Poll::Ready(Some(Ok(chunk))) => {
-                for &byte in chunk.iter() {
-                    match byte {
-                        b'\n' if this.newline => this.run = 0,
-                        b'\n' => this.newline = true,
-                        b'\r' => {}
-                        _ => {
-                            this.newline = false;
-                            this.run += 1;
-                        }
-                    }
-                    if this.run > this.max {
-                        this.failed = true;
-                        return Poll::Ready(Some(Err(LimitError::TooLarge(this.max))));
-                    }
-                }
-                Poll::Ready(Some(Ok(chunk)))
-            }
-            Poll::Ready(Some(Err(error))) => {
-                this.failed = true;
-                Poll::Ready(Some(Err(error.into())))
-            }
-            other => other.map(|_| None),
-        }
-    }
 }
 
 #[cfg(test)]

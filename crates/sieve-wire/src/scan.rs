@@ -1,0 +1,173 @@
+//! The one pass over a message's text: the top-level object's keys and
+//! where each value lies, every value checked as JSON by serde_json without
+//! building it, and how deep arrays and objects nest.
+
+use crate::error::{Error, ErrorKind};
+use serde::de::IgnoredAny;
+use std::ops::Range;
+
+/// serde_json's own recursion limit is 128; a message one level inside it
+/// keeps every part decodable by serde.
+pub const MAX_DEPTH: usize = 127;
+
+/// A top-level member: its key (unescaped) and where its value lies.
+pub(crate) struct Member {
+    pub key: String,
+    pub value: Range<usize>,
+}
+
+/// The members of the JSON object `text`, in order; an error when `text`
+/// is not one JSON object or nests deeper than `max_depth`.
+pub(crate) fn members(text: &str, max_depth: usize) -> Result<Vec<Member>, Error> {
+    let bytes = text.as_bytes();
+    let mut at = skip_space(bytes, 0);
+    match bytes.get(at) {
+        None => return Err(Error::new(ErrorKind::Empty)),
+        Some(b'{') => {}
+        Some(b'[') => {
+            valid_json(text)?;
+            return Err(Error::new(ErrorKind::Batch));
+        }
+        Some(_) => {
+            valid_json(text)?;
+            let found = crate::error::what(text.trim_start());
+            return Err(Error::new(ErrorKind::NotObject { found }));
+        }
+    }
+    if nests_deeper_than(bytes, max_depth) {
+        // Not JSON at all says more than too deep.
+        valid_json(text)?;
+        return Err(Error::new(ErrorKind::TooDeep { limit: max_depth }));
+    }
+    let mut members = Vec::with_capacity(4);
+    at += 1;
+    at = skip_space(bytes, at);
+    if bytes.get(at) == Some(&b'}') {
+        return end(text, at + 1, members);
+    }
+    loop {
+        if bytes.get(at) != Some(&b'"') {
+            return Err(not_json(text));
+        }
+        let (key, after) = one::<String>(text, at)?;
+        at = skip_space(bytes, after);
+        if bytes.get(at) != Some(&b':') {
+            return Err(not_json(text));
+        }
+        at = skip_space(bytes, at + 1);
+        let (_, after) = one::<IgnoredAny>(text, at)?;
+        members.push(Member {
+            key,
+            value: at..after,
+        });
+        at = skip_space(bytes, after);
+        match bytes.get(at) {
+            Some(b',') => at = skip_space(bytes, at + 1),
+            Some(b'}') => return end(text, at + 1, members),
+            _ => return Err(not_json(text)),
+        }
+    }
+}
+
+fn end(text: &str, at: usize, members: Vec<Member>) -> Result<Vec<Member>, Error> {
+    if skip_space(text.as_bytes(), at) == text.len() {
+        Ok(members)
+    } else {
+        Err(not_json(text))
+    }
+}
+
+/// One JSON value of type `T` starting at `at`, and where it ends.
+fn one<'a, T: serde::Deserialize<'a>>(text: &'a str, at: usize) -> Result<(T, usize), Error> {
+    let mut values = serde_json::Deserializer::from_str(&text[at..]).into_iter::<T>();
+    match values.next() {
+        Some(Ok(value)) => Ok((value, at + values.byte_offset())),
+        _ => Err(not_json(text)),
+    }
+}
+
+/// The fault in `text` as serde_json words it, with the line and column
+/// of the whole message (found again on this path only, which is rare).
+fn not_json(text: &str) -> Error {
+    match valid_json(text) {
+        Err(error) => error,
+        // The scan refuses only what serde_json does; were they ever to
+        // disagree, the message is still refused.
+        Ok(()) => Error::new(ErrorKind::NotJson {
+            reason: "unexpected text".to_string(),
+            line: 1,
+            column: 1,
+        }),
+    }
+}
+
+fn valid_json(text: &str) -> Result<(), Error> {
+    serde_json::from_str::<IgnoredAny>(text)
+        .map(drop)
+        .map_err(|e| Error::not_json(&e))
+}
+
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
+        at += 1;
+    }
+    at
+}
+
+/// Whether the arrays and objects of JSON text nest deeper than `limit`
+/// (brackets inside strings do not count). serde_json skips a value
+/// without a depth limit; a message nested deeper than a typed decode
+/// could follow is refused here, not later without a word.
+pub fn nests_deeper_than(text: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut at = 0;
+    while at < text.len() {
+        match text[at] {
+            b'"' => {
+                // To the closing quote, past escaped ones.
+                at += 1;
+                while at < text.len() {
+                    match text[at] {
+                        b'\\' => at += 2,
+                        b'"' => break,
+                        _ => at += 1,
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_counts_brackets_outside_strings() {
+        assert!(!nests_deeper_than(br#"{"a":[[1]]}"#, 3));
+        assert!(nests_deeper_than(br#"{"a":[[[1]]]}"#, 3));
+        assert!(!nests_deeper_than(br#"{"a":"[[[[[[\"[[["}"#, 1));
+        assert!(!nests_deeper_than(br#"{"a":"\\"}"#, 1));
+    }
+
+    #[test]
+    fn members_and_where_they_lie() {
+        let text = " { \"a\" : [1, {\"b\":2}] ,\"\\u0069d\":\"x\" } ";
+        let members = members(text, 10).expect("an object");
+        let found: Vec<(&str, &str)> = members
+            .iter()
+            .map(|m| (m.key.as_str(), &text[m.value.clone()]))
+            .collect();
+        assert_eq!(found, [("a", "[1, {\"b\":2}]"), ("id", "\"x\"")]);
+    }
+}

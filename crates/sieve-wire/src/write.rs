@@ -1,0 +1,112 @@
+//! Building messages from raw parts: the JSON text of a result, params or
+//! error data goes in as it is, never parsed again.
+
+use crate::Id;
+
+const OPEN: &[u8] = br#"{"jsonrpc":"2.0","#;
+
+/// A response to `id` with `result`, the JSON text of its result.
+pub fn response(id: &Id, result: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result.len() + 40);
+    out.extend_from_slice(OPEN);
+    out.extend_from_slice(br#""id":"#);
+    id.write_json(&mut out);
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result.as_bytes());
+    out.push(b'}');
+    out
+}
+
+/// An error response to `id` (`null` when it could not be read), with
+/// `data` the JSON text of the error's data, if any.
+pub fn error_response(id: Option<&Id>, code: i64, message: &str, data: Option<&str>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(message.len() + 80);
+    out.extend_from_slice(OPEN);
+    out.extend_from_slice(br#""id":"#);
+    match id {
+        Some(id) => id.write_json(&mut out),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(br#","error":{"code":"#);
+    out.extend_from_slice(code.to_string().as_bytes());
+    out.extend_from_slice(br#","message":"#);
+    string(message, &mut out);
+    if let Some(data) = data {
+        out.extend_from_slice(br#","data":"#);
+        out.extend_from_slice(data.as_bytes());
+    }
+    out.extend_from_slice(b"}}");
+    out
+}
+
+/// A request `id` for `method`, with `params` the JSON text of its
+/// params, if any.
+pub fn request(id: &Id, method: &str, params: Option<&str>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(params.map_or(0, str::len) + method.len() + 50);
+    out.extend_from_slice(OPEN);
+    out.extend_from_slice(br#""id":"#);
+    id.write_json(&mut out);
+    out.push(b',');
+    method_and_params(method, params, &mut out);
+    out
+}
+
+/// A notification of `method`, with `params` the JSON text of its params,
+/// if any.
+pub fn notification(method: &str, params: Option<&str>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(params.map_or(0, str::len) + method.len() + 40);
+    out.extend_from_slice(OPEN);
+    method_and_params(method, params, &mut out);
+    out
+}
+
+fn method_and_params(method: &str, params: Option<&str>, out: &mut Vec<u8>) {
+    out.extend_from_slice(br#""method":"#);
+    string(method, out);
+    if let Some(params) = params {
+        out.extend_from_slice(br#","params":"#);
+        out.extend_from_slice(params.as_bytes());
+    }
+    out.push(b'}');
+}
+
+/// `text` as a JSON string.
+pub(crate) fn string(text: &str, out: &mut Vec<u8>) {
+    // Writing a string into a Vec cannot fail.
+    serde_json::to_writer(out, text).unwrap_or_default();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Kind, Message};
+
+    #[test]
+    fn built_messages_read_back() {
+        let id = Id::from(3i64);
+        let built = response(&id, r#"{"content":[]}"#);
+        let read = Message::parse(built).expect("a response");
+        assert_eq!(read.kind(), Kind::Response);
+        assert_eq!(read.result(), Some(r#"{"content":[]}"#));
+
+        let built = error_response(Some(&id), -32602, "bad \"name\"", Some(r#"{"k":1}"#));
+        let value: serde_json::Value = serde_json::from_slice(&built).expect("JSON");
+        assert_eq!(
+            value,
+            serde_json::json!({"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"bad \"name\"","data":{"k":1}}})
+        );
+        let built = error_response(None, -32700, "m", None);
+        assert_eq!(Message::parse(built).expect("an error").kind(), Kind::Error);
+
+        let built = request(&Id::from("r"), "tools/list", Some("{}"));
+        let read = Message::parse(built).expect("a request");
+        assert_eq!(
+            (read.kind(), read.method(), read.params()),
+            (Kind::Request, Some("tools/list"), Some("{}"))
+        );
+        let built = notification("notifications/initialized", None);
+        let read = Message::parse(built).expect("a notification");
+        assert_eq!(read.kind(), Kind::Notification);
+        assert_eq!(read.params(), None);
+    }
+}
