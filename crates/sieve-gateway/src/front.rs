@@ -14,9 +14,10 @@
 //! Requests are served concurrently, each cancelled by the host's
 //! `notifications/cancelled` or when the host goes; the host's answers to
 //! the proxy's own requests (sampling, elicitation, roots) go to whoever
-//! waits for them ([`Wire`]). A line that is no message, or one over
-//! `settings.maxMessageBytes` (dropped as it streams in, never buffered
-//! whole), gets its JSON-RPC error with `"id": null`.
+//! waits for them ([`Wire`]). A line that is no message gets its JSON-RPC
+//! error naming its id when the id could be read (`sieve-wire` says why);
+//! one over `settings.maxMessageBytes` is dropped as it streams in, never
+//! buffered whole, and answered with `"id": null`.
 
 use crate::hosts::CallProgress;
 use crate::link::{HostLink, HostNotice, HostRequest, Wire, serving};
@@ -28,8 +29,8 @@ use rmcp::model::{
     RequestMetaObject, ServerJsonRpcMessage, ServerNotification,
 };
 use serde_json::{Map, Value, json};
-use sieve_wire::{Line, Message};
 use sieve_wire::Kind as WireKind;
+use sieve_wire::{Line, Message};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -127,7 +128,10 @@ impl Front {
                 .transpose()
                 .map_err(|e| ErrorData::invalid_params(format!("params: {e}"), None))
         };
-        let id = message.id().map(sieve_wire::Id::to_value).unwrap_or(Value::Null);
+        let id = message
+            .id()
+            .map(sieve_wire::Id::to_value)
+            .unwrap_or(Value::Null);
         match message.kind() {
             WireKind::Request => {
                 let method = message.method().unwrap_or_default().to_string();
