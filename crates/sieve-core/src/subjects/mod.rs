@@ -464,6 +464,15 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
+    /// A tool with only a name and a description.
+    fn described(name: &str, description: &str) -> ToolText {
+        ToolText {
+            name: name.to_string(),
+            description: Some(description.to_string()),
+            ..ToolText::default()
+        }
+    }
+
     fn tools(names: &[&str]) -> Vec<ToolText> {
         names
             .iter()
@@ -905,11 +914,7 @@ mod tests {
             ("ttl", "Get the expiration time left on a key."),
         ]
         .iter()
-        .map(|(name, description)| ToolText {
-            name: name.to_string(),
-            description: Some(description.to_string()),
-            ..ToolText::default()
-        })
+        .map(|(name, description)| described(name, description))
         .collect();
         let found = derive_for("store", &texts);
         let group = |name: &str| {
@@ -947,11 +952,7 @@ mod tests {
             ("balance", "Show the credit left to spend."),
         ]
         .iter()
-        .map(|(name, description)| ToolText {
-            name: name.to_string(),
-            description: Some(description.to_string()),
-            ..ToolText::default()
-        })
+        .map(|(name, description)| described(name, description))
         .collect();
         let sorted: Vec<&ToolText> = texts.iter().collect();
         let pointed = names_other_tools(&sorted);
