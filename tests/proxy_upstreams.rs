@@ -465,3 +465,52 @@ fn a_one_shot_command_leaves_no_grandchild_running() {
     }
     assert!(!running(), "the server's own child {pid} is still running");
 }
+
+/// Over stdio a call's progress reaches the host ahead of the call's
+/// answer, in order, and none of it after the answer.
+#[tokio::test]
+async fn a_call_s_progress_comes_before_its_answer_and_never_after() {
+    let home = Home::new(BIN);
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    for round in 0..5 {
+        let token = format!("order-{round}");
+        let id = host
+            .send_request(
+                "tools/call",
+                json!({"name": "demo__reindex", "arguments": {"steps": 4, "step_ms": 5},
+                       "_meta": {"progressToken": token}}),
+            )
+            .await;
+        let mut seen = Vec::new();
+        loop {
+            let message = host.next_message().await;
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                assert_eq!(message["result"]["isError"], false, "{message}");
+                break;
+            }
+            if message["method"] == "notifications/progress" {
+                assert_eq!(message["params"]["progressToken"], token.as_str());
+                seen.push(message["params"]["progress"].as_f64().unwrap());
+            }
+        }
+        assert!(
+            !seen.is_empty() && seen.windows(2).all(|w| w[0] < w[1]),
+            "progress ahead of the answer, rising: {seen:?}"
+        );
+        // Whatever is written before the answer to a later ping: none of
+        // it is this call's progress.
+        let ping = host.send_request("ping", json!({})).await;
+        loop {
+            let message = host.next_message().await;
+            if message.get("id") == Some(&json!(ping)) && message.get("method").is_none() {
+                break;
+            }
+            assert_ne!(
+                message["params"]["progressToken"],
+                token.as_str(),
+                "progress after the answer: {message}"
+            );
+        }
+    }
+    assert!(host.close().await.success());
+}
