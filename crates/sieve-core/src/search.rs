@@ -220,8 +220,12 @@ fn first_sentence(description: &str) -> (&str, &str) {
     description.split_at(end)
 }
 
-/// How often each stem stands in each part of one tool.
-type PartCounts = HashMap<(String, usize), f32>;
+/// How often each stem stands in each part of one tool. Ordered: a
+/// stem's weighted count sums its parts in one order on every run, so
+/// the same query ranks near-ties the same way each time (a hash map's
+/// order differs from process to process, and with it the last bits of a
+/// float sum).
+type PartCounts = std::collections::BTreeMap<(String, usize), f32>;
 
 /// An index over some tools, each known by a key of the caller's: BM25F
 /// over the stems of their words, searched with a query expanded through

@@ -202,3 +202,32 @@ fn fourth_held_out_plain_words_find_the_tool_in_the_top_three() {
         "only {hits} of {total} fourth held-out queries found their tool in the top 3"
     );
 }
+
+/// The ranking is deterministic: every query of every set, asked of two
+/// indexes built one after the other from the same catalog, finds the same
+/// tools in the same order (ties included).
+#[test]
+fn the_same_query_ranks_the_same_way_on_every_build() {
+    let _lexicon = sieve_core::lexicon::Lexicon::shared();
+    let mut catalogs: BTreeMap<String, Catalog> = BTreeMap::new();
+    let mut asked = 0;
+    for set in [
+        "held-out",
+        "tuned",
+        "held-out-2",
+        "held-out-3",
+        "held-out-4",
+    ] {
+        for (name, query, _) in queries(set) {
+            let catalog = catalogs
+                .entry(name.clone())
+                .or_insert_with(|| catalog(&name));
+            let all: Vec<_> = catalog.of_kind(Kind::Tool).collect();
+            let first = ToolIndex::build(all.iter().copied().enumerate()).search(&query, 10);
+            let second = ToolIndex::build(all.iter().copied().enumerate()).search(&query, 10);
+            assert_eq!(first, second, "{name}: {query:?} ranked two ways");
+            asked += 1;
+        }
+    }
+    assert!(asked > 300, "{asked} queries");
+}
