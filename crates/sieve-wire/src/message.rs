@@ -27,17 +27,7 @@ pub enum Kind {
 #[derive(Debug, Clone)]
 pub struct Message {
     bytes: Vec<u8>,
-    kind: Kind,
-    id: Option<Id>,
-    /// Where the id's value lies (`null` included).
-    id_at: Option<Range<usize>>,
-    /// Where the method's string lies, quotes included.
-    method_at: Option<Range<usize>>,
-    /// The method, unescaped, when its text has escapes.
-    method_unescaped: Option<String>,
-    params_at: Option<Range<usize>>,
-    /// The result of a response or the error of an error response.
-    outcome_at: Option<Range<usize>>,
+    parts: Parts,
 }
 
 #[derive(Default)]
@@ -61,59 +51,59 @@ impl Message {
     /// is no message can still be passed on as it came.
     pub fn parse_vec(bytes: Vec<u8>) -> Result<Message, (Error, Vec<u8>)> {
         match read(&bytes, MAX_DEPTH) {
-            Ok(parts) => Ok(parts.message(bytes)),
+            Ok(parts) => Ok(Message { bytes, parts }),
             Err(error) => Err((error, bytes)),
         }
     }
 
     /// [`Message::parse`] with another nesting limit.
     pub fn parse_with_depth(bytes: Vec<u8>, max_depth: usize) -> Result<Message, Error> {
-        read(&bytes, max_depth).map(|parts| parts.message(bytes))
+        read(&bytes, max_depth).map(|parts| Message { bytes, parts })
     }
 
     pub fn kind(&self) -> Kind {
-        self.kind
+        self.parts.kind
     }
 
     /// The id of a request or response; `None` for a notification and for
     /// an error response whose id is `null`.
     pub fn id(&self) -> Option<&Id> {
-        self.id.as_ref()
+        self.parts.id.as_ref()
     }
 
     /// The method of a request or notification.
     pub fn method(&self) -> Option<&str> {
-        if let Some(method) = &self.method_unescaped {
+        if let Some(method) = &self.parts.method_unescaped {
             return Some(method);
         }
-        let at = self.method_at.as_ref()?;
+        let at = self.parts.method_at.as_ref()?;
         Some(&self.text()[at.start + 1..at.end - 1])
     }
 
     /// The params' JSON text, as it came.
     pub fn params(&self) -> Option<&str> {
-        self.part(&self.params_at)
+        self.part(&self.parts.params_at)
     }
 
     /// A response's result, as it came.
     pub fn result(&self) -> Option<&str> {
-        match self.kind {
-            Kind::Response => self.part(&self.outcome_at),
+        match self.parts.kind {
+            Kind::Response => self.part(&self.parts.outcome_at),
             _ => None,
         }
     }
 
     /// An error response's error object, as it came.
     pub fn error(&self) -> Option<&str> {
-        match self.kind {
-            Kind::Error => self.part(&self.outcome_at),
+        match self.parts.kind {
+            Kind::Error => self.part(&self.parts.outcome_at),
             _ => None,
         }
     }
 
     /// The id's JSON text as it came (`null` included).
     pub fn raw_id(&self) -> Option<&str> {
-        self.part(&self.id_at)
+        self.part(&self.parts.id_at)
     }
 
     /// The params decoded into `T`; absent params read as `null`.
@@ -141,7 +131,7 @@ impl Message {
                 part,
                 reason: crate::error::reason_of(&e),
             })
-            .with_id(self.id.clone())
+            .with_id(self.parts.id.clone())
         })
     }
 
@@ -171,7 +161,7 @@ impl Message {
 
     /// [`Message::with_id`], appended to `out`.
     pub fn write_with_id(&self, id: &Id, out: &mut Vec<u8>) {
-        match &self.id_at {
+        match &self.parts.id_at {
             Some(at) => {
                 out.extend_from_slice(&self.bytes[..at.start]);
                 id.write_json(out);
@@ -184,7 +174,7 @@ impl Message {
     /// The bytes as they came with `method` in place of the message's
     /// method, every other byte unchanged (a response comes back as it is).
     pub fn with_method(&self, method: &str) -> Vec<u8> {
-        let Some(at) = &self.method_at else {
+        let Some(at) = &self.parts.method_at else {
             return self.bytes.clone();
         };
         let mut out = Vec::with_capacity(self.bytes.len() + method.len());
@@ -200,29 +190,19 @@ impl Message {
 }
 
 /// Where a message's parts lie, read from its bytes.
+#[derive(Debug, Clone)]
 struct Parts {
     kind: Kind,
     id: Option<Id>,
+    /// Where the id's value lies (`null` included).
     id_at: Option<Range<usize>>,
+    /// Where the method's string lies, quotes included.
     method_at: Option<Range<usize>>,
+    /// The method, unescaped, when its text has escapes.
     method_unescaped: Option<String>,
     params_at: Option<Range<usize>>,
+    /// The result of a response or the error of an error response.
     outcome_at: Option<Range<usize>>,
-}
-
-impl Parts {
-    fn message(self, bytes: Vec<u8>) -> Message {
-        Message {
-            bytes,
-            kind: self.kind,
-            id: self.id,
-            id_at: self.id_at,
-            method_at: self.method_at,
-            method_unescaped: self.method_unescaped,
-            params_at: self.params_at,
-            outcome_at: self.outcome_at,
-        }
-    }
 }
 
 /// The one read of a message's bytes.
