@@ -20,7 +20,7 @@
 //! buffered whole, and answered with `"id": null`.
 
 use crate::hosts::CallProgress;
-use crate::link::{HostLink, HostNotice, HostRequest, Wire, serving};
+use crate::link::{HostLink, HostNotice, HostRequest, Wire, serving, take_meta};
 use crate::server::{Opening, SieveServer};
 use crate::sync::Locked;
 use rmcp::ErrorData;
@@ -28,9 +28,9 @@ use rmcp::model::{
     ClientResult, ErrorCode, ProgressNotificationParam, ProtocolVersion, RequestId,
     RequestMetaObject, ServerJsonRpcMessage, ServerNotification,
 };
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use sieve_wire::Kind as WireKind;
-use sieve_wire::{Line, Message};
+use sieve_wire::{Id, Line, Message};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -84,9 +84,9 @@ pub async fn serve_lines(
         match line {
             Ok(Some(Line::Text(line))) => front.take(line).await,
             Ok(Some(Line::TooLong { .. })) => front.refuse(
-                Value::Null,
+                None,
                 ErrorCode::INVALID_REQUEST,
-                format!(
+                &format!(
                     "invalid request: the message is over {max_line} bytes \
                      (settings.maxMessageBytes in config.json), so it was dropped"
                 ),
@@ -140,7 +140,7 @@ impl Front {
                         self.request(id, method, params.unwrap_or(Value::Null))
                             .await;
                     }
-                    Err(error) => self.refuse(id, error.code, error.message.into_owned()),
+                    Err(error) => self.refuse(message.id(), error.code, &error.message),
                 }
             }
             WireKind::Notification => {
@@ -148,55 +148,51 @@ impl Front {
                     self.notification(message.method().unwrap_or_default(), params);
                 }
             }
-            WireKind::Response | WireKind::Error => {
-                let answer = if message.kind() == WireKind::Response {
-                    message.result_as::<ClientResult>().map_err(|e| {
-                        rmcp::ServiceError::McpError(ErrorData::invalid_params(
-                            format!("the host's answer does not fit: {e}"),
-                            None,
-                        ))
-                    })
-                } else {
-                    match message.error_as::<ErrorData>() {
-                        Ok(error) => Err(rmcp::ServiceError::McpError(error)),
-                        Err(e) => Err(rmcp::ServiceError::McpError(ErrorData::internal_error(
-                            format!("the host's error does not fit: {e}"),
-                            None,
-                        ))),
-                    }
+            WireKind::Response => {
+                let answer = message.result_as::<ClientResult>().map_err(|e| {
+                    rmcp::ServiceError::McpError(ErrorData::invalid_params(
+                        format!("the host's answer does not fit: {e}"),
+                        None,
+                    ))
+                });
+                self.answered(&id, answer);
+            }
+            WireKind::Error => {
+                let answer = match message.error_as::<ErrorData>() {
+                    Ok(error) => Err(rmcp::ServiceError::McpError(error)),
+                    Err(e) => Err(rmcp::ServiceError::McpError(ErrorData::internal_error(
+                        format!("the host's error does not fit: {e}"),
+                        None,
+                    ))),
                 };
-                let key = crate::tap::id_key(&id);
-                if !self.wire.answered(&key, answer) {
-                    tracing::debug!("the host answered a request nobody waits for ({key})");
-                }
+                self.answered(&id, answer);
             }
         }
     }
 
-    fn refuse(&self, id: Value, code: ErrorCode, message: String) {
-        let answer = json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "error": {"code": code.0, "message": message},
-        });
-        let _ = self.wire.send_raw(answer.to_string().into_bytes());
+    /// The host's answer to a request of the proxy's, to whoever waits.
+    fn answered(&self, id: &Value, answer: Result<ClientResult, rmcp::ServiceError>) {
+        let key = crate::tap::id_key(id);
+        if !self.wire.answered(&key, answer) {
+            tracing::debug!("the host answered a request nobody waits for ({key})");
+        }
+    }
+
+    fn refuse(&self, id: Option<&Id>, code: ErrorCode, message: &str) {
+        let answer = sieve_wire::write::error_response(id, i64::from(code.0), message, None);
+        let _ = self.wire.send_raw(answer);
     }
 
     /// A request from the host: opens the connection, or is served.
     async fn request(self: &Arc<Self>, id: Value, method: String, mut params: Value) {
         let Ok(request_id) = serde_json::from_value::<RequestId>(id.clone()) else {
             return self.refuse(
-                Value::Null,
+                None,
                 ErrorCode::INVALID_REQUEST,
-                "invalid request: an id is a string or a number".into(),
+                "invalid request: an id is a string or a number",
             );
         };
-        let meta = match params.as_object_mut().and_then(|p| p.remove("_meta")) {
-            Some(Value::Object(meta)) => meta,
-            _ => Map::new(),
-        };
-        let meta: RequestMetaObject =
-            serde_json::from_value(Value::Object(meta)).unwrap_or_default();
+        let meta = take_meta(&mut params);
         let opening = *self.opening.locked();
         let opening = match opening {
             Some(opening) => opening,

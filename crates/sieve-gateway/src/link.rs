@@ -4,10 +4,9 @@
 //! `_meta`, cancellation, the HTTP request's parts, the link it came on).
 //!
 //! Handlers, the host registry and the task relays use only these, never
-//! the transport under them. Today a link is an rmcp peer (stdio hosts and
-//! the HTTP front are served through rmcp's service loop); a message layer
-//! of the proxy's own is the other way a link can be made, and nothing
-//! above this module has to change for it.
+//! the transport under them. A link is either an rmcp peer (the HTTP
+//! front, still behind rmcp's session layer) or a [`Wire`] of the proxy's
+//! own message layer (stdio hosts, `crate::front`).
 
 use crate::sync::Locked;
 use rmcp::model::{
@@ -67,9 +66,7 @@ impl Wire {
     pub fn send(&self, message: &impl serde::Serialize) -> Result<(), ServiceError> {
         let line = serde_json::to_vec(message)
             .map_err(|e| ServiceError::McpError(ErrorData::internal_error(e.to_string(), None)))?;
-        self.out
-            .send(line)
-            .map_err(|_| ServiceError::TransportClosed)
+        self.send_raw(line)
     }
 
     /// Sends one message already encoded.
@@ -91,11 +88,6 @@ impl Wire {
     /// The connection opened without `initialize`, on revision `version`.
     pub fn opened_inline(&self, version: ProtocolVersion) {
         let _ = self.inline.set(version);
-    }
-
-    /// The revision the connection opened on without `initialize`, if it did.
-    pub fn inline_version(&self) -> Option<&ProtocolVersion> {
-        self.inline.get()
     }
 
     /// The host went: requests waiting for it fail, and the link says so.
@@ -201,6 +193,7 @@ impl HostLink {
 }
 
 /// One request from a host, being served.
+#[derive(Clone)]
 pub struct HostRequest {
     /// The request's id as the host sent it.
     pub id: RequestId,
@@ -264,6 +257,13 @@ impl HostRequest {
         Ok(())
     }
 
+    /// Whether the host declared it takes tasks: only such a host is
+    /// answered with a task handle or asked task requests.
+    pub fn takes_tasks(&self) -> bool {
+        self.client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks())
+    }
+
     /// The host's capabilities: a 2026-07-28 request's own `_meta`, else
     /// what its connection said in `initialize`.
     pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
@@ -273,6 +273,18 @@ impl HostRequest {
         self.meta
             .client_capabilities()
             .or_else(|| self.link.client().map(|info| info.capabilities.clone()))
+    }
+}
+
+/// Takes a request's `_meta` out of its raw `params`, as the request's
+/// context keeps it (rmcp's loop does the same); `_meta` that is no object
+/// is dropped.
+pub fn take_meta(params: &mut serde_json::Value) -> RequestMetaObject {
+    match params.as_object_mut().and_then(|p| p.remove("_meta")) {
+        Some(meta @ serde_json::Value::Object(_)) => {
+            serde_json::from_value(meta).unwrap_or_default()
+        }
+        _ => RequestMetaObject::default(),
     }
 }
 
@@ -352,13 +364,7 @@ impl Listening {
     pub fn request(&self) -> HostRequest {
         match self {
             Listening::Rmcp(context) => HostRequest::from_rmcp(context.request_context().clone()),
-            Listening::Own { request, .. } => HostRequest {
-                id: request.id.clone(),
-                meta: request.meta.clone(),
-                ct: request.ct.clone(),
-                extensions: request.extensions.clone(),
-                link: request.link.clone(),
-            },
+            Listening::Own { request, .. } => request.clone(),
         }
     }
 

@@ -1,9 +1,10 @@
 //! A plain `tools/call` over HTTP served without rmcp's session layer: the
 //! HTTP front ([`crate::direct`]) hands it here with the request's parts,
-//! and it runs through the same [`Service::handle_request`] as every other
-//! request (the profile's checks, the ledger, the audit, rmcp's own checks
-//! of the answer), only not through a session worker, a service loop and
-//! an SSE stream read back.
+//! and it runs through the one path of [`SieveServer::serve_request`] that
+//! stdio's requests take (the checks of its `_meta`, the profile's checks,
+//! the ledger, the audit, a task only for a host that takes tasks), only
+//! not through rmcp's session worker, service loop and an SSE stream read
+//! back.
 //!
 //! A 2025-11-25 call runs on its session's own connection and peer, which
 //! [`Sessions`] keeps from the session's `initialized` until it closes; a
@@ -11,13 +12,10 @@
 
 use super::SieveServer;
 use crate::hosts::CallProgress;
-use crate::link::{HostLink, HostRequest};
+use crate::link::{HostLink, HostRequest, take_meta};
+use crate::server::Opening;
 use crate::sync::Locked;
-use rmcp::ErrorData;
-use rmcp::model::{
-    CallToolResponse, ClientCapabilities, ClientRequest, GetMeta, RequestId, ServerJsonRpcMessage,
-    ServerResult,
-};
+use rmcp::model::{RequestId, ServerJsonRpcMessage};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -143,28 +141,9 @@ impl SieveServer {
         ct: CancellationToken,
         progress: Option<CallProgress>,
     ) -> ServerJsonRpcMessage {
-        let unnamed = crate::tap::UnnamedParams::take(&mut params);
-        let mut request = match crate::tap::client_request("tools/call", params) {
-            Ok(request) => request,
-            Err(error) => {
-                return ServerJsonRpcMessage::error(
-                    ErrorData::invalid_params(format!("tools/call params: {error}"), None),
-                    Some(id),
-                );
-            }
-        };
-        // The request's `_meta` goes to its context, as rmcp's loop does.
-        let mut meta = Default::default();
-        std::mem::swap(&mut meta, request.get_meta_mut());
-        let ClientRequest::CallToolRequest(call) = request else {
-            return ServerJsonRpcMessage::error(
-                ErrorData::invalid_params("tools/call params: not a tool call", None),
-                Some(id),
-            );
-        };
+        let meta = take_meta(&mut params);
         let mut extensions = rmcp::model::Extensions::default();
         extensions.insert(parts);
-        extensions.insert(unnamed);
         if let Some(progress) = progress {
             extensions.insert(progress);
         }
@@ -175,22 +154,14 @@ impl SieveServer {
             extensions,
             link: peer,
         };
-        if let Err(error) = context.check_meta() {
-            return ServerJsonRpcMessage::error(error, Some(id));
-        }
-        let host_takes_tasks = context
-            .client_capabilities()
-            .is_some_and(|caps| caps.supports_tasks());
-        match self.handle_call_tool(call.params, context).await {
-            // As rmcp's dispatch does: a task handle only for a host that
-            // declared it takes tasks.
-            Ok(CallToolResponse::Task(_)) if !host_takes_tasks => ServerJsonRpcMessage::error(
-                ErrorData::missing_required_client_capability(
-                    ClientCapabilities::builder().enable_tasks().build(),
-                ),
-                Some(id),
-            ),
-            Ok(result) => ServerJsonRpcMessage::response(ServerResult::from(result), id),
+        // The one path every request takes: the same checks of its
+        // `_meta`, its unnamed params kept, a task only for a host that
+        // takes tasks.
+        match self
+            .serve_request("tools/call", params, context, Opening::Current)
+            .await
+        {
+            Ok(result) => ServerJsonRpcMessage::response(result, id),
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
         }
     }

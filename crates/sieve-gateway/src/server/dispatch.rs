@@ -16,8 +16,8 @@ use crate::tap::{LEGACY_PREFIX, list_method};
 use rmcp::ErrorData;
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolResponse, ClientCapabilities, CustomRequest, DiscoverResult, InitializeRequestParams,
-    ProtocolVersion, ServerResult, SubscriptionsListenResult,
+    CallToolResponse, ClientCapabilities, CustomRequest, DiscoverResult, ServerResult,
+    SubscriptionsListenResult,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -75,11 +75,9 @@ impl SieveServer {
         match method {
             "initialize" => {
                 let request = with_raw(request, &params);
-                let params: InitializeRequestParams = typed(method, params)?;
-                let mut result = self.handle_initialize(params.clone(), request).await?;
-                result.protocol_version =
-                    negotiated(&params.protocol_version, result.protocol_version)?;
-                Ok(ServerResult::InitializeResult(result))
+                self.handle_initialize(typed(method, params)?, request)
+                    .await
+                    .map(ServerResult::InitializeResult)
             }
             "server/discover" => Ok(ServerResult::DiscoverResult(
                 DiscoverResult::from_server_info(
@@ -89,9 +87,7 @@ impl SieveServer {
             )),
             "ping" if legacy => Ok(ServerResult::empty(())),
             "tools/call" => {
-                let takes_tasks = request
-                    .client_capabilities()
-                    .is_some_and(|caps| caps.supports_tasks());
+                let takes_tasks = request.takes_tasks();
                 let mut params = params;
                 let unnamed = crate::tap::UnnamedParams::take(&mut params);
                 let mut request = request;
@@ -229,26 +225,7 @@ fn typed<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, ErrorDat
         .map_err(|e| ErrorData::invalid_params(format!("invalid params for {method}: {e}"), None))
 }
 
-/// The revision agreed in `initialize`, as rmcp's own loop settles it.
-fn negotiated(
-    asked: &ProtocolVersion,
-    offered: ProtocolVersion,
-) -> Result<ProtocolVersion, ErrorData> {
-    let known = ProtocolVersion::KNOWN_VERSIONS;
-    if asked.has_initialize() && known.contains(asked) {
-        return Ok(asked.clone());
-    }
-    if offered.has_initialize() {
-        return Ok(offered);
-    }
-    known
-        .iter()
-        .rev()
-        .find(|v| v.has_initialize())
-        .cloned()
-        .ok_or_else(|| ErrorData::internal_error("no revision with initialize is known", None))
-}
-
+/// The refusal of a task to a host that did not declare it takes tasks.
 fn needs_tasks() -> ErrorData {
     ErrorData::missing_required_client_capability(
         ClientCapabilities::builder().enable_tasks().build(),
@@ -257,8 +234,9 @@ fn needs_tasks() -> ErrorData {
 
 /// Task requests are for a host that declared it takes tasks.
 fn tasks_declared(request: &HostRequest) -> Result<(), ErrorData> {
-    let declared = request
-        .client_capabilities()
-        .is_some_and(|caps| caps.supports_tasks());
-    if declared { Ok(()) } else { Err(needs_tasks()) }
+    if request.takes_tasks() {
+        Ok(())
+    } else {
+        Err(needs_tasks())
+    }
 }

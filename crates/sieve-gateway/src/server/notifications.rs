@@ -202,7 +202,12 @@ impl SieveServer {
         if let Some(concerns) = raw.get("concerns") {
             self.set_concerns(concerns, "params.concerns")?;
         }
-        context.link.set_client(request.clone());
+        let result = self.negotiate_initialize(&request)?;
+        // Later requests are served under the revision agreed, not the
+        // one asked.
+        let mut agreed = request;
+        agreed.protocol_version = result.protocol_version.clone();
+        context.link.set_client(agreed);
         // Answered at once, whatever the servers are doing. The baseline
         // and the change stream are taken now: rmcp runs handlers
         // concurrently, so the host's first requests may be handled
@@ -216,19 +221,15 @@ impl SieveServer {
             state.seen = baseline.clone();
             state.pending_listen = Some((baseline, changes));
         }
-        self.negotiate_initialize(&request)
+        Ok(result)
     }
 
     /// `notifications/initialized`: the connection becomes a host that
     /// upstream traffic can reach and that is told about changes.
     pub(super) fn handle_initialized(&self, context: HostNotice) {
         // Concerns in `initialized` (the concern proposal's option A).
-        let own = context
-            .extensions
-            .get::<super::RawParams>()
-            .map(|raw| raw.0.clone());
-        let raw = match own {
-            Some(own) => Some(own),
+        let raw = match context.extensions.get::<super::RawParams>() {
+            Some(own) => Some(own.0.clone()),
             None => context
                 .extensions
                 .get::<http::request::Parts>()

@@ -248,10 +248,7 @@ impl Tasks {
         record: &TaskRecord,
         context: &HostRequest,
     ) -> Result<CallToolResponse, ErrorData> {
-        let host_takes_tasks = context
-            .client_capabilities()
-            .is_some_and(|caps| caps.supports_tasks());
-        if host_takes_tasks {
+        if context.takes_tasks() {
             self.relay(record, &context.link, false);
             Ok(CallToolResponse::Task(wire::host_task(record)))
         } else {
