@@ -20,7 +20,7 @@
 //! buffered whole, and answered with `"id": null`.
 
 use crate::hosts::CallProgress;
-use crate::link::{HostLink, HostNotice, HostRequest, Wire, serving, take_meta};
+use crate::link::{HostLink, HostNotice, HostRequest, Outgoing, Wire, serving, take_meta};
 use crate::server::{Opening, SieveServer};
 use crate::sync::Locked;
 use rmcp::ErrorData;
@@ -367,7 +367,7 @@ fn answer(
 /// Writes each message on a line of its own, flushing when no more wait,
 /// until `done` (then what is queued goes out).
 async fn write_lines(
-    mut lines: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+    mut lines: tokio::sync::mpsc::UnboundedReceiver<Outgoing>,
     output: impl AsyncWrite + Unpin,
     done: CancellationToken,
 ) -> std::io::Result<()> {
@@ -378,10 +378,10 @@ async fn write_lines(
             () = done.cancelled() => lines.try_recv().ok(),
         };
         let Some(line) = line else { break };
-        output.write_all(&line).await?;
+        output.write_all(&line.line).await?;
         output.write_all(b"\n").await?;
         while let Ok(line) = lines.try_recv() {
-            output.write_all(&line).await?;
+            output.write_all(&line.line).await?;
             output.write_all(b"\n").await?;
         }
         output.flush().await?;

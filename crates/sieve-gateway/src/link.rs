@@ -35,11 +35,26 @@ enum Way {
     Own(Arc<Wire>),
 }
 
+/// How many notifications may wait for a host's writer. Answers do not
+/// count: they wait behind at most these.
+const NOTICES_QUEUED: usize = 256;
+
+/// One encoded message on its way to the host; a notification holds its
+/// place among [`NOTICES_QUEUED`] until it is written.
+pub struct Outgoing {
+    pub line: Vec<u8>,
+    _slot: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
 /// The way back of a connection the proxy's own message layer runs: the
 /// lines it writes to the host, and its requests waiting for the host's
 /// answer.
 pub struct Wire {
-    out: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
+    out: tokio::sync::mpsc::UnboundedSender<Outgoing>,
+    /// Room for notifications between the host's outbox and its writer:
+    /// a flood waits here (and the outbox drops its overflow) rather than
+    /// piling up ahead of the answers.
+    notices: Arc<tokio::sync::Semaphore>,
     waiting: Mutex<HashMap<String, oneshot::Sender<Result<ClientResult, ServiceError>>>>,
     next_id: AtomicU64,
     client: RwLock<Option<Arc<InitializeRequestParams>>>,
@@ -51,9 +66,10 @@ pub struct Wire {
 
 impl Wire {
     /// A wire whose messages go to `out`, one encoded message each.
-    pub fn new(out: tokio::sync::mpsc::UnboundedSender<Vec<u8>>) -> Arc<Wire> {
+    pub fn new(out: tokio::sync::mpsc::UnboundedSender<Outgoing>) -> Arc<Wire> {
         Arc::new(Wire {
             out,
+            notices: Arc::new(tokio::sync::Semaphore::new(NOTICES_QUEUED)),
             waiting: Mutex::default(),
             next_id: AtomicU64::new(1),
             client: RwLock::default(),
@@ -72,7 +88,26 @@ impl Wire {
     /// Sends one message already encoded.
     pub fn send_raw(&self, line: Vec<u8>) -> Result<(), ServiceError> {
         self.out
-            .send(line)
+            .send(Outgoing { line, _slot: None })
+            .map_err(|_| ServiceError::TransportClosed)
+    }
+
+    /// Sends a notification once there is room for it ahead of the
+    /// writer ([`NOTICES_QUEUED`]).
+    pub async fn notify(&self, notification: ServerNotification) -> Result<(), ServiceError> {
+        let line = serde_json::to_vec(&ServerJsonRpcMessage::notification(notification))
+            .map_err(|e| ServiceError::McpError(ErrorData::internal_error(e.to_string(), None)))?;
+        let slot = self
+            .notices
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| ServiceError::TransportClosed)?;
+        self.out
+            .send(Outgoing {
+                line,
+                _slot: Some(slot),
+            })
             .map_err(|_| ServiceError::TransportClosed)
     }
 
@@ -150,7 +185,7 @@ impl HostLink {
     pub async fn notify(&self, notification: ServerNotification) -> Result<(), ServiceError> {
         match &self.0 {
             Way::Rmcp(peer) => peer.send_notification(notification).await,
-            Way::Own(wire) => wire.send(&ServerJsonRpcMessage::notification(notification)),
+            Way::Own(wire) => wire.notify(notification).await,
         }
     }
 
