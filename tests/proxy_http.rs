@@ -1039,3 +1039,107 @@ async fn a_call_is_judged_by_the_concerns_in_its_own_meta() {
         );
     }
 }
+
+/// Reads `stream` until what it has sent holds `wanted`; gives all it sent.
+async fn read_until(stream: &mut reqwest::Response, wanted: &str) -> String {
+    let mut seen = String::new();
+    let read = async {
+        while !seen.contains(wanted) {
+            let chunk = stream
+                .chunk()
+                .await
+                .expect("the stream reads")
+                .unwrap_or_else(|| panic!("the stream ended before {wanted}: {seen}"));
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    };
+    timeout(WAIT, read)
+        .await
+        .unwrap_or_else(|_| panic!("{wanted} within 30 s; the stream sent: {seen}"));
+    seen
+}
+
+/// The ids of the events in `text` that carry `what`.
+fn event_ids_with(text: &str, what: &str) -> Vec<String> {
+    text.split("\n\n")
+        .filter(|event| event.contains(what))
+        .filter_map(|event| {
+            event
+                .lines()
+                .find_map(|line| line.strip_prefix("id: "))
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// A 2025-11-25 session's GET stream: what the proxy sent while no GET
+/// was open waits for the next, each event has an id, a GET naming one
+/// gets only what followed it, and DELETE ends the session.
+#[tokio::test]
+async fn a_session_s_stream_keeps_what_came_while_it_was_closed_and_resumes() {
+    let host = RawHost::start().await;
+    host.home
+        .write("profiles/billing.json", r#"{"groups": ["billing"]}"#);
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let changed = "notifications/tools/list_changed";
+
+    // A change while no GET is open.
+    json_answer(host.post(&list)).await;
+    let switched = host.home.run(&["profiles", "use", "billing"]);
+    assert!(switched.ok, "{}", switched.stderr);
+    let mut stream = timeout(WAIT, host.get_on(&host.session).send())
+        .await
+        .expect("the proxy answers in time")
+        .expect("the proxy answers");
+    assert_eq!(stream.status(), 200);
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    let first = read_until(&mut stream, changed).await;
+    let ids = event_ids_with(&first, changed);
+    assert_eq!(ids.len(), 1, "one change, with an id: {first}");
+    drop(stream);
+
+    // A second change, again with no GET open; a GET resuming after the
+    // first gets the second only.
+    let listed = json_answer(host.post(&list)).await;
+    assert_eq!(
+        listed["result"]["tools"].as_array().map(Vec::len),
+        Some(8),
+        "the billing group only: {listed}"
+    );
+    let switched = host.home.run(&["profiles", "use", "default"]);
+    assert!(switched.ok, "{}", switched.stderr);
+    let mut resumed = timeout(
+        WAIT,
+        host.get_on(&host.session)
+            .header("Last-Event-ID", &ids[0])
+            .send(),
+    )
+    .await
+    .expect("the proxy answers in time")
+    .expect("the proxy answers");
+    assert_eq!(resumed.status(), 200);
+    let second = read_until(&mut resumed, changed).await;
+    let again = event_ids_with(&second, changed);
+    assert_eq!(again.len(), 1, "the second change only: {second}");
+    assert_ne!(again[0], ids[0], "a new event: {second}");
+    drop(resumed);
+
+    // DELETE ends the session: its requests and streams are refused.
+    let deleted = host
+        .client
+        .delete(&host.url)
+        .header("Authorization", &host.bearer)
+        .header("Mcp-Session-Id", &host.session)
+        .send()
+        .await
+        .expect("the proxy answers");
+    assert_eq!(deleted.status(), 200);
+    let after = host.post(&list).send().await.expect("the proxy answers");
+    assert_eq!(after.status(), 404, "the session is gone");
+    let get = host
+        .get_on(&host.session)
+        .send()
+        .await
+        .expect("the proxy answers");
+    assert_eq!(get.status(), 404, "its stream is gone too");
+}

@@ -53,7 +53,6 @@
 //! `config.json` lists none: the engine runs it in memory.
 
 mod clock;
-mod direct;
 pub mod engine;
 pub mod error;
 mod front;
@@ -61,7 +60,6 @@ pub mod hosts;
 pub mod identity;
 pub mod link;
 pub mod oauth;
-mod reply;
 pub mod serve;
 mod server;
 mod sync;

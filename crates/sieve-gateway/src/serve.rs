@@ -4,12 +4,10 @@
 //! The HTTP front binds where it is told (loopback by default), refuses
 //! requests without the user's bearer token (401) and requests from a web
 //! page of another origin (403, DNS-rebinding protection as the spec asks),
-//! and keeps each request's raw JSON body for the server, since rmcp's
-//! typed params drop the filters hosts send. A POST whose answer is one
-//! response gets it as plain JSON rather than rmcp's SSE stream of one
-//! event (`reply`).
+//! and refuses a body over `settings.maxMessageBytes` (413); then the
+//! proxy's own message layer serves it ([`crate::front::http`]).
 //!
-//! Before rmcp sees a request, its endpoint's profile is put in force:
+//! Before a request is served, its endpoint's profile is put in force:
 //! from then on an edit of that profile is announced to the endpoint's
 //! listeners (the engine reloads only profiles in use, and a listener is
 //! acknowledged before it reads its profile). An endpoint whose profile
@@ -17,26 +15,20 @@
 //! with a sentence saying why, rather than accepting a connection on which
 //! every request would fail.
 
-use crate::direct::Direct;
 use crate::engine::Engine;
+use crate::front::http::HttpFront;
 use crate::identity::{self, Person, Refusal, SignedIn, Verifier};
-use crate::reply;
 pub use crate::server::ProfileChoice;
-use crate::server::{
-    EndpointProfile, PROTOCOL_VERSION_META, RawBody, Sessions, SieveServer, unusable_profile,
-};
-use crate::tap::rename_request;
+use crate::server::{EndpointProfile, SieveServer, unusable_profile};
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::routing::MethodRouter;
 use axum::serve::ListenerExt;
 use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde_json::Value;
 use sieve_core::profile::is_valid_profile_name;
 use sieve_store::store::StoreError;
 use std::future::Future;
@@ -67,20 +59,11 @@ pub async fn serve_http(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<SocketAddr> {
     let sessions = CancellationToken::new();
-    let manager = Arc::new(LocalSessionManager::default());
-    let kept = Arc::new(Sessions::default());
-    let direct = Direct::start(
-        engine.clone(),
-        kept.clone(),
-        manager.clone(),
-        sessions.child_token(),
-    );
-    let make_engine = engine.clone();
-    let service = mcp_service(
-        move || SieveServer::http(make_engine.clone(), kept.clone()),
-        manager,
-        &sessions,
-    );
+    let front = HttpFront::new(engine.clone(), sessions.child_token());
+    let endpoint = axum::routing::any(move |request: Request| {
+        let front = front.clone();
+        async move { front.serve(request).await }
+    });
     let token: Arc<str> = token.into();
     let verifier = Arc::new(Verifier::new());
     let metadata_engine = engine.clone();
@@ -89,20 +72,8 @@ pub async fn serve_http(
         async move { protected_resource(&engine) }
     });
     let router = axum::Router::new()
-        .route("/mcp", service.clone())
-        .route("/mcp/p/{profile}", service)
-        // A plain tools/call is served without rmcp's session layer.
-        .layer(axum::middleware::from_fn(
-            move |request: Request, next: Next| {
-                let direct = direct.clone();
-                async move {
-                    match direct.serve(request).await {
-                        Ok(response) => response,
-                        Err(request) => next.run(request).await,
-                    }
-                }
-            },
-        ))
+        .route("/mcp", endpoint.clone())
+        .route("/mcp/p/{profile}", endpoint)
         .layer(axum::middleware::from_fn(
             move |request: Request, next: Next| {
                 let token = token.clone();
@@ -118,74 +89,23 @@ pub async fn serve_http(
 }
 
 /// Serves `make()`'s MCP server as it is at `http://ADDR/mcp`, without
-/// token or profiles: how `mcp-sieve demo-server --http` serves the demo.
+/// token or profiles: how `mcp-sieve demo-server --http` serves the demo
+/// (rmcp's own streamable HTTP service, as any server of rmcp's serves).
 pub async fn serve_handler_http<S: ServerHandler + Send + 'static>(
     addr: SocketAddr,
     make: impl Fn() -> S + Send + Sync + 'static,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<SocketAddr> {
     let sessions = CancellationToken::new();
-    let manager = Arc::new(LocalSessionManager::default());
-    let router = axum::Router::new().route("/mcp", mcp_service(make, manager, &sessions));
-    run_router(addr, router, sessions, shutdown).await
-}
-
-/// rmcp's streamable HTTP service for servers made by `make`, every method,
-/// with a POST's answer as plain JSON when it is one response (see
-/// [`reply`]); cancelling `sessions` ends their open SSE streams.
-fn mcp_service<S: ServerHandler + Send + 'static>(
-    make: impl Fn() -> S + Send + Sync + 'static,
-    manager: Arc<LocalSessionManager>,
-    sessions: &CancellationToken,
-) -> MethodRouter {
     let config =
         StreamableHttpServerConfig::default().with_cancellation_token(sessions.child_token());
-    let make = Arc::new(make);
-    let service = |config: StreamableHttpServerConfig| {
-        let make = make.clone();
-        // Behind an Arc: a clone of the service itself copies its config.
-        Arc::new(StreamableHttpService::new(
-            move || Ok(make()),
-            manager.clone(),
-            config,
-        ))
-    };
-    // rmcp's `json_response` is left off in general: it would answer other
-    // sessionless requests with JSON itself, but with no bound on the wait.
-    let streamed: Arc<StreamableHttpService<S, LocalSessionManager>> = service(config.clone());
-    // A request that names its protocol version in `_meta` (2026-07-28)
-    // is held by rmcp until its first message whatever the setting, so
-    // there it costs no wait, and a whole answer goes back as JSON without
-    // being made an SSE stream first and read back.
-    let whole = service(config.with_json_response(true));
-    axum::routing::any(move |request: Request| {
-        let (streamed, whole) = (streamed.clone(), whole.clone());
-        async move {
-            let plain = reply::may_be_plain(request.method(), request.headers());
-            let service = if plain && names_its_version(&request) {
-                whole
-            } else {
-                streamed
-            };
-            let response = service.handle(request).await.map(Body::new);
-            if plain {
-                reply::plain_when_whole(response, reply::WAIT).await
-            } else {
-                response
-            }
-        }
-    })
-}
-
-/// Whether the request's body (as the guard kept it) is one JSON-RPC
-/// request with its protocol version in `_meta`: a 2026-07-28 request,
-/// which rmcp serves on its own, without a session.
-fn names_its_version(request: &Request) -> bool {
-    request
-        .extensions()
-        .get::<RawBody>()
-        .and_then(|RawBody(body)| body.get("params")?.get("_meta")?.get(PROTOCOL_VERSION_META))
-        .is_some_and(Value::is_string)
+    let service = StreamableHttpService::new(
+        move || Ok(make()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let router = axum::Router::new().route_service("/mcp", service);
+    run_router(addr, router, sessions, shutdown).await
 }
 
 /// Binds `addr` and serves `router` in the background until `shutdown`
@@ -233,68 +153,6 @@ fn refuse(status: StatusCode, message: &str) -> Response {
         );
     }
     response
-}
-
-/// Why a POST body is no JSON-RPC message (the code and a sentence), or
-/// `None`: the MCP library would answer these with a 415 and a bare line
-/// of text, where JSON-RPC wants an error object with `"id": null`.
-fn not_a_message(body: Result<&Value, &serde_json::Error>) -> Option<(i64, String)> {
-    let value = match body {
-        Ok(value) => value,
-        Err(error) => {
-            return Some((
-                -32700,
-                format!("parse error: the body is not JSON ({error})"),
-            ));
-        }
-    };
-    let one = |message: &Value| -> Option<String> {
-        let Some(object) = message.as_object() else {
-            return Some("a JSON-RPC message is a JSON object".into());
-        };
-        if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Some("a JSON-RPC message has \"jsonrpc\": \"2.0\"".into());
-        }
-        let id_ok = |id: &Value| id.is_string() || id.is_i64() || id.is_u64();
-        match (object.get("method"), object.get("id")) {
-            (Some(Value::String(_)), None) => None,
-            (Some(Value::String(_)), Some(id)) if id_ok(id) => None,
-            (Some(Value::String(_)), Some(_)) => {
-                Some("a request's \"id\" is a string or an integer".into())
-            }
-            (Some(_), _) => Some("\"method\" is a string".into()),
-            (None, Some(id))
-                if id_ok(id) && (object.contains_key("result") || object.contains_key("error")) =>
-            {
-                None
-            }
-            (None, _) => Some(
-                "a JSON-RPC message is a request (\"method\"), a notification, or an answer \
-                 (\"id\" with \"result\" or \"error\")"
-                    .into(),
-            ),
-        }
-    };
-    let why = match value {
-        Value::Array(batch) if !batch.is_empty() => batch.iter().find_map(one),
-        other => one(other),
-    }?;
-    Some((-32600, format!("invalid request: {why}")))
-}
-
-/// A JSON-RPC error for a body that is no message: 400, `"id": null`.
-fn json_rpc_refusal(code: i64, message: &str) -> Response {
-    let body = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": {"code": code, "message": message},
-    });
-    (
-        StatusCode::BAD_REQUEST,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
 }
 
 /// The protected resource metadata (RFC 9728) of a gateway that takes
@@ -443,60 +301,7 @@ async fn guard(
             );
         }
     };
-    // Parsed once, for the check and for the server.
-    let parsed = serde_json::from_slice::<Value>(&bytes);
-    let endpoint = parts.uri.path() == "/mcp" || parts.uri.path().starts_with("/mcp/p/");
-    if endpoint
-        && parts.method == axum::http::Method::POST
-        && let Some((code, message)) = not_a_message(parsed.as_ref())
-    {
-        return json_rpc_refusal(code, &message);
-    }
-    let mut body = Body::from(bytes);
-    if let Ok(mut value) = parsed {
-        // 2025-11-25 task requests and lists go to the proxy's own handlers
-        // (the session's revision is in the header hosts send after
-        // initialize).
-        let legacy = parts
-            .headers
-            .get("mcp-protocol-version")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v < "2026-07-28");
-        let renamed = match &mut value {
-            Value::Array(batch) => {
-                // Every message of the batch, not just up to the first.
-                let mut renamed = false;
-                for message in batch {
-                    renamed |= rename_request(message, legacy);
-                }
-                renamed
-            }
-            message => {
-                let method = message.get("method").cloned();
-                let renamed = rename_request(message, legacy);
-                // rmcp checks a 2026-07-28 request's `Mcp-Method` header
-                // against its body: the header follows a renamed method
-                // it agreed with (one that did not is left to be refused).
-                if renamed
-                    && let (Some(Value::String(method)), Some(Value::String(now))) =
-                        (method, message.get("method"))
-                    && parts
-                        .headers
-                        .get("mcp-method")
-                        .and_then(|v| v.to_str().ok())
-                        == Some(method.as_str())
-                    && let Ok(now) = header::HeaderValue::from_str(now)
-                {
-                    parts.headers.insert("mcp-method", now);
-                }
-                renamed
-            }
-        };
-        if renamed {
-            body = Body::from(value.to_string());
-        }
-        parts.extensions.insert(RawBody(Arc::new(value)));
-    }
+    let body = Body::from(bytes);
     next.run(Request::from_parts(parts, body)).await
 }
 

@@ -11,8 +11,7 @@
 //!
 //! rmcp's typed params drop `filter`, `filters` and `concerns`, so the raw
 //! params come with the request from the proxy's own message layer
-//! ([`RawParams`], stdio) or from the raw body the HTTP layer
-//! keeps ([`RawBody`]); `_meta` survives in the request context.
+//! ([`RawParams`]); `_meta` is the request's own.
 //!
 //! Layout: this file holds the connection, what a request is served with
 //! (its [`View`]) and the `ServerHandler` entry points, which hand each
@@ -35,7 +34,6 @@
 
 mod audit;
 mod calls;
-mod direct;
 mod dispatch;
 mod forward;
 mod info;
@@ -44,14 +42,12 @@ mod methods;
 mod notifications;
 mod task_requests;
 
-pub use direct::Sessions;
 pub use dispatch::{Opening, RawParams};
 
 use crate::engine::{ActiveProfile, Change, Engine, HostForms};
 use crate::hosts::HostId;
 use crate::link::{HostNotice, HostRequest, Listening};
 use crate::sync::Locked;
-use crate::tap::id_key;
 use notifications::{Fingerprints, Following};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
@@ -76,10 +72,6 @@ use std::sync::{Arc, Mutex};
 pub(crate) const PROTOCOL_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
 /// Where a 2026-07-28 request names its client (name, version).
 pub(crate) const CLIENT_INFO_META: &str = "io.modelcontextprotocol/clientInfo";
-
-/// The raw JSON body of an HTTP request, kept by the HTTP layer.
-#[derive(Debug, Clone)]
-pub struct RawBody(pub Arc<Value>);
 
 /// Why profile `name` cannot serve a host, for a person.
 pub fn unusable_profile(name: &str, error: &StoreError) -> String {
@@ -121,9 +113,6 @@ pub struct SieveServer {
 struct Connection {
     /// The profile of a stdio proxy; HTTP requests carry theirs.
     fixed_profile: Option<ProfileChoice>,
-    /// Where an HTTP session's connection is kept for calls served
-    /// directly.
-    sessions: Option<Arc<Sessions>>,
     state: Mutex<ConnState>,
     /// Held while a view is computed and recorded as seen, so two tasks
     /// (the change forwarder, a `concerns/update`) cannot interleave and
@@ -181,25 +170,19 @@ impl View {
 impl SieveServer {
     /// A server for one stdio host, on `profile`.
     pub fn stdio(engine: Arc<Engine>, profile: ProfileChoice) -> SieveServer {
-        SieveServer::new(engine, Some(profile), None)
+        SieveServer::new(engine, Some(profile))
     }
 
-    /// A server for HTTP, whose requests name their profile; a session
-    /// opened on it is kept in `sessions`.
-    pub fn http(engine: Arc<Engine>, sessions: Arc<Sessions>) -> SieveServer {
-        SieveServer::new(engine, None, Some(sessions))
+    /// A server for an HTTP connection, whose requests name their profile.
+    pub fn http(engine: Arc<Engine>) -> SieveServer {
+        SieveServer::new(engine, None)
     }
 
-    fn new(
-        engine: Arc<Engine>,
-        fixed_profile: Option<ProfileChoice>,
-        sessions: Option<Arc<Sessions>>,
-    ) -> SieveServer {
+    fn new(engine: Arc<Engine>, fixed_profile: Option<ProfileChoice>) -> SieveServer {
         SieveServer {
             engine,
             conn: Arc::new(Connection {
                 fixed_profile,
-                sessions,
                 state: Mutex::new(ConnState::default()),
                 seen_lock: Mutex::new(()),
             }),
@@ -246,26 +229,10 @@ impl SieveServer {
 
     /// The raw params of the request in `context`.
     fn raw_params(&self, context: &HostRequest) -> Value {
-        if let Some(dispatch::RawParams(params)) = context.extensions.get() {
-            return params.clone();
+        match context.extensions.get() {
+            Some(dispatch::RawParams(params)) => params.clone(),
+            None => Value::Null,
         }
-        let id = id_key(&serde_json::to_value(&context.id).unwrap_or_default());
-        let body = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<RawBody>());
-        let Some(RawBody(body)) = body else {
-            return Value::Null;
-        };
-        let messages: Vec<&Value> = match body.as_ref() {
-            Value::Array(batch) => batch.iter().collect(),
-            single => vec![single],
-        };
-        messages
-            .into_iter()
-            .find(|m| m.get("id").map(id_key).as_deref() == Some(id.as_str()))
-            .and_then(|m| m.get("params").cloned())
-            .unwrap_or(Value::Null)
     }
 
     /// What narrows this request: the connection's concerns, plus for list

@@ -3,7 +3,7 @@
 //! acknowledgement (2026-07-28), and `list_changed` for exactly the kinds
 //! whose visible set changed since (by fingerprints of what it saw).
 
-use super::{RawBody, SieveServer};
+use super::SieveServer;
 use crate::engine::Change;
 use crate::link::{HostLink, HostNotice, HostRequest, Listening};
 use crate::sync::Locked;
@@ -228,14 +228,10 @@ impl SieveServer {
     /// upstream traffic can reach and that is told about changes.
     pub(super) fn handle_initialized(&self, context: HostNotice) {
         // Concerns in `initialized` (the concern proposal's option A).
-        let raw = match context.extensions.get::<super::RawParams>() {
-            Some(own) => Some(own.0.clone()),
-            None => context
-                .extensions
-                .get::<http::request::Parts>()
-                .and_then(|parts| parts.extensions.get::<RawBody>())
-                .and_then(|body| body.0.get("params").cloned()),
-        };
+        let raw = context
+            .extensions
+            .get::<super::RawParams>()
+            .map(|own| own.0.clone());
         if let Some(concerns) = raw.as_ref().and_then(|p| p.get("concerns"))
             && let Err(error) = self.set_concerns(concerns, "params.concerns")
         {
@@ -246,7 +242,6 @@ impl SieveServer {
             .hosts()
             .register(context.link.clone(), self.sees());
         self.state().host = Some(host);
-        self.open_session(&context.extensions, &context.link);
         self.forward_changes(context.link);
     }
 
