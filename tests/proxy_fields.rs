@@ -122,13 +122,17 @@ fn call_params(server: &str) -> Value {
 }
 
 /// The server got the host's unknown param, and the host the call's
-/// answer. (The server's unknown result field, `x-result-extra`, does not
-/// reach hosts yet: docs/limits.md says so.)
+/// answer with the server's unknown result field.
 fn call_kept_fields(response: &Value, server: &str, host: &str) {
     let result = &response["result"];
     assert_eq!(
         result["isError"], false,
         "{host} gets {server}'s answer: {response:#}"
+    );
+    assert_eq!(
+        result["x-result-extra"],
+        json!({"served": "file_issue"}),
+        "{host} gets {server}'s unknown result field: {response:#}"
     );
     let received: Value = serde_json::from_str(
         result["content"][0]["text"]

@@ -4,9 +4,8 @@
 //! `_meta`, cancellation, the HTTP request's parts, the link it came on).
 //!
 //! Handlers, the host registry and the task relays use only these, never
-//! the transport under them. A link is either an rmcp peer (the HTTP
-//! front, still behind rmcp's session layer) or a [`Wire`] of the proxy's
-//! own message layer (stdio hosts, `crate::front`).
+//! the transport under them: every link is a [`Wire`] of the proxy's own
+//! message layer (`crate::front`), over stdio or HTTP.
 
 use crate::sync::Locked;
 use rmcp::model::{
@@ -15,25 +14,17 @@ use rmcp::model::{
     ServerNotification, ServerRequest, SubscriptionFilter, SubscriptionsAcknowledgedNotification,
     SubscriptionsAcknowledgedNotificationParams,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext};
-use rmcp::{ErrorData, RoleServer, ServiceError};
+use rmcp::{ErrorData, ServiceError};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-/// The way back to one host connection.
+/// The way back to one host connection, which the proxy's own message
+/// layer runs ([`Wire`]).
 #[derive(Clone)]
-pub struct HostLink(Way);
-
-#[derive(Clone)]
-enum Way {
-    /// A connection rmcp's service loop runs.
-    Rmcp(Peer<RoleServer>),
-    /// A connection the proxy's own message layer runs ([`Wire`]).
-    Own(Arc<Wire>),
-}
+pub struct HostLink(Arc<Wire>);
 
 /// How many notifications may wait for a host's writer. Answers do not
 /// count: they wait behind at most these.
@@ -171,59 +162,37 @@ impl std::fmt::Debug for HostLink {
 }
 
 impl HostLink {
-    /// The link of a connection rmcp's service loop runs.
-    pub fn rmcp(peer: Peer<RoleServer>) -> HostLink {
-        HostLink(Way::Rmcp(peer))
-    }
-
     /// The link of a connection the proxy's own message layer runs.
     pub fn own(wire: Arc<Wire>) -> HostLink {
-        HostLink(Way::Own(wire))
+        HostLink(wire)
     }
 
     /// Sends a notification to the host.
     pub async fn notify(&self, notification: ServerNotification) -> Result<(), ServiceError> {
-        match &self.0 {
-            Way::Rmcp(peer) => peer.send_notification(notification).await,
-            Way::Own(wire) => wire.notify(notification).await,
-        }
+        self.0.notify(notification).await
     }
 
     /// Asks the host (sampling, elicitation, roots, ping) and waits for
     /// its answer.
     pub async fn ask(&self, request: ServerRequest) -> Result<ClientResult, ServiceError> {
-        match &self.0 {
-            Way::Rmcp(peer) => peer.send_request(request).await,
-            Way::Own(wire) => wire.ask(request).await,
-        }
+        self.0.ask(request).await
     }
 
     /// What the host said of itself in `initialize`, once it has.
     pub fn client(&self) -> Option<Arc<InitializeRequestParams>> {
-        match &self.0 {
-            Way::Rmcp(peer) => peer.peer_info(),
-            Way::Own(wire) => wire.client.read().ok()?.clone(),
-        }
+        self.0.client.read().ok()?.clone()
     }
 
     /// Keeps what the host said of itself in `initialize`.
     pub fn set_client(&self, info: InitializeRequestParams) {
-        match &self.0 {
-            Way::Rmcp(peer) => peer.set_peer_info(info),
-            Way::Own(wire) => {
-                if let Ok(mut client) = wire.client.write() {
-                    *client = Some(Arc::new(info));
-                }
-            }
+        if let Ok(mut client) = self.0.client.write() {
+            *client = Some(Arc::new(info));
         }
     }
 
     /// Whether the host has gone.
     pub fn is_closed(&self) -> bool {
-        match &self.0 {
-            Way::Rmcp(peer) => peer.is_transport_closed(),
-            Way::Own(wire) => wire.closed.is_cancelled() || wire.out.is_closed(),
-        }
+        self.0.closed.is_cancelled() || self.0.out.is_closed()
     }
 }
 
@@ -244,17 +213,6 @@ pub struct HostRequest {
 }
 
 impl HostRequest {
-    /// A request rmcp's service loop hands over.
-    pub fn from_rmcp(context: RequestContext<RoleServer>) -> HostRequest {
-        HostRequest {
-            id: context.id,
-            meta: context.meta,
-            ct: context.ct,
-            extensions: context.extensions,
-            link: HostLink::rmcp(context.peer),
-        }
-    }
-
     /// The request's protocol revision: its own `_meta` (2026-07-28), else
     /// what its connection agreed in `initialize`.
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
@@ -329,16 +287,6 @@ pub struct HostNotice {
     pub link: HostLink,
 }
 
-impl HostNotice {
-    /// A notification rmcp's service loop hands over.
-    pub fn from_rmcp(context: NotificationContext<RoleServer>) -> HostNotice {
-        HostNotice {
-            extensions: context.extensions,
-            link: HostLink::rmcp(context.peer),
-        }
-    }
-}
-
 tokio::task_local! {
     /// The protocol revision of the request being served, where a
     /// request's handler runs (a 2026-07-28 request takes no
@@ -360,14 +308,9 @@ fn current_version() -> Option<ProtocolVersion> {
 
 /// A 2026-07-28 `subscriptions/listen` being served: its request, the
 /// filter it was acknowledged with, and where its notifications go.
-pub enum Listening {
-    /// One rmcp's service loop established.
-    Rmcp(rmcp::service::SubscriptionContext),
-    /// One the proxy's own message layer established.
-    Own {
-        request: HostRequest,
-        accepted: SubscriptionFilter,
-    },
+pub struct Listening {
+    request: HostRequest,
+    accepted: SubscriptionFilter,
 }
 
 impl Listening {
@@ -392,63 +335,50 @@ impl Listening {
             .map_err(|error| {
                 ErrorData::internal_error(format!("the listen was not acknowledged: {error}"), None)
             })?;
-        Ok(Listening::Own { request, accepted })
+        Ok(Listening { request, accepted })
     }
 
     /// The listen request.
     pub fn request(&self) -> HostRequest {
-        match self {
-            Listening::Rmcp(context) => HostRequest::from_rmcp(context.request_context().clone()),
-            Listening::Own { request, .. } => request.clone(),
-        }
+        self.request.clone()
     }
 
     /// The filter the listen was acknowledged with.
     pub fn accepted(&self) -> &SubscriptionFilter {
-        match self {
-            Listening::Rmcp(context) => context.accepted(),
-            Listening::Own { accepted, .. } => accepted,
-        }
+        &self.accepted
     }
 
     /// Ends when the host ends the listen.
     pub async fn cancelled(&self) {
-        match self {
-            Listening::Rmcp(context) => context.cancelled().await,
-            Listening::Own { request, .. } => request.ct.cancelled().await,
-        }
+        self.request.ct.cancelled().await
     }
 
     /// Tells the host, if the listen asked for this kind of notification.
     /// Returns whether it went out.
     pub async fn send(&self, mut notification: ServerNotification) -> bool {
-        match self {
-            Listening::Rmcp(context) => context.sink().send(notification).await.is_ok(),
-            Listening::Own { request, accepted } => {
-                let wanted = match &notification {
-                    ServerNotification::ToolListChangedNotification(_) => {
-                        accepted.tools_list_changed == Some(true)
-                    }
-                    ServerNotification::PromptListChangedNotification(_) => {
-                        accepted.prompts_list_changed == Some(true)
-                    }
-                    ServerNotification::ResourceListChangedNotification(_) => {
-                        accepted.resources_list_changed == Some(true)
-                    }
-                    ServerNotification::ResourceUpdatedNotification(update) => accepted
-                        .resource_subscriptions
-                        .as_ref()
-                        .is_some_and(|uris| uris.contains(&update.params.uri)),
-                    _ => false,
-                };
-                if !wanted || request.ct.is_cancelled() {
-                    return false;
-                }
-                notification
-                    .get_meta_mut()
-                    .set_subscription_id(request.id.clone());
-                request.link.notify(notification).await.is_ok()
+        let accepted = &self.accepted;
+        let wanted = match &notification {
+            ServerNotification::ToolListChangedNotification(_) => {
+                accepted.tools_list_changed == Some(true)
             }
+            ServerNotification::PromptListChangedNotification(_) => {
+                accepted.prompts_list_changed == Some(true)
+            }
+            ServerNotification::ResourceListChangedNotification(_) => {
+                accepted.resources_list_changed == Some(true)
+            }
+            ServerNotification::ResourceUpdatedNotification(update) => accepted
+                .resource_subscriptions
+                .as_ref()
+                .is_some_and(|uris| uris.contains(&update.params.uri)),
+            _ => false,
+        };
+        if !wanted || self.request.ct.is_cancelled() {
+            return false;
         }
+        notification
+            .get_meta_mut()
+            .set_subscription_id(self.request.id.clone());
+        self.request.link.notify(notification).await.is_ok()
     }
 }

@@ -12,12 +12,11 @@
 
 use super::SieveServer;
 use crate::link::{HostNotice, HostRequest, Listening};
-use crate::tap::{LEGACY_PREFIX, list_method};
+use crate::tap::list_method;
 use rmcp::ErrorData;
-use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolResponse, ClientCapabilities, CustomRequest, DiscoverResult, ServerResult,
-    SubscriptionsListenResult,
+    CallToolResponse, ClientCapabilities, CustomRequest, CustomResult, DiscoverResult,
+    ServerResult, SubscriptionsListenResult,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -26,6 +25,47 @@ use serde_json::Value;
 /// types do not name (`filter`, `concerns`).
 #[derive(Debug, Clone)]
 pub struct RawParams(pub Value);
+
+/// Where the forwarder leaves a call's result as the server sent it, so
+/// the fields rmcp's model dropped go to the host too ([`fill_in`]).
+#[derive(Debug, Clone, Default)]
+pub struct RawResult(std::sync::Arc<std::sync::Mutex<Option<Value>>>);
+
+impl RawResult {
+    pub(super) fn keep(&self, raw: Value) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(raw);
+        }
+    }
+
+    fn take(&self) -> Option<Value> {
+        self.0.lock().ok()?.take()
+    }
+}
+
+/// Adds to `typed` what `raw` has and it lacks, at every depth (objects by
+/// key, arrays of the same length item by item); never changes what
+/// `typed` has.
+fn fill_in(typed: &mut Value, raw: Value) {
+    match (typed, raw) {
+        (Value::Object(typed), Value::Object(raw)) => {
+            for (key, value) in raw {
+                match typed.get_mut(&key) {
+                    Some(kept) => fill_in(kept, value),
+                    None => {
+                        typed.insert(key, value);
+                    }
+                }
+            }
+        }
+        (Value::Array(typed), Value::Array(raw)) if typed.len() == raw.len() => {
+            for (kept, value) in typed.iter_mut().zip(raw) {
+                fill_in(kept, value);
+            }
+        }
+        _ => {}
+    }
+}
 
 /// How a connection was opened, as far as serving its requests goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,8 +102,10 @@ impl SieveServer {
             || method == "tasks/result"
             || (legacy_tasks && matches!(method, "tasks/get" | "tasks/cancel"));
         if legacy_task {
-            let renamed = format!("{LEGACY_PREFIX}{method}");
-            return self.custom(&renamed, params, request).await;
+            return self
+                .legacy_task_request(method, params, &request)
+                .await
+                .map(ServerResult::CustomResult);
         }
         if list_method(method).is_some() {
             let request = with_raw(request, &params);
@@ -92,11 +134,22 @@ impl SieveServer {
                 let unnamed = crate::tap::UnnamedParams::take(&mut params);
                 let mut request = request;
                 request.extensions.insert(unnamed);
+                let raw = RawResult::default();
+                request.extensions.insert(raw.clone());
                 match self
                     .handle_call_tool(typed(method, params)?, request)
                     .await?
                 {
                     CallToolResponse::Task(_) if !takes_tasks => Err(needs_tasks()),
+                    response @ CallToolResponse::Complete(_) => match raw.take() {
+                        Some(raw) => {
+                            let mut answer = serde_json::to_value(ServerResult::from(response))
+                                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                            fill_in(&mut answer, raw);
+                            Ok(ServerResult::CustomResult(CustomResult(answer)))
+                        }
+                        None => Ok(ServerResult::from(response)),
+                    },
                     response => Ok(ServerResult::from(response)),
                 }
             }
@@ -238,5 +291,45 @@ fn tasks_declared(request: &HostRequest) -> Result<(), ErrorData> {
         Ok(())
     } else {
         Err(needs_tasks())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill_in;
+    use serde_json::json;
+
+    #[test]
+    fn what_the_typed_answer_dropped_is_filled_in_and_nothing_else_changes() {
+        let mut typed = json!({
+            "content": [{"type": "text", "text": "hi"}],
+            "isError": false,
+            "resultType": "complete",
+        });
+        let raw = json!({
+            "content": [{"type": "text", "text": "changed?", "x-block": 1}],
+            "isError": true,
+            "x-result-extra": {"served": "t"},
+        });
+        fill_in(&mut typed, raw);
+        assert_eq!(
+            typed,
+            json!({
+                "content": [{"type": "text", "text": "hi", "x-block": 1}],
+                "isError": false,
+                "resultType": "complete",
+                "x-result-extra": {"served": "t"},
+            })
+        );
+        let mut shorter = json!({"content": [{"type": "text"}]});
+        fill_in(
+            &mut shorter,
+            json!({"content": [{"type": "text"}, {"x": 1}]}),
+        );
+        assert_eq!(
+            shorter,
+            json!({"content": [{"type": "text"}]}),
+            "lengths differ: left alone"
+        );
     }
 }

@@ -96,9 +96,20 @@ impl SieveServer {
             }
         };
         tokio::select! {
-            answered = &mut flight.upstream => answered
-                .map(mark_complete)
-                .map_err(|e| ErrorData::from(self.engine.pool().request_failed(&server, e))),
+            answered = &mut flight.upstream => {
+                let answered = answered
+                    .map(mark_complete)
+                    .map_err(|e| ErrorData::from(self.engine.pool().request_failed(&server, e)));
+                // The call's result as the server sent it, for the fields
+                // rmcp's model dropped.
+                if let (Ok(ServerResult::CallToolResult(_)), Some(slot)) =
+                    (&answered, context.extensions.get::<super::dispatch::RawResult>())
+                    && let Some(raw) = self.engine.pool().raw_result(&server, &flight.id)
+                {
+                    slot.keep(raw);
+                }
+                answered
+            }
             Some(first) = flight.asked.recv() => {
                 let mut requests = rmcp::model::InputRequests::new();
                 let mut next = Some(first);

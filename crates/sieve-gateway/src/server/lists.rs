@@ -3,15 +3,13 @@
 //! and the request's narrowing show, each item as the host sees it (every
 //! field the server sent, Sieve's labels under `_meta`).
 //!
-//! rmcp's typed results would drop the fields its model does not name, so
-//! the wire adapters ([`crate::tap::rename_request`]) hand these requests
-//! to [`SieveServer::list_result`] under [`LIST_PREFIX`], whose answer
-//! goes out as built. rmcp's own list handlers (for a request that did
-//! not pass an adapter) answer from the same items, typed.
+//! The answer goes out as built ([`SieveServer::list_result`]), never
+//! through rmcp's typed lists, which would drop the fields its model does
+//! not name.
 
 use super::SieveServer;
 use crate::link::HostRequest;
-use crate::tap::{LIST_PREFIX, list_method};
+use crate::tap::list_method;
 use rmcp::ErrorData;
 use rmcp::model::{CustomResult, ResultType};
 use serde_json::{Map, Value, json};
@@ -42,8 +40,7 @@ impl SieveServer {
         Ok(items)
     }
 
-    /// The answer to list method `method` (as the host named it, without
-    /// [`LIST_PREFIX`]), in the shape the host's protocol revision wants:
+    /// The answer to list method `method`, in the shape the host's protocol revision wants:
     /// what a profile shows is this user's, never cached for others; a
     /// 2026-07-28 host also gets `resultType` and `ttlMs` (a list may
     /// change at any moment: it is stale at once).
@@ -53,9 +50,7 @@ impl SieveServer {
         context: &HostRequest,
     ) -> Result<CustomResult, ErrorData> {
         let Some((kind, key)) = list_method(method) else {
-            return Err(super::methods::not_supported(&format!(
-                "{LIST_PREFIX}{method}"
-            )));
+            return Err(super::methods::not_supported(method));
         };
         let items = self.list_items(kind, context).await?;
         let mut result = Map::new();
@@ -69,17 +64,5 @@ impl SieveServer {
             result.insert("ttlMs".into(), json!(0));
         }
         Ok(CustomResult(Value::Object(result)))
-    }
-
-    /// rmcp's typed result of list method `method`, from the same items.
-    pub(super) async fn list<T: serde::de::DeserializeOwned>(
-        &self,
-        method: &str,
-        context: &HostRequest,
-    ) -> Result<T, ErrorData> {
-        let CustomResult(mut result) = self.list_result(method, context).await?;
-        result["resultType"] = json!(ResultType::COMPLETE);
-        serde_json::from_value(result)
-            .map_err(|e| ErrorData::internal_error(format!("{method}: {e}"), None))
     }
 }

@@ -6,7 +6,6 @@
 use super::SieveServer;
 use super::notifications::notify_peer;
 use crate::link::HostRequest;
-use crate::tap::{LEGACY_PREFIX, LIST_PREFIX};
 use rmcp::ErrorData;
 use rmcp::model::{CustomRequest, CustomResult, ErrorCode};
 use serde_json::{Value, json};
@@ -90,13 +89,6 @@ impl SieveServer {
             "tags/list" => self.labels(false, &context).await,
             "tasks/list" => self.tasks_list(&params, &context).await,
             "tasks/retry" => self.tasks_retry(&params, &context).await,
-            method if method.starts_with(LIST_PREFIX) => {
-                self.list_result(&method[LIST_PREFIX.len()..], &context)
-                    .await
-            }
-            method if method.starts_with(LEGACY_PREFIX) => {
-                self.legacy_task_request(method, params, &context).await
-            }
             "concerns/list" => Ok(CustomResult(
                 json!({"concerns": self.engine.config().concerns_in_force()}),
             )),

@@ -46,20 +46,11 @@ pub use dispatch::{Opening, RawParams};
 
 use crate::engine::{ActiveProfile, Change, Engine, HostForms};
 use crate::hosts::HostId;
-use crate::link::{HostNotice, HostRequest, Listening};
+use crate::link::HostRequest;
 use crate::sync::Locked;
 use notifications::{Fingerprints, Following};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
-    CompleteResult, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
-    GetTaskParams, GetTaskResult, InitializeRequestParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
-    UpdateTaskParams,
-};
-use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rmcp::ErrorData;
+use rmcp::model::{InitializeRequestParams, InitializeResult, ProtocolVersion, ServerConfig};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use sieve_core::rules::concern_map;
@@ -520,161 +511,41 @@ fn template_matches(template: &str, uri: &str) -> bool {
 /// moves every request's future into a task of its own, and unboxed it
 /// would be as large as the largest handler's, kilobytes copied per
 /// request.
-impl ServerHandler for SieveServer {
-    fn get_info(&self) -> ServerConfig {
+impl SieveServer {
+    /// What the proxy says of itself: its name, capabilities and
+    /// instructions.
+    pub(crate) fn get_info(&self) -> ServerConfig {
         info::server_info(&self.engine.config())
     }
 
-    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+    /// The protocol revisions the proxy speaks.
+    pub(crate) fn supported_protocol_versions(
+        &self,
+    ) -> std::borrow::Cow<'static, [ProtocolVersion]> {
         std::borrow::Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
     }
 
-    async fn initialize(
+    /// The answer to `initialize` before the connection's own part: the
+    /// revision the host asked for when the proxy speaks it and it still
+    /// has `initialize`, else the newest that does.
+    pub(crate) fn negotiate_initialize(
         &self,
-        request: InitializeRequestParams,
-        context: RequestContext<RoleServer>,
+        request: &InitializeRequestParams,
     ) -> Result<InitializeResult, ErrorData> {
-        self.same_caller(&context.extensions)?;
-        Box::pin(self.handle_initialize(request, HostRequest::from_rmcp(context))).await
-    }
-
-    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.handle_initialized(HostNotice::from_rmcp(context));
-    }
-
-    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
-        self.handle_roots_list_changed();
-    }
-
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        Some(self.accept_listen(requested))
-    }
-
-    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        Box::pin(self.handle_listen(Listening::Rmcp(context))).await
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Box::pin(self.list("tools/list", &HostRequest::from_rmcp(context))).await
-    }
-
-    async fn list_prompts(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, ErrorData> {
-        Box::pin(self.list("prompts/list", &HostRequest::from_rmcp(context))).await
-    }
-
-    async fn list_resources(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, ErrorData> {
-        Box::pin(self.list("resources/list", &HostRequest::from_rmcp(context))).await
-    }
-
-    async fn list_resource_templates(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Box::pin(self.list("resources/templates/list", &HostRequest::from_rmcp(context))).await
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        Box::pin(self.handle_call_tool(request, HostRequest::from_rmcp(context))).await
-    }
-
-    async fn get_prompt(
-        &self,
-        request: GetPromptRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        Box::pin(self.handle_get_prompt(request, HostRequest::from_rmcp(context))).await
-    }
-
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        Box::pin(self.handle_read_resource(request, HostRequest::from_rmcp(context))).await
-    }
-
-    async fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        Box::pin(self.handle_subscribe(request, HostRequest::from_rmcp(context))).await
-    }
-
-    async fn unsubscribe(
-        &self,
-        request: UnsubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        Box::pin(self.handle_unsubscribe(request, HostRequest::from_rmcp(context))).await
-    }
-
-    async fn complete(
-        &self,
-        request: CompleteRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CompleteResult, ErrorData> {
-        Box::pin(self.handle_complete(request, HostRequest::from_rmcp(context))).await
-    }
-
-    async fn set_level(
-        &self,
-        request: SetLevelRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        Box::pin(self.handle_set_level(request, HostRequest::from_rmcp(context))).await
-    }
-
-    async fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CustomResult, ErrorData> {
-        Box::pin(self.handle_custom_request(request, HostRequest::from_rmcp(context))).await
-    }
-
-    async fn get_task(
-        &self,
-        request: GetTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<GetTaskResult, ErrorData> {
-        Box::pin(self.handle_get_task(request, HostRequest::from_rmcp(context))).await
-    }
-
-    async fn cancel_task(
-        &self,
-        request: CancelTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        Box::pin(self.handle_cancel_task(request, HostRequest::from_rmcp(context))).await
-    }
-
-    async fn update_task(
-        &self,
-        request: UpdateTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        Box::pin(self.handle_update_task(request, HostRequest::from_rmcp(context))).await
+        let mut info = self.get_info();
+        let known = ProtocolVersion::KNOWN_VERSIONS;
+        let asked = &request.protocol_version;
+        if asked.has_initialize() && known.contains(asked) {
+            info.protocol_version = asked.clone();
+        } else if !info.protocol_version.has_initialize() {
+            info.protocol_version = known
+                .iter()
+                .filter(|version| version.has_initialize())
+                .max_by(|a, b| a.as_str().cmp(b.as_str()))
+                .cloned()
+                .ok_or_else(|| ErrorData::unsupported_protocol_version(asked.clone(), known))?;
+        }
+        Ok(info)
     }
 }
 

@@ -7,11 +7,11 @@ use super::SieveServer;
 use crate::engine::Change;
 use crate::link::{HostLink, HostNotice, HostRequest, Listening};
 use crate::sync::Locked;
+use rmcp::ErrorData;
 use rmcp::model::{
     InitializeRequestParams, InitializeResult, ResourceUpdatedNotification,
     ResourceUpdatedNotificationParam, ServerNotification, SubscriptionFilter,
 };
-use rmcp::{ErrorData, ServerHandler};
 use serde_json::json;
 use sieve_core::{Catalog, Kind, Narrowing};
 use std::collections::hash_map::DefaultHasher;

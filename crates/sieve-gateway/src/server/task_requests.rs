@@ -1,14 +1,13 @@
 //! Hosts' task requests, of both generations: 2026-07-28 `tasks/get`,
 //! `tasks/cancel` and `tasks/update`; 2025-11-25 task-augmented calls and
-//! `tasks/get`, `tasks/result`, `tasks/cancel` (renamed by the wire
-//! adapter, see [`crate::tap::rename_legacy_task_request`]); and the
+//! `tasks/get`, `tasks/result`, `tasks/cancel` (told apart by
+//! `server::dispatch`); and the
 //! proxy's `tasks/list` and `tasks/retry`. A host sees only the tasks of
 //! tools its profile shows; what a task is and does is [`crate::tasks`]'.
 
 use super::methods::not_supported;
 use super::{SieveServer, to_params};
 use crate::link::HostRequest;
-use crate::tap::LEGACY_PREFIX;
 use crate::tasks::{Call, Started, wire};
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -100,8 +99,8 @@ impl SieveServer {
         )))
     }
 
-    /// The 2025-11-25 task requests the wire adapter renamed, answered in
-    /// that revision's shapes.
+    /// A 2025-11-25 task request (`method` as the host named it), answered
+    /// in that revision's shapes.
     pub(super) async fn legacy_task_request(
         &self,
         method: &str,
@@ -116,7 +115,7 @@ impl SieveServer {
                 .ok_or_else(|| ErrorData::invalid_params("params.taskId is required", None))
         };
         let tasks = self.engine.tasks();
-        let answer = match &method[LEGACY_PREFIX.len()..] {
+        let answer = match method {
             "tools/call" => return self.legacy_call(params.clone(), context).await,
             "tasks/get" => {
                 let record = self.visible_task(&task_id()?, context).await?;

@@ -1,8 +1,7 @@
 //! 2025-11-25 tasks, which rmcp does not model: a call to a server of that
 //! revision made as a task (`params.task`), and that revision's `tasks/get`,
-//! `tasks/result` and `tasks/cancel` from hosts (which the wire adapter
-//! renames for the proxy, see [`crate::tap::rename_legacy_task_request`]),
-//! answered in that revision's shapes.
+//! `tasks/result` and `tasks/cancel` from hosts (told apart by
+//! `server::dispatch`), answered in that revision's shapes.
 
 use super::wire::{self, Created};
 use super::{Call, Tasks};

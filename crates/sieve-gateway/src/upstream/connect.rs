@@ -7,7 +7,7 @@ use super::handler::UpstreamHandler;
 use super::http::TappedHttp;
 use super::{Endpoint, Handshake, ListKind, PoolInner, Upstream};
 use crate::sync::Locked;
-use crate::tap::{Keep, LineTap, RawLog};
+use crate::tap::{LineTap, RawLog};
 use rmcp::RoleClient;
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService};
@@ -122,7 +122,7 @@ async fn attempt(
     handler: UpstreamHandler,
     kind: Handshake,
 ) -> Result<Connection, Refusal> {
-    let raw = RawLog::new(Keep::ListResults);
+    let raw = RawLog::new();
     match &up.endpoint {
         Endpoint::InProcess(serve) => {
             let (ours, theirs) = tokio::io::duplex(1 << 20);

@@ -458,7 +458,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tap::Keep;
     use futures_util::stream;
 
     #[test]
@@ -479,7 +478,7 @@ mod tests {
             r#"data: {"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"t","execution":{"taskSupport":"optional"}}]}}"#,
             "\n\n",
         );
-        let raw = RawLog::new(Keep::ListResults);
+        let raw = RawLog::new();
         let chunks = stream::iter(
             body.as_bytes()
                 .chunks(7)

@@ -518,6 +518,14 @@ impl Pool {
             .map_err(|e| self.request_failed(server, e))
     }
 
+    /// The result of request `id` to `server` as the server sent it, when
+    /// its connection's tap kept it (a call's result: every field, those
+    /// rmcp's model drops too). Taken once.
+    pub fn raw_result(&self, server: &str, id: &rmcp::model::RequestId) -> Option<Value> {
+        let raw = self.upstream(server)?.shared().raw.clone()?;
+        raw.take(&id_key(&serde_json::to_value(id).ok()?))
+    }
+
     /// Sends `method` as it is (rmcp does not model it, or would drop part
     /// of it: 2025-11-25 task requests) and returns the raw result.
     pub async fn call_raw(
