@@ -44,6 +44,10 @@ pub(super) enum Reason {
     /// Its name says no more than the namespace every name starts with
     /// and a verb, or a subject of its own (this one, if any).
     Namespace(String),
+    /// Its name says no more than this namespace and a verb, and its
+    /// description's first clause acts on the group's subject, as other
+    /// such tools' do or a group is named.
+    Acts(String),
     /// It left a group too large to be one area by the thing its name
     /// says of a source.
     Crossed(Crossing),
@@ -229,7 +233,13 @@ impl Groups {
     /// or a subject no other name shares (`browser_press_key`), act on
     /// that thing itself: when they are a quarter of the tools or more,
     /// they are its group.
-    pub(super) fn join_namespace(&mut self, namespace: &str, within: &[bool]) {
+    pub(super) fn join_namespace(
+        &mut self,
+        namespace: &str,
+        within: &[bool],
+        objects: &[Option<String>],
+        texts: &[BTreeSet<String>],
+    ) {
         let by_name = |reason: &Reason| {
             matches!(
                 reason,
@@ -258,6 +268,39 @@ impl Groups {
         if bare.len() < 4 || bare.len() * 4 < self.of.len() || bare.len() * 4 > self.of.len() * 3 {
             return;
         }
+        // The name says the verb only; what it acts on is the thing the
+        // description's first clause names. Tools that act on one thing,
+        // or on a thing other names are about, are that thing's area.
+        let members = self.members();
+        let mut acting: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for &t in &bare {
+            if let Some(object) = objects[t].as_deref() {
+                acting.entry(object).or_default().push(t);
+            }
+        }
+        let mut placed = BTreeSet::new();
+        for (object, tools) in acting {
+            // A thing most of the namespace's tools speak of is where they
+            // all work (`Kubernetes resources`), not an area of some.
+            let speak = (0..self.of.len())
+                .filter(|&t| within[t] && texts[t].contains(object))
+                .count();
+            if speak * 2 >= within.iter().filter(|&&w| w).count() {
+                continue;
+            }
+            let named = members
+                .get(object)
+                .is_some_and(|m| m.iter().any(|t| !bare.contains(t)));
+            if tools.len() < 3 && !named {
+                continue;
+            }
+            for t in tools {
+                self.of[t] = Some(object.to_string());
+                self.why[t] = Reason::Acts(namespace.to_string());
+                placed.insert(t);
+            }
+        }
+        let bare: Vec<usize> = bare.into_iter().filter(|t| !placed.contains(t)).collect();
         for t in bare {
             let own = match (&self.of[t], &self.why[t]) {
                 (Some(subject), reason) if by_name(reason) => subject.clone(),

@@ -216,7 +216,11 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     groups.join_kinds();
     if let Some(namespace) = namespace(&words, &server) {
         let within: Vec<bool> = words.iter().map(|w| w.starts_with(&namespace)).collect();
-        groups.join_namespace(&namespace, &within);
+        let objects: Vec<Option<String>> = words
+            .iter()
+            .map(|w| w.object(&prose_shared, &compounds))
+            .collect();
+        groups.join_namespace(&namespace, &within, &objects, &texts);
     }
     let listed: Vec<BTreeSet<String>> = words.iter().map(Words::listed).collect();
     groups.join_listed(&listed);
@@ -408,6 +412,10 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
         Reason::Namespace(own) => format!(
             "its name says `{subject}` and {}, a subject no other name has: it works on {} itself, as {does} {others}",
             spoken(own),
+            spoken(subject)
+        ),
+        Reason::Acts(namespace) => format!(
+            "its name says `{namespace}` and a verb only, and its description acts on {}, as {does} {others}",
             spoken(subject)
         ),
         Reason::Near => format!("its texts share most words with the {group} tools"),

@@ -193,6 +193,28 @@ impl Words {
         places
     }
 
+    /// The thing the description's first clause acts on: past its verb
+    /// and the words that go before a noun (`all`, `a`, `staged`), the
+    /// last noun of the first run of nouns (`Adds all files to the
+    /// staging area` → file; `Shows commit history` → history), unless
+    /// the server's words or the scope most of its texts name.
+    pub(super) fn object(
+        &self,
+        shared: &BTreeSet<String>,
+        compounds: &BTreeSet<(String, String)>,
+    ) -> Option<String> {
+        let words = join_compounds(&self.description, compounds);
+        let start = usize::from(words.first().is_some_and(|w| is_verb(w)));
+        let run: Vec<&String> = words[start.min(words.len())..]
+            .iter()
+            .skip_while(|w| is_function_word(w) || is_participle(w))
+            .take_while(|w| is_noun(w) && !is_verb(w) && !is_participle(w))
+            .collect();
+        run.last()
+            .filter(|w| !shared.contains(w.as_str()))
+            .map(|w| w.to_string())
+    }
+
     /// Every word of the tool's name, title and first sentence that can
     /// say what it works on: the name's verbs too (`merge`, `rebase`),
     /// but no verb any subject takes, no participle and none of the
