@@ -193,8 +193,9 @@ impl Words {
         places
     }
 
-    /// The thing the description's first clause acts on: past its verb
-    /// and the words that go before a noun (`all`, `a`, `staged`), the
+    /// The thing the description's first clause acts on: past its first
+    /// word (the verb) and the words that go before a noun (`all`, `a`,
+    /// `staged`), the
     /// last noun of the first run of nouns (`Adds all files to the
     /// staging area` → file; `Shows commit history` → history), unless
     /// the server's words or the scope most of its texts name.
@@ -204,9 +205,12 @@ impl Words {
         compounds: &BTreeSet<(String, String)>,
     ) -> Option<String> {
         let words = join_compounds(&self.description, compounds);
-        let start = usize::from(words.first().is_some_and(|w| is_verb(w)));
-        let run: Vec<&String> = words[start.min(words.len())..]
+        // A name of a verb only is described in the imperative or the
+        // third person (`Rebase ...`, `Initializes ...`): its first word is
+        // that verb, whether or not it is one of the verbs we know.
+        let run: Vec<&String> = words
             .iter()
+            .skip(1)
             .skip_while(|w| is_function_word(w) || is_participle(w))
             .take_while(|w| is_noun(w) && !is_verb(w) && !is_participle(w))
             .collect();
