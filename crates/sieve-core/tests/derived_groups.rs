@@ -24,8 +24,18 @@ const BELOW_TARGET: &[(&str, f64, &str)] = &[
     ),
     (
         "github-mcp-server-npm",
-        0.12,
-        "held out (round 8): its names are `git-` and a verb (`git-add`, `git-stash-pop`); scored 0.123 before the round changed the method and after",
+        0.34,
+        "held out (round 8): its names are `git-` and a verb (`git-add`, `git-stash-pop`); 0.123 until the ninth round read the thing each description acts on (file, branch), 0.350 since; its README's ten areas are finer than what its texts share",
+    ),
+    (
+        "agent-infra-browser",
+        0.21,
+        "held out (round 9): its names are `browser_` and a verb, `browser` being its key; its source keeps eight tools of several kinds in one module (core); scored 0.215 before the round changed the method and after",
+    ),
+    (
+        "mcp-server-sqlite",
+        0.11,
+        "held out (round 9): six tools in three README sections; `query` is read as a verb, so read_query and write_query name no subject; one group (0.000) before the round, two (0.118) since loners beside one group are a group of their own",
     ),
 ];
 

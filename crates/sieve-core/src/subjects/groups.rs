@@ -37,6 +37,9 @@ pub(super) enum Reason {
     /// It was alone (about this subject, if any), and near no group, as
     /// others were.
     Apart(String),
+    /// It was alone (about this subject, if any) beside one group only,
+    /// as others were: joining it would leave one group.
+    Rest(String),
     /// Its group was among the smallest past the limit, nearest this one.
     Capped(String),
     /// It was alone, and its description names this tool of the group.
@@ -628,6 +631,16 @@ impl Groups {
                 })
                 .expect("there is a group");
             moves.push((tool, named, closeness, subject.0));
+        }
+        // Two or more loners beside one group: joined to it, they would
+        // leave the server one group, which says nothing. They are its
+        // other tools.
+        if groups.len() == 1 && moves.len() >= 2 {
+            for (tool, ..) in moves {
+                let own = self.of[tool].replace(OTHER.to_string());
+                self.why[tool] = Reason::Rest(own.unwrap_or_default());
+            }
+            return;
         }
         // Tools near no group that do not even name the scope the
         // server's tools work in are about something else: two or more

@@ -418,6 +418,14 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
             "its name says `{namespace}` and a verb only, and its description acts on {}, as {does} {others}",
             spoken(subject)
         ),
+        Reason::Rest(own) => format!(
+            "{}joining the server's one group would leave it no other, so it is among the server's other tools, as {are} {others}",
+            if own.is_empty() {
+                String::new()
+            } else {
+                format!("its name is about {}, and ", spoken(own))
+            }
+        ),
         Reason::Near => format!("its texts share most words with the {group} tools"),
         Reason::Pointed(tool) => {
             format!("it was alone, and its description names `{tool}`, one of the {group} tools")
@@ -674,6 +682,74 @@ mod tests {
             own.iter().flatten().all(|d| d.group != "browser"),
             "{own:?}"
         );
+    }
+
+    #[test]
+    fn a_name_of_a_verb_only_is_about_what_its_description_acts_on() {
+        let texts = vec![
+            described("vcs_add", "Adds all files to the staging area"),
+            described("vcs_remove", "Removes a specific file from the staging area"),
+            described("vcs_commit", "Commits staged files"),
+            described("vcs_checkout", "Switches to a branch or creates a new branch"),
+            described("vcs_merge", "Merge a branch into the current branch"),
+            described("vcs_rebase", "Rebase current branch onto another branch"),
+            described("vcs_status", "Displays the status of the working tree"),
+            described("vcs_log", "Shows commit history"),
+            described("vcs_remote_add", "Adds a remote"),
+            described("vcs_remote_remove", "Removes a remote"),
+            described("vcs_stash_save", "Saves the changes in a stash"),
+            described("vcs_stash_pop", "Applies the latest stash"),
+        ];
+        let found = derive_for("tool", &texts);
+        let group = |i: usize| found[i].as_ref().map(|d| d.group.as_str());
+        for i in 0..3 {
+            assert_eq!(group(i), Some("file"), "{found:?}");
+        }
+        for i in 3..6 {
+            assert_eq!(group(i), Some("branch"), "{found:?}");
+        }
+        let why = &found[4].as_ref().unwrap().why;
+        assert!(why.contains("its description acts on branch"), "{why}");
+        // A thing most of the namespace's tools speak of is where they all
+        // work, not an area of some: they stay the namespace's group.
+        let texts: Vec<ToolText> = [
+            "kube_create",
+            "kube_delete",
+            "kube_describe",
+            "kube_get",
+            "kube_patch",
+            "kube_logs",
+        ]
+        .iter()
+        .map(|name| described(name, "Acts on resources of the cluster by resource type"))
+        .chain([
+            described("install_chart", "Install a chart"),
+            described("remove_chart", "Remove a chart"),
+        ])
+        .collect();
+        let found = derive_for("tool", &texts);
+        assert!(
+            found[..6]
+                .iter()
+                .all(|d| d.as_ref().is_some_and(|d| d.group == "kube")),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn loners_beside_one_group_are_a_group_of_their_own() {
+        let texts = vec![
+            described("read_query", "Execute a SELECT query on the database"),
+            described("write_query", "Execute an INSERT or UPDATE query on the database"),
+            described("create_table", "Create a new table in the database"),
+            described("list_tables", "List all tables in the database"),
+            described("describe_table", "Get the schema of a table"),
+            described("append_insight", "Add a business insight to the memo"),
+        ];
+        let found = derive_for("db", &texts);
+        let groups: BTreeSet<&str> = found.iter().flatten().map(|d| d.group.as_str()).collect();
+        assert!(groups.len() >= 2, "{found:?}");
+        assert!(found.iter().all(Option::is_some), "{found:?}");
     }
 
     #[test]
