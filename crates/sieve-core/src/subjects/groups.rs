@@ -40,6 +40,10 @@ pub(super) enum Reason {
     /// It was alone (about this subject, if any) beside one group only,
     /// as others were: joining it would leave one group.
     Rest(String),
+    /// Its name says no more than the server's own word (this one) and a
+    /// verb, and its description acts on nothing of its own: it works on
+    /// the thing most such tools' texts name, the group's subject.
+    Driven(String),
     /// Its group was among the smallest past the limit, nearest this one.
     Capped(String),
     /// It was alone, and its description names this tool of the group.
@@ -242,6 +246,7 @@ impl Groups {
         within: &[bool],
         objects: &[Option<String>],
         texts: &[BTreeSet<String>],
+        own: bool,
     ) {
         let by_name = |reason: &Reason| {
             matches!(
@@ -268,7 +273,8 @@ impl Groups {
             .collect();
         // Under a quarter of the tools is no area; over three quarters,
         // the namespace is the server's own name, whatever its key.
-        if bare.len() < 4 || bare.len() * 4 < self.of.len() || bare.len() * 4 > self.of.len() * 3 {
+        let n = self.of.len();
+        if bare.len() < 4 || bare.len() * 4 < n || (!own && bare.len() * 4 > n * 3) {
             return;
         }
         // The name says the verb only; what it acts on is the thing the
@@ -281,11 +287,11 @@ impl Groups {
                 acting.entry(object).or_default().push(t);
             }
         }
-        let mut placed = BTreeSet::new();
+        let mut placed: Vec<(usize, String)> = Vec::new();
         for (object, tools) in acting {
             // A thing most of the namespace's tools speak of is where they
             // all work (`Kubernetes resources`), not an area of some.
-            let speak = (0..self.of.len())
+            let speak = (0..n)
                 .filter(|&t| within[t] && texts[t].contains(object))
                 .count();
             if speak * 2 >= within.iter().filter(|&&w| w).count() {
@@ -297,20 +303,50 @@ impl Groups {
             if tools.len() < 3 && !named {
                 continue;
             }
-            for t in tools {
-                self.of[t] = Some(object.to_string());
-                self.why[t] = Reason::Acts(namespace.to_string());
-                placed.insert(t);
-            }
+            placed.extend(tools.into_iter().map(|t| (t, object.to_string())));
         }
-        let bare: Vec<usize> = bare.into_iter().filter(|t| !placed.contains(t)).collect();
-        for t in bare {
-            let own = match (&self.of[t], &self.why[t]) {
+        let rest: Vec<usize> = bare
+            .into_iter()
+            .filter(|t| !placed.iter().any(|(p, _)| p == t))
+            .collect();
+        // The server's own word names no group: the rest, when still an
+        // area and not the whole server, take the thing most of their
+        // texts name (the page a browser's tools work on).
+        let group = if own {
+            let mut count: BTreeMap<&String, usize> = BTreeMap::new();
+            for &t in &rest {
+                for word in texts[t].iter().filter(|w| *w != namespace) {
+                    *count.entry(word).or_default() += 1;
+                }
+            }
+            let best = count
+                .into_iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+                .map(|(word, _)| word.clone());
+            match best {
+                Some(word) if rest.len() >= 4 && rest.len() * 4 >= n && rest.len() * 4 <= n * 3 => {
+                    word
+                }
+                _ => return,
+            }
+        } else {
+            namespace.to_string()
+        };
+        for (t, object) in placed {
+            self.of[t] = Some(object);
+            self.why[t] = Reason::Acts(namespace.to_string());
+        }
+        for t in rest {
+            let subject = match (&self.of[t], &self.why[t]) {
                 (Some(subject), reason) if by_name(reason) => subject.clone(),
                 _ => String::new(),
             };
-            self.of[t] = Some(namespace.to_string());
-            self.why[t] = Reason::Namespace(own);
+            self.of[t] = Some(group.clone());
+            self.why[t] = if own {
+                Reason::Driven(namespace.to_string())
+            } else {
+                Reason::Namespace(subject)
+            };
         }
     }
 

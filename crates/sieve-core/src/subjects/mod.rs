@@ -96,6 +96,7 @@ mod groups;
 mod split;
 mod words;
 
+use english::is_noun;
 use groups::{Groups, How, Reason, Weights, scope_words, small_size};
 use std::collections::{BTreeMap, BTreeSet};
 use words::{
@@ -214,13 +215,19 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     let scope = scope_words(&texts);
     groups.join_activities(&leads);
     groups.join_kinds();
-    if let Some(namespace) = namespace(&words, &server) {
+    let own = name_words(&words)
+        .into_iter()
+        .find(|word| is_noun(word) && server.contains(word));
+    if let Some((namespace, own)) = namespace(&words, &server)
+        .map(|n| (n, false))
+        .or(own.map(|n| (n, true)))
+    {
         let within: Vec<bool> = words.iter().map(|w| w.starts_with(&namespace)).collect();
         let objects: Vec<Option<String>> = words
             .iter()
             .map(|w| w.object(&prose_shared, &compounds))
             .collect();
-        groups.join_namespace(&namespace, &within, &objects, &texts);
+        groups.join_namespace(&namespace, &within, &objects, &texts, own);
     }
     let listed: Vec<BTreeSet<String>> = words.iter().map(Words::listed).collect();
     groups.join_listed(&listed);
@@ -425,6 +432,10 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
             } else {
                 format!("its name is about {}, and ", spoken(own))
             }
+        ),
+        Reason::Driven(word) => format!(
+            "its name says `{word}`, the server's own word, and a verb only: it works on the {} most such tools' texts name, as {does} {others}",
+            spoken(subject)
         ),
         Reason::Near => format!("its texts share most words with the {group} tools"),
         Reason::Pointed(tool) => {
@@ -734,6 +745,38 @@ mod tests {
                 .all(|d| d.as_ref().is_some_and(|d| d.group == "kube")),
             "{found:?}"
         );
+    }
+
+    #[test]
+    fn names_of_the_server_s_own_word_and_a_verb_are_the_thing_they_drive() {
+        let mut texts = vec![
+            described("web_get", "Perform an HTTP GET request"),
+            described("web_post", "Perform an HTTP POST request"),
+            described("web_put", "Perform an HTTP PUT request"),
+            described("web_navigate", "Navigate the browser to a URL"),
+            described("web_close", "Close the browser"),
+            described("web_resize", "Resize the browser viewport"),
+            described("web_go_back", "Go back in the browser history"),
+            described("web_evaluate", "Run a script in the browser console"),
+            described("web_press_key", "Press a key in the browser"),
+        ];
+        texts.extend((1..=4).map(|i| {
+            described(
+                &format!("report_step_{i}"),
+                "Report a test step of a recorded session",
+            )
+        }));
+        let found = derive_for("web", &texts);
+        let group = |i: usize| found[i].as_ref().map(|d| d.group.as_str());
+        for i in 0..3 {
+            assert_eq!(group(i), Some("http"), "{found:?}");
+        }
+        for i in 3..9 {
+            assert_eq!(group(i), Some("browser"), "{found:?}");
+        }
+        let why = &found[4].as_ref().unwrap().why;
+        assert!(why.contains("the server's own word"), "{why}");
+        assert!(found.iter().flatten().all(|d| d.group != "web"), "{found:?}");
     }
 
     #[test]
