@@ -239,7 +239,11 @@ impl Groups {
     /// that namespace) say no more than that and a verb (`browser_click`),
     /// or a subject no other name shares (`browser_press_key`), act on
     /// that thing itself: when they are a quarter of the tools or more,
-    /// they are its group.
+    /// they are its group. Those whose descriptions act on one thing
+    /// (`objects`), three or more, or on a thing a group is named after,
+    /// are that thing's group first. With `own`, the word is the server's
+    /// own (its key): the tools part so, and the rest, a quarter to three
+    /// quarters of the tools, take the word most of their `texts` name.
     pub(super) fn join_namespace(
         &mut self,
         namespace: &str,

@@ -52,7 +52,17 @@
 //!    (`browser_press_key`), act on that thing itself: when they are a
 //!    quarter of the tools or more, they are its group (`browser`); over
 //!    three quarters, the word is the server's own name, whatever its key
-//!    in the user's config (`docker-images`, `docker-logs`).
+//!    in the user's config (`docker-images`, `docker-logs`). First, as
+//!    such a name says the verb only, what it acts on is read from its
+//!    description: past the first word (the verb), the last noun of the
+//!    first run of nouns (`Adds all files to the staging area` → file);
+//!    three such tools that act on one thing, or one that acts on a thing
+//!    a group is named after, are that thing's group, unless most of the
+//!    namespace's tools speak of it (`Kubernetes resources`: where they
+//!    all work). Where the word is the server's own (`playwright_click`
+//!    under the key `playwright`), the tools part the same way, and the
+//!    rest, when still a quarter to three quarters of the tools, take the
+//!    thing most of their texts name (`browser`), never the server's word.
 //! 5. Small groups join the group whose subject their tools' texts keep
 //!    naming (branches, commits and releases are "in a repository"; a
 //!    larger group only when all its tools do, and not when they name
@@ -69,7 +79,8 @@
 //!    alone still joins the group whose words its text shares most (and enough of
 //!    them join for nine in ten tools to have a group), but two or more
 //!    near no group that do not even name the scope the server's tools
-//!    work in are a group of their own, `other`; past
+//!    work in are a group of their own, `other`, as are two or more
+//!    beside a single group (joined to it, the server would have one); past
 //!    [`max_groups`] (fifteen, or a quarter of the tools) the smallest
 //!    join their nearest.
 //!
@@ -699,9 +710,15 @@ mod tests {
     fn a_name_of_a_verb_only_is_about_what_its_description_acts_on() {
         let texts = vec![
             described("vcs_add", "Adds all files to the staging area"),
-            described("vcs_remove", "Removes a specific file from the staging area"),
+            described(
+                "vcs_remove",
+                "Removes a specific file from the staging area",
+            ),
             described("vcs_commit", "Commits staged files"),
-            described("vcs_checkout", "Switches to a branch or creates a new branch"),
+            described(
+                "vcs_checkout",
+                "Switches to a branch or creates a new branch",
+            ),
             described("vcs_merge", "Merge a branch into the current branch"),
             described("vcs_rebase", "Rebase current branch onto another branch"),
             described("vcs_status", "Displays the status of the working tree"),
@@ -776,14 +793,20 @@ mod tests {
         }
         let why = &found[4].as_ref().unwrap().why;
         assert!(why.contains("the server's own word"), "{why}");
-        assert!(found.iter().flatten().all(|d| d.group != "web"), "{found:?}");
+        assert!(
+            found.iter().flatten().all(|d| d.group != "web"),
+            "{found:?}"
+        );
     }
 
     #[test]
     fn loners_beside_one_group_are_a_group_of_their_own() {
         let texts = vec![
             described("read_query", "Execute a SELECT query on the database"),
-            described("write_query", "Execute an INSERT or UPDATE query on the database"),
+            described(
+                "write_query",
+                "Execute an INSERT or UPDATE query on the database",
+            ),
             described("create_table", "Create a new table in the database"),
             described("list_tables", "List all tables in the database"),
             described("describe_table", "Get the schema of a table"),
