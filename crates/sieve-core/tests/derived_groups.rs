@@ -349,3 +349,54 @@ fn groups_that_say_they_work_in_one_thing_join_under_it_whatever_their_size() {
     );
     assert_ne!(group("pods_list").group, "clusters");
 }
+
+/// github-mcp-server-npm's names are `git-` and a verb (`git-add`,
+/// `git-merge`): each takes the thing its description's first clause
+/// acts on ("Adds a specific file to the staging area", "Merge a branch
+/// into the current branch"), and only the tools whose things no two
+/// others share stay the namespace's group. executeautomation-playwright's
+/// names are its own word and a verb: its HTTP tools part by what they
+/// act on, and no group is named after the server.
+#[test]
+fn a_name_of_a_verb_only_takes_what_its_description_acts_on() {
+    let all = fixtures();
+    let find = |name: &str| all.iter().find(|f| f.name == name).expect(name);
+    let npm = find("github-mcp-server-npm");
+    let derived = derive_for(&npm.server, &npm.tools);
+    let group = |name: &str| -> &Derived {
+        let at = npm.tools.iter().position(|t| t.name == name).expect(name);
+        derived[at].as_ref().expect(name)
+    };
+    for name in ["git-add", "git-add-all", "git-remove", "git-remove-all"] {
+        assert_eq!(group(name).group, "file", "{name}");
+    }
+    for name in ["git-branch", "git-checkout", "git-merge", "git-rebase"] {
+        assert_eq!(group(name).group, "branch", "{name}");
+    }
+    assert_eq!(
+        group("git-merge").why,
+        "its name says `git` and a verb only, and its description acts on branch, as do 4 others"
+    );
+    let playwright = find("executeautomation-playwright");
+    let derived = derive_for(&playwright.server, &playwright.tools);
+    let group = |name: &str| -> &Derived {
+        let at = playwright
+            .tools
+            .iter()
+            .position(|t| t.name == name)
+            .expect(name);
+        derived[at].as_ref().expect(name)
+    };
+    for name in ["playwright_get", "playwright_post", "playwright_delete"] {
+        assert_eq!(group(name).group, "http", "{name}");
+    }
+    assert_eq!(group("playwright_navigate").group, "browser");
+    assert!(
+        group("playwright_navigate")
+            .why
+            .contains("`playwright`, the server's own word"),
+        "{}",
+        group("playwright_navigate").why
+    );
+    assert!(derived.iter().flatten().all(|d| d.group != "playwright"));
+}
