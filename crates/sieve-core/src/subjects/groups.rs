@@ -241,9 +241,10 @@ impl Groups {
     /// that thing itself: when they are a quarter of the tools or more,
     /// they are its group. Those whose descriptions act on one thing
     /// (`objects`), three or more, or on a thing a group is named after,
-    /// are that thing's group first. With `own`, the word is the server's
-    /// own (its key): the tools part so, and the rest, a quarter to three
-    /// quarters of the tools, take the word most of their `texts` name.
+    /// are that thing's group first. With `own`, or when such tools are
+    /// over three quarters of all, the word is the server's own name: the
+    /// tools part so, and the rest, a quarter to three quarters of the
+    /// tools, take the word most of their `texts` name.
     pub(super) fn join_namespace(
         &mut self,
         namespace: &str,
@@ -278,9 +279,10 @@ impl Groups {
         // Under a quarter of the tools is no area; over three quarters,
         // the namespace is the server's own name, whatever its key.
         let n = self.of.len();
-        if bare.len() < 4 || bare.len() * 4 < n || (!own && bare.len() * 4 > n * 3) {
+        if bare.len() < 4 || bare.len() * 4 < n {
             return;
         }
+        let own = own || bare.len() * 4 > n * 3;
         // The name says the verb only; what it acts on is the thing the
         // description's first clause names. Tools that act on one thing,
         // or on a thing other names are about, are that thing's area.
