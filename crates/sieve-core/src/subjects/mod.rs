@@ -60,7 +60,8 @@
 //!    a group is named after, are that thing's group, unless most of the
 //!    namespace's tools speak of it (`Kubernetes resources`: where they
 //!    all work). Where the word is the server's own (`playwright_click`
-//!    under the key `playwright`), the tools part the same way, and the
+//!    under the key `playwright`, or such tools are over three quarters
+//!    of all), the tools part the same way, and the
 //!    rest, when still a quarter to three quarters of the tools, take the
 //!    thing most of their texts name (`browser`), never the server's word.
 //! 5. Small groups join the group whose subject their tools' texts keep
