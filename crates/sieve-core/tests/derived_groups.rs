@@ -14,8 +14,8 @@ const TARGET: f64 = 0.5;
 const BELOW_TARGET: &[(&str, f64, &str)] = &[
     (
         "executeautomation-playwright",
-        0.28,
-        "held out (round 5): its names are `playwright_` and a verb; the subjects its descriptions lend are finer than its three areas (browser holds 24 of its 33 tools)",
+        0.49,
+        "held out (round 5): its names are `playwright_` (its own word) and a verb; since the ninth round its HTTP tools part by what they act on and the rest are one group `browser`, but its page tools (click, hover, iframes) and visible-content tools stay apart from its browser area (0.493, from 0.288)",
     ),
     (
         "git-mcp-server",
@@ -24,8 +24,18 @@ const BELOW_TARGET: &[(&str, f64, &str)] = &[
     ),
     (
         "github-mcp-server-npm",
-        0.12,
-        "held out (round 8): its names are `git-` and a verb (`git-add`, `git-stash-pop`); scored 0.123 before the round changed the method and after",
+        0.34,
+        "held out (round 8): its names are `git-` and a verb (`git-add`, `git-stash-pop`); 0.123 until the ninth round read the thing each description acts on (file, branch), 0.350 since; its README's ten areas are finer than what its texts share",
+    ),
+    (
+        "agent-infra-browser",
+        0.21,
+        "held out (round 9): its names are `browser_` and a verb, `browser` being its key; its source keeps eight tools of several kinds in one module (core); scored 0.215 before the round changed the method and after",
+    ),
+    (
+        "mcp-server-sqlite",
+        0.11,
+        "held out (round 9): six tools in three README sections; `query` is read as a verb, so read_query and write_query name no subject; one group (0.000) before the round, two (0.118) since loners beside one group are a group of their own",
     ),
 ];
 
@@ -338,4 +348,55 @@ fn groups_that_say_they_work_in_one_thing_join_under_it_whatever_their_size() {
         "its name is about resource, and the texts of such tools speak of cluster"
     );
     assert_ne!(group("pods_list").group, "clusters");
+}
+
+/// github-mcp-server-npm's names are `git-` and a verb (`git-add`,
+/// `git-merge`): each takes the thing its description's first clause
+/// acts on ("Adds a specific file to the staging area", "Merge a branch
+/// into the current branch"), and only the tools whose things no two
+/// others share stay the namespace's group. executeautomation-playwright's
+/// names are its own word and a verb: its HTTP tools part by what they
+/// act on, and no group is named after the server.
+#[test]
+fn a_name_of_a_verb_only_takes_what_its_description_acts_on() {
+    let all = fixtures();
+    let find = |name: &str| all.iter().find(|f| f.name == name).expect(name);
+    let npm = find("github-mcp-server-npm");
+    let derived = derive_for(&npm.server, &npm.tools);
+    let group = |name: &str| -> &Derived {
+        let at = npm.tools.iter().position(|t| t.name == name).expect(name);
+        derived[at].as_ref().expect(name)
+    };
+    for name in ["git-add", "git-add-all", "git-remove", "git-remove-all"] {
+        assert_eq!(group(name).group, "file", "{name}");
+    }
+    for name in ["git-branch", "git-checkout", "git-merge", "git-rebase"] {
+        assert_eq!(group(name).group, "branch", "{name}");
+    }
+    assert_eq!(
+        group("git-merge").why,
+        "its name says `git` and a verb only, and its description acts on branch, as do 4 others"
+    );
+    let playwright = find("executeautomation-playwright");
+    let derived = derive_for(&playwright.server, &playwright.tools);
+    let group = |name: &str| -> &Derived {
+        let at = playwright
+            .tools
+            .iter()
+            .position(|t| t.name == name)
+            .expect(name);
+        derived[at].as_ref().expect(name)
+    };
+    for name in ["playwright_get", "playwright_post", "playwright_delete"] {
+        assert_eq!(group(name).group, "http", "{name}");
+    }
+    assert_eq!(group("playwright_navigate").group, "browser");
+    assert!(
+        group("playwright_navigate")
+            .why
+            .contains("`playwright`, the server's own word"),
+        "{}",
+        group("playwright_navigate").why
+    );
+    assert!(derived.iter().flatten().all(|d| d.group != "playwright"));
 }

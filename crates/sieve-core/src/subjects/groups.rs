@@ -37,6 +37,13 @@ pub(super) enum Reason {
     /// It was alone (about this subject, if any), and near no group, as
     /// others were.
     Apart(String),
+    /// It was alone (about this subject, if any) beside one group only,
+    /// as others were: joining it would leave one group.
+    Rest(String),
+    /// Its name says no more than the server's own word (this one) and a
+    /// verb, and its description acts on nothing of its own: it works on
+    /// the thing most such tools' texts name, the group's subject.
+    Driven(String),
     /// Its group was among the smallest past the limit, nearest this one.
     Capped(String),
     /// It was alone, and its description names this tool of the group.
@@ -44,6 +51,10 @@ pub(super) enum Reason {
     /// Its name says no more than the namespace every name starts with
     /// and a verb, or a subject of its own (this one, if any).
     Namespace(String),
+    /// Its name says no more than this namespace and a verb, and its
+    /// description's first clause acts on the group's subject, as other
+    /// such tools' do or a group is named.
+    Acts(String),
     /// It left a group too large to be one area by the thing its name
     /// says of a source.
     Crossed(Crossing),
@@ -228,8 +239,20 @@ impl Groups {
     /// that namespace) say no more than that and a verb (`browser_click`),
     /// or a subject no other name shares (`browser_press_key`), act on
     /// that thing itself: when they are a quarter of the tools or more,
-    /// they are its group.
-    pub(super) fn join_namespace(&mut self, namespace: &str, within: &[bool]) {
+    /// they are its group. Those whose descriptions act on one thing
+    /// (`objects`), three or more, or on a thing a group is named after,
+    /// are that thing's group first. With `own`, or when such tools are
+    /// over three quarters of all, the word is the server's own name: the
+    /// tools part so, and the rest, a quarter to three quarters of the
+    /// tools, take the word most of their `texts` name.
+    pub(super) fn join_namespace(
+        &mut self,
+        namespace: &str,
+        within: &[bool],
+        objects: &[Option<String>],
+        texts: &[BTreeSet<String>],
+        own: bool,
+    ) {
         let by_name = |reason: &Reason| {
             matches!(
                 reason,
@@ -255,16 +278,81 @@ impl Groups {
             .collect();
         // Under a quarter of the tools is no area; over three quarters,
         // the namespace is the server's own name, whatever its key.
-        if bare.len() < 4 || bare.len() * 4 < self.of.len() || bare.len() * 4 > self.of.len() * 3 {
+        let n = self.of.len();
+        if bare.len() < 4 || bare.len() * 4 < n {
             return;
         }
-        for t in bare {
-            let own = match (&self.of[t], &self.why[t]) {
+        let own = own || bare.len() * 4 > n * 3;
+        // The name says the verb only; what it acts on is the thing the
+        // description's first clause names. Tools that act on one thing,
+        // or on a thing other names are about, are that thing's area.
+        let members = self.members();
+        let mut acting: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for &t in &bare {
+            if let Some(object) = objects[t].as_deref() {
+                acting.entry(object).or_default().push(t);
+            }
+        }
+        let mut placed: Vec<(usize, String)> = Vec::new();
+        for (object, tools) in acting {
+            // A thing most of the namespace's tools speak of is where they
+            // all work (`Kubernetes resources`), not an area of some.
+            let speak = (0..n)
+                .filter(|&t| within[t] && texts[t].contains(object))
+                .count();
+            if speak * 2 >= within.iter().filter(|&&w| w).count() {
+                continue;
+            }
+            let named = members
+                .get(object)
+                .is_some_and(|m| m.iter().any(|t| !bare.contains(t)));
+            if tools.len() < 3 && !named {
+                continue;
+            }
+            placed.extend(tools.into_iter().map(|t| (t, object.to_string())));
+        }
+        let rest: Vec<usize> = bare
+            .into_iter()
+            .filter(|t| !placed.iter().any(|(p, _)| p == t))
+            .collect();
+        // The server's own word names no group: the rest, when still an
+        // area and not the whole server, take the thing most of their
+        // texts name (the page a browser's tools work on).
+        let group = if own {
+            let mut count: BTreeMap<&String, usize> = BTreeMap::new();
+            for &t in &rest {
+                for word in texts[t].iter().filter(|w| *w != namespace) {
+                    *count.entry(word).or_default() += 1;
+                }
+            }
+            let best = count
+                .into_iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+                .map(|(word, _)| word.clone());
+            match best {
+                Some(word) if rest.len() >= 4 && rest.len() * 4 >= n && rest.len() * 4 <= n * 3 => {
+                    word
+                }
+                _ => return,
+            }
+        } else {
+            namespace.to_string()
+        };
+        for (t, object) in placed {
+            self.of[t] = Some(object);
+            self.why[t] = Reason::Acts(namespace.to_string());
+        }
+        for t in rest {
+            let subject = match (&self.of[t], &self.why[t]) {
                 (Some(subject), reason) if by_name(reason) => subject.clone(),
                 _ => String::new(),
             };
-            self.of[t] = Some(namespace.to_string());
-            self.why[t] = Reason::Namespace(own);
+            self.of[t] = Some(group.clone());
+            self.why[t] = if own {
+                Reason::Driven(namespace.to_string())
+            } else {
+                Reason::Namespace(subject)
+            };
         }
     }
 
@@ -585,6 +673,16 @@ impl Groups {
                 })
                 .expect("there is a group");
             moves.push((tool, named, closeness, subject.0));
+        }
+        // Two or more loners beside one group: joined to it, they would
+        // leave the server one group, which says nothing. They are its
+        // other tools.
+        if groups.len() == 1 && moves.len() >= 2 {
+            for (tool, ..) in moves {
+                let own = self.of[tool].replace(OTHER.to_string());
+                self.why[tool] = Reason::Rest(own.unwrap_or_default());
+            }
+            return;
         }
         // Tools near no group that do not even name the scope the
         // server's tools work in are about something else: two or more

@@ -52,7 +52,18 @@
 //!    (`browser_press_key`), act on that thing itself: when they are a
 //!    quarter of the tools or more, they are its group (`browser`); over
 //!    three quarters, the word is the server's own name, whatever its key
-//!    in the user's config (`docker-images`, `docker-logs`).
+//!    in the user's config (`docker-images`, `docker-logs`). First, as
+//!    such a name says the verb only, what it acts on is read from its
+//!    description: past the first word (the verb), the last noun of the
+//!    first run of nouns (`Adds all files to the staging area` → file);
+//!    three such tools that act on one thing, or one that acts on a thing
+//!    a group is named after, are that thing's group, unless most of the
+//!    namespace's tools speak of it (`Kubernetes resources`: where they
+//!    all work). Where the word is the server's own (`playwright_click`
+//!    under the key `playwright`, or such tools are over three quarters
+//!    of all), the tools part the same way, and the
+//!    rest, when still a quarter to three quarters of the tools, take the
+//!    thing most of their texts name (`browser`), never the server's word.
 //! 5. Small groups join the group whose subject their tools' texts keep
 //!    naming (branches, commits and releases are "in a repository"; a
 //!    larger group only when all its tools do, and not when they name
@@ -69,7 +80,8 @@
 //!    alone still joins the group whose words its text shares most (and enough of
 //!    them join for nine in ten tools to have a group), but two or more
 //!    near no group that do not even name the scope the server's tools
-//!    work in are a group of their own, `other`; past
+//!    work in are a group of their own, `other`, as are two or more
+//!    beside a single group (joined to it, the server would have one); past
 //!    [`max_groups`] (fifteen, or a quarter of the tools) the smallest
 //!    join their nearest.
 //!
@@ -96,6 +108,7 @@ mod groups;
 mod split;
 mod words;
 
+use english::is_noun;
 use groups::{Groups, How, Reason, Weights, scope_words, small_size};
 use std::collections::{BTreeMap, BTreeSet};
 use words::{
@@ -214,9 +227,19 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     let scope = scope_words(&texts);
     groups.join_activities(&leads);
     groups.join_kinds();
-    if let Some(namespace) = namespace(&words, &server) {
+    let own = name_words(&words)
+        .into_iter()
+        .find(|word| is_noun(word) && server.contains(word));
+    if let Some((namespace, own)) = namespace(&words, &server)
+        .map(|n| (n, false))
+        .or(own.map(|n| (n, true)))
+    {
         let within: Vec<bool> = words.iter().map(|w| w.starts_with(&namespace)).collect();
-        groups.join_namespace(&namespace, &within);
+        let objects: Vec<Option<String>> = words
+            .iter()
+            .map(|w| w.object(&prose_shared, &compounds))
+            .collect();
+        groups.join_namespace(&namespace, &within, &objects, &texts, own);
     }
     let listed: Vec<BTreeSet<String>> = words.iter().map(Words::listed).collect();
     groups.join_listed(&listed);
@@ -408,6 +431,22 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
         Reason::Namespace(own) => format!(
             "its name says `{subject}` and {}, a subject no other name has: it works on {} itself, as {does} {others}",
             spoken(own),
+            spoken(subject)
+        ),
+        Reason::Acts(namespace) => format!(
+            "its name says `{namespace}` and a verb only, and its description acts on {}, as {does} {others}",
+            spoken(subject)
+        ),
+        Reason::Rest(own) => format!(
+            "{}joining the server's one group would leave it no other, so it is among the server's other tools, as {are} {others}",
+            if own.is_empty() {
+                String::new()
+            } else {
+                format!("its name is about {}, and ", spoken(own))
+            }
+        ),
+        Reason::Driven(word) => format!(
+            "its name says `{word}`, the server's own word, and a verb only: it works on the {} most such tools' texts name, as {does} {others}",
             spoken(subject)
         ),
         Reason::Near => format!("its texts share most words with the {group} tools"),
@@ -666,6 +705,118 @@ mod tests {
             own.iter().flatten().all(|d| d.group != "browser"),
             "{own:?}"
         );
+    }
+
+    #[test]
+    fn a_name_of_a_verb_only_is_about_what_its_description_acts_on() {
+        let texts = vec![
+            described("vcs_add", "Adds all files to the staging area"),
+            described(
+                "vcs_remove",
+                "Removes a specific file from the staging area",
+            ),
+            described("vcs_commit", "Commits staged files"),
+            described(
+                "vcs_checkout",
+                "Switches to a branch or creates a new branch",
+            ),
+            described("vcs_merge", "Merge a branch into the current branch"),
+            described("vcs_rebase", "Rebase current branch onto another branch"),
+            described("vcs_status", "Displays the status of the working tree"),
+            described("vcs_log", "Shows commit history"),
+            described("vcs_remote_add", "Adds a remote"),
+            described("vcs_remote_remove", "Removes a remote"),
+            described("vcs_stash_save", "Saves the changes in a stash"),
+            described("vcs_stash_pop", "Applies the latest stash"),
+        ];
+        let found = derive_for("tool", &texts);
+        let group = |i: usize| found[i].as_ref().map(|d| d.group.as_str());
+        for i in 0..3 {
+            assert_eq!(group(i), Some("file"), "{found:?}");
+        }
+        for i in 3..6 {
+            assert_eq!(group(i), Some("branch"), "{found:?}");
+        }
+        let why = &found[4].as_ref().unwrap().why;
+        assert!(why.contains("its description acts on branch"), "{why}");
+        // A thing most of the namespace's tools speak of is where they all
+        // work, not an area of some: they stay the namespace's group.
+        let texts: Vec<ToolText> = [
+            "kube_create",
+            "kube_delete",
+            "kube_describe",
+            "kube_get",
+            "kube_patch",
+            "kube_logs",
+        ]
+        .iter()
+        .map(|name| described(name, "Acts on resources of the cluster by resource type"))
+        .chain([
+            described("install_chart", "Install a chart"),
+            described("remove_chart", "Remove a chart"),
+        ])
+        .collect();
+        let found = derive_for("tool", &texts);
+        assert!(
+            found[..6]
+                .iter()
+                .all(|d| d.as_ref().is_some_and(|d| d.group == "kube")),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn names_of_the_server_s_own_word_and_a_verb_are_the_thing_they_drive() {
+        let mut texts = vec![
+            described("web_get", "Perform an HTTP GET request"),
+            described("web_post", "Perform an HTTP POST request"),
+            described("web_put", "Perform an HTTP PUT request"),
+            described("web_navigate", "Navigate the browser to a URL"),
+            described("web_close", "Close the browser"),
+            described("web_resize", "Resize the browser viewport"),
+            described("web_go_back", "Go back in the browser history"),
+            described("web_evaluate", "Run a script in the browser console"),
+            described("web_press_key", "Press a key in the browser"),
+        ];
+        texts.extend((1..=4).map(|i| {
+            described(
+                &format!("report_step_{i}"),
+                "Report a test step of a recorded session",
+            )
+        }));
+        let found = derive_for("web", &texts);
+        let group = |i: usize| found[i].as_ref().map(|d| d.group.as_str());
+        for i in 0..3 {
+            assert_eq!(group(i), Some("http"), "{found:?}");
+        }
+        for i in 3..9 {
+            assert_eq!(group(i), Some("browser"), "{found:?}");
+        }
+        let why = &found[4].as_ref().unwrap().why;
+        assert!(why.contains("the server's own word"), "{why}");
+        assert!(
+            found.iter().flatten().all(|d| d.group != "web"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn loners_beside_one_group_are_a_group_of_their_own() {
+        let texts = vec![
+            described("read_query", "Execute a SELECT query on the database"),
+            described(
+                "write_query",
+                "Execute an INSERT or UPDATE query on the database",
+            ),
+            described("create_table", "Create a new table in the database"),
+            described("list_tables", "List all tables in the database"),
+            described("describe_table", "Get the schema of a table"),
+            described("append_insight", "Add a business insight to the memo"),
+        ];
+        let found = derive_for("db", &texts);
+        let groups: BTreeSet<&str> = found.iter().flatten().map(|d| d.group.as_str()).collect();
+        assert!(groups.len() >= 2, "{found:?}");
+        assert!(found.iter().all(Option::is_some), "{found:?}");
     }
 
     #[test]

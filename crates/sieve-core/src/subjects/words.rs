@@ -193,6 +193,32 @@ impl Words {
         places
     }
 
+    /// The thing the description's first clause acts on: past its first
+    /// word (the verb) and the words that go before a noun (`all`, `a`,
+    /// `staged`), the
+    /// last noun of the first run of nouns (`Adds all files to the
+    /// staging area` → file; `Shows commit history` → history), unless
+    /// the server's words or the scope most of its texts name.
+    pub(super) fn object(
+        &self,
+        shared: &BTreeSet<String>,
+        compounds: &BTreeSet<(String, String)>,
+    ) -> Option<String> {
+        let words = join_compounds(&self.description, compounds);
+        // A name of a verb only is described in the imperative or the
+        // third person (`Rebase ...`, `Initializes ...`): its first word is
+        // that verb, whether or not it is one of the verbs we know.
+        let run: Vec<&String> = words
+            .iter()
+            .skip(1)
+            .skip_while(|w| is_function_word(w) || is_participle(w))
+            .take_while(|w| is_noun(w) && !is_verb(w) && !is_participle(w))
+            .collect();
+        run.last()
+            .filter(|w| !shared.contains(w.as_str()))
+            .map(|w| w.to_string())
+    }
+
     /// Every word of the tool's name, title and first sentence that can
     /// say what it works on: the name's verbs too (`merge`, `rebase`),
     /// but no verb any subject takes, no participle and none of the
