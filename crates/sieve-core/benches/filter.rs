@@ -207,7 +207,14 @@ fn search_latency(_c: &mut Criterion) {
     let dir = env!("CARGO_MANIFEST_DIR");
     let mut queries = Vec::new();
     let mut names = Vec::new();
-    for set in ["held-out", "tuned", "held-out-2", "held-out-3", "held-out-4", "held-out-5"] {
+    for set in [
+        "held-out",
+        "tuned",
+        "held-out-2",
+        "held-out-3",
+        "held-out-4",
+        "held-out-5",
+    ] {
         let text = std::fs::read_to_string(format!("{dir}/tests/fixtures/queries/{set}.tsv"))
             .expect("query set");
         for line in text
