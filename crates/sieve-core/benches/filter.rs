@@ -181,7 +181,7 @@ fn search(
 /// What a `find_tools` query costs on a 500-tool profile of real,
 /// different servers (every tool of the published catalogs the query sets
 /// use, pooled under their own server names, cut at 500): each query of
-/// the four sets timed alone, many rounds; p50, p95 and the slowest printed.
+/// the six sets timed alone, many rounds; p50, p95 and the slowest printed.
 /// Also what unpacking the lexicon costs, in time and resident memory.
 fn search_latency(_c: &mut Criterion) {
     let rss_kib = || {
@@ -207,7 +207,14 @@ fn search_latency(_c: &mut Criterion) {
     let dir = env!("CARGO_MANIFEST_DIR");
     let mut queries = Vec::new();
     let mut names = Vec::new();
-    for set in ["held-out", "tuned", "held-out-2", "held-out-3"] {
+    for set in [
+        "held-out",
+        "tuned",
+        "held-out-2",
+        "held-out-3",
+        "held-out-4",
+        "held-out-5",
+    ] {
         let text = std::fs::read_to_string(format!("{dir}/tests/fixtures/queries/{set}.tsv"))
             .expect("query set");
         for line in text
