@@ -74,16 +74,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (name, value) in pairs {
-            map.append(
-                axum::http::HeaderName::from_bytes(name.as_bytes()).expect("a name"),
-                value.parse().expect("a value"),
-            );
-        }
-        map
-    }
+    use crate::front::header_map as headers;
 
     #[test]
     fn headers_must_say_what_the_body_says() {

@@ -774,16 +774,7 @@ fn text(status: StatusCode, message: &str) -> Response {
 mod tests {
     use super::*;
 
-    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (name, value) in pairs {
-            map.append(
-                axum::http::HeaderName::from_bytes(name.as_bytes()).expect("a name"),
-                HeaderValue::from_str(value).expect("a value"),
-            );
-        }
-        map
-    }
+    use crate::front::header_map as headers;
 
     #[test]
     fn accept_ranges_and_weights() {

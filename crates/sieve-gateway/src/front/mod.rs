@@ -377,3 +377,16 @@ pub(crate) fn encode(message: &ServerJsonRpcMessage) -> Vec<u8> {
 pub(crate) fn refusal(id: Option<&Id>, code: ErrorCode, message: &str) -> Vec<u8> {
     sieve_wire::write::error_response(id, i64::from(code.0), message, None)
 }
+
+/// A header map of `pairs`, for tests.
+#[cfg(test)]
+pub(crate) fn header_map(pairs: &[(&str, &str)]) -> axum::http::HeaderMap {
+    let mut map = axum::http::HeaderMap::new();
+    for (name, value) in pairs {
+        map.append(
+            axum::http::HeaderName::from_bytes(name.as_bytes()).expect("a name"),
+            axum::http::HeaderValue::from_str(value).expect("a value"),
+        );
+    }
+    map
+}
