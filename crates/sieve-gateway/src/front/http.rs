@@ -245,9 +245,25 @@ impl HttpFront {
     /// `server/discover`), on a connection of its own.
     async fn per_request(self: &Arc<Self>, parts: Parts, message: Message) -> Response {
         let method = message.method().unwrap_or_default().to_string();
-        let body: Value = serde_json::from_slice(message.as_bytes()).unwrap_or_default();
-        let params = &body["params"];
-        let meta_version = params["_meta"][PROTOCOL_VERSION_META].as_str();
+        // What the checks read of the params: their `_meta` and what the
+        // headers name; the rest is skipped, read once by the connection.
+        #[derive(serde::Deserialize, Default)]
+        struct Checked {
+            #[serde(rename = "_meta")]
+            meta: Option<Value>,
+            name: Option<Value>,
+            uri: Option<Value>,
+            #[serde(rename = "taskId")]
+            task_id: Option<Value>,
+        }
+        let checked: Checked = message.params_as().unwrap_or_default();
+        let named = serde_json::json!({
+            "name": checked.name,
+            "uri": checked.uri,
+            "taskId": checked.task_id,
+        });
+        let meta = checked.meta.unwrap_or(Value::Null);
+        let meta_version = meta[PROTOCOL_VERSION_META].as_str();
         let header = version_header(&parts.headers);
         if meta_version.is_none() && method != "server/discover" {
             return text(
@@ -285,7 +301,7 @@ impl HttpFront {
             _ => {}
         }
         let meta: rmcp::model::RequestMetaObject =
-            serde_json::from_value(params["_meta"].clone()).unwrap_or_default();
+            serde_json::from_value(meta.clone()).unwrap_or_default();
         let missing = meta.missing_required_keys(&ProtocolVersion::V_2026_07_28);
         if !missing.is_empty() {
             return json_error(
@@ -298,7 +314,7 @@ impl HttpFront {
             );
         }
         if header.is_some_and(|v| v >= ProtocolVersion::V_2026_07_28.as_str())
-            && let Err(why) = super::headers::agree(&parts.headers, &method, params)
+            && let Err(why) = super::headers::agree(&parts.headers, &method, &named)
         {
             return json_error(message.id(), ErrorCode::HEADER_MISMATCH, &why);
         }
@@ -646,7 +662,8 @@ fn extensions(parts: Parts) -> Extensions {
 
 /// Whether an answer is a JSON-RPC error.
 fn is_error(answer: &[u8]) -> bool {
-    Message::parse(answer.to_vec()).is_ok_and(|m| m.kind() == Kind::Error)
+    crate::tap::contains(answer, b"\"error\"")
+        && Message::parse(answer).is_ok_and(|m| m.kind() == Kind::Error)
 }
 
 /// The status of an answer: a 2026-07-28 error of the request itself is
@@ -660,7 +677,10 @@ fn status(answer: &[u8], modern: bool) -> StatusCode {
     struct Code {
         code: i32,
     }
-    let code = Message::parse(answer.to_vec())
+    if !crate::tap::contains(answer, b"\"error\"") {
+        return StatusCode::OK;
+    }
+    let code = Message::parse(answer)
         .ok()
         .filter(|m| m.kind() == Kind::Error)
         .and_then(|m| m.error_as::<Code>().ok())
