@@ -14,16 +14,14 @@
 //!   tasks, relaying them to hosts of both generations, retry, cancel.
 //! * `server` (internal): the filtered MCP server a host talks to;
 //!   [`serve`]: stdio and streamable HTTP (token, Origin, one endpoint per
-//!   profile); `reply` (internal): a POST's answer as plain JSON when it
-//!   is one response; `direct` (internal): a plain `tools/call` served
-//!   without rmcp's session layer; [`tap`]: the raw JSON rmcp's typed
-//!   model drops, each line read once by `sieve-wire` (the message layer:
-//!   framing, one read per message, errors with their JSON-RPC code),
-//!   which also reads an HTTP server's bodies and SSE streams
-//!   (`upstream::http`); [`link`]: a host connection as handlers see it
-//!   (the way back to the host, one request being served), whatever
-//!   transport carries it; `front` (internal): stdio hosts on the
-//!   message layer of the proxy's own.
+//!   profile); `front` (internal): every host on the proxy's own message
+//!   layer (`sieve-wire`: framing, one read per message, errors with
+//!   their JSON-RPC code), over stdio and streamable HTTP (its sessions,
+//!   streams and 2026-07-28 requests); [`link`]: a host connection as
+//!   handlers see it (the way back to the host, one request being
+//!   served); [`tap`]: the raw JSON of an upstream that rmcp's client
+//!   drops, each line read once by `sieve-wire`, which also reads an HTTP
+//!   server's bodies and SSE streams (`upstream::http`).
 //! * [`oauth`]: signing in to HTTP servers with rmcp's OAuth, the sign-ins
 //!   kept in the secret store; [`identity`]: the other way round, people
 //!   signed in to the gateway by their team's identity provider (their
@@ -38,15 +36,15 @@
 //! `scripts/check-layers.py` in `./test.sh`):
 //!
 //! ```text
-//! serve    -> direct, server, engine, reply, tap, identity
-//! direct   -> server, engine, reply, tap, link
+//! serve    -> front, server, engine, identity
+//! front    -> server, engine, hosts, link, tap, sync
 //! server   -> identity (the signed-in person of a request)
 //! server   -> engine, tasks, upstream, hosts, tap, link, error
 //! engine   -> tasks, upstream, hosts, clock, oauth, error
 //! tasks    -> upstream, hosts, clock, tap, link, error
 //! upstream -> hosts, tap, clock, oauth, error
 //! hosts    -> link
-//! reply, tap, link, clock, oauth, sync, error, identity: none of this crate's
+//! tap, link, clock, oauth, sync, error, identity: none of this crate's
 //! ```
 //!
 //! The built-in demo server (crate `sieve-demo`) is the upstream when
