@@ -1095,11 +1095,16 @@ async fn a_session_s_stream_keeps_what_came_while_it_was_closed_and_resumes() {
     assert_eq!(stream.headers()["content-type"], "text/event-stream");
     let first = read_until(&mut stream, changed).await;
     let ids = event_ids_with(&first, changed);
-    assert_eq!(ids.len(), 1, "one change, with an id: {first}");
+    // A change made before the host listed (a server coming up) may come
+    // first on a slow machine: the switch's is the last.
+    let last = ids
+        .last()
+        .unwrap_or_else(|| panic!("the change has an id: {first}"))
+        .clone();
     drop(stream);
 
     // A second change, again with no GET open; a GET resuming after the
-    // first gets the second only.
+    // first gets what followed it only.
     let listed = json_answer(host.post(&list)).await;
     assert_eq!(
         listed["result"]["tools"].as_array().map(Vec::len),
@@ -1111,7 +1116,7 @@ async fn a_session_s_stream_keeps_what_came_while_it_was_closed_and_resumes() {
     let mut resumed = timeout(
         WAIT,
         host.get_on(&host.session)
-            .header("Last-Event-ID", &ids[0])
+            .header("Last-Event-ID", &last)
             .send(),
     )
     .await
@@ -1119,9 +1124,20 @@ async fn a_session_s_stream_keeps_what_came_while_it_was_closed_and_resumes() {
     .expect("the proxy answers");
     assert_eq!(resumed.status(), 200);
     let second = read_until(&mut resumed, changed).await;
+    let number = |id: &str| -> u64 {
+        id.rsplit('/')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("an event id of the stream: {id}"))
+    };
     let again = event_ids_with(&second, changed);
-    assert_eq!(again.len(), 1, "the second change only: {second}");
-    assert_ne!(again[0], ids[0], "a new event: {second}");
+    assert!(!again.is_empty(), "the second change: {second}");
+    for id in event_ids_with(&second, "jsonrpc") {
+        assert!(
+            number(&id) > number(&last),
+            "only what followed {last} is sent again: {second}"
+        );
+    }
     drop(resumed);
 
     // DELETE ends the session: its requests and streams are refused.
