@@ -5,7 +5,8 @@
 //! field no revision names, and a call result with a field no revision
 //! names. A raw host over stdio (2025-11-25) and one over HTTP (2026-07-28)
 //! see each listed field as the server sent it, Sieve's labels added under
-//! `_meta`; a host's unknown param reaches the server; and the labels read
+//! `_meta`, and the unknown field of a call's, a prompt's and a resource's
+//! result; a host's unknown param reaches the server; and the labels read
 //! the server's own groups and tags over both transports.
 
 use serde_json::{Map, Value, json};
@@ -194,6 +195,19 @@ async fn every_field_passes_both_ways_over_both_transports() {
         arrived_unchanged(&listed["result"]["tools"], server, "the stdio host");
         let answer = host.request("tools/call", call_params(server)).await;
         call_kept_fields(&answer, server, "the stdio host");
+        let (method, params) = prompt_params(server);
+        prompt_kept_fields(
+            &host.request(method, params).await,
+            server,
+            "the stdio host",
+        );
+        let resources = host.request("resources/list", json!({})).await;
+        let (method, params) = resource_params(&resources, server);
+        resource_kept_fields(
+            &host.request(method, params).await,
+            server,
+            "the stdio host",
+        );
     }
     host.close().await;
 
@@ -215,5 +229,64 @@ async fn every_field_passes_both_ways_over_both_transports() {
                 .await;
         assert_eq!(status, 200, "tools/call over HTTP: {answer:#}");
         call_kept_fields(&answer, server, "the HTTP host");
+        let (method, params) = prompt_params(server);
+        let (status, answer) =
+            sieve_tests::team::request(&endpoint, &proxy.token, method, params).await;
+        assert_eq!(status, 200, "prompts/get over HTTP: {answer:#}");
+        prompt_kept_fields(&answer, server, "the HTTP host");
+        let (_, resources) =
+            sieve_tests::team::request(&endpoint, &proxy.token, "resources/list", json!({})).await;
+        let (method, params) = resource_params(&resources, server);
+        let (status, answer) =
+            sieve_tests::team::request(&endpoint, &proxy.token, method, params).await;
+        assert_eq!(status, 200, "resources/read over HTTP: {answer:#}");
+        resource_kept_fields(&answer, server, "the HTTP host");
     }
+}
+
+/// `prompts/get` of `server`'s prompt.
+fn prompt_params(server: &str) -> (&'static str, Value) {
+    ("prompts/get", json!({"name": format!("{server}__triage")}))
+}
+
+/// The prompt's answer, with the server's unknown result field.
+fn prompt_kept_fields(response: &Value, server: &str, host: &str) {
+    let result = &response["result"];
+    assert_eq!(
+        result["messages"][0]["content"]["text"], "Triage them.",
+        "{host} gets {server}'s prompt: {response:#}"
+    );
+    assert_eq!(
+        result["x-result-extra"],
+        json!({"prompt": "triage"}),
+        "{host} gets the unknown field of {server}'s prompt: {response:#}"
+    );
+}
+
+/// `resources/read` of `server`'s resource, by the URI `listed` (a
+/// `resources/list` answer) shows it under.
+fn resource_params(listed: &Value, server: &str) -> (&'static str, Value) {
+    let uri = listed["result"]["resources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["_meta"]["dev.mcp-sieve/server"] == server)
+        .and_then(|r| r["uri"].as_str())
+        .unwrap_or_else(|| panic!("{server}'s resource is listed: {listed:#}"))
+        .to_string();
+    ("resources/read", json!({"uri": uri}))
+}
+
+/// The resource's answer, with the server's unknown result field.
+fn resource_kept_fields(response: &Value, server: &str, host: &str) {
+    let result = &response["result"];
+    assert_eq!(
+        result["contents"][0]["text"], "three open issues",
+        "{host} gets {server}'s resource: {response:#}"
+    );
+    assert_eq!(
+        result["x-result-extra"],
+        json!({"read": "fields://board"}),
+        "{host} gets the unknown field of {server}'s resource: {response:#}"
+    );
 }

@@ -56,13 +56,33 @@ def answer(message: dict) -> dict | None:
     if method == "initialize":
         result = {
             "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-            "capabilities": {"tools": {"listChanged": False}},
+            "capabilities": {
+                "tools": {"listChanged": False},
+                "prompts": {"listChanged": False},
+                "resources": {"listChanged": False},
+            },
             "serverInfo": {"name": "fields", "version": "1.0.0"},
         }
     elif method == "ping":
         result = {}
     elif method == "tools/list":
         result = {"tools": TOOLS}
+    elif method == "prompts/list":
+        result = {"prompts": [{"name": "triage", "description": "Triage the open issues."}]}
+    elif method == "prompts/get":
+        result = {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Triage them."}}],
+            "x-result-extra": {"prompt": params.get("name")},
+        }
+    elif method == "resources/list":
+        result = {"resources": [{"uri": "fields://board", "name": "board"}]}
+    elif method == "resources/templates/list":
+        result = {"resourceTemplates": []}
+    elif method == "resources/read":
+        result = {
+            "contents": [{"uri": params.get("uri"), "text": "three open issues"}],
+            "x-result-extra": {"read": params.get("uri")},
+        }
     elif method == "tools/call":
         result = {
             "content": [{"type": "text", "text": json.dumps(params, sort_keys=True)}],

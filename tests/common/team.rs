@@ -88,6 +88,7 @@ pub async fn request(endpoint: &str, token: &str, method: &str, mut params: Valu
     let name = params
         .get("taskId")
         .or_else(|| params.get("name"))
+        .or_else(|| params.get("uri"))
         .and_then(Value::as_str)
         .map(str::to_string);
     let mut post = reqwest::Client::new()

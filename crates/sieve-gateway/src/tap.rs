@@ -60,8 +60,11 @@ impl RawLog {
                 b"\"prompts\"",
                 b"\"resources\"",
                 b"\"resourceTemplates\"",
-                // A call's result: its fields outside rmcp's model.
+                // A call's, a prompt's or a resource's result: their
+                // fields outside rmcp's model.
                 b"\"content\"",
+                b"\"messages\"",
+                b"\"contents\"",
             ]
             .iter()
             .any(|key| contains(bytes, key))

@@ -26,8 +26,9 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub struct RawParams(pub Value);
 
-/// Where the forwarder leaves a call's result as the server sent it, so
-/// the fields rmcp's model dropped go to the host too ([`fill_in`]).
+/// Where the forwarder leaves a result as the server sent it (a call's, a
+/// prompt's, a resource's), so the fields rmcp's model dropped go to the
+/// host too ([`fill_in`]).
 #[derive(Debug, Clone, Default)]
 pub struct RawResult(std::sync::Arc<std::sync::Mutex<Option<Value>>>);
 
@@ -65,6 +66,25 @@ fn fill_in(typed: &mut Value, raw: Value) {
         }
         _ => {}
     }
+}
+
+/// `request` with a slot for its result as the server sends it.
+fn expecting_raw(mut request: HostRequest) -> (HostRequest, RawResult) {
+    let raw = RawResult::default();
+    request.extensions.insert(raw.clone());
+    (request, raw)
+}
+
+/// `answer` with what the server sent and rmcp's model dropped filled in,
+/// when the forwarder left the server's own result in `raw`.
+fn filled(answer: ServerResult, raw: &RawResult) -> Result<ServerResult, ErrorData> {
+    let Some(raw) = raw.take() else {
+        return Ok(answer);
+    };
+    let mut answer =
+        serde_json::to_value(answer).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    fill_in(&mut answer, raw);
+    Ok(ServerResult::CustomResult(CustomResult(answer)))
 }
 
 /// How a connection was opened, as far as serving its requests goes.
@@ -134,33 +154,29 @@ impl SieveServer {
                 let unnamed = crate::tap::UnnamedParams::take(&mut params);
                 let mut request = request;
                 request.extensions.insert(unnamed);
-                let raw = RawResult::default();
-                request.extensions.insert(raw.clone());
+                let (request, raw) = expecting_raw(request);
                 match self
                     .handle_call_tool(typed(method, params)?, request)
                     .await?
                 {
                     CallToolResponse::Task(_) if !takes_tasks => Err(needs_tasks()),
-                    response @ CallToolResponse::Complete(_) => match raw.take() {
-                        Some(raw) => {
-                            let mut answer = serde_json::to_value(ServerResult::from(response))
-                                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-                            fill_in(&mut answer, raw);
-                            Ok(ServerResult::CustomResult(CustomResult(answer)))
-                        }
-                        None => Ok(ServerResult::from(response)),
-                    },
-                    response => Ok(ServerResult::from(response)),
+                    response => filled(ServerResult::from(response), &raw),
                 }
             }
-            "prompts/get" => self
-                .handle_get_prompt(typed(method, params)?, request)
-                .await
-                .map(ServerResult::from),
-            "resources/read" => self
-                .handle_read_resource(typed(method, params)?, request)
-                .await
-                .map(ServerResult::from),
+            "prompts/get" => {
+                let (request, raw) = expecting_raw(request);
+                let answer = self
+                    .handle_get_prompt(typed(method, params)?, request)
+                    .await?;
+                filled(ServerResult::from(answer), &raw)
+            }
+            "resources/read" => {
+                let (request, raw) = expecting_raw(request);
+                let answer = self
+                    .handle_read_resource(typed(method, params)?, request)
+                    .await?;
+                filled(ServerResult::from(answer), &raw)
+            }
             "resources/subscribe" if legacy => self
                 .handle_subscribe(typed(method, params)?, request)
                 .await

@@ -100,9 +100,16 @@ impl SieveServer {
                 let answered = answered
                     .map(mark_complete)
                     .map_err(|e| ErrorData::from(self.engine.pool().request_failed(&server, e)));
-                // The call's result as the server sent it, for the fields
-                // rmcp's model dropped.
-                if let (Ok(ServerResult::CallToolResult(_)), Some(slot)) =
+                // The result as the server sent it, for the fields rmcp's
+                // model dropped.
+                if let (
+                    Ok(
+                        ServerResult::CallToolResult(_)
+                        | ServerResult::GetPromptResult(_)
+                        | ServerResult::ReadResourceResult(_),
+                    ),
+                    Some(slot),
+                ) =
                     (&answered, context.extensions.get::<super::dispatch::RawResult>())
                     && let Some(raw) = self.engine.pool().raw_result(&server, &flight.id)
                 {
