@@ -49,11 +49,17 @@ fn error_message(answer: &Value) -> String {
 
 /// `good` still answers, quickly.
 async fn good_serves(host: &mut Wire) {
+    good_serves_within(host, Duration::from_secs(2)).await;
+}
+
+/// `good` still answers, within `limit`.
+async fn good_serves_within(host: &mut Wire, limit: Duration) {
     let started = Instant::now();
     let answer = call(host, "good__echo", json!({"text": "still here"})).await;
+    eprintln!("good answered in {:?}", started.elapsed());
     assert_eq!(answer["result"]["isError"], false, "{answer}");
     assert!(
-        started.elapsed() < Duration::from_secs(2),
+        started.elapsed() < limit,
         "good answered in {:?}",
         started.elapsed()
     );
@@ -210,7 +216,11 @@ async fn a_flood_of_notifications() {
         format!("sent {COUNT}"),
         "{answer}"
     );
-    good_serves(&mut host).await;
+    // Right after a flood the proxy is still working off the log messages
+    // it has read (a test build, beside this file's other tests on two
+    // cores: 0.2-1.4 s here, more on a slower machine): `good` answers
+    // once they are through, not after the flood's own pace.
+    good_serves_within(&mut host, Duration::from_secs(6)).await;
     // Log messages reach the host once each, naming the server (not
     // always in order: rmcp handles each incoming notification in a task
     // of its own). A host more than the outbox's 8,192 notifications

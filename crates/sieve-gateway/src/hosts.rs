@@ -97,6 +97,18 @@ impl Outbox {
         Outbox(queue)
     }
 
+    /// Whether a notification would be queued now.
+    fn has_room(&self) -> bool {
+        self.0.capacity() > 0
+    }
+
+    /// A log or progress message dropped because the host is too far behind.
+    fn overflowed(&self) {
+        tracing::warn!(
+            "a host is more than {OUTBOX_CAPACITY} notifications behind; dropping a log or progress message"
+        );
+    }
+
     fn send(&self, notification: ServerNotification) {
         let Err(tokio::sync::mpsc::error::TrySendError::Full(notification)) =
             self.0.try_send(notification)
@@ -106,11 +118,7 @@ impl Outbox {
         match notification {
             // What a flood is made of: the host can do without some.
             ServerNotification::LoggingMessageNotification(_)
-            | ServerNotification::ProgressNotification(_) => {
-                tracing::warn!(
-                    "a host is more than {OUTBOX_CAPACITY} notifications behind; dropping a log or progress message"
-                );
-            }
+            | ServerNotification::ProgressNotification(_) => self.overflowed(),
             // A list change, an update or a cancellation must arrive, if
             // after the queue ahead of it.
             notification => {
@@ -373,8 +381,15 @@ impl Hosts {
             .filter(|c| c.level.is_none_or(|min| rank(params.level) >= rank(min)))
             .map(|c| (c.outbox.clone(), c.sees.clone()))
             .collect();
-        // Asked outside the lock: a profile may have to be loaded.
+        // Asked outside the lock: a profile may have to be loaded. A host
+        // whose outbox is full loses the message anyway, so its profile is
+        // not asked: a flood costs each message little, and a host's next
+        // request does not wait behind thousands of dear ones.
         for (outbox, sees) in candidates {
+            if !outbox.has_room() {
+                outbox.overflowed();
+                continue;
+            }
             if sees(server) {
                 outbox.send(ServerNotification::LoggingMessageNotification(
                     rmcp::model::Notification::new(params.clone()),
