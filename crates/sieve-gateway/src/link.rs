@@ -7,7 +7,7 @@
 //! the transport under them: every link is a [`Wire`] of the proxy's own
 //! message layer (`crate::front`), over stdio or HTTP.
 
-use crate::sync::Locked;
+use crate::sync::{Locked, ReadWrite};
 use rmcp::model::{
     ClientCapabilities, ClientResult, Extensions, GetMeta, InitializeRequestParams,
     NotificationMetaObject, ProtocolVersion, RequestId, RequestMetaObject, ServerJsonRpcMessage,
@@ -71,9 +71,7 @@ impl Wire {
 
     /// Sends one message to the host.
     pub fn send(&self, message: &impl serde::Serialize) -> Result<(), ServiceError> {
-        let line = serde_json::to_vec(message)
-            .map_err(|e| ServiceError::McpError(ErrorData::internal_error(e.to_string(), None)))?;
-        self.send_raw(line)
+        self.send_raw(encoded(message)?)
     }
 
     /// Sends one message already encoded.
@@ -86,8 +84,7 @@ impl Wire {
     /// Sends a notification once there is room for it ahead of the
     /// writer ([`NOTICES_QUEUED`]).
     pub async fn notify(&self, notification: ServerNotification) -> Result<(), ServiceError> {
-        let line = serde_json::to_vec(&ServerJsonRpcMessage::notification(notification))
-            .map_err(|e| ServiceError::McpError(ErrorData::internal_error(e.to_string(), None)))?;
+        let line = encoded(&ServerJsonRpcMessage::notification(notification))?;
         let slot = self
             .notices
             .clone()
@@ -129,8 +126,7 @@ impl Wire {
             .or_else(|| self.inline.get().cloned())
             .or_else(|| {
                 self.client
-                    .read()
-                    .ok()?
+                    .reading()
                     .as_ref()
                     .map(|c| c.protocol_version.clone())
             });
@@ -153,6 +149,12 @@ impl Wire {
         }
         answer.await.unwrap_or(Err(ServiceError::TransportClosed))
     }
+}
+
+/// One message as the line that carries it.
+fn encoded(message: &impl serde::Serialize) -> Result<Vec<u8>, ServiceError> {
+    serde_json::to_vec(message)
+        .map_err(|e| ServiceError::McpError(ErrorData::internal_error(e.to_string(), None)))
 }
 
 impl std::fmt::Debug for HostLink {
@@ -180,14 +182,12 @@ impl HostLink {
 
     /// What the host said of itself in `initialize`, once it has.
     pub fn client(&self) -> Option<Arc<InitializeRequestParams>> {
-        self.0.client.read().ok()?.clone()
+        self.0.client.reading().clone()
     }
 
     /// Keeps what the host said of itself in `initialize`.
     pub fn set_client(&self, info: InitializeRequestParams) {
-        if let Ok(mut client) = self.0.client.write() {
-            *client = Some(Arc::new(info));
-        }
+        *self.0.client.writing() = Some(Arc::new(info));
     }
 
     /// Whether the host has gone.

@@ -41,7 +41,7 @@ pub(super) fn agree(headers: &HeaderMap, method: &str, params: &Value) -> Result
 
 /// The header's one value: two of a singleton header, or one that is not
 /// text, is refused.
-fn one<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, String> {
+pub(super) fn one<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, String> {
     let mut values = headers.get_all(name).iter();
     let Some(first) = values.next() else {
         return Ok(None);

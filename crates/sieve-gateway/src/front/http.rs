@@ -124,13 +124,7 @@ impl HttpFront {
             }
             Method::GET => self.get(&parts),
             Method::DELETE => self.delete(&parts),
-            _ => {
-                let mut response = text(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed");
-                response
-                    .headers_mut()
-                    .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-                response
-            }
+            _ => method_not_allowed("GET, POST, DELETE"),
         }
     }
 
@@ -155,7 +149,7 @@ impl HttpFront {
         match one_header(headers, "mcp-session-id") {
             Some(id) => {
                 let Some(session) = self.session(id) else {
-                    return text(StatusCode::NOT_FOUND, "Not Found: Session not found");
+                    return no_such_session();
                 };
                 if let Some(refusal) = unknown_version(headers) {
                     return refusal;
@@ -173,10 +167,7 @@ impl HttpFront {
             {
                 StatusCode::ACCEPTED.into_response()
             }
-            None => text(
-                StatusCode::BAD_REQUEST,
-                "Bad Request: Session ID is required",
-            ),
+            None => session_required(),
         }
     }
 
@@ -228,7 +219,7 @@ impl HttpFront {
             Taken::Request(Begun::Answered(answer)) => answer,
             Taken::Taken => return StatusCode::ACCEPTED.into_response(),
         };
-        if is_error(&answer) {
+        if error_code(&answer).is_some() {
             session.conn.end();
             return json(answer, StatusCode::OK);
         }
@@ -266,19 +257,12 @@ impl HttpFront {
         let meta_version = meta[PROTOCOL_VERSION_META].as_str();
         let header = version_header(&parts.headers);
         if meta_version.is_none() && method != "server/discover" {
-            return text(
-                StatusCode::BAD_REQUEST,
-                "Bad Request: Session ID is required",
-            );
+            return session_required();
         }
-        if let Some(header) = header
-            && meta_version.is_none()
-            && !is_known(header)
+        if meta_version.is_none()
+            && let Some(refusal) = unknown_version(&parts.headers)
         {
-            return text(
-                StatusCode::BAD_REQUEST,
-                &format!("Bad Request: Unsupported MCP-Protocol-Version: {header}"),
-            );
+            return refusal;
         }
         match (meta_version, header) {
             (Some(_), None) => {
@@ -436,19 +420,12 @@ impl HttpFront {
         let Some(id) = one_header(headers, "mcp-session-id") else {
             if version_header(headers).is_some_and(|v| v >= ProtocolVersion::V_2026_07_28.as_str())
             {
-                let mut response = text(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed");
-                response
-                    .headers_mut()
-                    .insert(header::ALLOW, HeaderValue::from_static("POST"));
-                return response;
+                return method_not_allowed("POST");
             }
-            return text(
-                StatusCode::BAD_REQUEST,
-                "Bad Request: Session ID is required",
-            );
+            return session_required();
         };
         let Some(session) = self.session(id) else {
-            return text(StatusCode::NOT_FOUND, "Not Found: Session not found");
+            return no_such_session();
         };
         if let Some(refusal) = unknown_version(headers) {
             return refusal;
@@ -486,17 +463,14 @@ impl HttpFront {
     /// A DELETE: ends the session.
     fn delete(&self, parts: &Parts) -> Response {
         let Some(id) = one_header(&parts.headers, "mcp-session-id") else {
-            return text(
-                StatusCode::BAD_REQUEST,
-                "Bad Request: Session ID is required",
-            );
+            return session_required();
         };
         match self.sessions.locked().remove(id) {
             Some(session) => {
                 session.end();
                 StatusCode::OK.into_response()
             }
-            None => text(StatusCode::NOT_FOUND, "Not Found: Session not found"),
+            None => no_such_session(),
         }
     }
 
@@ -535,7 +509,6 @@ impl Session {
         let mut text = Vec::new();
         let mut last = cursor;
         for (id, event) in events.kept.iter().filter(|(id, _)| *id > cursor) {
-            text.extend_from_slice(format!("id: {EVENT_PREFIX}g/{id}\n").as_bytes());
             text.extend_from_slice(event);
             last = *id;
         }
@@ -565,7 +538,7 @@ async fn gather(session: std::sync::Weak<Session>, mut lines: mpsc::UnboundedRec
             let mut events = session.events.locked();
             events.last += 1;
             let id = events.last;
-            let event = super::stream::event(&line.line);
+            let event = super::stream::event(Some(&format!("{EVENT_PREFIX}g/{id}")), &line.line);
             events.kept.push_back((id, event));
             if events.kept.len() > EVENTS_KEPT {
                 events.kept.pop_front();
@@ -646,11 +619,10 @@ async fn waited(mut answer: watch::Receiver<Option<Arc<[u8]>>>) -> Vec<u8> {
     }
 }
 
-/// A new session id: 128 random bits in hex.
+/// A new session id: 96 random bits in hex, made as the ledger's ids are
+/// (`ss-` where a task's say `st-`).
 fn session_id() -> String {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).expect("the operating system's random source failed");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    sieve_ledger::Ledger::new_id().replacen("st-", "ss-", 1)
 }
 
 /// What a request's handler is given of its HTTP request: its parts.
@@ -660,10 +632,21 @@ fn extensions(parts: Parts) -> Extensions {
     extensions
 }
 
-/// Whether an answer is a JSON-RPC error.
-fn is_error(answer: &[u8]) -> bool {
-    crate::tap::contains(answer, b"\"error\"")
-        && Message::parse(answer).is_ok_and(|m| m.kind() == Kind::Error)
+/// The code of an answer that is a JSON-RPC error (read only when it
+/// says "error").
+fn error_code(answer: &[u8]) -> Option<ErrorCode> {
+    #[derive(serde::Deserialize)]
+    struct Code {
+        code: i32,
+    }
+    if !crate::tap::contains(answer, b"\"error\"") {
+        return None;
+    }
+    let message = Message::parse(answer).ok()?;
+    if message.kind() != Kind::Error {
+        return None;
+    }
+    message.error_as::<Code>().ok().map(|c| ErrorCode(c.code))
 }
 
 /// The status of an answer: a 2026-07-28 error of the request itself is
@@ -673,19 +656,7 @@ fn status(answer: &[u8], modern: bool) -> StatusCode {
     if !modern {
         return StatusCode::OK;
     }
-    #[derive(serde::Deserialize)]
-    struct Code {
-        code: i32,
-    }
-    if !crate::tap::contains(answer, b"\"error\"") {
-        return StatusCode::OK;
-    }
-    let code = Message::parse(answer)
-        .ok()
-        .filter(|m| m.kind() == Kind::Error)
-        .and_then(|m| m.error_as::<Code>().ok())
-        .map(|c| ErrorCode(c.code));
-    match code {
+    match error_code(answer) {
         Some(
             ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
             | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
@@ -742,13 +713,8 @@ fn version_header(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// The header's one value; `None` when absent, repeated or not text.
-pub(super) fn one_header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    let mut values = headers.get_all(name).iter();
-    let first = values.next()?;
-    if values.next().is_some() {
-        return None;
-    }
-    first.to_str().ok()
+fn one_header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    super::headers::one(headers, name).ok().flatten()
 }
 
 /// `Accept` names `media` (or a range holding it) without `q=0`.
@@ -788,6 +754,28 @@ fn is_json(headers: &HeaderMap) -> bool {
 
 fn text(status: StatusCode, message: &str) -> Response {
     (status, format!("{message}\n")).into_response()
+}
+
+/// A request that needs a session and names none.
+fn session_required() -> Response {
+    text(
+        StatusCode::BAD_REQUEST,
+        "Bad Request: Session ID is required",
+    )
+}
+
+/// A request naming a session that is not open.
+fn no_such_session() -> Response {
+    text(StatusCode::NOT_FOUND, "Not Found: Session not found")
+}
+
+/// A method the endpoint does not take; `allow` names those it does.
+fn method_not_allowed(allow: &'static str) -> Response {
+    let mut response = text(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed");
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
 }
 
 #[cfg(test)]

@@ -373,6 +373,15 @@ pub(crate) fn encode(message: &ServerJsonRpcMessage) -> Vec<u8> {
     })
 }
 
+/// A request's progress as the message that tells the host.
+pub(crate) fn progress_line(progress: rmcp::model::ProgressNotificationParam) -> Vec<u8> {
+    encode(&ServerJsonRpcMessage::notification(
+        rmcp::model::ServerNotification::ProgressNotification(rmcp::model::Notification::new(
+            progress,
+        )),
+    ))
+}
+
 /// The JSON-RPC error answering a request that cannot be served.
 pub(crate) fn refusal(id: Option<&Id>, code: ErrorCode, message: &str) -> Vec<u8> {
     sieve_wire::write::error_response(id, i64::from(code.0), message, None)

@@ -10,7 +10,7 @@ use super::{Begun, Conn, Taken, refusal};
 use crate::hosts::CallProgress;
 use crate::link::{Outgoing, Wire};
 use crate::server::SieveServer;
-use rmcp::model::{ErrorCode, ProgressNotificationParam, ServerJsonRpcMessage, ServerNotification};
+use rmcp::model::{ErrorCode, ProgressNotificationParam};
 use sieve_wire::{Line, Message};
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -115,9 +115,7 @@ async fn take(conn: &Arc<Conn>, line: Vec<u8>) {
 }
 
 fn send_progress(wire: &Wire, progress: ProgressNotificationParam) {
-    let notification =
-        ServerNotification::ProgressNotification(rmcp::model::Notification::new(progress));
-    let _ = wire.send(&ServerJsonRpcMessage::notification(notification));
+    let _ = wire.send_raw(super::progress_line(progress));
 }
 
 /// Writes each message on a line of its own, flushing when no more wait,

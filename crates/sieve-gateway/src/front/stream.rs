@@ -10,9 +10,7 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use futures_util::{StreamExt, stream};
-use rmcp::model::{
-    Notification, ProgressNotificationParam, ServerJsonRpcMessage, ServerNotification,
-};
+use rmcp::model::{ProgressNotificationParam, ServerJsonRpcMessage};
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
@@ -66,7 +64,7 @@ impl Ahead {
                     None => self.progress = None,
                 },
                 own = recv(&mut self.own) => match own {
-                    Some(own) => return event(&own.line),
+                    Some(own) => return event(None, &own.line),
                     None => self.own = None,
                 },
             }
@@ -82,7 +80,7 @@ impl Ahead {
         }
         if let Some(own) = &mut self.own {
             while let Ok(own) = own.try_recv() {
-                self.came.push(event(&own.line));
+                self.came.push(event(None, &own.line));
             }
         }
         !self.came.is_empty()
@@ -179,14 +177,7 @@ pub(super) fn stream(
                     if let Some(gone) = gone {
                         gone.disarm();
                     }
-                    let mut event = Vec::with_capacity(data.len() + 48);
-                    if let Some(id) = answer_id {
-                        event.extend_from_slice(format!("id: {id}\n").as_bytes());
-                    }
-                    event.extend_from_slice(b"event: message\ndata: ");
-                    event.extend_from_slice(&data);
-                    event.extend_from_slice(b"\n\n");
-                    Some((Ok(Bytes::from(event)), None))
+                    Some((Ok(event(answer_id.as_deref(), &data)), None))
                 }
                 () = tokio::time::sleep(KEEP_ALIVE) => {
                     Some((Ok(Bytes::from_static(b":\n\n")), Some((answer, gone, ahead))))
@@ -197,9 +188,14 @@ pub(super) fn stream(
     event_stream(Body::from_stream(stream::iter(early).chain(events)))
 }
 
-/// One message as an SSE event without an id.
-pub(super) fn event(message: &[u8]) -> Bytes {
-    let mut event = Vec::with_capacity(message.len() + 24);
+/// One message as an SSE event, with `id` where a host may resume after it.
+pub(super) fn event(id: Option<&str>, message: &[u8]) -> Bytes {
+    let mut event = Vec::with_capacity(message.len() + 48);
+    if let Some(id) = id {
+        event.extend_from_slice(b"id: ");
+        event.extend_from_slice(id.as_bytes());
+        event.push(b'\n');
+    }
     event.extend_from_slice(b"event: message\ndata: ");
     event.extend_from_slice(message);
     event.extend_from_slice(b"\n\n");
@@ -208,10 +204,7 @@ pub(super) fn event(message: &[u8]) -> Bytes {
 
 /// A progress notification as an SSE event.
 fn progress_event(progress: ProgressNotificationParam) -> Bytes {
-    let message = ServerJsonRpcMessage::notification(ServerNotification::ProgressNotification(
-        Notification::new(progress),
-    ));
-    event(&super::encode(&message))
+    event(None, &super::progress_line(progress))
 }
 
 /// `body` as an SSE answer.

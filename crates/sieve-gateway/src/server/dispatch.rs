@@ -12,6 +12,7 @@
 
 use super::SieveServer;
 use crate::link::{HostNotice, HostRequest, Listening};
+use crate::sync::Locked;
 use crate::tap::list_method;
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -34,13 +35,11 @@ pub struct RawResult(std::sync::Arc<std::sync::Mutex<Option<Value>>>);
 
 impl RawResult {
     pub(super) fn keep(&self, raw: Value) {
-        if let Ok(mut slot) = self.0.lock() {
-            *slot = Some(raw);
-        }
+        *self.0.locked() = Some(raw);
     }
 
     fn take(&self) -> Option<Value> {
-        self.0.lock().ok()?.take()
+        self.0.locked().take()
     }
 }
 

@@ -101,17 +101,16 @@ impl SieveServer {
                     .map(mark_complete)
                     .map_err(|e| ErrorData::from(self.engine.pool().request_failed(&server, e)));
                 // The result as the server sent it, for the fields rmcp's
-                // model dropped.
-                if let (
-                    Ok(
-                        ServerResult::CallToolResult(_)
-                        | ServerResult::GetPromptResult(_)
-                        | ServerResult::ReadResourceResult(_),
-                    ),
-                    Some(slot),
-                ) =
-                    (&answered, context.extensions.get::<super::dispatch::RawResult>())
+                // model dropped: taken from the tap whoever asked, so it
+                // does not linger there, and kept where the host's answer
+                // is made.
+                if let Ok(
+                    ServerResult::CallToolResult(_)
+                    | ServerResult::GetPromptResult(_)
+                    | ServerResult::ReadResourceResult(_),
+                ) = &answered
                     && let Some(raw) = self.engine.pool().raw_result(&server, &flight.id)
+                    && let Some(slot) = context.extensions.get::<super::dispatch::RawResult>()
                 {
                     slot.keep(raw);
                 }
