@@ -12,7 +12,10 @@
 //! What calls measured is put in force by `measured`, for the concern
 //! `cost` of the catalog.
 
+mod lists;
 mod measured;
+
+pub use lists::View as ListView;
 
 use crate::error::CallError;
 use crate::hosts::Hosts;
@@ -98,6 +101,8 @@ pub struct Engine {
     stopping: tokio_util::sync::CancellationToken,
     /// Work on the measurements put off for a while (`measured`).
     measured_later: measured::Later,
+    /// Lists as hosts see them, encoded once per view (`lists`).
+    lists: lists::EncodedLists,
 }
 
 /// A search index and what it was built from.
@@ -318,6 +323,7 @@ impl Engine {
             }),
             profiles: Mutex::new(HashMap::new()),
             search_indexes: Mutex::new(HashMap::new()),
+            lists: lists::EncodedLists::default(),
             changes,
             watcher: Mutex::new(None),
             tasks,
@@ -623,6 +629,12 @@ impl Engine {
             }
         }
         self.build_catalog()
+    }
+
+    /// The items `view` shows as the JSON array a host is sent, encoded
+    /// by `encode` the first time that view is listed.
+    pub fn encoded_list(&self, view: &ListView, encode: impl FnOnce() -> String) -> Arc<str> {
+        self.lists.get_or_encode(view, encode)
     }
 
     /// The config in force.

@@ -26,7 +26,7 @@ pub use stdio::serve_lines;
 
 use crate::hosts::CallProgress;
 use crate::link::{HostLink, HostNotice, HostRequest, Wire, serving, take_meta};
-use crate::server::{Opening, SieveServer};
+use crate::server::{Answer, Opening, SieveServer};
 use crate::sync::Locked;
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -336,10 +336,13 @@ impl Serving {
             conn.server.serve_request(&method, params, context, opening),
         )
         .await;
-        encode(&match served {
-            Ok(result) => ServerJsonRpcMessage::response(result, request_id),
-            Err(error) => ServerJsonRpcMessage::error(error, Some(request_id)),
-        })
+        match served {
+            Ok(Answer::Typed(result)) => {
+                encode(&ServerJsonRpcMessage::response(*result, request_id))
+            }
+            Ok(Answer::Encoded(result)) => encoded_response(&request_id, &result),
+            Err(error) => encode(&ServerJsonRpcMessage::error(error, Some(request_id))),
+        }
     }
 }
 
@@ -371,6 +374,18 @@ pub(crate) fn encode(message: &ServerJsonRpcMessage) -> Vec<u8> {
             None,
         )
     })
+}
+
+/// The response to `id` whose result is `result`, already JSON text.
+fn encoded_response(id: &RequestId, result: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result.len() + 48);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    // An id is a number or a string: it always encodes.
+    out.extend(serde_json::to_vec(id).unwrap_or_else(|_| b"null".to_vec()));
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result.as_bytes());
+    out.push(b'}');
+    out
 }
 
 /// A request's progress as the message that tells the host.

@@ -86,6 +86,14 @@ fn filled(answer: ServerResult, raw: &RawResult) -> Result<ServerResult, ErrorDa
     Ok(ServerResult::CustomResult(CustomResult(answer)))
 }
 
+/// A request's answer: rmcp's typed result, or the JSON text of a result
+/// built as the wire carries it (a list, encoded once per view).
+#[derive(Debug)]
+pub enum Answer {
+    Typed(Box<ServerResult>),
+    Encoded(String),
+}
+
 /// How a connection was opened, as far as serving its requests goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Opening {
@@ -105,11 +113,31 @@ impl SieveServer {
         params: Value,
         request: HostRequest,
         opening: Opening,
-    ) -> Result<ServerResult, ErrorData> {
+    ) -> Result<Answer, ErrorData> {
         self.same_caller(&request.extensions)?;
         if method != "initialize" {
             request.check_meta()?;
         }
+        if list_method(method).is_some() {
+            let request = with_raw(request, &params);
+            return self
+                .list_result(method, &request)
+                .await
+                .map(Answer::Encoded);
+        }
+        self.serve_typed(method, params, request, opening)
+            .await
+            .map(|result| Answer::Typed(Box::new(result)))
+    }
+
+    /// Serves a request whose answer is built as rmcp's typed result.
+    async fn serve_typed(
+        &self,
+        method: &str,
+        params: Value,
+        request: HostRequest,
+        opening: Opening,
+    ) -> Result<ServerResult, ErrorData> {
         let legacy = request
             .protocol_version()
             .is_none_or(|version| version.has_initialize());
@@ -123,13 +151,6 @@ impl SieveServer {
         if legacy_task {
             return self
                 .legacy_task_request(method, params, &request)
-                .await
-                .map(ServerResult::CustomResult);
-        }
-        if list_method(method).is_some() {
-            let request = with_raw(request, &params);
-            return self
-                .list_result(method, &request)
                 .await
                 .map(ServerResult::CustomResult);
         }

@@ -42,7 +42,7 @@ mod methods;
 mod notifications;
 mod task_requests;
 
-pub use dispatch::{Opening, RawParams};
+pub use dispatch::{Answer, Opening, RawParams};
 
 use crate::engine::{ActiveProfile, Change, Engine, HostForms};
 use crate::hosts::HostId;
