@@ -13,7 +13,7 @@ group and the adjusted Rand index (ARI) between derived groups and
 published areas, first the servers tuned on, then those held out. A tool
 with a null group counts as its own singleton cluster.
 
-Ten parts. Tuned: the servers derivation was developed on (Bright Data
+Eleven parts. Tuned: the servers derivation was developed on (Bright Data
 since the fourth round, which looked at it). Held out (old),
 HELD_OUT_OLD: recorded for evaluation only in the first round; the
 second round looked at desktop-commander's groups (its weakness was
@@ -40,7 +40,10 @@ eighth round changed the method (github-mcp-server-npm,
 mcp-server-kubernetes, redis-mcp), scored once before it and once at its
 end. Held out (round 9), HELD_OUT_ROUND9: recorded before the ninth round
 changed the method (agent-infra-browser, executeautomation-database,
-mcp-server-sqlite), scored once before it and once at its end.
+mcp-server-sqlite), scored once before it and once at its end. Held out
+(round 10), HELD_OUT_ROUND10: recorded in the tenth round (sanity-mcp,
+xcodebuildmcp), kept out of the folder while the round changed the
+method, scored once at its end.
 
     scripts/derived-groups-ari.py [--details] [--save-groups F | --groups-from F]
 
@@ -105,15 +108,22 @@ HELD_OUT_ROUND9 = {
     "executeautomation-database",
     "mcp-server-sqlite",
 }
+HELD_OUT_ROUND10 = {
+    "sanity-mcp",
+    "xcodebuildmcp",
+}
 HELD_OUT = (HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3 | HELD_OUT_ROUND4
             | HELD_OUT_ROUND5 | HELD_OUT_ROUND6 | HELD_OUT_ROUND7
-            | HELD_OUT_ROUND8 | HELD_OUT_ROUND9)
+            | HELD_OUT_ROUND8 | HELD_OUT_ROUND9 | HELD_OUT_ROUND10)
 PARTS = ("tuned", "held out (old)", "held out (new)", "held out (round 3)",
          "held out (round 4)", "held out (round 5)", "held out (round 6)",
-         "held out (round 7)", "held out (round 8)", "held out (round 9)")
+         "held out (round 7)", "held out (round 8)", "held out (round 9)",
+         "held out (round 10)")
 
 
 def part_of(name):
+    if name in HELD_OUT_ROUND10:
+        return PARTS[10]
     if name in HELD_OUT_ROUND9:
         return PARTS[9]
     if name in HELD_OUT_ROUND8:

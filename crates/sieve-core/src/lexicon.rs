@@ -14,7 +14,8 @@
 //!   MB) and unpacked (5.5 MB of sorted lines, looked up by binary search) only
 //!   while an index holds it: [`Lexicon::shared`] hands out one copy, and
 //!   the last index dropped frees it, so a proxy with no search profile
-//!   never unpacks it.
+//!   unpacks it only for a moment, when derived groups look up the noun
+//!   of a verb (`subjects`: a group of `navigate` tools is `navigation`).
 //! * [`SOFTWARE_SENSES`], a short hand-written list of words that mean
 //!   the same in software and that a general dictionary does not link
 //!   (folder and directory, app and application, show and list).

@@ -43,7 +43,8 @@
 //! `scripts/check-layers.py`): `parse`, `naming`, `glob`, `tagexpr`,
 //! `secret_ref`, `wording`, `tokenizer` and `lexicon` use no other module;
 //! `scan` uses only `wording`;
-//! `subjects` and `action` build on `wording`, and `cost` on those two; `config`, `approvals`
+//! `subjects` and `action` build on `wording` (and `subjects` on `lexicon`, for the
+//! nouns English makes of verbs), and `cost` on those two; `config`, `approvals`
 //! and `tasks` build on the first ones; `labels` and `profile` on `config`
 //! (and `labels` on `action`); `catalog` on those and `cost`; `rules` and
 //! `search` on the catalog (and `search` on `lexicon`); `tokens` on the rules.

@@ -24,8 +24,8 @@ const BELOW_TARGET: &[(&str, f64, &str)] = &[
     ),
     (
         "agent-infra-browser",
-        0.21,
-        "held out (round 9): its names are `browser_` and a verb, `browser` being its key; its source keeps eight tools of several kinds in one module (core); scored 0.215 before the round changed the method and after",
+        0.25,
+        "held out (round 9): its names are `browser_` and a verb, `browser` being its key; its source keeps eight tools of several kinds in one module (core); 0.215 in the ninth round, 0.261 since the tenth weighs a name's verb beside a thing less (`close_tab` joins the tab tools)",
     ),
     (
         "mcp-server-sqlite",

@@ -8,6 +8,7 @@
 //! and the share of tools in a group ask for.
 
 use super::english::is_verb;
+use crate::lexicon::Lexicon;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How alike (the mean cosine of their tools' weighted words) two groups
@@ -58,6 +59,9 @@ pub(super) struct Placed {
     pub(super) alike: usize,
     /// Whether it joined only so that nine in ten tools have a group.
     pub(super) nearest: bool,
+    /// Whether it shares no word with any group, and joined one only so
+    /// that nine in ten tools have a group.
+    pub(super) apart: bool,
 }
 
 /// The groups of tools whose `content` words (word → how much it says in
@@ -154,7 +158,11 @@ pub(super) fn by_words(
         join(&mut sums, &mut clusters, a, b);
     }
     let mut placed_near: BTreeSet<usize> = BTreeSet::new();
-    // Nine in ten tools in a group: the loners nearest a group join it.
+    let mut placed_apart: BTreeSet<usize> = BTreeSet::new();
+    // Nine in ten tools in a group: the loners nearest a group join it;
+    // one that shares no word with any group joins the first by name
+    // (joining the largest instead, or making such tools a group of
+    // their own, fits the servers' published areas worse).
     loop {
         let grouped: usize = clusters.iter().filter(|c| c.len() >= 2).map(Vec::len).sum();
         if grouped * 10 >= n * 9 {
@@ -169,8 +177,12 @@ pub(super) fn by_words(
                 }
             }
         }
-        let Some((_, l, g)) = best else { break };
-        placed_near.insert(clusters[l][0]);
+        let Some((alike, l, g)) = best else { break };
+        if alike > 0.0 {
+            placed_near.insert(clusters[l][0]);
+        } else {
+            placed_apart.insert(clusters[l][0]);
+        }
         // `join` keeps the first's place: the group takes the loner.
         join(&mut sums, &mut clusters, g, l);
     }
@@ -181,20 +193,25 @@ pub(super) fn by_words(
     // Larger groups choose their name first; a group whose telling words
     // another has taken all is about that group's word, and joins it.
     groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-    let mut named: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut named: Vec<(String, Vec<usize>)> = Vec::new();
     for group in groups {
         let telling = telling(&idf, content, &group);
-        // A group is named by a thing, not a verb, where it can be.
+        // A group is named by a thing, not a verb or what can be done
+        // to a thing (`clickable`), where it can be.
+        let free = |w: &str| {
+            !named.iter().any(|(name, _)| name == w) && w.chars().all(|c| c.is_ascii_alphanumeric())
+        };
         let chosen = telling
             .iter()
             .map(|&(_, w)| w)
-            .filter(|w| {
-                !named.iter().any(|(name, _)| name == w)
-                    && w.chars().all(|c| c.is_ascii_alphanumeric())
-            })
-            .min_by_key(|w| is_verb(w));
+            .filter(|w| free(w))
+            .min_by_key(|w| is_verb(w) || is_ability(w));
         match (chosen, telling.first()) {
-            (Some(word), _) => named.push((word, group)),
+            (Some(word), _) if is_verb(word) || is_ability(word) => {
+                let name = thing_of(word, content, &group, &free);
+                named.push((name, group));
+            }
+            (Some(word), _) => named.push((word.to_string(), group)),
             (None, Some(&(_, best))) => {
                 if let Some((_, members)) = named.iter_mut().find(|(name, _)| *name == best) {
                     members.extend(group);
@@ -232,10 +249,59 @@ pub(super) fn by_words(
                 shared,
                 alike,
                 nearest: placed_near.contains(&tool),
+                apart: placed_apart.contains(&tool),
             });
         }
     }
     Some(placed)
+}
+
+/// Whether `word` says what can be done to a thing (`clickable`,
+/// `hoverable`, `writable`): a verb we know and `-able` or `-ible`.
+fn is_ability(word: &str) -> bool {
+    ["able", "ible"].iter().any(|suffix| {
+        word.strip_suffix(suffix)
+            .is_some_and(|stem| is_verb(stem) || is_verb(&format!("{stem}e")))
+    })
+}
+
+/// The name of a group whose most telling word is a verb (`go`,
+/// `navigate`) or an ability: a thing every member's texts name,
+/// however many tools do (`page`), else the noun English makes of the
+/// verb (`navigation`, from the lexicon's derived forms, unpacked only
+/// for this), else the word.
+fn thing_of(
+    word: &str,
+    content: &[BTreeMap<String, f64>],
+    group: &[usize],
+    free: &dyn Fn(&str) -> bool,
+) -> String {
+    let shared = content[group[0]]
+        .keys()
+        .filter(|w| !is_verb(w) && !is_ability(w) && free(w))
+        .find(|w| group.iter().all(|&t| content[t].contains_key(*w)));
+    if let Some(shared) = shared {
+        return shared.clone();
+    }
+    let verb = is_ability(word)
+        .then(|| word.get(..word.len() - 4))
+        .flatten()
+        .unwrap_or(word);
+    // A derived noun keeps the verb's stem (`navigat-`, `evaluat-`).
+    let stem: String = verb
+        .chars()
+        .take(verb.len().saturating_sub(1).max(3))
+        .collect();
+    let lexicon = Lexicon::shared();
+    let nominal = lexicon.related(verb).find(|related| {
+        related.starts_with(&stem)
+            && ["ion", "ment", "ure", "ance", "ence"]
+                .iter()
+                .any(|suffix| related.ends_with(suffix))
+            && related.chars().all(|c| c.is_ascii_lowercase())
+            && free(related)
+    });
+    nominal.map_or_else(|| word.to_string(), str::to_string)
 }
 
 /// The words a group's tools say, most telling first: how much each
@@ -322,6 +388,44 @@ mod tests {
         assert_eq!(first.shared, ["remote", "url"]);
         assert_eq!(first.alike, 2);
         assert!(!first.nearest);
+    }
+
+    #[test]
+    fn a_group_is_named_by_a_thing_not_by_a_verb_or_an_ability() {
+        let tools = [
+            content(&["navigate", "address"]),
+            content(&["navigate", "link"]),
+            content(&["go", "back", "page"]),
+            content(&["go", "forward", "page"]),
+            content(&["clickable", "element"]),
+            content(&["clickable", "element"]),
+            content(&["tab", "page"]),
+            content(&["tab", "page"]),
+            content(&["tab"]),
+        ];
+        let placed = by_words(&tools, 15).expect("groups");
+        let groups: Vec<&str> = placed
+            .iter()
+            .map(|p| p.as_ref().expect("a group").group.as_str())
+            .collect();
+        // The noun English makes of the verb; else the page both name,
+        // though most tools do; a thing before what can be done to it.
+        assert_eq!(
+            groups,
+            [
+                "navigation",
+                "navigation",
+                "page",
+                "page",
+                "element",
+                "element",
+                "tab",
+                "tab",
+                "tab"
+            ]
+        );
+        assert!(is_ability("clickable") && is_ability("writable"));
+        assert!(!is_ability("table") && !is_ability("variable"));
     }
 
     #[test]

@@ -319,7 +319,11 @@ fn by_words(order: &[usize], placed: Vec<Option<cluster::Placed>>) -> Vec<Option
         derived[index] = place.map(|place| {
             let group = place.group.replace('-', " ");
             let others = sizes[&place.group] - 1;
-            let why = if place.nearest || place.alike == 0 {
+            let why = if place.apart {
+                format!(
+                    "most names here say a subject no other name shares, so tools are grouped by their texts: its texts share no word with any group's, and it is with the {group} tools only so that nine in ten tools have a group"
+                )
+            } else if place.nearest || place.alike == 0 {
                 format!(
                     "most names here say a subject no other name shares, so tools are grouped by their texts: its texts share the most words with those of the {group} tools"
                 )
@@ -1078,6 +1082,18 @@ mod tests {
         }
         assert_ne!(group("hset"), group("lpush"), "{found:?}");
         assert_ne!(group("lpush"), group("sadd"), "{found:?}");
+    }
+
+    #[test]
+    fn a_name_s_verb_beside_a_thing_says_less_than_the_thing() {
+        let server = server_words("browser");
+        let close_tab =
+            Words::of(&described("browser_close_tab", "Close the current tab")).content(&server);
+        assert_eq!(close_tab.get("tab"), Some(&2.0));
+        assert_eq!(close_tab.get("close"), Some(&1.0));
+        // A name of a verb only says it as a name's word.
+        let close = Words::of(&described("browser_close", "Close the browser")).content(&server);
+        assert_eq!(close.get("close"), Some(&2.0));
     }
 
     #[test]

@@ -244,8 +244,18 @@ impl Words {
         {
             content.insert(word.clone(), 1.0);
         }
-        for word in self.name.iter().filter(telling) {
-            content.insert(word.clone(), 2.0);
+        // A name's verb tells an area only where the name has nothing
+        // else to say (`git_rebase`); beside a thing it is what is done to
+        // that thing (`close_tab` is about tabs, as `new_tab` is).
+        let name: Vec<&String> = self.name.iter().filter(telling).collect();
+        let says_a_thing = name.iter().any(|w| !is_verb(w));
+        for word in name {
+            let weight = if says_a_thing && is_verb(word) {
+                1.0
+            } else {
+                2.0
+            };
+            content.insert(word.clone(), weight);
         }
         content
     }
