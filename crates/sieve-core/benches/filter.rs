@@ -199,10 +199,14 @@ fn search_latency(_c: &mut Criterion) {
     let load = started.elapsed();
     let after = rss_kib();
     println!(
-        "lexicon: unpacked in {:.1} ms, resident memory +{} KiB ({} KiB compiled in)",
+        "lexicon: unpacked in {:.1} ms, resident memory +{} KiB ({} KiB compiled in: WordNet {} KiB, software neighbours {} KiB)",
         load.as_secs_f64() * 1000.0,
         after.saturating_sub(before),
-        include_bytes!("../data/wordnet-related.txt.gz").len() / 1024
+        (include_bytes!("../data/wordnet-related.txt.gz").len()
+            + include_bytes!("../data/software-neighbours.txt.gz").len())
+            / 1024,
+        include_bytes!("../data/wordnet-related.txt.gz").len() / 1024,
+        include_bytes!("../data/software-neighbours.txt.gz").len() / 1024
     );
     let dir = env!("CARGO_MANIFEST_DIR");
     let mut queries = Vec::new();

@@ -16,13 +16,22 @@
 //!   the last index dropped frees it, so a proxy with no search profile
 //!   unpacks it only for a moment, when derived groups look up the noun
 //!   of a verb (`subjects`: a group of `navigate` tools is `navigation`).
+//! * A table of the words used alike in software requests
+//!   (`scripts/software-neighbours.py`): each word of a general and a
+//!   software vocabulary (WordNet's tagged words, Debian's package
+//!   descriptions) read by a sentence model (all-MiniLM-L6-v2, from PyPI)
+//!   in "create a new <word>", with its nearest words there ("folder":
+//!   directory, "notification": alert, "teammate": collaborator). It is
+//!   compiled in gzipped (0.2 MB; 0.7 MB unpacked) and unpacked with the
+//!   WordNet table; the model itself is not carried.
 //! * [`SOFTWARE_SENSES`], a short hand-written list of words that mean
 //!   the same in software and that a general dictionary does not link
 //!   (folder and directory, app and application, show and list).
 //!
 //! A query becomes [`Slot`]s, one per meaningful word (or collocation):
 //! the word itself, then its software senses, then its WordNet
-//! relatives, each with a lower weight. The ranking counts, per slot,
+//! relatives and its neighbours in software requests, each with a lower
+//! weight. The ranking counts, per slot,
 //! the best of its alternatives, so a word with many relatives weighs no
 //! more than a word with none. Question words add a slot of what they
 //! ask for: "which" a list, "when" and "what happened" a history, "why"
@@ -35,10 +44,14 @@ use std::io::Read;
 use std::sync::{Arc, Mutex, Weak};
 
 const WORDNET: &[u8] = include_bytes!("../data/wordnet-related.txt.gz");
+const NEIGHBOURS: &[u8] = include_bytes!("../data/software-neighbours.txt.gz");
 
 /// How much an alternative counts against the word the person typed.
 const SAME_SENSE: f32 = 0.7;
 const RELATED: f32 = 0.4;
+/// A word used like the typed one in software requests
+/// (`scripts/software-neighbours.py`) counts as a WordNet relative does.
+const NEIGHBOUR: f32 = RELATED;
 /// A broader word's weight: "discard" may be a tool's "remove".
 const BROADER: f32 = 0.25;
 /// A word of its definition's weight: "remember" may be a tool's
@@ -252,11 +265,51 @@ pub struct Slot {
     pub broader: Vec<(String, f32)>,
 }
 
-/// The WordNet table and the software senses, ready to expand queries.
-pub struct Lexicon {
+/// A table of sorted lines, `word rest...`, looked up by binary search.
+struct Table {
     text: String,
     /// (start, end of the key, end of the line) of each table line.
     lines: Vec<(u32, u32, u32)>,
+}
+
+impl Table {
+    fn unpack(gzipped: &[u8], capacity: usize) -> Table {
+        let mut text = String::with_capacity(capacity);
+        GzDecoder::new(gzipped)
+            .read_to_string(&mut text)
+            .expect("a table compiled into the program is gzipped UTF-8");
+        let mut lines = Vec::with_capacity(capacity / 40);
+        let mut start = 0usize;
+        for line in text.split_inclusive('\n') {
+            let end = start + line.len();
+            if !line.starts_with('#') {
+                let key_end = start + line.find(' ').unwrap_or(line.trim_end().len());
+                lines.push((start as u32, key_end as u32, end as u32));
+            }
+            start = end;
+        }
+        Table { text, lines }
+    }
+
+    /// The rest of `word`'s line, or nothing.
+    fn line(&self, word: &str) -> &str {
+        self.lines
+            .binary_search_by(|(start, key_end, _)| {
+                self.text[*start as usize..*key_end as usize].cmp(word)
+            })
+            .ok()
+            .map(|i| {
+                let (_, key_end, end) = self.lines[i];
+                self.text[key_end as usize..end as usize].trim()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The WordNet table and the software senses, ready to expand queries.
+pub struct Lexicon {
+    wordnet: Table,
+    neighbours: Table,
     /// Stem → the indexes of the software senses it is in.
     senses: HashMap<String, Vec<usize>>,
     stemmer: Stemmer,
@@ -288,20 +341,8 @@ impl Lexicon {
     }
 
     fn load() -> Lexicon {
-        let mut text = String::with_capacity(5_500_000);
-        GzDecoder::new(WORDNET)
-            .read_to_string(&mut text)
-            .expect("the WordNet table compiled into the program is gzipped UTF-8");
-        let mut lines = Vec::with_capacity(120_000);
-        let mut start = 0usize;
-        for line in text.split_inclusive('\n') {
-            let end = start + line.len();
-            if !line.starts_with('#') {
-                let key_end = start + line.find(' ').unwrap_or(line.trim_end().len());
-                lines.push((start as u32, key_end as u32, end as u32));
-            }
-            start = end;
-        }
+        let wordnet = Table::unpack(WORDNET, 5_500_000);
+        let neighbours = Table::unpack(NEIGHBOURS, 1_000_000);
         let stemmer = Stemmer::create(Algorithm::English);
         let mut senses: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, sense) in SOFTWARE_SENSES.iter().enumerate() {
@@ -314,8 +355,8 @@ impl Lexicon {
             }
         }
         Lexicon {
-            text,
-            lines,
+            wordnet,
+            neighbours,
             senses,
             stemmer,
         }
@@ -346,25 +387,25 @@ impl Lexicon {
     /// Section `n` of `word`'s table line (its parts between `|`: the
     /// relatives, the broader words, the defining words), word by word.
     fn section(&self, word: &str, n: usize) -> impl Iterator<Item = &str> {
-        self.line(word)
+        self.wordnet
+            .line(word)
             .split('|')
             .nth(n)
             .into_iter()
             .flat_map(str::split_whitespace)
     }
 
-    /// The rest of `word`'s table line, or nothing.
-    fn line(&self, word: &str) -> &str {
-        self.lines
-            .binary_search_by(|(start, key_end, _)| {
-                self.text[*start as usize..*key_end as usize].cmp(word)
-            })
-            .ok()
-            .map(|i| {
-                let (_, key_end, end) = self.lines[i];
-                self.text[key_end as usize..end as usize].trim()
-            })
-            .unwrap_or_default()
+    /// The words nearest `word` in a software setting
+    /// (`scripts/software-neighbours.py`), nearest first; a plural falls
+    /// back on its singular.
+    pub fn neighbours(&self, word: &str) -> impl Iterator<Item = &str> {
+        let mut line = self.neighbours.line(word);
+        if line.is_empty()
+            && let Some(singular) = word.strip_suffix('s')
+        {
+            line = self.neighbours.line(singular);
+        }
+        line.split_whitespace()
     }
 
     /// The stems of the software senses `stem` is in.
@@ -500,6 +541,12 @@ impl Lexicon {
         }
         self.add_relatives(&mut slot, word, RELATED);
         add_broader(&mut slot, self, word);
+        // The words used alike in software requests ("notification":
+        // alert; "teammate": collaborator), as a relative.
+        let near: Vec<String> = self.neighbours(word).map(|w| self.stem(w)).collect();
+        for stem in near {
+            add(&mut slot, stem, NEIGHBOUR);
+        }
         slot
     }
 
@@ -645,6 +692,23 @@ mod tests {
         assert!(has(&lexicon.expand("why did the build fail"), "caus"));
         // Three words a name writes as one.
         assert!(has(&lexicon.expand("who am i"), "whoami"));
+    }
+
+    #[test]
+    fn words_used_alike_in_software_requests_are_relatives() {
+        let lexicon = Lexicon::shared();
+        let notification: Vec<&str> = lexicon.neighbours("notification").collect();
+        assert!(notification.contains(&"alert"), "{notification:?}");
+        // A plural falls back on its singular's line.
+        assert!(lexicon.neighbours("notifications").any(|w| w == "alert"));
+        assert_eq!(lexicon.neighbours("zzzz-not-a-word").count(), 0);
+        let slots = lexicon.expand("my teammate");
+        assert!(
+            slots[0]
+                .alternatives
+                .contains(&("collabor".to_string(), NEIGHBOUR)),
+            "{slots:?}"
+        );
     }
 
     #[test]

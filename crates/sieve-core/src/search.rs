@@ -6,8 +6,9 @@
 //! the profile allows by BM25F over the stems of their name (a name says
 //! most), title, description, parameter names and values, and labels,
 //! each word weighted by the part it stands in. A query is first expanded
-//! through the [`Lexicon`] (WordNet and software senses: "folder" finds
-//! directories, "who am i" finds `whoami`), one slot per word, so plain
+//! through the [`Lexicon`] (WordNet, software senses and the words used
+//! alike in software requests: "folder" finds directories, "who am i"
+//! finds `whoami`, "notification" alerts), one slot per word, so plain
 //! words find tools named in other words. A slot weighs by how many
 //! tools its whole sense matches, so a broad verb ("show": list, view,
 //! get...) weighs little whatever synonym a name carries, and a tool

@@ -24,6 +24,11 @@
 //!   github-mcp-server-npm, slack-mcp, circleci-mcp), scored once before
 //!   that round's changes and once after; its table is left unprinted
 //!   while a method is tuned (`SIEVE_QUIET_SETS=held-out-5`).
+//! * `held-out-6.tsv`: written at the start of the seventh round, on
+//!   eleven catalogs (three no other set uses: agent-infra-browser,
+//!   executeautomation-database, mcp-server-sqlite), without the queries
+//!   an earlier set already held; scored once, with that round's final
+//!   method (and once with the method before it, for the comparison).
 //! * `live-qa.tsv`: a tester's queries on four live servers searched as
 //!   one catalog (`tests/fixtures/live-qa.json`, 202 tools); the fourth
 //!   round fixed a defect they showed, so they are seen and track it.
@@ -37,13 +42,14 @@ use sieve_core::search::ToolIndex;
 use sieve_core::{Catalog, Kind, Overlays, ServerListing, parse_tool_list};
 use std::collections::BTreeMap;
 
-const HELD_OUT_FLOOR: f64 = 0.89;
-const TUNED_FLOOR: f64 = 0.91;
+const HELD_OUT_FLOOR: f64 = 0.93;
+const TUNED_FLOOR: f64 = 0.93;
 const SECOND_HELD_OUT_FLOOR: f64 = 0.81;
-const THIRD_HELD_OUT_FLOOR: f64 = 0.61;
-const LIVE_QA_FLOOR: f64 = 0.37;
-const FOURTH_HELD_OUT_FLOOR: f64 = 0.68;
-const FIFTH_HELD_OUT_FLOOR: f64 = 0.60;
+const THIRD_HELD_OUT_FLOOR: f64 = 0.64;
+const LIVE_QA_FLOOR: f64 = 0.5;
+const FOURTH_HELD_OUT_FLOOR: f64 = 0.71;
+const FIFTH_HELD_OUT_FLOOR: f64 = 0.67;
+const SIXTH_HELD_OUT_FLOOR: f64 = 0.67;
 
 fn fixture(path: &str) -> String {
     format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
@@ -209,7 +215,6 @@ fn fourth_held_out_plain_words_find_the_tool_in_the_top_three() {
     );
 }
 
-/// The ranking is deterministic: every query of every set, asked of two
 #[test]
 fn fifth_held_out_plain_words_find_the_tool_in_the_top_three() {
     let (hits, total) = score("held-out-5");
@@ -220,6 +225,17 @@ fn fifth_held_out_plain_words_find_the_tool_in_the_top_three() {
     );
 }
 
+#[test]
+fn sixth_held_out_plain_words_find_the_tool_in_the_top_three() {
+    let (hits, total) = score("held-out-6");
+    assert!(total >= 60, "the sixth held-out set has {total} queries");
+    assert!(
+        hits as f64 >= SIXTH_HELD_OUT_FLOOR * total as f64,
+        "only {hits} of {total} sixth held-out queries found their tool in the top 3"
+    );
+}
+
+/// The ranking is deterministic: every query of every set, asked of two
 /// indexes built one after the other from the same catalog, finds the same
 /// tools in the same order (ties included).
 #[test]
@@ -234,6 +250,7 @@ fn the_same_query_ranks_the_same_way_on_every_build() {
         "held-out-3",
         "held-out-4",
         "held-out-5",
+        "held-out-6",
     ] {
         for (name, query, _) in queries(set) {
             let catalog = catalogs
