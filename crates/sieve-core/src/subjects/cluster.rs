@@ -374,10 +374,7 @@ mod tests {
             content(&["reflog", "log", "history"]),
         ];
         let placed = by_words(&tools, 15).expect("groups");
-        let groups: Vec<&str> = placed
-            .iter()
-            .map(|p| p.as_ref().expect("a group").group.as_str())
-            .collect();
+        let groups = group_names(&placed);
         assert_eq!(
             groups,
             [
@@ -388,6 +385,14 @@ mod tests {
         assert_eq!(first.shared, ["remote", "url"]);
         assert_eq!(first.alike, 2);
         assert!(!first.nearest);
+    }
+
+    /// The group each tool was placed in, in the tools' order.
+    fn group_names(placed: &[Option<Placed>]) -> Vec<&str> {
+        placed
+            .iter()
+            .map(|p| p.as_ref().expect("a group").group.as_str())
+            .collect()
     }
 
     #[test]
@@ -404,10 +409,7 @@ mod tests {
             content(&["tab"]),
         ];
         let placed = by_words(&tools, 15).expect("groups");
-        let groups: Vec<&str> = placed
-            .iter()
-            .map(|p| p.as_ref().expect("a group").group.as_str())
-            .collect();
+        let groups = group_names(&placed);
         // The noun English makes of the verb; else the page both name,
         // though most tools do; a thing before what can be done to it.
         assert_eq!(
