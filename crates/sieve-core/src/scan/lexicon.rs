@@ -26,16 +26,20 @@ impl Words {
 
     pub(super) fn matcher(&self) -> &AhoCorasick {
         self.matcher.get_or_init(|| {
-            let patterns = self.list.iter().map(|w| w.strip_suffix('|').unwrap_or(w));
             // A contiguous NFA rather than the DFA the crate picks for
             // short lists: the texts scanned are a tool's few sentences,
             // and the lists' DFAs held 1.8 MB for the life of a proxy (as
             // NFAs 0.28 MB).
             AhoCorasick::builder()
                 .kind(Some(AhoCorasickKind::ContiguousNFA))
-                .build(patterns)
+                .build(self.patterns())
                 .expect("the lexicon's word lists make a matcher")
         })
+    }
+
+    /// The words as matched: a word's closing `|` is not part of it.
+    fn patterns(&self) -> impl Iterator<Item = &'static str> {
+        self.list.iter().map(|w| w.strip_suffix('|').unwrap_or(w))
     }
 }
 
@@ -261,7 +265,7 @@ mod tests {
             .map(|w| {
                 AhoCorasick::builder()
                     .kind(Some(AhoCorasickKind::DFA))
-                    .build(w.iter().map(|w| w.strip_suffix('|').unwrap_or(w)))
+                    .build(w.patterns())
                     .expect("a DFA")
                     .memory_usage()
             })

@@ -10,6 +10,7 @@
 use super::english::is_verb;
 use crate::lexicon::Lexicon;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// How alike (the mean cosine of their tools' weighted words) two groups
 /// must be to join while the limits ask for nothing.
@@ -194,6 +195,8 @@ pub(super) fn by_words(
     // another has taken all is about that group's word, and joins it.
     groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     let mut named: Vec<(String, Vec<usize>)> = Vec::new();
+    // Unpacked once for every group that needs it, and only if one does.
+    let mut lexicon: Option<Arc<Lexicon>> = None;
     for group in groups {
         let telling = telling(&idf, content, &group);
         // A group is named by a thing, not a verb or what can be done
@@ -208,7 +211,7 @@ pub(super) fn by_words(
             .min_by_key(|w| is_verb(w) || is_ability(w));
         match (chosen, telling.first()) {
             (Some(word), _) if is_verb(word) || is_ability(word) => {
-                let name = thing_of(word, content, &group, &free);
+                let name = thing_of(word, content, &group, &free, &mut lexicon);
                 named.push((name, group));
             }
             (Some(word), _) => named.push((word.to_string(), group)),
@@ -275,6 +278,7 @@ fn thing_of(
     content: &[BTreeMap<String, f64>],
     group: &[usize],
     free: &dyn Fn(&str) -> bool,
+    lexicon: &mut Option<Arc<Lexicon>>,
 ) -> String {
     let shared = content[group[0]]
         .keys()
@@ -292,7 +296,7 @@ fn thing_of(
         .chars()
         .take(verb.len().saturating_sub(1).max(3))
         .collect();
-    let lexicon = Lexicon::shared();
+    let lexicon = lexicon.get_or_insert_with(Lexicon::shared);
     let nominal = lexicon.related(verb).find(|related| {
         related.starts_with(&stem)
             && ["ion", "ment", "ure", "ance", "ence"]

@@ -340,7 +340,9 @@ impl Serving {
             Ok(Answer::Typed(result)) => {
                 encode(&ServerJsonRpcMessage::response(*result, request_id))
             }
-            Ok(Answer::Encoded(result)) => encoded_response(&request_id, &result),
+            Ok(Answer::Encoded(result)) => {
+                sieve_wire::write::response(&wire_id(&request_id), &result)
+            }
             Err(error) => encode(&ServerJsonRpcMessage::error(error, Some(request_id))),
         }
     }
@@ -376,16 +378,12 @@ pub(crate) fn encode(message: &ServerJsonRpcMessage) -> Vec<u8> {
     })
 }
 
-/// The response to `id` whose result is `result`, already JSON text.
-fn encoded_response(id: &RequestId, result: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(result.len() + 48);
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    // An id is a number or a string: it always encodes.
-    out.extend(serde_json::to_vec(id).unwrap_or_else(|_| b"null".to_vec()));
-    out.extend_from_slice(br#","result":"#);
-    out.extend_from_slice(result.as_bytes());
-    out.push(b'}');
-    out
+/// `id` as the message layer writes it.
+fn wire_id(id: &RequestId) -> Id {
+    match id {
+        rmcp::model::NumberOrString::Number(n) => Id::from(*n),
+        rmcp::model::NumberOrString::String(s) => Id::from(&**s),
+    }
 }
 
 /// A request's progress as the message that tells the host.
