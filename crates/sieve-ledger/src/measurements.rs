@@ -84,7 +84,8 @@ impl Ledger {
     pub fn measure_all(&self, calls: &[CallMeasurement]) -> Result<(), LedgerError> {
         let dialect = self.dialect();
         let table = table(dialect);
-        for chunk in calls.chunks(ROWS_PER_INSERT) {
+        let newest = newest_of_each_tool(calls);
+        for chunk in newest.chunks(ROWS_PER_INSERT) {
             let row = format!("({})", placeholders(5));
             let sql = dialect.sql(&format!(
                 "INSERT INTO {table} (server, tool, at, result_tokens, duration_ms) VALUES {}",
@@ -185,6 +186,26 @@ impl Ledger {
 }
 
 /// The tools `calls` are of, each once.
+/// The calls of `calls` that would be kept once they are written: the
+/// newest [`CALLS_KEPT`] of each tool, in their order. A batch of a busy
+/// tool writes no row only to drop it again.
+fn newest_of_each_tool(calls: &[CallMeasurement]) -> Vec<&CallMeasurement> {
+    let mut seen: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    let mut newest: Vec<&CallMeasurement> = calls
+        .iter()
+        .rev()
+        .filter(|call| {
+            let count = seen
+                .entry((call.server.as_str(), call.tool.as_str()))
+                .or_default();
+            *count += 1;
+            *count <= CALLS_KEPT
+        })
+        .collect();
+    newest.reverse();
+    newest
+}
+
 fn tools_of(calls: &[CallMeasurement]) -> Vec<(&str, &str)> {
     let mut tools: Vec<(&str, &str)> = calls
         .iter()

@@ -29,7 +29,12 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 /// The most calls one write records.
-const BATCH: usize = 256;
+const BATCH: usize = 4096;
+
+/// How long the writer gathers calls before it writes them: a busy proxy
+/// writes its measurements a few times a second, not once per call, and
+/// each write wakes every process that watches the ledger.
+const SETTLE: Duration = Duration::from_millis(250);
 
 /// How long a stopping proxy waits for its last measurements to be
 /// written.
@@ -72,9 +77,14 @@ impl Measurer {
     /// `None` if no thread could be made (calls are then not measured).
     pub(crate) fn start(ledger: Ledger, sink: MeasuredSink) -> Option<Measurer> {
         let mut failing = false;
-        let spawned = super::batch::writer("measure-writer", BATCH, move |batch: Vec<Op>| {
-            write(&ledger, &sink, batch, &mut failing);
-        });
+        let spawned = super::batch::writer_settling(
+            "measure-writer",
+            BATCH,
+            SETTLE,
+            move |batch: Vec<Op>| {
+                write(&ledger, &sink, batch, &mut failing);
+            },
+        );
         match spawned {
             Ok(queue) => Some(Measurer { queue }),
             Err(error) => {
