@@ -36,7 +36,9 @@ pub struct RawLog {
 
 #[derive(Debug, Default)]
 struct Entries {
-    by_key: HashMap<String, (Value, usize)>,
+    /// Each result's JSON text as the server sent it, and the size of
+    /// its message.
+    by_key: HashMap<String, (String, usize)>,
     order: VecDeque<String>,
     /// The bytes of the messages kept.
     bytes: usize,
@@ -92,15 +94,14 @@ impl RawLog {
         let Some(key) = message.id().map(ToString::to_string) else {
             return;
         };
-        if let Some(value) = message
-            .result()
-            .and_then(|text| serde_json::from_str(text).ok())
-        {
-            self.insert(key, value, message.as_bytes().len());
+        // The message was read whole, so its result is JSON: kept as its
+        // text, parsed only by whoever takes it and needs a value.
+        if let Some(text) = message.result() {
+            self.insert(key, text.to_string(), message.as_bytes().len());
         }
     }
 
-    fn insert(&self, key: String, value: Value, size: usize) {
+    fn insert(&self, key: String, value: String, size: usize) {
         let mut entries = self.entries.locked();
         entries.bytes += size;
         match entries.by_key.insert(key.clone(), (value, size)) {
@@ -119,11 +120,17 @@ impl RawLog {
 
     /// Takes the raw value recorded for `key` (see [`id_key`]).
     pub fn take(&self, key: &str) -> Option<Value> {
+        serde_json::from_str(&self.take_text(key)?).ok()
+    }
+
+    /// Takes the JSON text of the result recorded for `key`, as the
+    /// server sent it.
+    pub fn take_text(&self, key: &str) -> Option<String> {
         let mut entries = self.entries.locked();
-        let (value, size) = entries.by_key.remove(key)?;
+        let (text, size) = entries.by_key.remove(key)?;
         entries.bytes -= size;
         entries.order.retain(|k| k != key);
-        Some(value)
+        Some(text)
     }
 }
 

@@ -27,18 +27,19 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub struct RawParams(pub Value);
 
-/// Where the forwarder leaves a result as the server sent it (a call's, a
-/// prompt's, a resource's), so the fields rmcp's model dropped go to the
-/// host too ([`fill_in`]).
+/// Where the forwarder leaves the JSON text of a result as the server sent
+/// it (a call's, a prompt's, a resource's), so the fields rmcp's model
+/// dropped go to the host too: a call's result goes on as that text
+/// ([`passed_on`]), a prompt's or a resource's is filled in ([`fill_in`]).
 #[derive(Debug, Clone, Default)]
-pub struct RawResult(std::sync::Arc<std::sync::Mutex<Option<Value>>>);
+pub struct RawResult(std::sync::Arc<std::sync::Mutex<Option<String>>>);
 
 impl RawResult {
-    pub(super) fn keep(&self, raw: Value) {
+    pub(super) fn keep(&self, raw: String) {
         *self.0.locked() = Some(raw);
     }
 
-    fn take(&self) -> Option<Value> {
+    fn take(&self) -> Option<String> {
         self.0.locked().take()
     }
 }
@@ -77,13 +78,35 @@ fn expecting_raw(mut request: HostRequest) -> (HostRequest, RawResult) {
 /// `answer` with what the server sent and rmcp's model dropped filled in,
 /// when the forwarder left the server's own result in `raw`.
 fn filled(answer: ServerResult, raw: &RawResult) -> Result<ServerResult, ErrorData> {
-    let Some(raw) = raw.take() else {
+    let Some(raw) = raw.take().and_then(|text| serde_json::from_str(&text).ok()) else {
         return Ok(answer);
     };
     let mut answer =
         serde_json::to_value(answer).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
     fill_in(&mut answer, raw);
     Ok(ServerResult::CustomResult(CustomResult(answer)))
+}
+
+/// A call's answer: the result as the server sent it when the forwarder
+/// left it in `raw` (the proxy changes nothing of a call's result but
+/// marking it complete, as a 2026-07-28 host needs), so it goes on as the
+/// text that came, never decoded; else the typed answer.
+fn passed_on(answer: ServerResult, raw: &RawResult) -> Result<Answer, ErrorData> {
+    let Some(text) = raw.take() else {
+        return Ok(Answer::Typed(Box::new(answer)));
+    };
+    // A result spread over lines (an HTTP server may indent its JSON)
+    // would break a stdio host's framing: it is written anew, filled in.
+    if text.contains(['\n', '\r']) {
+        raw.keep(text);
+        return filled(answer, raw).map(|result| Answer::Typed(Box::new(result)));
+    }
+    Ok(
+        match sieve_wire::write::with_member(&text, "resultType", r#""complete""#) {
+            Some(marked) => Answer::Encoded(marked),
+            None => Answer::Encoded(text),
+        },
+    )
 }
 
 /// A request's answer: rmcp's typed result, or the JSON text of a result
@@ -125,19 +148,19 @@ impl SieveServer {
                 .await
                 .map(Answer::Encoded);
         }
-        self.serve_typed(method, params, request, opening)
-            .await
-            .map(|result| Answer::Typed(Box::new(result)))
+        self.serve_typed(method, params, request, opening).await
     }
 
-    /// Serves a request whose answer is built as rmcp's typed result.
+    /// Serves a request whose params are read as rmcp's types; its answer
+    /// is built as rmcp's typed result, but for a call's result, which
+    /// goes on as the server sent it.
     async fn serve_typed(
         &self,
         method: &str,
         params: Value,
         request: HostRequest,
         opening: Opening,
-    ) -> Result<ServerResult, ErrorData> {
+    ) -> Result<Answer, ErrorData> {
         let legacy = request
             .protocol_version()
             .is_none_or(|version| version.has_initialize());
@@ -152,8 +175,41 @@ impl SieveServer {
             return self
                 .legacy_task_request(method, params, &request)
                 .await
-                .map(ServerResult::CustomResult);
+                .map(|result| Answer::Typed(Box::new(ServerResult::CustomResult(result))));
         }
+        if method == "tools/call" {
+            let takes_tasks = request.takes_tasks();
+            let mut params = params;
+            let unnamed = crate::tap::UnnamedParams::take(&mut params);
+            let mut request = request;
+            request.extensions.insert(unnamed);
+            let (request, raw) = expecting_raw(request);
+            return match self
+                .handle_call_tool(typed(method, params)?, request)
+                .await?
+            {
+                CallToolResponse::Task(_) if !takes_tasks => Err(needs_tasks()),
+                CallToolResponse::Complete(result) => {
+                    passed_on(ServerResult::from(CallToolResponse::Complete(result)), &raw)
+                }
+                response => filled(ServerResult::from(response), &raw)
+                    .map(|result| Answer::Typed(Box::new(result))),
+            };
+        }
+        self.serve_other(method, params, request, legacy)
+            .await
+            .map(|result| Answer::Typed(Box::new(result)))
+    }
+
+    /// Serves a request other than a call, whose answer is built as rmcp's
+    /// typed result.
+    async fn serve_other(
+        &self,
+        method: &str,
+        params: Value,
+        request: HostRequest,
+        legacy: bool,
+    ) -> Result<ServerResult, ErrorData> {
         match method {
             "initialize" => {
                 let request = with_raw(request, &params);
@@ -168,21 +224,6 @@ impl SieveServer {
                 ),
             )),
             "ping" if legacy => Ok(ServerResult::empty(())),
-            "tools/call" => {
-                let takes_tasks = request.takes_tasks();
-                let mut params = params;
-                let unnamed = crate::tap::UnnamedParams::take(&mut params);
-                let mut request = request;
-                request.extensions.insert(unnamed);
-                let (request, raw) = expecting_raw(request);
-                match self
-                    .handle_call_tool(typed(method, params)?, request)
-                    .await?
-                {
-                    CallToolResponse::Task(_) if !takes_tasks => Err(needs_tasks()),
-                    response => filled(ServerResult::from(response), &raw),
-                }
-            }
             "prompts/get" => {
                 let (request, raw) = expecting_raw(request);
                 let answer = self

@@ -518,12 +518,12 @@ impl Pool {
             .map_err(|e| self.request_failed(server, e))
     }
 
-    /// The result of request `id` to `server` as the server sent it, when
-    /// its connection's tap kept it (a call's result: every field, those
-    /// rmcp's model drops too). Taken once.
-    pub fn raw_result(&self, server: &str, id: &rmcp::model::RequestId) -> Option<Value> {
+    /// The JSON text of the result of request `id` to `server` as the
+    /// server sent it, when its connection's tap kept it (a call's result:
+    /// every field, those rmcp's model drops too). Taken once.
+    pub fn raw_result(&self, server: &str, id: &rmcp::model::RequestId) -> Option<String> {
         let raw = self.upstream(server)?.shared().raw.clone()?;
-        raw.take(&id_key(&serde_json::to_value(id).ok()?))
+        raw.take_text(&id_key(&serde_json::to_value(id).ok()?))
     }
 
     /// Sends `method` as it is (rmcp does not model it, or would drop part
