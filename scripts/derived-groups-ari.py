@@ -13,7 +13,7 @@ group and the adjusted Rand index (ARI) between derived groups and
 published areas, first the servers tuned on, then those held out. A tool
 with a null group counts as its own singleton cluster.
 
-Eleven parts. Tuned: the servers derivation was developed on (Bright Data
+Twelve parts. Tuned: the servers derivation was developed on (Bright Data
 since the fourth round, which looked at it). Held out (old),
 HELD_OUT_OLD: recorded for evaluation only in the first round; the
 second round looked at desktop-commander's groups (its weakness was
@@ -43,7 +43,11 @@ changed the method (agent-infra-browser, executeautomation-database,
 mcp-server-sqlite), scored once before it and once at its end. Held out
 (round 10), HELD_OUT_ROUND10: recorded in the tenth round (sanity-mcp,
 xcodebuildmcp), kept out of the folder while the round changed the
-method, scored once at its end.
+method, scored once at its end. Held out (round 11), HELD_OUT_ROUND11:
+recorded in the eleventh round (awslabs-eks, azure-devops-tiberriver),
+kept out of the folder while the round worked, scored once at its end with
+the Rust method and with the sentence-model prototype
+(derived-groups-embed.py).
 
     scripts/derived-groups-ari.py [--details] [--save-groups F | --groups-from F]
 
@@ -112,16 +116,23 @@ HELD_OUT_ROUND10 = {
     "sanity-mcp",
     "xcodebuildmcp",
 }
+HELD_OUT_ROUND11 = {
+    "awslabs-eks",
+    "azure-devops-tiberriver",
+}
 HELD_OUT = (HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3 | HELD_OUT_ROUND4
             | HELD_OUT_ROUND5 | HELD_OUT_ROUND6 | HELD_OUT_ROUND7
-            | HELD_OUT_ROUND8 | HELD_OUT_ROUND9 | HELD_OUT_ROUND10)
+            | HELD_OUT_ROUND8 | HELD_OUT_ROUND9 | HELD_OUT_ROUND10
+            | HELD_OUT_ROUND11)
 PARTS = ("tuned", "held out (old)", "held out (new)", "held out (round 3)",
          "held out (round 4)", "held out (round 5)", "held out (round 6)",
          "held out (round 7)", "held out (round 8)", "held out (round 9)",
-         "held out (round 10)")
+         "held out (round 10)", "held out (round 11)")
 
 
 def part_of(name):
+    if name in HELD_OUT_ROUND11:
+        return PARTS[11]
     if name in HELD_OUT_ROUND10:
         return PARTS[10]
     if name in HELD_OUT_ROUND9:

@@ -113,7 +113,7 @@ use groups::{Groups, How, Reason, Weights, scope_words, small_size};
 use std::collections::{BTreeMap, BTreeSet};
 use words::{
     Source, Words, compounds, group_name, name_words, namespace, plural_units, plural_verbs,
-    prose_words, server_words,
+    prose_words, said_by_every_tool, server_words,
 };
 
 /// What derivation reads of one tool.
@@ -191,7 +191,8 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     order.sort_by(|&a, &b| tools[a].cmp_key().cmp(&tools[b].cmp_key()).then(a.cmp(&b)));
     let sorted: Vec<&ToolText> = order.iter().map(|&i| &tools[i]).collect();
     let words: Vec<Words> = sorted.iter().map(|tool| Words::of(tool)).collect();
-    let server = server_words(server);
+    let mut server = server_words(server);
+    server.extend(said_by_every_tool(&sorted, &words));
     let mut shared = name_words(&words);
     shared.extend(server.iter().cloned());
     let mut prose_shared = prose_words(&words);

@@ -35,6 +35,31 @@ pub(super) fn server_words(server: &str) -> BTreeSet<String> {
     named
 }
 
+/// Words that each tool's whole description says and some tool's name
+/// says too (`EKS` in every one of an EKS server's descriptions, and in
+/// `get_eks_insights`): the server's own, as its key's are, whatever key
+/// the user gave it. A word every tool says tells no tool's area apart.
+pub(super) fn said_by_every_tool(tools: &[&ToolText], words: &[Words]) -> BTreeSet<String> {
+    let in_names: BTreeSet<&String> = words.iter().flat_map(|w| &w.name).collect();
+    let mut every: Option<BTreeSet<String>> = None;
+    for tool in tools {
+        let said: BTreeSet<String> = tool
+            .description
+            .as_deref()
+            .map(|text| split(text).iter().map(|w| normalise(w)).collect())
+            .unwrap_or_default();
+        every = Some(match every {
+            None => said,
+            Some(so_far) => so_far.intersection(&said).cloned().collect(),
+        });
+    }
+    every
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|word| in_names.contains(word) && !is_verb(word) && !is_function_word(word))
+        .collect()
+}
+
 /// The words of one tool.
 #[derive(Debug)]
 pub(super) struct Words {
