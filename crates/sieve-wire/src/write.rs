@@ -7,12 +7,21 @@ const OPEN: &[u8] = br#"{"jsonrpc":"2.0","#;
 
 /// A response to `id` with `result`, the JSON text of its result.
 pub fn response(id: &Id, result: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(result.len() + 40);
+    response_of(id, &[result])
+}
+
+/// A response to `id` whose result's JSON text is `parts` one after the
+/// other: a large result made of pieces is copied once, into the message.
+pub fn response_of(id: &Id, parts: &[&str]) -> Vec<u8> {
+    let size: usize = parts.iter().map(|part| part.len()).sum();
+    let mut out = Vec::with_capacity(size + 40);
     out.extend_from_slice(OPEN);
     out.extend_from_slice(br#""id":"#);
     id.write_json(&mut out);
     out.extend_from_slice(br#","result":"#);
-    out.extend_from_slice(result.as_bytes());
+    for part in parts {
+        out.extend_from_slice(part.as_bytes());
+    }
     out.push(b'}');
     out
 }
@@ -112,6 +121,9 @@ mod tests {
         let read = Message::parse(built).expect("a response");
         assert_eq!(read.kind(), Kind::Response);
         assert_eq!(read.result(), Some(r#"{"content":[]}"#));
+        let pieces = response_of(&id, &[r#"{"tools":"#, "[1,2]", "}"]);
+        let read = Message::parse(pieces).expect("a response of pieces");
+        assert_eq!(read.result(), Some(r#"{"tools":[1,2]}"#));
 
         let built = error_response(Some(&id), -32602, "bad \"name\"", Some(r#"{"k":1}"#));
         let value: serde_json::Value = serde_json::from_slice(&built).expect("JSON");

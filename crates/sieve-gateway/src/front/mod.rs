@@ -343,6 +343,10 @@ impl Serving {
             Ok(Answer::Encoded(result)) => {
                 sieve_wire::write::response(&wire_id(&request_id), &result)
             }
+            Ok(Answer::List(list)) => sieve_wire::write::response_of(
+                &wire_id(&request_id),
+                &[&list.head, &list.body, &list.tail],
+            ),
             Err(error) => encode(&ServerJsonRpcMessage::error(error, Some(request_id))),
         }
     }

@@ -109,12 +109,14 @@ fn passed_on(answer: ServerResult, raw: &RawResult) -> Result<Answer, ErrorData>
     )
 }
 
-/// A request's answer: rmcp's typed result, or the JSON text of a result
-/// built as the wire carries it (a list, encoded once per view).
+/// A request's answer: rmcp's typed result, the JSON text of a result as
+/// the server sent it (a call's), or a list's, in pieces (its items
+/// encoded once per view).
 #[derive(Debug)]
 pub enum Answer {
     Typed(Box<ServerResult>),
     Encoded(String),
+    List(super::lists::Pieces),
 }
 
 /// How a connection was opened, as far as serving its requests goes.
@@ -143,10 +145,7 @@ impl SieveServer {
         }
         if list_method(method).is_some() {
             let request = with_raw(request, &params);
-            return self
-                .list_result(method, &request)
-                .await
-                .map(Answer::Encoded);
+            return self.list_result(method, &request).await.map(Answer::List);
         }
         self.serve_typed(method, params, request, opening).await
     }

@@ -41,12 +41,13 @@ impl SieveServer {
     /// in the shape the host's protocol revision wants: what a profile
     /// shows is this user's, never cached for others; a 2026-07-28 host
     /// also gets `resultType` and `ttlMs` (a list may change at any
-    /// moment: it is stale at once).
+    /// moment: it is stale at once). The items, encoded once per view,
+    /// stay one piece: the front copies them once, into the response.
     pub(super) async fn list_result(
         &self,
         method: &str,
         context: &HostRequest,
-    ) -> Result<String, ErrorData> {
+    ) -> Result<Pieces, ErrorData> {
         let Some((kind, key)) = list_method(method) else {
             return Err(super::methods::not_supported(method));
         };
@@ -54,19 +55,29 @@ impl SieveServer {
         let modern = context
             .protocol_version()
             .is_some_and(|v| !v.has_initialize());
-        let mut result = String::with_capacity(items.len() + 80);
-        result.push_str(&format!("{{{}:", json!(key)));
-        result.push_str(&items);
-        result.push_str(r#","cacheScope":"private""#);
+        let head = format!("{{{}:", json!(key));
+        let mut tail = String::from(r#","cacheScope":"private""#);
         if modern {
-            result.push_str(&format!(
+            tail.push_str(&format!(
                 r#","resultType":{},"ttlMs":0"#,
                 json!(ResultType::COMPLETE)
             ));
         }
-        result.push('}');
-        Ok(result)
+        tail.push('}');
+        Ok(Pieces {
+            head,
+            body: items,
+            tail,
+        })
     }
+}
+
+/// The JSON text of a result in three pieces, the large one shared.
+#[derive(Debug)]
+pub struct Pieces {
+    pub head: String,
+    pub body: Arc<str>,
+    pub tail: String,
 }
 
 /// The items `list` shows, in catalog order, as a JSON array; in search
