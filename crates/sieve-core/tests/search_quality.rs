@@ -238,3 +238,71 @@ fn the_same_query_ranks_the_same_way_on_every_build() {
     }
     assert!(asked > 300, "{asked} queries");
 }
+
+/// Writes every set's rankings, and the tools of each catalog as the
+/// index reads them, to the JSON file `SIEVE_RANKINGS` names, for
+/// `scripts/sentence-search-eval.py` to score other rankings and blends
+/// against the same tools in the same order:
+/// `SIEVE_RANKINGS=/tmp/rankings.json cargo test -p sieve-core --test
+/// search_quality -- --ignored writes_the_rankings`.
+#[test]
+#[ignore = "a tool for scripts/sentence-search-eval.py, not a check"]
+fn writes_the_rankings() {
+    let out = std::env::var("SIEVE_RANKINGS").expect("SIEVE_RANKINGS names the file to write");
+    let _lexicon = sieve_core::lexicon::Lexicon::shared();
+    let mut catalogs: BTreeMap<String, Catalog> = BTreeMap::new();
+    let mut sets = serde_json::Map::new();
+    for set in [
+        "tuned",
+        "held-out",
+        "held-out-2",
+        "held-out-3",
+        "held-out-4",
+        "held-out-5",
+        "held-out-6",
+        "live-qa",
+    ] {
+        let mut rows = Vec::new();
+        for (name, query, meant) in queries(set) {
+            let catalog = catalogs
+                .entry(name.clone())
+                .or_insert_with(|| catalog(&name));
+            let all: Vec<_> = catalog.of_kind(Kind::Tool).collect();
+            let index = ToolIndex::build(all.iter().copied().enumerate());
+            let ranked: Vec<_> = index
+                .scored(&query, all.len())
+                .into_iter()
+                .map(|(i, score)| serde_json::json!([i, score]))
+                .collect();
+            rows.push(serde_json::json!({
+                "catalog": name, "query": query, "meant": meant, "ranked": ranked
+            }));
+        }
+        sets.insert(set.to_string(), rows.into());
+    }
+    let tools: serde_json::Map<String, serde_json::Value> = catalogs
+        .iter()
+        .map(|(name, catalog)| {
+            let tools: Vec<_> = catalog
+                .of_kind(Kind::Tool)
+                .map(|tool| {
+                    let definition = tool.host_definition();
+                    let parameters: Vec<&String> = definition
+                        .pointer("/inputSchema/properties")
+                        .and_then(|p| p.as_object())
+                        .map(|p| p.keys().collect())
+                        .unwrap_or_default();
+                    serde_json::json!({
+                        "name": tool.name,
+                        "title": definition.get("title"),
+                        "description": definition.get("description"),
+                        "parameters": parameters,
+                    })
+                })
+                .collect();
+            (name.clone(), tools.into())
+        })
+        .collect();
+    let document = serde_json::json!({"catalogs": tools, "sets": sets});
+    std::fs::write(&out, document.to_string()).unwrap_or_else(|e| panic!("{out}: {e}"));
+}
