@@ -24,6 +24,7 @@ Usage: scripts/sentence-search-eval.py MODEL_DIR RANKINGS.json [--final] [--miss
   --final: score the HELD_OUT sets too, with `lexical`, `model` and the blend BLEND
     names (BLEND="sum 0.85"), nothing else
   --misses SET: print SET's misses of the method SHOW names (SHOW="model")
+  --bench-input FILE: write the texts scripts/sentence-bench times, and stop
   SENTENCE_CACHE: where sentence vectors are kept (/tmp/sentence-vectors.npz);
     about half an hour for the 2,561 tools in numpy on two shared cores
 """
@@ -105,11 +106,26 @@ def label(method):
     return kind + ("" if not p else " " + " ".join(f"{x:g}" for x in p))
 
 
+def write_bench_input(data, path):
+    """The texts scripts/sentence-bench times: 500 tools of three large
+    catalogs, read as above, and the queries of two sets."""
+    tools = [
+        tool_text(t)
+        for name in ("github-mcp-server", "gitlab-mcp", "linear-mcp")
+        for t in data["catalogs"][name]
+    ][:500]
+    queries = [r["query"] for s in ("tuned", "held-out") for r in data["sets"][s]]
+    json.dump({"tools": tools, "queries": queries}, open(path, "w"))
+
+
 def main():
     model_dir, rankings = sys.argv[1], sys.argv[2]
     final = "--final" in sys.argv
     misses = sys.argv[sys.argv.index("--misses") + 1] if "--misses" in sys.argv else None
     data = json.load(open(rankings))
+    if "--bench-input" in sys.argv:
+        write_bench_input(data, sys.argv[sys.argv.index("--bench-input") + 1])
+        return
     model = Model(model_dir)
     cache = os.environ.get("SENTENCE_CACHE", "/tmp/sentence-vectors.npz")
     tool_vectors = {
