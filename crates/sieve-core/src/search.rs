@@ -305,6 +305,16 @@ impl ToolIndex {
     /// The keys of the best `limit` matches of `query`, best first; ties
     /// in key order, so the same query gives the same answer.
     pub fn search(&self, query: &str, limit: usize) -> Vec<usize> {
+        self.scored(query, limit)
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect()
+    }
+
+    /// The best `limit` matches of `query` with their scores, best first,
+    /// as [`ToolIndex::search`] orders them; a tool that matches no word
+    /// of the query is left out.
+    pub fn scored(&self, query: &str, limit: usize) -> Vec<(usize, f32)> {
         let tools = self.keys.len();
         let idf_of = |having: f32| {
             let all = tools as f32;
@@ -406,7 +416,8 @@ impl ToolIndex {
             })
             .collect();
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        found.into_iter().take(limit).map(|(key, _)| key).collect()
+        found.truncate(limit);
+        found
     }
 }
 
