@@ -3,7 +3,7 @@
 
 use crate::logging::init_logging;
 use crate::runtime::{runtime, serving_runtime, shutdown_signal};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use sieve_api::Engine;
 use sieve_api::Store;
@@ -69,7 +69,12 @@ pub(crate) fn serve(store: Store, args: &ServeArgs, out: &mut dyn Write) -> Resu
             }
         });
         match args.http {
-            None => serve_stdio(engine.clone(), choice, shutdown_signal()).await?,
+            // On the runtime's worker, beside the tasks it starts for each
+            // request: from the thread that blocks on the runtime, each
+            // request handed to them would wake the worker.
+            None => tokio::spawn(serve_stdio(engine.clone(), choice, shutdown_signal()))
+                .await
+                .context("the proxy stopped serving the host on stdin and stdout unexpectedly")??,
             Some(addr) => {
                 if !addr.ip().is_loopback() {
                     tracing::warn!("listening on {addr}, which other machines can reach; the bearer token is all that protects it");
