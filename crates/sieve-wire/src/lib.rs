@@ -23,6 +23,7 @@
 //!   be read, so a bad request is refused by name.
 //! * [`write`](mod@write): responses, error responses, requests and notifications
 //!   from raw JSON text.
+//! * [`object`]: a member added to an object's text, the rest as it came.
 //! * [`lines`]: newline-delimited framing (stdio) over any chunking, a line
 //!   over the limit refused without being buffered; with the `tokio`
 //!   feature, `AsyncLines` over an `AsyncRead`.
@@ -36,6 +37,7 @@ pub mod error;
 pub mod id;
 pub mod lines;
 pub mod message;
+pub mod object;
 mod scan;
 pub mod sse;
 pub mod write;

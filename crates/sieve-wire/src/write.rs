@@ -79,30 +79,6 @@ fn method_and_params(method: &str, params: Option<&str>, out: &mut Vec<u8>) {
     out.push(b'}');
 }
 
-/// `object`, the JSON text of an object, with a member `key` whose value
-/// is the JSON text `value` put first, when it has no member of that
-/// name; `None` when it has one, or is not one JSON object. Every other
-/// byte stays as it came.
-pub fn with_member(object: &str, key: &str, value: &str) -> Option<String> {
-    let members = crate::scan::members(object, crate::MAX_DEPTH).ok()?;
-    if members.iter().any(|member| member.key == key) {
-        return None;
-    }
-    let open = object.find('{')?;
-    let mut key_json = Vec::with_capacity(key.len() + 2);
-    string(key, &mut key_json);
-    let mut out = String::with_capacity(object.len() + key_json.len() + value.len() + 2);
-    out.push_str(&object[..=open]);
-    out.push_str(std::str::from_utf8(&key_json).ok()?);
-    out.push(':');
-    out.push_str(value);
-    if !members.is_empty() {
-        out.push(',');
-    }
-    out.push_str(&object[open + 1..]);
-    Some(out)
-}
-
 /// `text` as a JSON string.
 pub(crate) fn string(text: &str, out: &mut Vec<u8>) {
     // Writing a string into a Vec cannot fail.
@@ -144,32 +120,5 @@ mod tests {
         let read = Message::parse(built).expect("a notification");
         assert_eq!(read.kind(), Kind::Notification);
         assert_eq!(read.params(), None);
-    }
-
-    #[test]
-    fn a_member_is_added_only_where_there_is_none() {
-        let added = with_member(
-            r#" {"content":[{"x":"{"}], "z":1}"#,
-            "resultType",
-            r#""complete""#,
-        )
-        .expect("added");
-        let value: serde_json::Value = serde_json::from_str(&added).expect("JSON");
-        assert_eq!(
-            value,
-            serde_json::json!({"resultType":"complete","content":[{"x":"{"}],"z":1})
-        );
-        assert!(added.ends_with(r#""z":1}"#), "the rest as it came: {added}");
-        assert_eq!(
-            with_member("{}", "k", "[1]").as_deref(),
-            Some(r#"{"k":[1]}"#)
-        );
-        assert_eq!(
-            with_member(r#"{"k":null}"#, "k", "1"),
-            None,
-            "already there"
-        );
-        assert_eq!(with_member("[1]", "k", "1"), None, "not an object");
-        assert_eq!(with_member(r#"{"k":"#, "j", "1"), None, "not JSON");
     }
 }

@@ -102,7 +102,7 @@ fn passed_on(answer: ServerResult, raw: &RawResult) -> Result<Answer, ErrorData>
         return filled(answer, raw).map(|result| Answer::Typed(Box::new(result)));
     }
     Ok(
-        match sieve_wire::write::with_member(&text, "resultType", r#""complete""#) {
+        match sieve_wire::object::with_member(&text, "resultType", r#""complete""#) {
             Some(marked) => Answer::Encoded(marked),
             None => Answer::Encoded(text),
         },
