@@ -4,11 +4,10 @@ the cosine between the query's and each tool's sentence vector
 (all-MiniLM-L6-v2, mean-pooled, scripts/minilm.py), alone and blended with
 the lexical ranking of crates/sieve-core/src/search.rs.
 
-The tools and the lexical rankings come from the quality test, so both
-read the same tools in the same order:
+The tools and the lexical rankings come from the quality test's own sets
+and catalogs, so both read the same tools in the same order:
 
-  SIEVE_RANKINGS=/tmp/rankings.json cargo test -p sieve-core \
-      --test search_quality -- --ignored writes_the_rankings
+  cargo run -p sieve-core --example search_rankings -- /tmp/rankings.json
 
 A tool is read as its name split into words, its title and its
 description, cut to 128 word pieces. A blend is chosen on the seen sets

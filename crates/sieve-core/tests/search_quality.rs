@@ -43,8 +43,11 @@
 //! (`cargo test -p sieve-core --test search_quality -- --nocapture
 //! --test-threads=1`) and copied into docs/benchmarks.md.
 
+mod search_sets;
+
+use search_sets::{SCORED_SETS, catalog, queries};
 use sieve_core::search::ToolIndex;
-use sieve_core::{Catalog, Kind, Overlays, ServerListing, parse_tool_list};
+use sieve_core::{Catalog, Kind};
 use std::collections::BTreeMap;
 
 const HELD_OUT_FLOOR: f64 = 0.93;
@@ -56,56 +59,6 @@ const FOURTH_HELD_OUT_FLOOR: f64 = 0.71;
 const FIFTH_HELD_OUT_FLOOR: f64 = 0.67;
 const SIXTH_HELD_OUT_FLOOR: f64 = 0.67;
 const SEVENTH_HELD_OUT_FLOOR: f64 = 0.62;
-
-fn fixture(path: &str) -> String {
-    format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The tools of catalog `name`, by their names as the server gives them.
-fn catalog(name: &str) -> Catalog {
-    let published = fixture(&format!("tests/fixtures/published/{name}.json"));
-    let suite = fixture(&format!("../../tests/fixtures/catalogs/{name}.json"));
-    // Several servers searched as one (`live-qa.json`) stand apart from
-    // the one-server catalogs.
-    let joined = fixture(&format!("tests/fixtures/{name}.json"));
-    let path = [published, joined]
-        .into_iter()
-        .find(|path| std::path::Path::new(path).exists())
-        .unwrap_or(suite);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    // A catalog of several servers (`live-qa.json`) lists each one's
-    // tools under its name.
-    let document: serde_json::Value = serde_json::from_str(&text).expect("the catalog is JSON");
-    let listings: Vec<ServerListing> = match document.get("servers").and_then(|s| s.as_object()) {
-        Some(servers) => servers
-            .iter()
-            .map(|(server, tools)| {
-                let tools = parse_tool_list(&path, &tools.to_string()).expect("the catalog parses");
-                ServerListing::tools(server, tools)
-            })
-            .collect(),
-        None => vec![ServerListing::tools(
-            name,
-            parse_tool_list(&path, &text).expect("the catalog parses"),
-        )],
-    };
-    Catalog::build("__", &Overlays::default(), &listings)
-}
-
-/// The queries of one set: (catalog, query, the tools it means).
-fn queries(set: &str) -> Vec<(String, String, Vec<String>)> {
-    let path = fixture(&format!("tests/fixtures/queries/{set}.tsv"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines()
-        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
-        .map(|line| {
-            let columns: Vec<&str> = line.split('\t').collect();
-            assert_eq!(columns.len(), 3, "{path}: {line:?} needs three columns");
-            let meant = columns[2].split('|').map(String::from).collect();
-            (columns[0].to_string(), columns[1].to_string(), meant)
-        })
-        .collect()
-}
 
 /// Ranks every query of `set` on its catalog; prints a table and returns
 /// (queries with a meant tool in the top 3, queries).
@@ -222,18 +175,6 @@ fn seventh_held_out_plain_words_find_the_tool_in_the_top_three() {
 /// The ranking is deterministic: every query of every set, asked of two
 /// indexes built one after the other from the same catalog, finds the same
 /// tools in the same order (ties included).
-/// The sets of queries written against the recorded catalogs (live-qa's
-/// were asked of live servers).
-const SCORED_SETS: [&str; 8] = [
-    "tuned",
-    "held-out",
-    "held-out-2",
-    "held-out-3",
-    "held-out-4",
-    "held-out-5",
-    "held-out-6",
-    "held-out-7",
-];
 
 #[test]
 fn the_same_query_ranks_the_same_way_on_every_build() {
@@ -253,63 +194,4 @@ fn the_same_query_ranks_the_same_way_on_every_build() {
         }
     }
     assert!(asked > 300, "{asked} queries");
-}
-
-/// Writes every set's rankings, and the tools of each catalog as the
-/// index reads them, to the JSON file `SIEVE_RANKINGS` names, for
-/// `scripts/sentence-search-eval.py` to score other rankings and blends
-/// against the same tools in the same order:
-/// `SIEVE_RANKINGS=/tmp/rankings.json cargo test -p sieve-core --test
-/// search_quality -- --ignored writes_the_rankings`.
-#[test]
-#[ignore = "a tool for scripts/sentence-search-eval.py, not a check"]
-fn writes_the_rankings() {
-    let out = std::env::var("SIEVE_RANKINGS").expect("SIEVE_RANKINGS names the file to write");
-    let _lexicon = sieve_core::lexicon::Lexicon::shared();
-    let mut catalogs: BTreeMap<String, Catalog> = BTreeMap::new();
-    let mut sets = serde_json::Map::new();
-    for set in SCORED_SETS.iter().copied().chain(["live-qa"]) {
-        let mut rows = Vec::new();
-        for (name, query, meant) in queries(set) {
-            let catalog = catalogs
-                .entry(name.clone())
-                .or_insert_with(|| catalog(&name));
-            let all: Vec<_> = catalog.of_kind(Kind::Tool).collect();
-            let index = ToolIndex::build(all.iter().copied().enumerate());
-            let ranked: Vec<_> = index
-                .scored(&query, all.len())
-                .into_iter()
-                .map(|(i, score)| serde_json::json!([i, score]))
-                .collect();
-            rows.push(serde_json::json!({
-                "catalog": name, "query": query, "meant": meant, "ranked": ranked
-            }));
-        }
-        sets.insert(set.to_string(), rows.into());
-    }
-    let tools: serde_json::Map<String, serde_json::Value> = catalogs
-        .iter()
-        .map(|(name, catalog)| {
-            let tools: Vec<_> = catalog
-                .of_kind(Kind::Tool)
-                .map(|tool| {
-                    let definition = tool.host_definition();
-                    let parameters: Vec<&String> = definition
-                        .pointer("/inputSchema/properties")
-                        .and_then(|p| p.as_object())
-                        .map(|p| p.keys().collect())
-                        .unwrap_or_default();
-                    serde_json::json!({
-                        "name": tool.name,
-                        "title": definition.get("title"),
-                        "description": definition.get("description"),
-                        "parameters": parameters,
-                    })
-                })
-                .collect();
-            (name.clone(), tools.into())
-        })
-        .collect();
-    let document = serde_json::json!({"catalogs": tools, "sets": sets});
-    std::fs::write(&out, document.to_string()).unwrap_or_else(|e| panic!("{out}: {e}"));
 }
