@@ -78,7 +78,16 @@ fn expecting_raw(mut request: HostRequest) -> (HostRequest, RawResult) {
 /// `answer` with what the server sent and rmcp's model dropped filled in,
 /// when the forwarder left the server's own result in `raw`.
 fn filled(answer: ServerResult, raw: &RawResult) -> Result<ServerResult, ErrorData> {
-    let Some(raw) = raw.take().and_then(|text| serde_json::from_str(&text).ok()) else {
+    match raw.take() {
+        Some(text) => filled_from(answer, &text),
+        None => Ok(answer),
+    }
+}
+
+/// `answer` with what `text`, the server's own result, has and rmcp's
+/// model dropped filled in; `answer` as it is when `text` does not parse.
+fn filled_from(answer: ServerResult, text: &str) -> Result<ServerResult, ErrorData> {
+    let Ok(raw) = serde_json::from_str(text) else {
         return Ok(answer);
     };
     let mut answer =
@@ -93,20 +102,15 @@ fn filled(answer: ServerResult, raw: &RawResult) -> Result<ServerResult, ErrorDa
 /// text that came, never decoded; else the typed answer.
 fn passed_on(answer: ServerResult, raw: &RawResult) -> Result<Answer, ErrorData> {
     let Some(text) = raw.take() else {
-        return Ok(Answer::Typed(Box::new(answer)));
+        return Ok(answer.into());
     };
     // A result spread over lines (an HTTP server may indent its JSON)
     // would break a stdio host's framing: it is written anew, filled in.
     if text.contains(['\n', '\r']) {
-        raw.keep(text);
-        return filled(answer, raw).map(|result| Answer::Typed(Box::new(result)));
+        return filled_from(answer, &text).map(Answer::from);
     }
-    Ok(
-        match sieve_wire::object::with_member(&text, "resultType", r#""complete""#) {
-            Some(marked) => Answer::Encoded(marked),
-            None => Answer::Encoded(text),
-        },
-    )
+    let marked = sieve_wire::object::with_member(&text, "resultType", r#""complete""#);
+    Ok(Answer::Encoded(marked.unwrap_or(text)))
 }
 
 /// A request's answer: rmcp's typed result, the JSON text of a result as
@@ -117,6 +121,12 @@ pub enum Answer {
     Typed(Box<ServerResult>),
     Encoded(String),
     List(super::lists::Pieces),
+}
+
+impl From<ServerResult> for Answer {
+    fn from(result: ServerResult) -> Answer {
+        Answer::Typed(Box::new(result))
+    }
 }
 
 /// How a connection was opened, as far as serving its requests goes.
@@ -174,7 +184,7 @@ impl SieveServer {
             return self
                 .legacy_task_request(method, params, &request)
                 .await
-                .map(|result| Answer::Typed(Box::new(ServerResult::CustomResult(result))));
+                .map(|result| ServerResult::CustomResult(result).into());
         }
         if method == "tools/call" {
             let takes_tasks = request.takes_tasks();
@@ -191,13 +201,12 @@ impl SieveServer {
                 CallToolResponse::Complete(result) => {
                     passed_on(ServerResult::from(CallToolResponse::Complete(result)), &raw)
                 }
-                response => filled(ServerResult::from(response), &raw)
-                    .map(|result| Answer::Typed(Box::new(result))),
+                response => filled(ServerResult::from(response), &raw).map(Answer::from),
             };
         }
         self.serve_other(method, params, request, legacy)
             .await
-            .map(|result| Answer::Typed(Box::new(result)))
+            .map(Answer::from)
     }
 
     /// Serves a request other than a call, whose answer is built as rmcp's
