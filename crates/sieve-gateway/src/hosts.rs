@@ -12,11 +12,11 @@
 
 use crate::link::HostLink;
 use crate::sync::Locked;
+use rmcp::ErrorData;
 use rmcp::model::{
     ClientResult, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
     ProgressToken, ResourceUpdatedNotificationParam, ServerNotification, ServerRequest,
 };
-use rmcp::{ErrorData, service::Peer};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -560,15 +560,15 @@ pub fn rank(level: LoggingLevel) -> u8 {
 /// for: parked between the host's `input_required` result and its retry.
 pub struct Flight {
     pub server: String,
-    /// The upstream request, to cancel it.
-    pub id: rmcp::model::RequestId,
-    pub peer: Peer<rmcp::RoleClient>,
+    /// The upstream request's id, to cancel it.
+    pub id: serde_json::Value,
+    /// The connection it went on.
+    pub to: crate::sent::Canceller,
     /// The upstream's answer, awaited where the call is driven (not in a
     /// task of its own, one more hop per call); dropping it gives up on it.
     pub upstream: std::pin::Pin<
         Box<
-            dyn std::future::Future<Output = Result<rmcp::model::ServerResult, rmcp::ServiceError>>
-                + Send,
+            dyn std::future::Future<Output = Result<crate::sent::Reply, rmcp::ServiceError>> + Send,
         >,
     >,
     pub asked: tokio::sync::mpsc::UnboundedReceiver<Asked>,

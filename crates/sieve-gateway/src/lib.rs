@@ -21,7 +21,10 @@
 //!   handlers see it (the way back to the host, one request being
 //!   served); [`tap`]: the raw JSON of an upstream that rmcp's client
 //!   drops, each line read once by `sieve-wire`, which also reads an HTTP
-//!   server's bodies and SSE streams (`upstream::http`).
+//!   server's bodies and SSE streams (`upstream::http`); [`lane`]: a
+//!   line server's requests from the hosts, written and answered by the
+//!   proxy itself beside rmcp's client; [`sent`]: a request on its way to
+//!   a server, on a lane or through rmcp.
 //! * [`oauth`]: signing in to HTTP servers with rmcp's OAuth, the sign-ins
 //!   kept in the secret store; [`identity`]: the other way round, people
 //!   signed in to the gateway by their team's identity provider (their
@@ -42,8 +45,10 @@
 //! server   -> engine, tasks, upstream, hosts, tap, link, error
 //! engine   -> tasks, upstream, hosts, clock, oauth, error
 //! tasks    -> upstream, hosts, clock, tap, link, error
-//! upstream -> hosts, tap, clock, oauth, error
-//! hosts    -> link
+//! upstream -> hosts, sent, lane, tap, clock, oauth, error
+//! hosts    -> link, sent
+//! sent     -> lane
+//! lane     -> tap, sync
 //! tap, link, clock, oauth, sync, error, identity: none of this crate's
 //! ```
 //!
@@ -56,8 +61,10 @@ pub mod error;
 mod front;
 pub mod hosts;
 pub mod identity;
+pub mod lane;
 pub mod link;
 pub mod oauth;
+pub mod sent;
 pub mod serve;
 mod server;
 mod sync;

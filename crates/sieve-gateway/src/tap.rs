@@ -2,24 +2,17 @@
 //!
 //! The upstream side still goes through rmcp's client, whose typed model
 //! keeps only the fields the spec names: a tool's `groups` or `execution`
-//! would be gone before the catalog reads them. [`LineTap`] wraps the
-//! reading half of an upstream's line-delimited transport (a child's
-//! stdout, an in-memory pipe): `sieve-wire`'s [`LineReader`] cuts its
-//! lines and a [`RawLog`] reads the list results among them once, by
-//! JSON-RPC id, before rmcp decodes the line, which passes unchanged (an
-//! HTTP server's bodies and events reach a [`RawLog`] the same way,
-//! through `upstream::http`). The host side needs none of this: the
+//! would be gone before the catalog reads them. A [`RawLog`] is shown each
+//! message a server sends before rmcp decodes it (a line connection's by
+//! `upstream::lane`, an HTTP server's bodies and events by
+//! `upstream::http`) and keeps the results among them, by JSON-RPC id. The host side needs none of this: the
 //! proxy's own message layer (`crate::front`) reads hosts' messages.
 
 use crate::sync::Locked;
 use serde_json::Value;
-use sieve_wire::{Id, Line, LineReader, Message};
+use sieve_wire::{Id, Message};
 use std::collections::{HashMap, VecDeque};
-use std::io;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
-use tokio::io::{AsyncRead, ReadBuf};
 
 /// Entries kept per log; the oldest go first.
 const MAX_ENTRIES: usize = 256;
@@ -241,7 +234,6 @@ pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::AsyncReadExt;
 
     #[test]
     fn a_call_is_the_request_rmcp_would_decode() {
@@ -294,49 +286,6 @@ mod tests {
         assert!(!UnnamedParams::any(&params));
     }
 
-    #[tokio::test]
-    async fn keeps_list_results_split_across_reads() {
-        let line = format!(
-            "{}\n",
-            r#"{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"t","groups":["x"],"execution":{"taskSupport":"optional"}}]}}"#
-        );
-        let log = RawLog::new();
-        // A reader that hands out 5 bytes at a time.
-        let (client, mut server) = tokio::io::duplex(5);
-        let writer = tokio::spawn(async move {
-            use tokio::io::AsyncWriteExt;
-            server.write_all(line.as_bytes()).await.unwrap();
-        });
-        let mut tap = LineTap::new(client, log.clone());
-        let mut out = Vec::new();
-        tap.read_to_end(&mut out).await.unwrap();
-        writer.await.unwrap();
-        let result = log.take("7").expect("result kept");
-        assert_eq!(result["tools"][0]["execution"]["taskSupport"], "optional");
-    }
-
-    /// A server's line that `sieve-wire` refuses is still rmcp's to judge:
-    /// it goes on as it came, and nothing is kept of it.
-    #[tokio::test]
-    async fn an_upstream_line_that_is_no_message_goes_on_as_it_came() {
-        let input = concat!(
-            r#"{"id":1,"result":{"tools":[]}}"#,
-            "\r\n",
-            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t"}]}}"#,
-        );
-        let log = RawLog::new();
-        let mut tap = LineTap::new(input.as_bytes(), log.clone());
-        let mut out = String::new();
-        tap.read_to_string(&mut out).await.unwrap();
-        assert_eq!(
-            out,
-            format!("{}\n", input.replace("\r\n", "\n")),
-            "each line as it came"
-        );
-        assert!(log.take("1").is_none(), "no jsonrpc: not kept");
-        assert_eq!(log.take("2").unwrap()["tools"][0]["name"], "t");
-    }
-
     #[test]
     fn bounded() {
         let log = RawLog::new();
@@ -374,89 +323,6 @@ pub fn is_legacy_task_session(initialize_params: &Value) -> bool {
         .and_then(|e| e.get("io.modelcontextprotocol/tasks"))
         .is_some();
     version < "2026-07-28" && !extension
-}
-
-/// An [`AsyncRead`] over an upstream's line-delimited JSON-RPC that shows
-/// every complete line to a [`RawLog`] before passing it on unchanged.
-pub struct LineTap<R> {
-    inner: R,
-    log: RawLog,
-    lines: LineReader,
-    ready: VecDeque<u8>,
-    eof: bool,
-}
-
-impl<R> LineTap<R> {
-    pub fn new(inner: R, log: RawLog) -> LineTap<R> {
-        LineTap {
-            inner,
-            log,
-            lines: LineReader::new(usize::MAX),
-            ready: VecDeque::new(),
-            eof: false,
-        }
-    }
-
-    fn line(&mut self, line: Vec<u8>) {
-        if self.log.wants(&line)
-            && let Ok(message) = Message::parse(line.as_slice())
-        {
-            self.log.keep(&message);
-        }
-        self.ready.extend(line);
-        self.ready.push_back(b'\n');
-    }
-
-    /// Each line `chunk` completes, or the last one at the end.
-    fn take(&mut self, chunk: Option<&[u8]>) {
-        let mut lines = Vec::new();
-        match chunk {
-            Some(chunk) => self.lines.feed(chunk, |line| lines.push(line)),
-            None => self.lines.finish(|line| lines.push(line)),
-        }
-        for line in lines {
-            if let Line::Text(line) = line {
-                self.line(line);
-            }
-        }
-    }
-}
-
-impl<R: AsyncRead + Unpin> AsyncRead for LineTap<R> {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        loop {
-            if !this.ready.is_empty() {
-                let n = buf.remaining().min(this.ready.len());
-                let chunk: Vec<u8> = this.ready.drain(..n).collect();
-                buf.put_slice(&chunk);
-                return Poll::Ready(Ok(()));
-            }
-            if this.eof {
-                return Poll::Ready(Ok(()));
-            }
-            let mut scratch = [0u8; 8192];
-            let mut read = ReadBuf::new(&mut scratch);
-            match Pin::new(&mut this.inner).poll_read(cx, &mut read) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Ready(Ok(())) => {
-                    let bytes = read.filled();
-                    if bytes.is_empty() {
-                        this.eof = true;
-                        // A last line without a newline goes on too.
-                        this.take(None);
-                    } else {
-                        this.take(Some(bytes));
-                    }
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]

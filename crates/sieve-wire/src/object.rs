@@ -1,14 +1,14 @@
 //! A JSON object's text changed where it must, every other byte as it
 //! came: a result passed on from a server with one member added.
 
-use crate::scan::{MAX_DEPTH, members};
+use crate::scan::MAX_DEPTH;
 
 /// `object`, the JSON text of an object, with a member `key` whose value
 /// is the JSON text `value` put first, when it has no member of that
 /// name; `None` when it has one, or is not one JSON object. Every other
 /// byte stays as it came.
 pub fn with_member(object: &str, key: &str, value: &str) -> Option<String> {
-    let members = members(object, MAX_DEPTH).ok()?;
+    let members = crate::scan::members(object, MAX_DEPTH).ok()?;
     if members.iter().any(|member| member.key == key) {
         return None;
     }
@@ -25,6 +25,18 @@ pub fn with_member(object: &str, key: &str, value: &str) -> Option<String> {
     }
     out.push_str(&object[open + 1..]);
     Some(out)
+}
+
+/// The members of `object`, the JSON text of an object, in order: each
+/// key with its value's JSON text; `None` when it is not one JSON object.
+pub fn members(object: &str) -> Option<Vec<(String, &str)>> {
+    let members = crate::scan::members(object, MAX_DEPTH).ok()?;
+    Some(
+        members
+            .into_iter()
+            .map(|member| (member.key, &object[member.value]))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -56,5 +68,22 @@ mod tests {
         );
         assert_eq!(with_member("[1]", "k", "1"), None, "not an object");
         assert_eq!(with_member(r#"{"k":"#, "j", "1"), None, "not JSON");
+    }
+
+    #[test]
+    fn members_are_each_key_with_its_value_as_written() {
+        let found =
+            members(r#" {"a": [1, {"b":2}] ,"isError":true,"s":"x\"y"}"#).expect("an object");
+        let found: Vec<(&str, &str)> = found.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(
+            found,
+            [
+                ("a", r#"[1, {"b":2}]"#),
+                ("isError", "true"),
+                ("s", r#""x\"y""#)
+            ]
+        );
+        assert!(members("[1]").is_none(), "not an object");
+        assert!(members(r#"{"a":"#).is_none(), "not JSON");
     }
 }

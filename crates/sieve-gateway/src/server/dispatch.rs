@@ -42,6 +42,11 @@ impl RawResult {
     fn take(&self) -> Option<String> {
         self.0.locked().take()
     }
+
+    /// A copy of the text kept, if any.
+    pub(super) fn copy(&self) -> Option<String> {
+        self.0.locked().clone()
+    }
 }
 
 /// Adds to `typed` what `raw` has and it lacks, at every depth (objects by

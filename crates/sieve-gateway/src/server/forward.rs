@@ -7,6 +7,7 @@
 use super::SieveServer;
 use crate::hosts::{CallProgress, Flight};
 use crate::link::HostRequest;
+use crate::sent::Reply;
 use crate::upstream::mark_complete;
 use rmcp::ErrorData;
 use rmcp::model::ServerResult;
@@ -42,7 +43,7 @@ impl SieveServer {
                 object.insert("_meta".into(), Value::Object(meta));
             }
         }
-        let handle = self.engine.pool().send(server, method, params).await?;
+        let sent = self.engine.pool().send(server, method, params).await?;
         // A 2026-07-28 host takes questions only as `input_required`
         // results, so the questions of its calls come to this handler.
         let modern_host = context
@@ -52,16 +53,16 @@ impl SieveServer {
         let tracked = self.engine.hosts().track_call(
             &context.link,
             server,
-            &handle.progress_token,
+            &sent.progress_token,
             context.meta.get_progress_token(),
             modern_host.then_some(bridge),
             context.extensions.get::<CallProgress>().cloned(),
         );
         let flight = Flight {
             server: server.to_string(),
-            id: handle.id.clone(),
-            peer: handle.peer.clone(),
-            upstream: Box::pin(handle.await_response()),
+            id: sent.id,
+            to: sent.to,
+            upstream: sent.answer,
             asked,
             answers: Default::default(),
             tracked,
@@ -83,38 +84,32 @@ impl SieveServer {
         // The answer is given up on as `flight` goes, at the end of this
         // call: what is left is to tell the upstream.
         let cancel = |flight: &Flight, reason: &'static str| {
-            let (peer, id) = (flight.peer.clone(), flight.id.clone());
-            async move {
-                let cancel: Result<rmcp::model::ClientNotification, _> =
-                    serde_json::from_value(json!({
-                        "method": "notifications/cancelled",
-                        "params": {"requestId": id, "reason": reason}
-                    }));
-                if let Ok(cancel) = cancel {
-                    let _ = peer.send_notification(cancel).await;
-                }
-            }
+            let (to, id) = (flight.to.clone(), flight.id.clone());
+            async move { to.cancel(&id, reason).await }
         };
         tokio::select! {
             answered = &mut flight.upstream => {
-                let answered = answered
-                    .map(mark_complete)
-                    .map_err(|e| ErrorData::from(self.engine.pool().request_failed(&server, e)));
-                // The result as the server sent it, for the fields rmcp's
-                // model dropped: taken from the tap whoever asked, so it
-                // does not linger there, and kept where the host's answer
-                // is made.
-                if let Ok(
-                    ServerResult::CallToolResult(_)
-                    | ServerResult::GetPromptResult(_)
-                    | ServerResult::ReadResourceResult(_),
-                ) = &answered
-                    && let Some(raw) = self.engine.pool().raw_result(&server, &flight.id)
-                    && let Some(slot) = context.extensions.get::<super::dispatch::RawResult>()
-                {
-                    slot.keep(raw);
+                let slot = context.extensions.get::<super::dispatch::RawResult>();
+                match answered {
+                    Err(error) => Err(ErrorData::from(self.engine.pool().request_failed(&server, error))),
+                    Ok(Reply::Text(text)) => self.answer_of(method, text, slot),
+                    Ok(Reply::Typed(typed)) => {
+                        let answered = mark_complete(*typed);
+                        // The result as the server sent it, for the fields
+                        // rmcp's model dropped: taken from the tap whoever
+                        // asked, so it does not linger there, and kept where
+                        // the host's answer is made.
+                        if let ServerResult::CallToolResult(_)
+                        | ServerResult::GetPromptResult(_)
+                        | ServerResult::ReadResourceResult(_) = &answered
+                            && let Some(raw) = self.engine.pool().raw_result(&server, &flight.id)
+                            && let Some(slot) = slot
+                        {
+                            slot.keep(raw);
+                        }
+                        Ok(answered)
+                    }
                 }
-                answered
             }
             Some(first) = flight.asked.recv() => {
                 let mut requests = rmcp::model::InputRequests::new();
@@ -155,4 +150,53 @@ impl SieveServer {
             }
         }
     }
+
+    /// A result the server sent as text: a call's goes on to the host as
+    /// that text, left in `slot`, when it is a plain result (no task, no
+    /// question, no error), with a typed stand-in with nothing in it for
+    /// the handler, which only tells the kinds of result apart; any other
+    /// is typed, its text left in `slot` for the fields the type drops.
+    fn answer_of(
+        &self,
+        method: &str,
+        text: String,
+        slot: Option<&super::dispatch::RawResult>,
+    ) -> Result<ServerResult, ErrorData> {
+        if method == "tools/call"
+            && let Some(slot) = slot
+            && plain_call_result(&text)
+        {
+            slot.keep(text);
+            let mut stand_in = rmcp::model::CallToolResult::success(Vec::new());
+            stand_in.result_type = Some(rmcp::model::ResultType::COMPLETE);
+            return Ok(ServerResult::CallToolResult(stand_in));
+        }
+        let typed = serde_json::from_str::<ServerResult>(&text).map_err(|e| {
+            ErrorData::internal_error(format!("the server's answer could not be read: {e}"), None)
+        })?;
+        // Only a result the host is given as it is: a task or a question
+        // is answered otherwise.
+        if let Some(slot) = slot
+            && let ServerResult::CallToolResult(_)
+            | ServerResult::GetPromptResult(_)
+            | ServerResult::ReadResourceResult(_) = &typed
+        {
+            slot.keep(text);
+        }
+        Ok(mark_complete(typed))
+    }
+}
+
+/// Whether `text`, a call's result, is a plain one: an object without a
+/// task, not asking for input, not an error.
+fn plain_call_result(text: &str) -> bool {
+    let Some(members) = sieve_wire::object::members(text) else {
+        return false;
+    };
+    members.iter().all(|(key, value)| match key.as_str() {
+        "task" => false,
+        "isError" => value.trim() != "true",
+        "resultType" => value.trim() == r#""complete""#,
+        _ => true,
+    })
 }

@@ -7,8 +7,9 @@
 //!
 //! Measuring costs the call almost nothing: its result's size is added up
 //! from the lengths of what the model reads, without serialising it
-//! ([`result_bytes`]), and handed with the duration to one writer thread;
-//! the call never waits for it. The writer turns the bytes into tokens,
+//! ([`result_bytes`]), from the typed result on the call's path or by the
+//! writer from the text the server sent ([`Size`]), and handed with the
+//! duration to one writer thread; the call never waits for it. The writer turns the bytes into tokens,
 //! records what is waiting in one go (pruning each tool to its last
 //! calls, `sieve_ledger`'s `measurements`), then reads back what those
 //! tools' kept calls now measure and sends it to the engine, which puts it
@@ -63,8 +64,29 @@ struct Measure {
     /// The tool's upstream name.
     tool: String,
     at: i64,
-    bytes: u64,
+    size: Size,
     ms: u64,
+}
+
+/// The size of a call's result: counted on the call's path from its typed
+/// result, or its JSON text as the server sent it, read by the writer.
+pub(crate) enum Size {
+    Counted(u64),
+    Text(String),
+}
+
+impl Size {
+    /// The result's bytes as [`result_bytes`] counts them; a text that is
+    /// not a call's result counts for its length.
+    fn bytes(self) -> u64 {
+        match self {
+            Size::Counted(bytes) => bytes,
+            Size::Text(text) => match serde_json::from_str::<CallToolResult>(&text) {
+                Ok(result) => result_bytes(&result),
+                Err(_) => text.len() as u64,
+            },
+        }
+    }
 }
 
 /// The writer thread's queue; the thread ends when this is dropped.
@@ -108,7 +130,7 @@ fn write(ledger: &Ledger, sink: &MeasuredSink, batch: Vec<Op>, failing: &mut boo
                 server: m.server,
                 tool: m.tool,
                 at: m.at,
-                result_tokens: tokens_of_bytes(m.bytes),
+                result_tokens: tokens_of_bytes(m.size.bytes()),
                 duration_ms: m.ms,
             }),
             Op::Flush(done) => flushed.push(done),
@@ -144,7 +166,7 @@ fn write(ledger: &Ledger, sink: &MeasuredSink, batch: Vec<Op>, failing: &mut boo
 impl Tasks {
     /// Hands what `call`'s `result` measured to the writer, if there is
     /// one; returns at once.
-    pub(super) fn measure(&self, call: &Call<'_>, result: &CallToolResult, running: &Running) {
+    pub(super) fn measure(&self, call: &Call<'_>, size: Size, running: &Running) {
         let (Some(measurer), Some(tool)) = (
             &self.measurer,
             call.params.get("name").and_then(Value::as_str),
@@ -156,7 +178,7 @@ impl Tasks {
             server: call.server.to_string(),
             tool: tool.to_string(),
             at: running.at,
-            bytes: result_bytes(result),
+            size,
             ms: u64::try_from(took).unwrap_or(u64::MAX),
         };
         // The writer lives as long as `Tasks` does.

@@ -204,9 +204,14 @@ impl Tasks {
         call: &Call<'_>,
         outcome: &Result<ServerResult, ErrorData>,
         cancelled: bool,
+        sent: Option<String>,
     ) {
         if let Ok(ServerResult::CallToolResult(result)) = outcome {
-            self.measure(call, result, &running);
+            let size = match sent {
+                Some(text) => super::measure::Size::Text(text),
+                None => super::measure::Size::Counted(super::measure::result_bytes(result)),
+            };
+            self.measure(call, size, &running);
         }
         let (Some(flight), Some(flights)) = (running.flight, &self.flights) else {
             self.record_failed(call, outcome, cancelled);

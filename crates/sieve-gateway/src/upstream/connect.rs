@@ -6,8 +6,9 @@ use super::child::{ChildError, ChildProcess};
 use super::handler::UpstreamHandler;
 use super::http::TappedHttp;
 use super::{Endpoint, Handshake, ListKind, PoolInner, Upstream};
+use crate::lane::Lane;
 use crate::sync::Locked;
-use crate::tap::{LineTap, RawLog};
+use crate::tap::RawLog;
 use rmcp::RoleClient;
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService};
@@ -27,6 +28,8 @@ pub(super) struct Connection {
     pub(super) service: RunningService<RoleClient, UpstreamHandler>,
     pub(super) raw: RawLog,
     pub(super) child: Option<ChildProcess>,
+    /// The connection's own requests, on a line connection.
+    pub(super) lane: Option<Lane>,
 }
 
 /// Connects to a server: spawn or dial, then the MCP handshake. The
@@ -128,17 +131,13 @@ async fn attempt(
             let (ours, theirs) = tokio::io::duplex(1 << 20);
             serve(theirs);
             let (read, write) = tokio::io::split(ours);
-            let service = handshake(
-                handler,
-                (LineTap::new(read, raw.clone()), write),
-                kind,
-                pipe_failure,
-            )
-            .await?;
+            let (lane, rmcp) = Lane::start(read, write, raw.clone());
+            let service = handshake(handler, rmcp, kind, pipe_failure).await?;
             Ok(Connection {
                 service,
                 raw,
                 child: None,
+                lane: Some(lane),
             })
         }
         Endpoint::Configured(config) => match &config.transport {
@@ -151,18 +150,13 @@ async fn attempt(
                 let env = with_secrets(pool, &up.name, "env", env).await?;
                 let mut child = ChildProcess::spawn(&up.name, command, args, &env, cwd.as_deref())?;
                 let (stdout, stdin) = child.pipes()?;
-                match handshake(
-                    handler,
-                    (LineTap::new(stdout, raw.clone()), stdin),
-                    kind,
-                    pipe_failure,
-                )
-                .await
-                {
+                let (lane, rmcp) = Lane::start(stdout, stdin, raw.clone());
+                match handshake(handler, rmcp, kind, pipe_failure).await {
                     Ok(service) => Ok(Connection {
                         service,
                         raw,
                         child: Some(child),
+                        lane: Some(lane),
                     }),
                     Err(Refusal::Failed(error)) => {
                         let exit = child.stop().await;
@@ -219,6 +213,7 @@ async fn attempt(
                     service,
                     raw,
                     child: None,
+                    lane: None,
                 })
             }
         },

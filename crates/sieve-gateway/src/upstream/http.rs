@@ -3,7 +3,7 @@
 //! read by `sieve-wire` (a body into a [`Message`], a stream by its
 //! [`SseDecoder`]) and shown to the connection's [`RawLog`] before rmcp
 //! types it. A stdio
-//! server's lines pass a [`LineTap`](crate::tap::LineTap) the same way, so
+//! server's lines pass its lane (`upstream::lane`) the same way, so
 //! the fields rmcp's model drops (a tool's `execution`, `groups`, `tags`,
 //! unknown fields) are read from both alike.
 //!

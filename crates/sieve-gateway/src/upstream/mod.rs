@@ -29,7 +29,11 @@
 //! * `handler`: our side of a connection, forwarding what a server sends
 //!   to the hosts;
 //! * `http`: an HTTP server's answers shown to the connection's raw log
-//!   before rmcp types them, as a stdio server's lines are.
+//!   before rmcp types them, as a stdio server's lines are;
+//!
+//! A request to a line connection (a child's stdio, the demo's) goes on
+//! its lane (`crate::lane`), written and answered beside rmcp's client,
+//! never typed; an HTTP server's through rmcp's client ([`Pool::send`]).
 
 #![allow(deprecated)] // sampling, roots and logging: deprecated in 2026-07-28, live in 2025-11-25
 
@@ -38,6 +42,9 @@ mod connect;
 mod handler;
 mod http;
 mod supervisor;
+
+use crate::lane::Lane;
+use crate::sent::{Canceller, Reply, Sent, answer_of, closed, unreadable};
 
 use crate::clock::now_ms;
 use crate::error::CallError;
@@ -256,6 +263,8 @@ struct Shared {
     peer: Option<Peer<RoleClient>>,
     /// The raw results of this connection (every transport is tapped).
     raw: Option<RawLog>,
+    /// The connection's own requests, on a line connection.
+    lane: Option<Lane>,
     /// Why each list method last failed on this connection, if it did.
     list_errors: BTreeMap<&'static str, String>,
     /// Has been up or down at least once since it was added.
@@ -413,6 +422,7 @@ impl Pool {
                 },
                 peer: None,
                 raw: None,
+                lane: None,
                 list_errors: BTreeMap::new(),
                 settled: false,
                 connection: None,
@@ -447,12 +457,18 @@ impl Pool {
     /// The server's connection, or an error that names it and says why it
     /// cannot be used now.
     pub fn peer(&self, server: &str) -> Result<Peer<RoleClient>, CallError> {
+        self.connection(server).map(|(peer, _)| peer)
+    }
+
+    /// The server's connection and, on a line connection, its lane; or an
+    /// error that names it and says why it cannot be used now.
+    fn connection(&self, server: &str) -> Result<(Peer<RoleClient>, Option<Lane>), CallError> {
         let up = self.upstream(server).ok_or_else(|| {
             CallError::of_server(server, format!("server {server:?} is not configured"), None)
         })?;
         let shared = up.shared();
         match (&shared.peer, shared.status.state) {
-            (Some(peer), State::Up) => Ok(peer.clone()),
+            (Some(peer), State::Up) => Ok((peer.clone(), shared.lane.clone())),
             _ => Err(unavailable(&up, &shared, now_ms())),
         }
     }
@@ -494,15 +510,33 @@ impl Pool {
             .collect()
     }
 
-    /// Sends `method` with `params` to `server`; the handle yields the
-    /// upstream's answer (see [`call_error`] for failures).
-    pub async fn send(
-        &self,
-        server: &str,
-        method: &str,
-        params: Value,
-    ) -> Result<rmcp::service::RequestHandle<RoleClient>, CallError> {
-        let peer = self.peer(server)?;
+    /// Sends `method` with `params` to `server`; [`Sent::answer`] yields
+    /// the upstream's answer (see [`call_error`] for failures). On a line
+    /// connection the request goes as it came, through the connection's
+    /// [`Lane`], and its result comes back as the text the server sent;
+    /// over HTTP through rmcp's client, typed.
+    pub async fn send(&self, server: &str, method: &str, params: Value) -> Result<Sent, CallError> {
+        let (peer, lane) = self.connection(server)?;
+        if let Some(lane) = lane {
+            let pending = lane
+                .request(method, params)
+                .await
+                .map_err(|e| self.request_failed(server, closed(e)))?;
+            let id = pending.id().clone();
+            return Ok(Sent {
+                progress_token: rmcp::model::ProgressToken(match &id {
+                    sieve_wire::Id::String(s) => {
+                        rmcp::model::NumberOrString::String(s.as_str().into())
+                    }
+                    sieve_wire::Id::Number(n) => {
+                        rmcp::model::NumberOrString::Number(n.as_i64().unwrap_or_default())
+                    }
+                }),
+                id: id.to_value(),
+                to: Canceller::Lane(lane),
+                answer: Box::pin(async move { answer_of(pending.await) }),
+            });
+        }
         // A call with params rmcp's model does not name goes as it came.
         let request = if method == "tools/call" && UnnamedParams::any(&params) {
             request_as_it_came(method, params)
@@ -513,17 +547,29 @@ impl Pool {
             method: method.to_string(),
             why: e.to_string(),
         })?;
-        peer.send_request_with_option(request, PeerRequestOptions::no_options())
+        let handle = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
-            .map_err(|e| self.request_failed(server, e))
+            .map_err(|e| self.request_failed(server, e))?;
+        Ok(Sent {
+            id: serde_json::to_value(&handle.id).unwrap_or_default(),
+            progress_token: handle.progress_token.clone(),
+            to: Canceller::Rmcp(peer),
+            answer: Box::pin(async move {
+                handle
+                    .await_response()
+                    .await
+                    .map(|result| Reply::Typed(Box::new(result)))
+            }),
+        })
     }
 
     /// The JSON text of the result of request `id` to `server` as the
     /// server sent it, when its connection's tap kept it (a call's result:
     /// every field, those rmcp's model drops too). Taken once.
-    pub fn raw_result(&self, server: &str, id: &rmcp::model::RequestId) -> Option<String> {
+    pub fn raw_result(&self, server: &str, id: &Value) -> Option<String> {
         let raw = self.upstream(server)?.shared().raw.clone()?;
-        raw.take_text(&id_key(&serde_json::to_value(id).ok()?))
+        raw.take_text(&id_key(id))
     }
 
     /// Sends `method` as it is (rmcp does not model it, or would drop part
@@ -534,7 +580,17 @@ impl Pool {
         method: &str,
         params: Value,
     ) -> Result<Value, CallError> {
-        let peer = self.peer(server)?;
+        let (peer, lane) = self.connection(server)?;
+        if lane.is_some() {
+            let sent = self.send(server, method, params).await?;
+            return match sent.answer.await {
+                Ok(Reply::Text(text)) => serde_json::from_str(&text).map_err(|e| {
+                    self.request_failed(server, rmcp::ServiceError::McpError(unreadable(&e)))
+                }),
+                Ok(Reply::Typed(typed)) => Ok(serde_json::to_value(*typed).unwrap_or_default()),
+                Err(error) => Err(self.request_failed(server, error)),
+            };
+        }
         let raw = self.upstream(server).and_then(|up| up.shared().raw.clone());
         let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
         request_raw(
@@ -568,12 +624,14 @@ impl Pool {
         method: &str,
         params: Value,
     ) -> Result<ServerResult, CallError> {
-        let handle = self.send(server, method, params).await?;
-        handle
-            .await_response()
-            .await
-            .map(mark_complete)
-            .map_err(|e| self.request_failed(server, e))
+        let sent = self.send(server, method, params).await?;
+        match sent.answer.await {
+            Ok(reply) => reply
+                .typed()
+                .map(mark_complete)
+                .map_err(|e| self.request_failed(server, e)),
+            Err(error) => Err(self.request_failed(server, error)),
+        }
     }
 
     /// The error a host gets when a request to `server` failed, once what

@@ -167,6 +167,7 @@ fn set_status(
         let mut shared = up.shared();
         if state != State::Up {
             shared.peer = None;
+            shared.lane = None;
         }
         if matches!(state, State::Down | State::NeedsLogin) {
             shared.settled = true;
@@ -257,6 +258,7 @@ async fn run_connection(
         service,
         raw,
         mut child,
+        lane,
     } = connection;
     let peer = service.peer().clone();
     let info = peer.peer_info();
@@ -264,11 +266,26 @@ async fn run_connection(
         let mut shared = up.shared();
         shared.peer = Some(peer.clone());
         shared.raw = Some(raw.clone());
+        shared.lane = lane.clone();
         shared.list_errors.clear();
         shared.status.protocol_version = info.as_ref().map(|i| i.protocol_version.to_string());
         shared.status.server_info = info
             .as_ref()
             .and_then(|i| serde_json::to_value(&i.server_info).ok());
+    }
+    // A 2026-07-28 server reads who the client is from each request.
+    if let (Some(lane), Some(info)) = (&lane, &info)
+        && !info.protocol_version.has_initialize()
+    {
+        let client = rmcp::ClientHandler::get_info(service.service());
+        let meta = rmcp::model::RequestMetaObject::with_client_context(
+            info.protocol_version.clone(),
+            client.client_info,
+            client.capabilities,
+        );
+        if let Ok(serde_json::Value::Object(meta)) = serde_json::to_value(meta) {
+            lane.stamp_each_request(meta);
+        }
     }
     set_state(up, pool, State::Up, None);
     for kind in [ListKind::Tools, ListKind::Prompts, ListKind::Resources] {

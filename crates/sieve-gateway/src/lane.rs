@@ -1,0 +1,446 @@
+//! A line connection's own requests (a child's stdio, the built-in demo):
+//! the proxy's requests to the server go out as lines it writes itself,
+//! and their answers are taken off the server's output as they come, read
+//! once into id and result, never typed, never seen by rmcp's client.
+//!
+//! rmcp's client still makes the handshake, lists, subscribes and answers
+//! what the server asks (sampling, elicitation, roots, ping): it is given
+//! one end of an in-memory pipe. [`Lane::start`] reads the server's output
+//! line by line; an answer to one of the lane's requests goes to whoever
+//! waits for it, anything else goes on to rmcp's client as it came, shown
+//! first to the connection's [`RawLog`] (lists keep the fields rmcp's model
+//! drops). What rmcp's client writes is cut into lines and written to the
+//! server between the lane's own, one whole line at a time.
+//!
+//! The lane's ids are strings, `"sieve-1"`, `"sieve-2"`, ...; rmcp's are
+//! numbers, so the two never meet. A request's `_meta.progressToken` is its
+//! id, so the server's progress for it can be routed to the host.
+
+use crate::sync::Locked;
+use crate::tap::RawLog;
+use serde_json::Value;
+use sieve_wire::{AsyncLines, Id, Line, Message};
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, DuplexStream, ReadHalf, WriteHalf};
+use tokio::sync::oneshot;
+
+/// Bytes the pipe to rmcp's client holds before the reader waits for it.
+const PIPE_BYTES: usize = 1 << 20;
+
+/// The prefix of the lane's request ids.
+const ID_PREFIX: &str = "sieve-";
+
+/// The requests one line connection sends on its own; cheap to clone.
+#[derive(Clone)]
+pub struct Lane {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// The server's input: one whole line at a time, the lane's or rmcp's.
+    to_server: tokio::sync::Mutex<Pin<Box<dyn AsyncWrite + Send>>>,
+    /// Who waits for the answer of each request in flight.
+    waiting: Mutex<HashMap<Id, oneshot::Sender<Message>>>,
+    next: AtomicU64,
+    /// False once the server's output ended: nothing more will answer.
+    open: AtomicBool,
+    /// What every request's `_meta` carries on a 2026-07-28 connection:
+    /// the protocol version, the client's info and capabilities.
+    stamp: std::sync::OnceLock<serde_json::Map<String, Value>>,
+    /// Stops the reader when the lane is let go of, so that a server whose
+    /// output and input are one stream (the demo's pipe) sees it end.
+    _reader: tokio_util::sync::DropGuard,
+}
+
+/// rmcp's client's end of a lane: what it reads and what it writes.
+pub type RmcpEnd = (ReadHalf<DuplexStream>, WriteHalf<DuplexStream>);
+
+impl Lane {
+    /// Starts a lane over a server's output and input; what rmcp's client
+    /// reads and writes goes through the returned end. The lane's tasks
+    /// end when the server's output ends and rmcp's client lets go.
+    pub fn start<R, W>(from_server: R, to_server: W, raw: RawLog) -> (Lane, RmcpEnd)
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Send + 'static,
+    {
+        let let_go = tokio_util::sync::CancellationToken::new();
+        let lane = Lane {
+            inner: Arc::new(Inner {
+                to_server: tokio::sync::Mutex::new(Box::pin(to_server)),
+                waiting: Mutex::default(),
+                next: AtomicU64::new(1),
+                open: AtomicBool::new(true),
+                stamp: std::sync::OnceLock::new(),
+                _reader: let_go.clone().drop_guard(),
+            }),
+        };
+        let (ours, theirs) = tokio::io::duplex(PIPE_BYTES);
+        let (from_rmcp, to_rmcp) = tokio::io::split(ours);
+        tokio::spawn(read_server(
+            AsyncLines::new(from_server, usize::MAX),
+            Arc::downgrade(&lane.inner),
+            raw,
+            to_rmcp,
+            let_go,
+        ));
+        tokio::spawn(write_rmcp(
+            AsyncLines::new(from_rmcp, usize::MAX),
+            Arc::downgrade(&lane.inner),
+        ));
+        (lane, tokio::io::split(theirs))
+    }
+
+    /// Sends request `method` with `params` (a JSON object, or nothing);
+    /// the returned [`Pending`] yields the server's answer. Its
+    /// `_meta.progressToken` is set to the request's id.
+    pub async fn request(&self, method: &str, mut params: Value) -> io::Result<Pending> {
+        let id = Id::String(format!(
+            "{ID_PREFIX}{}",
+            self.inner.next.fetch_add(1, Ordering::Relaxed)
+        ));
+        if let Value::Object(object) = &mut params {
+            let meta = object
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Default::default()));
+            if let Value::Object(meta) = meta {
+                if let Some(stamp) = self.inner.stamp.get() {
+                    meta.extend(stamp.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
+                meta.insert("progressToken".into(), id.to_value());
+            }
+        }
+        let params = serde_json::to_string(&params)?;
+        let line = sieve_wire::write::request(&id, method, Some(&params));
+        let (answer, answered) = oneshot::channel();
+        if !self.inner.open.load(Ordering::Acquire) {
+            return Err(closed());
+        }
+        self.inner.waiting.locked().insert(id.clone(), answer);
+        let pending = Pending {
+            lane: Arc::downgrade(&self.inner),
+            id,
+            answered,
+        };
+        self.inner.write_line(line).await?;
+        Ok(pending)
+    }
+
+    /// Has every request from now on carry `meta` in its `_meta` (a
+    /// 2026-07-28 connection's protocol version, client info and
+    /// capabilities, as rmcp's client sends them); set once.
+    pub fn stamp_each_request(&self, meta: serde_json::Map<String, Value>) {
+        let _ = self.inner.stamp.set(meta);
+    }
+
+    /// Sends notification `method` with `params`.
+    pub async fn notify(&self, method: &str, params: &Value) -> io::Result<()> {
+        let params = serde_json::to_string(params)?;
+        let line = sieve_wire::write::notification(method, Some(&params));
+        self.inner.write_line(line).await
+    }
+
+    /// Gives up on request `id`: its answer is no longer waited for, and
+    /// the server is told (`notifications/cancelled`).
+    pub async fn cancel(&self, id: &Id, reason: &str) {
+        self.inner.waiting.locked().remove(id);
+        let params = serde_json::json!({"requestId": id.to_value(), "reason": reason});
+        let _ = self.notify("notifications/cancelled", &params).await;
+    }
+}
+
+impl Inner {
+    /// Writes one line (`line` without its end) to the server, whole.
+    async fn write_line(&self, mut line: Vec<u8>) -> io::Result<()> {
+        line.push(b'\n');
+        let mut to_server = self.to_server.lock().await;
+        to_server.write_all(&line).await?;
+        to_server.flush().await
+    }
+
+    /// Hands `message` to whoever waits for it, if it answers a request of
+    /// the lane; else gives it back.
+    fn answered(&self, message: Message) -> Option<Message> {
+        let is_ours = matches!(message.id(), Some(Id::String(id)) if id.starts_with(ID_PREFIX))
+            && message.method().is_none();
+        if !is_ours {
+            return Some(message);
+        }
+        let waiter = message.id().and_then(|id| self.waiting.locked().remove(id));
+        match waiter {
+            Some(waiter) => {
+                // The waiter may have gone (a call given up on): nothing
+                // else wants the answer.
+                let _ = waiter.send(message);
+                None
+            }
+            // An answer to a request given up on, or to an id the server
+            // made up: not rmcp's either.
+            None => None,
+        }
+    }
+
+    /// The server's output ended: no request in flight will be answered.
+    fn close(&self) {
+        self.open.store(false, Ordering::Release);
+        self.waiting.locked().clear();
+    }
+}
+
+/// Reads the server's output: the lane's answers to their waiters, the
+/// rest to rmcp's client, as it came.
+async fn read_server<R: AsyncRead + Unpin>(
+    mut lines: AsyncLines<R>,
+    lane: Weak<Inner>,
+    raw: RawLog,
+    mut to_rmcp: WriteHalf<DuplexStream>,
+    let_go: tokio_util::sync::CancellationToken,
+) {
+    loop {
+        let next = tokio::select! {
+            next = lines.next() => next,
+            () = let_go.cancelled() => break,
+        };
+        let line = match next {
+            Ok(Some(Line::Text(line))) => line,
+            Ok(Some(Line::TooLong { .. })) => continue,
+            Ok(None) | Err(_) => break,
+        };
+        let passed = match Message::parse_vec(line) {
+            Ok(message) => {
+                let message = match lane.upgrade() {
+                    Some(lane) => lane.answered(message),
+                    None => Some(message),
+                };
+                let Some(message) = message else {
+                    continue;
+                };
+                raw.observe_message(&message);
+                message.into_bytes()
+            }
+            // Not a message sieve-wire reads: rmcp's client judges it.
+            Err((_, line)) => line,
+        };
+        if to_rmcp.write_all(&passed).await.is_err() || to_rmcp.write_all(b"\n").await.is_err() {
+            // rmcp's client let go: the connection is ending.
+            break;
+        }
+    }
+    if let Some(lane) = lane.upgrade() {
+        lane.close();
+    }
+    let _ = to_rmcp.shutdown().await;
+}
+
+/// Writes what rmcp's client sends to the server, a whole line at a time.
+async fn write_rmcp(mut lines: AsyncLines<ReadHalf<DuplexStream>>, lane: Weak<Inner>) {
+    while let Ok(Some(line)) = lines.next().await {
+        let Line::Text(line) = line else { continue };
+        let Some(lane) = lane.upgrade() else { break };
+        if lane.write_line(line).await.is_err() {
+            break;
+        }
+    }
+}
+
+fn closed() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::BrokenPipe,
+        "the server's connection has ended",
+    )
+}
+
+/// The answer to one of the lane's requests, to come; dropping it gives
+/// up on it (the server is not told: see [`Lane::cancel`]).
+pub struct Pending {
+    lane: Weak<Inner>,
+    id: Id,
+    answered: oneshot::Receiver<Message>,
+}
+
+impl Pending {
+    /// The request's id.
+    pub fn id(&self) -> &Id {
+        &self.id
+    }
+}
+
+impl Future for Pending {
+    /// The server's answer, or an error when the connection ended first.
+    type Output = io::Result<Message>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.answered)
+            .poll(cx)
+            .map(|answer| answer.map_err(|_| closed()))
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Some(lane) = self.lane.upgrade() {
+            lane.waiting.locked().remove(&self.id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+
+    /// A server over a pipe: answers each request it reads with `f`.
+    fn server(
+        answer: impl Fn(&Value) -> Option<String> + Send + 'static,
+    ) -> (DuplexStream, tokio::task::JoinHandle<Vec<Value>>) {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let task = tokio::spawn(async move {
+            let (read, mut write) = tokio::io::split(theirs);
+            let mut lines = BufReader::new(read).lines();
+            let mut seen = Vec::new();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let value: Value = serde_json::from_str(&line).expect("a JSON line");
+                if let Some(reply) = answer(&value) {
+                    write.write_all(reply.as_bytes()).await.unwrap();
+                    write.write_all(b"\n").await.unwrap();
+                }
+                seen.push(value);
+            }
+            seen
+        });
+        (ours, task)
+    }
+
+    #[tokio::test]
+    async fn its_answers_come_to_it_and_the_rest_goes_on_to_rmcp_as_it_came() {
+        let (pipe, seen) = server(|request| {
+            let id = request["id"].clone();
+            Some(match request["method"].as_str() {
+                Some("tools/call") => format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[],"x-extra":{{"a":1}}}}}}"#
+                ),
+                Some("tools/list") => format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[{{"name":"t","execution":{{"taskSupport":"optional"}}}}]}}}}"#
+                ),
+                _ => return None,
+            })
+        });
+        let (read, write) = tokio::io::split(pipe);
+        let raw = RawLog::new();
+        let (lane, (mut rmcp_read, mut rmcp_write)) = Lane::start(read, write, raw.clone());
+        let answer = lane
+            .request("tools/call", serde_json::json!({"name": "t", "x-hint": 1}))
+            .await
+            .expect("sent")
+            .await
+            .expect("answered");
+        assert_eq!(answer.id(), Some(&Id::String("sieve-1".into())));
+        assert_eq!(
+            answer.result(),
+            Some(r#"{"content":[],"x-extra":{"a":1}}"#),
+            "the result as the server wrote it"
+        );
+        // What rmcp's client writes reaches the server; its answer comes
+        // back to it, and the raw log keeps the list's fields.
+        rmcp_write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/list\"}\n")
+            .await
+            .unwrap();
+        let mut got = vec![0u8; 4096];
+        let n = rmcp_read.read(&mut got).await.unwrap();
+        let line = std::str::from_utf8(&got[..n]).unwrap();
+        assert!(
+            line.starts_with(r#"{"jsonrpc":"2.0","id":0,"result""#),
+            "{line}"
+        );
+        assert!(line.ends_with('\n'), "{line}");
+        assert_eq!(
+            raw.take("0").expect("kept")["tools"][0]["execution"]["taskSupport"],
+            "optional"
+        );
+        drop((rmcp_read, rmcp_write, lane));
+        let seen = seen.await.unwrap();
+        assert_eq!(seen[0]["params"]["x-hint"], 1, "params as given: {seen:?}");
+        assert_eq!(
+            seen[0]["params"]["_meta"]["progressToken"], "sieve-1",
+            "its progress token is its id"
+        );
+        assert_eq!(seen[1]["method"], "tools/list");
+    }
+
+    /// A server's line that `sieve-wire` refuses is still rmcp's to judge:
+    /// it goes on as it came, and nothing is kept of it.
+    #[tokio::test]
+    async fn a_line_that_is_no_message_goes_on_to_rmcp_as_it_came() {
+        let output = concat!(
+            r#"{"id":1,"result":{"tools":[]}}"#,
+            "\r\n",
+            r#"{"jsonrpc":"2.0","id":"sieve-9","result":{}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t"}]}}"#,
+        );
+        let raw = RawLog::new();
+        let (_lane, (mut rmcp_read, _rmcp_write)) =
+            Lane::start(output.as_bytes(), tokio::io::sink(), raw.clone());
+        let mut passed = String::new();
+        rmcp_read.read_to_string(&mut passed).await.unwrap();
+        assert_eq!(
+            passed,
+            concat!(
+                r#"{"id":1,"result":{"tools":[]}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t"}]}}"#,
+                "\n"
+            ),
+            "each line as it came; an answer to no request of the lane goes nowhere"
+        );
+        assert!(raw.take("1").is_none(), "no jsonrpc: not kept");
+        assert_eq!(raw.take("2").unwrap()["tools"][0]["name"], "t");
+    }
+
+    #[tokio::test]
+    async fn a_request_in_flight_fails_when_the_server_goes() {
+        let (pipe, seen) = server(|_| None);
+        let (read, write) = tokio::io::split(pipe);
+        let (lane, _rmcp) = Lane::start(read, write, RawLog::new());
+        let pending = lane
+            .request("tools/call", serde_json::json!({"name": "t"}))
+            .await
+            .expect("sent");
+        seen.abort();
+        let failed = pending.await.expect_err("no answer");
+        assert_eq!(failed.kind(), io::ErrorKind::BrokenPipe);
+        assert!(
+            lane.request("tools/call", serde_json::json!({}))
+                .await
+                .is_err(),
+            "nothing more is sent"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_request_given_up_on_is_cancelled_and_forgotten() {
+        let (pipe, seen) = server(|_| None);
+        let (read, write) = tokio::io::split(pipe);
+        let (lane, _rmcp) = Lane::start(read, write, RawLog::new());
+        let pending = lane
+            .request("tools/call", serde_json::json!({"name": "slow"}))
+            .await
+            .expect("sent");
+        let id = pending.id().clone();
+        drop(pending);
+        assert!(lane.inner.waiting.locked().is_empty(), "forgotten");
+        lane.cancel(&id, "the host cancelled").await;
+        drop(lane);
+        drop(_rmcp);
+        let seen = seen.await.unwrap();
+        assert_eq!(seen[1]["method"], "notifications/cancelled", "{seen:?}");
+        assert_eq!(seen[1]["params"]["requestId"], "sieve-1");
+    }
+}
