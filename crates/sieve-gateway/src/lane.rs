@@ -43,8 +43,11 @@ pub struct Lane {
 }
 
 struct Inner {
-    /// The server's input: one whole line at a time, the lane's or rmcp's.
+    /// The server's input: whole lines, the lane's or rmcp's.
     to_server: tokio::sync::Mutex<Pin<Box<dyn AsyncWrite + Send>>>,
+    /// Lines waiting for whoever writes to the server now: many calls at
+    /// once go out in one write.
+    queued: Mutex<Vec<u8>>,
     /// Who waits for the answer of each request in flight.
     waiting: Mutex<HashMap<Id, oneshot::Sender<Message>>>,
     next: AtomicU64,
@@ -74,6 +77,7 @@ impl Lane {
         let lane = Lane {
             inner: Arc::new(Inner {
                 to_server: tokio::sync::Mutex::new(Box::pin(to_server)),
+                queued: Mutex::default(),
                 waiting: Mutex::default(),
                 next: AtomicU64::new(1),
                 open: AtomicBool::new(true),
@@ -156,12 +160,34 @@ impl Lane {
 }
 
 impl Inner {
-    /// Writes one line (`line` without its end) to the server, whole.
-    async fn write_line(&self, mut line: Vec<u8>) -> io::Result<()> {
-        line.push(b'\n');
-        let mut to_server = self.to_server.lock().await;
-        to_server.write_all(&line).await?;
-        to_server.flush().await
+    /// Writes one line (`line` without its end) to the server, whole. A
+    /// line that comes while another is being written is queued, and the
+    /// writer takes it with the others queued meanwhile in one write: one
+    /// system call for many calls in flight, and lines never interleave.
+    async fn write_line(&self, line: Vec<u8>) -> io::Result<()> {
+        {
+            let mut queued = self.queued.locked();
+            queued.extend_from_slice(&line);
+            queued.push(b'\n');
+        }
+        loop {
+            // Whoever holds the writer takes what is queued, this line too.
+            let Ok(mut to_server) = self.to_server.try_lock() else {
+                return Ok(());
+            };
+            let lines = std::mem::take(&mut *self.queued.locked());
+            if lines.is_empty() {
+                return Ok(());
+            }
+            to_server.write_all(&lines).await?;
+            to_server.flush().await?;
+            drop(to_server);
+            // A line queued while this one was written, by a writer that
+            // found the lock held, is written now rather than left.
+            if self.queued.locked().is_empty() {
+                return Ok(());
+            }
+        }
     }
 
     /// Hands `message` to whoever waits for it, if it answers a request of
@@ -307,8 +333,12 @@ mod tests {
             while let Ok(Some(line)) = lines.next_line().await {
                 let value: Value = serde_json::from_str(&line).expect("a JSON line");
                 if let Some(reply) = answer(&value) {
-                    write.write_all(reply.as_bytes()).await.unwrap();
-                    write.write_all(b"\n").await.unwrap();
+                    let line = format!("{reply}\n");
+                    if write.write_all(line.as_bytes()).await.is_err() {
+                        // The lane went: what it sent is all seen.
+                        seen.push(value);
+                        break;
+                    }
                 }
                 seen.push(value);
             }
@@ -372,6 +402,60 @@ mod tests {
             "its progress token is its id"
         );
         assert_eq!(seen[1]["method"], "tools/list");
+    }
+
+    /// Many requests at once, and rmcp's lines among them: each reaches
+    /// the server whole, and each answer the one who waits for it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn lines_written_at_once_reach_the_server_whole() {
+        let (pipe, seen) = server(|request| {
+            let id = request["id"].clone();
+            let n = request["params"]["n"].clone();
+            Some(format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"n":{n}}}}}"#
+            ))
+        });
+        let (read, write) = tokio::io::split(pipe);
+        let (lane, (rmcp_read, mut rmcp_write)) = Lane::start(read, write, RawLog::new());
+        let rmcp = tokio::spawn(async move {
+            for i in 0..50 {
+                let line = format!(
+                    r#"{{"jsonrpc":"2.0","id":{i},"method":"ping","params":{{"n":-1,"pad":"{}"}}}}"#,
+                    "x".repeat(5000)
+                );
+                rmcp_write.write_all(line.as_bytes()).await.unwrap();
+                rmcp_write.write_all(b"\n").await.unwrap();
+            }
+            rmcp_write
+        });
+        let calls = (0..400).map(|n| {
+            let lane = lane.clone();
+            tokio::spawn(async move {
+                let params = serde_json::json!({"n": n, "pad": "y".repeat(n * 7)});
+                let answer = lane
+                    .request("tools/call", params)
+                    .await
+                    .expect("sent")
+                    .await;
+                let answer = answer.expect("answered");
+                let result: Value =
+                    serde_json::from_str(answer.result().expect("a result")).unwrap();
+                assert_eq!(result["n"], n, "its own answer");
+            })
+        });
+        for call in calls.collect::<Vec<_>>() {
+            call.await.expect("answered whole");
+        }
+        let rmcp_write = rmcp.await.unwrap();
+        // rmcp's lines are all answered once the server has read them.
+        let mut answers = BufReader::new(rmcp_read).lines();
+        for _ in 0..50 {
+            let answer = answers.next_line().await.unwrap().expect("an answer to rmcp");
+            assert!(answer.contains(r#""n":-1"#), "{answer}");
+        }
+        drop((lane, answers, rmcp_write));
+        let seen = seen.await.expect("every line read as JSON");
+        assert_eq!(seen.len(), 450, "every line, none split or merged");
     }
 
     /// A server's line that `sieve-wire` refuses is still rmcp's to judge:
