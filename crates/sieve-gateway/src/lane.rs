@@ -450,7 +450,11 @@ mod tests {
         // rmcp's lines are all answered once the server has read them.
         let mut answers = BufReader::new(rmcp_read).lines();
         for _ in 0..50 {
-            let answer = answers.next_line().await.unwrap().expect("an answer to rmcp");
+            let answer = answers
+                .next_line()
+                .await
+                .unwrap()
+                .expect("an answer to rmcp");
             assert!(answer.contains(r#""n":-1"#), "{answer}");
         }
         drop((lane, answers, rmcp_write));
@@ -488,15 +492,24 @@ mod tests {
         assert_eq!(raw.take("2").unwrap()["tools"][0]["name"], "t");
     }
 
-    #[tokio::test]
-    async fn a_request_in_flight_fails_when_the_server_goes() {
+    /// A lane to a server that answers nothing, with its first request
+    /// sent: a call of `tool`.
+    async fn one_unanswered(
+        tool: &str,
+    ) -> (Lane, RmcpEnd, Pending, tokio::task::JoinHandle<Vec<Value>>) {
         let (pipe, seen) = server(|_| None);
         let (read, write) = tokio::io::split(pipe);
-        let (lane, _rmcp) = Lane::start(read, write, RawLog::new());
+        let (lane, rmcp) = Lane::start(read, write, RawLog::new());
         let pending = lane
-            .request("tools/call", serde_json::json!({"name": "t"}))
+            .request("tools/call", serde_json::json!({"name": tool}))
             .await
             .expect("sent");
+        (lane, rmcp, pending, seen)
+    }
+
+    #[tokio::test]
+    async fn a_request_in_flight_fails_when_the_server_goes() {
+        let (lane, _rmcp, pending, seen) = one_unanswered("t").await;
         seen.abort();
         let failed = pending.await.expect_err("no answer");
         assert_eq!(failed.kind(), io::ErrorKind::BrokenPipe);
@@ -510,19 +523,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_given_up_on_is_cancelled_and_forgotten() {
-        let (pipe, seen) = server(|_| None);
-        let (read, write) = tokio::io::split(pipe);
-        let (lane, _rmcp) = Lane::start(read, write, RawLog::new());
-        let pending = lane
-            .request("tools/call", serde_json::json!({"name": "slow"}))
-            .await
-            .expect("sent");
+        let (lane, rmcp, pending, seen) = one_unanswered("slow").await;
         let id = pending.id().clone();
         drop(pending);
         assert!(lane.inner.waiting.locked().is_empty(), "forgotten");
         lane.cancel(&id, "the host cancelled").await;
-        drop(lane);
-        drop(_rmcp);
+        drop((lane, rmcp));
         let seen = seen.await.unwrap();
         assert_eq!(seen[1]["method"], "notifications/cancelled", "{seen:?}");
         assert_eq!(seen[1]["params"]["requestId"], "sieve-1");
