@@ -120,8 +120,12 @@ impl Lane {
                 meta.insert("progressToken".into(), id.to_value());
             }
         }
-        let params = serde_json::to_string(&params)?;
-        let line = sieve_wire::write::request(&id, method, Some(&params));
+        // No params is none on the wire, not `null`.
+        let params = match params {
+            Value::Null => None,
+            params => Some(serde_json::to_string(&params)?),
+        };
+        let line = sieve_wire::write::request(&id, method, params.as_deref());
         let (answer, answered) = oneshot::channel();
         if !self.inner.open.load(Ordering::Acquire) {
             return Err(closed());
@@ -402,6 +406,21 @@ mod tests {
             "its progress token is its id"
         );
         assert_eq!(seen[1]["method"], "tools/list");
+    }
+
+    #[tokio::test]
+    async fn a_request_without_params_has_none_on_the_wire() {
+        let (pipe, seen) = server(|request| {
+            let id = request["id"].clone();
+            Some(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#))
+        });
+        let (read, write) = tokio::io::split(pipe);
+        let (lane, rmcp) = Lane::start(read, write, RawLog::new());
+        let answer = lane.request("ping", Value::Null).await.expect("sent").await;
+        assert_eq!(answer.expect("answered").result(), Some("{}"));
+        drop((lane, rmcp));
+        let seen = seen.await.unwrap();
+        assert!(seen[0].get("params").is_none(), "{seen:?}");
     }
 
     /// Many requests at once, and rmcp's lines among them: each reaches
