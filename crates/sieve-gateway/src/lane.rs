@@ -202,18 +202,14 @@ impl Inner {
         if !is_ours {
             return Some(message);
         }
+        // An answer to a request given up on, or to an id the server made
+        // up, is not rmcp's either: it goes nowhere. A waiter may have gone
+        // (a call given up on) while the answer came: nothing else wants it.
         let waiter = message.id().and_then(|id| self.waiting.locked().remove(id));
-        match waiter {
-            Some(waiter) => {
-                // The waiter may have gone (a call given up on): nothing
-                // else wants the answer.
-                let _ = waiter.send(message);
-                None
-            }
-            // An answer to a request given up on, or to an id the server
-            // made up: not rmcp's either.
-            None => None,
+        if let Some(waiter) = waiter {
+            let _ = waiter.send(message);
         }
+        None
     }
 
     /// The server's output ended: no request in flight will be answered.

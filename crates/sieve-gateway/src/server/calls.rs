@@ -111,16 +111,12 @@ impl SieveServer {
         // A call that failed or was cut off goes to the ledger, for retry;
         // what a result measured, to the writer of measurements.
         tasks
-            .call_ended(
-                running,
-                &call,
-                &outcome,
-                context.ct.is_cancelled(),
+            .call_ended(running, &call, &outcome, context.ct.is_cancelled(), || {
                 context
                     .extensions
                     .get::<super::dispatch::RawResult>()
-                    .and_then(super::dispatch::RawResult::copy),
-            )
+                    .and_then(super::dispatch::RawResult::copy)
+            })
             .await;
         match outcome? {
             ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),

@@ -172,7 +172,7 @@ impl SieveServer {
             .forward(call.server, "tools/call", upstream.clone(), context)
             .await;
         tasks
-            .call_ended(running, &call, &outcome, context.ct.is_cancelled(), None)
+            .call_ended(running, &call, &outcome, context.ct.is_cancelled(), || None)
             .await;
         match outcome? {
             ServerResult::CreateTaskResult(created) => {

@@ -195,7 +195,8 @@ impl Tasks {
         Running::new(flight)
     }
 
-    /// Records how `call` ended: what a result measured (`measure`); its
+    /// Records how `call` ended: what a result measured (`measure`; `sent`
+    /// gives the result's text as the server sent it, if it was kept); its
     /// working entry deleted on success, or marked failed or cancelled;
     /// without one (one machine), a failure recorded as before.
     pub(crate) async fn call_ended(
@@ -204,10 +205,14 @@ impl Tasks {
         call: &Call<'_>,
         outcome: &Result<ServerResult, ErrorData>,
         cancelled: bool,
-        sent: Option<String>,
+        sent: impl FnOnce() -> Option<String>,
     ) {
         if let Ok(ServerResult::CallToolResult(result)) = outcome {
-            let size = match sent {
+            // A result passed on as the server's text is typed with nothing
+            // in it: its size is read from that text, off the call's path.
+            // A typed result is counted as it is.
+            let empty = result.content.is_empty() && result.structured_content.is_none();
+            let size = match empty.then(sent).flatten() {
                 Some(text) => super::measure::Size::Text(text),
                 None => super::measure::Size::Counted(super::measure::result_bytes(result)),
             };
