@@ -185,7 +185,6 @@ impl Ledger {
     }
 }
 
-/// The tools `calls` are of, each once.
 /// The calls of `calls` that would be kept once they are written: the
 /// newest [`CALLS_KEPT`] of each tool, in their order. A batch of a busy
 /// tool writes no row only to drop it again.
@@ -206,6 +205,7 @@ fn newest_of_each_tool(calls: &[CallMeasurement]) -> Vec<&CallMeasurement> {
     newest
 }
 
+/// The tools `calls` are of, each once.
 fn tools_of(calls: &[CallMeasurement]) -> Vec<(&str, &str)> {
     let mut tools: Vec<(&str, &str)> = calls
         .iter()
