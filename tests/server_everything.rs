@@ -71,16 +71,7 @@ async fn server_everything_through_the_proxy() {
         .await;
     assert!(text(&sum).contains("42"), "{sum}");
 
-    let id = host
-        .send_request(
-            "tools/call",
-            json!({"name": "everything__trigger-long-running-operation", "arguments": {"duration": 0.3, "steps": 3}, "_meta": {"progressToken": "long-op"}}),
-        )
-        .await;
-    let done = host.response(id).await;
-    assert!(text(&done).contains("completed"), "{done}");
-    let progress = host.notification("notifications/progress").await;
-    assert_eq!(progress["params"]["progressToken"], "long-op", "{progress}");
+    every_step_ahead_of_the_answer(&mut host, "everything").await;
 
     let id = host
         .send_request(
@@ -200,6 +191,7 @@ async fn server_everything_over_streamable_http_upstream() {
         )
         .await;
     assert_eq!(text(&echo), "Echo: over http", "{echo}");
+    every_step_ahead_of_the_answer(&mut host, "remote").await;
     host.close().await;
     let status = home.run(&["servers", "list", "--json"]).json();
     assert_eq!(status[0]["transport"], "http");
@@ -255,4 +247,36 @@ fn a_2026_host_answers_a_2025_servers_questions_as_input_required() {
         "{}",
         lines[4]
     );
+}
+
+/// A long operation's progress, many times over: the server writes its
+/// last progress and its answer back to back, and every step reaches the
+/// host, ahead of the answer.
+async fn every_step_ahead_of_the_answer(host: &mut Wire, server: &str) {
+    for round in 0..5 {
+        let token = format!("long-op-{round}");
+        let id = host
+            .send_request(
+                "tools/call",
+                json!({"name": format!("{server}__trigger-long-running-operation"), "arguments": {"duration": 0.06, "steps": 3}, "_meta": {"progressToken": token}}),
+            )
+            .await;
+        let mut steps = Vec::new();
+        let done = loop {
+            let message = host.next_message().await;
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                break message;
+            }
+            if message["method"] == "notifications/progress" {
+                assert_eq!(
+                    message["params"]["progressToken"],
+                    token.as_str(),
+                    "{message}"
+                );
+                steps.push(message["params"]["progress"].as_f64().expect("a number"));
+            }
+        };
+        assert!(text(&done).contains("completed"), "{done}");
+        assert_eq!(steps, [1.0, 2.0, 3.0], "round {round}");
+    }
 }

@@ -7,9 +7,10 @@
 //! what the server asks (sampling, elicitation, roots, ping): it is given
 //! one end of an in-memory pipe. [`Lane::start`] reads the server's output
 //! line by line; an answer to one of the lane's requests goes to whoever
-//! waits for it, anything else goes on to rmcp's client as it came, shown
-//! first to the connection's [`RawLog`] (lists keep the fields rmcp's model
-//! drops). What rmcp's client writes is cut into lines and written to the
+//! waits for it, progress to the hosts (the [`RawLog`]'s route, so that
+//! it is ahead of the answer that follows it), anything else on to rmcp's
+//! client as it came, shown first to the connection's [`RawLog`] (lists
+//! keep the fields rmcp's model drops). What rmcp's client writes is cut into lines and written to the
 //! server between the lane's own, one whole line at a time.
 //!
 //! The lane's ids are strings, `"sieve-1"`, `"sieve-2"`, ...; rmcp's are
@@ -247,6 +248,9 @@ async fn read_server<R: AsyncRead + Unpin>(
                 let Some(message) = message else {
                     continue;
                 };
+                if raw.routed(&message) {
+                    continue;
+                }
                 raw.observe_message(&message);
                 message.into_bytes()
             }
@@ -402,6 +406,47 @@ mod tests {
             "its progress token is its id"
         );
         assert_eq!(seen[1]["method"], "tools/list");
+    }
+
+    /// Progress written just ahead of an answer is with its route by the
+    /// time the answer is, and rmcp's client never sees it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn progress_reaches_its_route_ahead_of_the_answer_after_it() {
+        let (pipe, _seen) = server(|request| {
+            let id = request["id"].clone();
+            let token = request["params"]["_meta"]["progressToken"].clone();
+            Some(
+                (1..=3)
+                    .map(|n| format!(
+                        r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":{n}}}}}"#
+                    ))
+                    .chain([format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[]}}}}"#)])
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            )
+        });
+        let (read, write) = tokio::io::split(pipe);
+        let (routed, mut progressed) = tokio::sync::mpsc::unbounded_channel();
+        let raw = RawLog::with_progress(move |progress| {
+            let _ = routed.send(progress);
+        });
+        let (lane, (mut rmcp_read, _rmcp_write)) = Lane::start(read, write, raw);
+        for round in 1..=50 {
+            let answer = lane.request("tools/call", serde_json::json!({"name": "t"}));
+            answer.await.expect("sent").await.expect("answered");
+            let steps: Vec<f64> = std::iter::from_fn(|| progressed.try_recv().ok())
+                .map(|p| p.progress)
+                .collect();
+            assert_eq!(steps, [1.0, 2.0, 3.0], "round {round}: all of it, in order");
+        }
+        drop(lane);
+        let mut left = Vec::new();
+        rmcp_read.read_to_end(&mut left).await.unwrap();
+        assert!(
+            left.is_empty(),
+            "rmcp's client got {}",
+            String::from_utf8_lossy(&left)
+        );
     }
 
     #[tokio::test]

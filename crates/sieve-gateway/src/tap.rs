@@ -1,18 +1,30 @@
-//! Seeing the raw JSON of an upstream that rmcp's client drops.
+//! What a server sends, seen before rmcp's client types it.
 //!
-//! The upstream side still goes through rmcp's client, whose typed model
-//! keeps only the fields the spec names: a tool's `groups` or `execution`
-//! would be gone before the catalog reads them. A [`RawLog`] is shown each
-//! message a server sends before rmcp decodes it (a line connection's by
-//! `upstream::lane`, an HTTP server's bodies and events by
-//! `upstream::http`) and keeps the results among them, by JSON-RPC id. The host side needs none of this: the
-//! proxy's own message layer (`crate::front`) reads hosts' messages.
+//! rmcp's client still makes each connection's handshake and lists, and
+//! its typed model keeps only the fields the spec names: a tool's `groups`
+//! or `execution` would be gone before the catalog reads them. A
+//! [`RawLog`] is shown each message a server sends before rmcp decodes it
+//! (a line connection's by `crate::lane`, an HTTP server's bodies and
+//! events by `upstream::http`) and
+//!
+//! - keeps the results among them (lists, results of calls, prompts and
+//!   resources), by JSON-RPC id, for whoever takes them;
+//! - hands the result of a request the proxy sent for a host over HTTP to
+//!   whoever awaits it, rmcp's client given an empty stand-in to end its
+//!   request with ([`RawLog::await_result`]): the result is read once and
+//!   never typed;
+//! - sends progress to the hosts as it is read, in order with the answers
+//!   that follow it ([`RawLog::with_progress`]).
+//!
+//! The host side needs none of this: the proxy's own message layer
+//! (`crate::front`) reads hosts' messages.
 
 use crate::sync::Locked;
 use serde_json::Value;
 use sieve_wire::{Id, Message};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
 
 /// Entries kept per log; the oldest go first.
 const MAX_ENTRIES: usize = 256;
@@ -25,6 +37,22 @@ const MAX_ENTRIES: usize = 256;
 #[derive(Debug, Clone, Default)]
 pub struct RawLog {
     entries: Arc<Mutex<Entries>>,
+    /// Who waits for the result of each request the proxy sent as a
+    /// host's (see [`RawLog::await_result`]), by [`id_key`].
+    awaited: Arc<Mutex<HashMap<String, oneshot::Sender<Message>>>>,
+    /// Where the server's progress goes, as it is read (see
+    /// [`RawLog::routed`]).
+    progress: Option<ProgressRoute>,
+}
+
+/// Where a connection's progress notifications go: the hosts.
+#[derive(Clone)]
+struct ProgressRoute(Arc<dyn Fn(rmcp::model::ProgressNotificationParam) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressRoute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressRoute")
+    }
 }
 
 #[derive(Debug, Default)]
@@ -44,6 +72,40 @@ const MAX_BYTES: usize = 16 * 1024 * 1024;
 impl RawLog {
     pub fn new() -> RawLog {
         RawLog::default()
+    }
+
+    /// A log whose connection's progress goes to `route` as it is read,
+    /// ahead of anything the server sent after it: a call's progress is
+    /// then with its host before the call's answer is, never after it
+    /// (rmcp's client hands a notification to a task of its own, which
+    /// may run after the answer that followed it is delivered).
+    pub fn with_progress(
+        route: impl Fn(rmcp::model::ProgressNotificationParam) + Send + Sync + 'static,
+    ) -> RawLog {
+        RawLog {
+            progress: Some(ProgressRoute(Arc::new(route))),
+            ..RawLog::default()
+        }
+    }
+
+    /// Sends `message` on to the progress route when it is a progress
+    /// notification and there is one: then rmcp's client is not to have
+    /// it.
+    pub fn routed(&self, message: &Message) -> bool {
+        let Some(route) = &self.progress else {
+            return false;
+        };
+        if message.method() != Some("notifications/progress") {
+            return false;
+        }
+        match message.params_as::<rmcp::model::ProgressNotificationParam>() {
+            Ok(progress) => {
+                (route.0)(progress);
+                true
+            }
+            // rmcp's client judges what is not progress as it should be.
+            Err(_) => false,
+        }
     }
 
     /// Whether a message's bytes may hold what this log keeps: cheap
@@ -73,6 +135,38 @@ impl RawLog {
         if let Ok(message) = Message::parse(bytes) {
             self.keep(&message);
         }
+    }
+
+    /// Looks at a message's text (an SSE event's data) as it passes: the
+    /// result of an awaited request is handed over, its stand-in returned
+    /// (see [`RawLog::hand_over`]); else what this log is for is kept, and
+    /// the text returned as it was.
+    /// A progress notification goes on to the progress route, and nothing
+    /// is returned (see [`RawLog::routed`]).
+    pub fn pass(&self, text: String) -> Option<String> {
+        let bytes = text.as_bytes();
+        let awaits = || !self.awaited.locked().is_empty();
+        let read = self.wants(bytes)
+            || (self.progress.is_some() && contains(bytes, b"notifications/progress"))
+            || (contains(bytes, b"\"result\"") && awaits());
+        if !read {
+            return Some(text);
+        }
+        // The text was a string: it is UTF-8 whatever comes back.
+        let text_of = |bytes: Vec<u8>| String::from_utf8(bytes).ok();
+        let message = match Message::parse_vec(text.into_bytes()) {
+            Ok(message) => message,
+            Err((_, bytes)) => return text_of(bytes),
+        };
+        if self.routed(&message) {
+            return None;
+        }
+        let message = match self.hand_over(message) {
+            HandOver::StandIn(stand_in) => return text_of(stand_in),
+            HandOver::Back(message) => message,
+        };
+        self.observe_message(&message);
+        text_of(message.into_bytes())
     }
 
     /// Looks at a message already read; keeps what this log is for.
@@ -111,6 +205,47 @@ impl RawLog {
         }
     }
 
+    /// Has the result of request `key` (see [`id_key`]) handed to the
+    /// returned [`Awaited`] as the server sends it, read once and never
+    /// typed, rather than kept: see [`RawLog::hand_over`]. A result that
+    /// came before this was called went the usual way (kept, and typed by
+    /// rmcp).
+    pub fn await_result(&self, key: String) -> Awaited {
+        let (sender, receiver) = oneshot::channel();
+        self.awaited.locked().insert(key.clone(), sender);
+        Awaited {
+            log: Arc::downgrade(&self.awaited),
+            key,
+            receiver,
+        }
+    }
+
+    /// Hands `message` to whoever awaits it, when it is the result of an
+    /// awaited request, and returns what rmcp's client is given in its
+    /// place: the answer with an empty result, which it types for nothing
+    /// and whose only use is to end its request. Any other message comes
+    /// back as it was.
+    pub fn hand_over(&self, message: Message) -> HandOver {
+        let awaited = match (message.id(), message.method(), message.result()) {
+            (Some(id), None, Some(_)) => {
+                let mut awaited = self.awaited.locked();
+                if awaited.is_empty() {
+                    None
+                } else {
+                    awaited.remove(&id.to_string()).map(|to| (to, id.clone()))
+                }
+            }
+            _ => None,
+        };
+        let Some((to, id)) = awaited else {
+            return HandOver::Back(message);
+        };
+        // Whoever awaited may have given up meanwhile: rmcp's client still
+        // ends its request with the stand-in.
+        let _ = to.send(message);
+        HandOver::StandIn(sieve_wire::write::response(&id, "{}"))
+    }
+
     /// Takes the raw value recorded for `key` (see [`id_key`]).
     pub fn take(&self, key: &str) -> Option<Value> {
         serde_json::from_str(&self.take_text(key)?).ok()
@@ -124,6 +259,37 @@ impl RawLog {
         entries.bytes -= size;
         entries.order.retain(|k| k != key);
         Some(text)
+    }
+}
+
+/// What [`RawLog::hand_over`] made of a message.
+pub enum HandOver {
+    /// It was handed over: rmcp's client is given this in its place.
+    StandIn(Vec<u8>),
+    /// Nobody awaits it: here it is back.
+    Back(Message),
+}
+
+/// The result of a request the proxy sent, to come (see
+/// [`RawLog::await_result`]); dropping it gives up on it.
+pub struct Awaited {
+    log: std::sync::Weak<Mutex<HashMap<String, oneshot::Sender<Message>>>>,
+    key: String,
+    receiver: oneshot::Receiver<Message>,
+}
+
+impl Awaited {
+    /// The result, if it was handed over by now.
+    pub fn taken(&mut self) -> Option<Message> {
+        self.receiver.try_recv().ok()
+    }
+}
+
+impl Drop for Awaited {
+    fn drop(&mut self) {
+        if let Some(log) = self.log.upgrade() {
+            log.locked().remove(&self.key);
+        }
     }
 }
 
@@ -143,27 +309,6 @@ pub fn typed_message<T: serde::de::DeserializeOwned>(
     params: Value,
 ) -> serde_json::Result<T> {
     serde_json::from_value(serde_json::json!({"method": method, "params": params}))
-}
-
-/// rmcp's typed request for `method` with raw `params`, as
-/// [`typed_message`] makes it; a `tools/call`, the request sent most, is
-/// decoded as its params alone (its `_meta` where rmcp's decoding puts
-/// it) rather than through rmcp's enum of every request.
-pub fn client_request(
-    method: &str,
-    params: Value,
-) -> serde_json::Result<rmcp::model::ClientRequest> {
-    use rmcp::model::{CallToolRequestParams, ClientRequest, GetMeta, Request};
-    if method != "tools/call" {
-        return typed_message(method, params);
-    }
-    let mut params: CallToolRequestParams = serde_json::from_value(params)?;
-    let meta = params.meta.take();
-    let mut request = ClientRequest::CallToolRequest(Request::new(params));
-    if let Some(meta) = meta {
-        *request.get_meta_mut() = meta;
-    }
-    Ok(request)
 }
 
 /// The params of a host's `tools/call` that rmcp's model does not name
@@ -236,37 +381,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_call_is_the_request_rmcp_would_decode() {
-        let params = serde_json::json!({
-            "name": "demo__echo",
-            "arguments": {"text": "hi"},
-            "_meta": {"traceparent": "00-1-2-01", "progressToken": 7},
-        });
-        let fast = client_request("tools/call", params.clone()).expect("a call");
-        let slow: rmcp::model::ClientRequest = typed_message("tools/call", params).expect("a call");
-        assert_eq!(
-            serde_json::to_value(&fast).expect("serializes"),
-            serde_json::to_value(&slow).expect("serializes"),
-            "the same request on the wire"
-        );
-        use rmcp::model::GetMeta;
-        assert_eq!(
-            fast.get_meta(),
-            slow.get_meta(),
-            "the _meta where rmcp keeps it"
-        );
-        assert!(
-            client_request("tools/call", serde_json::json!({"arguments": {}})).is_err(),
-            "a call without a name is refused"
-        );
-        let list = client_request("tools/list", serde_json::json!({})).expect("a list");
-        assert!(matches!(
-            list,
-            rmcp::model::ClientRequest::ListToolsRequest(_)
-        ));
-    }
-
-    #[test]
     fn a_call_keeps_the_params_rmcp_does_not_name() {
         let mut params = serde_json::json!({
             "name": "t",
@@ -284,6 +398,44 @@ mod tests {
         assert_eq!(unnamed.0.len(), 1, "only x-hint: {:?}", unnamed.0);
         assert!(params.get("x-hint").is_none(), "taken out");
         assert!(!UnnamedParams::any(&params));
+    }
+
+    #[test]
+    fn an_awaited_result_is_handed_over_and_rmcp_given_a_stand_in() {
+        let log = RawLog::new();
+        let mut awaited = log.await_result("7".into());
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#;
+        assert!(
+            matches!(
+                log.hand_over(Message::parse(note).unwrap()),
+                HandOver::Back(_)
+            ),
+            "a notification is not an answer"
+        );
+        let refused = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"no"}}"#;
+        assert!(
+            matches!(
+                log.hand_over(Message::parse(refused).unwrap()),
+                HandOver::Back(_)
+            ),
+            "an error goes to rmcp's client"
+        );
+        let sent = r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}],"x-kept":{"a":1}}}"#;
+        let stand_in = log.pass(sent.to_string()).expect("a stand-in");
+        let stand_in: Value = serde_json::from_str(&stand_in).unwrap();
+        assert_eq!(
+            stand_in,
+            serde_json::json!({"jsonrpc": "2.0", "id": 7, "result": {}})
+        );
+        let taken = awaited.taken().expect("handed over");
+        assert_eq!(taken.text(), sent, "the message as it came");
+        assert!(log.take("7").is_none(), "not kept as well");
+
+        // Given up on: the result goes the usual way.
+        drop(log.await_result("\"s\"".into()));
+        let list = r#"{"jsonrpc":"2.0","id":"s","result":{"tools":[]}}"#;
+        assert_eq!(log.pass(list.to_string()).as_deref(), Some(list));
+        assert!(log.take("\"s\"").is_some(), "kept");
     }
 
     #[test]

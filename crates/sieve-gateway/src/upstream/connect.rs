@@ -125,7 +125,12 @@ async fn attempt(
     handler: UpstreamHandler,
     kind: Handshake,
 ) -> Result<Connection, Refusal> {
-    let raw = RawLog::new();
+    // The server's progress goes to the hosts as it is read, in order
+    // with the answers.
+    let raw = {
+        let (hosts, server) = (handler.hosts.clone(), handler.server.clone());
+        RawLog::with_progress(move |progress| hosts.progress(&server, progress))
+    };
     match &up.endpoint {
         Endpoint::InProcess(serve) => {
             let (ours, theirs) = tokio::io::duplex(1 << 20);

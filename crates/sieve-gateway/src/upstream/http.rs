@@ -2,17 +2,22 @@
 //! reqwest, with every JSON body and every SSE event an HTTP server sends
 //! read by `sieve-wire` (a body into a [`Message`], a stream by its
 //! [`SseDecoder`]) and shown to the connection's [`RawLog`] before rmcp
-//! types it. A stdio
-//! server's lines pass its lane (`upstream::lane`) the same way, so
-//! the fields rmcp's model drops (a tool's `execution`, `groups`, `tags`,
-//! unknown fields) are read from both alike.
+//! types it. A stdio server's lines pass its lane (`crate::lane`) the
+//! same way, so the fields rmcp's model drops (a tool's `execution`,
+//! `groups`, `tags`, unknown fields) are read from both alike.
+//!
+//! rmcp's client keeps the session, the protocol's headers and the
+//! streams' resumption; what it is given of an answer the proxy awaits (a
+//! host's request) is a stand-in with an empty result, the result itself
+//! going, as the server sent it, to whoever awaits it
+//! ([`RawLog::hand_over`]); progress goes to the hosts as it is read.
 //!
 //! rmcp's own reqwest client parses a JSON answer before anyone else can
 //! see it, so [`TappedHttp`] sends the POST itself and answers rmcp as
 //! that client does: the same errors, of the same type, for the same
 //! statuses, which `connect` turns into a person's words.
 
-use crate::tap::RawLog;
+use crate::tap::{HandOver, RawLog};
 use futures_util::{Stream, StreamExt};
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorData, ServerJsonRpcMessage};
@@ -166,13 +171,17 @@ impl StreamableHttpClient for TappedHttp {
             return Err(StreamableHttpError::UnexpectedContentType(content_type));
         }
         let body = read_bounded(response, MAX_JSON_BODY).await?;
-        // Read once; rmcp still types it (what no message is, too: it may
-        // read what `sieve-wire` refuses).
+        // Read once: the result of a request the proxy awaits goes to it,
+        // rmcp's client typing a stand-in; rmcp types anything else (what
+        // no message is, too: it may read what `sieve-wire` refuses).
         let (body, unread) = match Message::parse_vec(body) {
-            Ok(message) => {
-                self.raw.observe_message(&message);
-                (message.into_bytes(), None)
-            }
+            Ok(message) => match self.raw.hand_over(message) {
+                HandOver::StandIn(stand_in) => (stand_in, None),
+                HandOver::Back(message) => {
+                    self.raw.observe_message(&message);
+                    (message.into_bytes(), None)
+                }
+            },
             Err((error, body)) => (body, Some(error)),
         };
         match serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
@@ -378,16 +387,20 @@ fn preview(body: &[u8]) -> String {
     String::from_utf8_lossy(body).chars().take(256).collect()
 }
 
-/// `events` with each one's data shown to `raw` as it passes.
+/// `events` with each one's data shown to `raw` as it passes: the result
+/// of a request the proxy awaits is handed to it, a stand-in going on in
+/// its place (see [`RawLog::hand_over`]); progress goes to the hosts.
 fn tapped(events: Events, raw: RawLog) -> Events {
     events
-        .inspect(move |event| {
-            if let Ok(Sse {
-                data: Some(data), ..
-            }) = event
+        .map(move |mut event| {
+            // An event whose message went elsewhere (progress) keeps its
+            // id, for resuming the stream, with no data: rmcp skips it.
+            if let Ok(Sse { data, .. }) = &mut event
+                && let Some(text) = data.take()
             {
-                raw.observe(data.as_bytes());
+                *data = raw.pass(text);
             }
+            event
         })
         .boxed()
 }

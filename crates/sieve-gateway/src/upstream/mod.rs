@@ -50,7 +50,7 @@ use crate::clock::now_ms;
 use crate::error::CallError;
 use crate::hosts::Hosts;
 use crate::sync::Locked;
-use crate::tap::{RawLog, UnnamedParams, client_request, id_key, request_as_it_came};
+use crate::tap::{RawLog, id_key, request_as_it_came};
 use rmcp::RoleClient;
 use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
 use rmcp::service::{Peer, PeerRequestOptions};
@@ -537,13 +537,9 @@ impl Pool {
                 answer: Box::pin(async move { answer_of(pending.await) }),
             });
         }
-        // A call with params rmcp's model does not name goes as it came.
-        let request = if method == "tools/call" && UnnamedParams::any(&params) {
-            request_as_it_came(method, params)
-        } else {
-            client_request(method, params)
-        };
-        let request: ClientRequest = request.map_err(|e| CallError::Unsendable {
+        // The request goes as it came, params rmcp's model does not name
+        // included; rmcp's client adds its headers and session.
+        let request = request_as_it_came(method, params).map_err(|e| CallError::Unsendable {
             method: method.to_string(),
             why: e.to_string(),
         })?;
@@ -551,15 +547,25 @@ impl Pool {
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| self.request_failed(server, e))?;
+        let id = serde_json::to_value(&handle.id).unwrap_or_default();
+        // The result is taken as the server sent it before rmcp's client
+        // types it, unless it came before this: then rmcp's typed result.
+        let mut awaited = self
+            .upstream(server)
+            .and_then(|up| up.shared().raw.clone())
+            .map(|raw| raw.await_result(id_key(&id)));
         Ok(Sent {
-            id: serde_json::to_value(&handle.id).unwrap_or_default(),
+            id,
             progress_token: handle.progress_token.clone(),
             to: Canceller::Rmcp(peer),
             answer: Box::pin(async move {
-                handle
-                    .await_response()
-                    .await
-                    .map(|result| Reply::Typed(Box::new(result)))
+                let typed = handle.await_response().await;
+                // The result is handed over before rmcp's client is given
+                // its stand-in, so it is here when rmcp's request ends.
+                match awaited.as_mut().and_then(|a| a.taken()) {
+                    Some(message) => answer_of(Ok(message)),
+                    None => typed.map(|result| Reply::Typed(Box::new(result))),
+                }
             }),
         })
     }
