@@ -52,7 +52,7 @@ use crate::hosts::Hosts;
 use crate::sync::Locked;
 use crate::tap::{RawLog, id_key, request_as_it_came};
 use rmcp::RoleClient;
-use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
+use rmcp::model::{ClientRequest, ServerResult};
 use rmcp::service::{Peer, PeerRequestOptions};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -586,27 +586,19 @@ impl Pool {
         method: &str,
         params: Value,
     ) -> Result<Value, CallError> {
-        let (peer, lane) = self.connection(server)?;
-        if lane.is_some() {
-            let sent = self.send(server, method, params).await?;
-            return match sent.answer.await {
-                Ok(Reply::Text(text)) => serde_json::from_str(&text).map_err(|e| {
-                    self.request_failed(server, rmcp::ServiceError::McpError(unreadable(&e)))
-                }),
-                Ok(Reply::Typed(typed)) => Ok(serde_json::to_value(*typed).unwrap_or_default()),
-                Err(error) => Err(self.request_failed(server, error)),
-            };
+        let sent = self.send(server, method, params).await?;
+        match sent.answer.await {
+            Ok(Reply::Text(text)) => serde_json::from_str(&text).map_err(|e| {
+                self.request_failed(server, rmcp::ServiceError::McpError(unreadable(&e)))
+            }),
+            // An HTTP answer that came before it was awaited: as the tap
+            // kept it, if it did.
+            Ok(Reply::Typed(typed)) => Ok(self
+                .raw_result(server, &sent.id)
+                .and_then(|text| serde_json::from_str(&text).ok())
+                .unwrap_or_else(|| serde_json::to_value(*typed).unwrap_or_default())),
+            Err(error) => Err(self.request_failed(server, error)),
         }
-        let raw = self.upstream(server).and_then(|up| up.shared().raw.clone());
-        let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
-        request_raw(
-            &peer,
-            raw.as_ref(),
-            request,
-            PeerRequestOptions::no_options(),
-        )
-        .await
-        .map_err(|e| self.request_failed(server, e))
     }
 
     /// Whether `server` speaks the 2026-07-28 tasks extension (else it has
