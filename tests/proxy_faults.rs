@@ -157,6 +157,48 @@ async fn a_server_that_hangs_is_cut_off_at_the_call_timeout() {
     host.close_leaving_nothing().await;
 }
 
+/// A server that stops reading its input (stopped, deadlocked) while
+/// more is written to it than the pipe between them holds: the call
+/// that cannot be written is cut off at the call timeout like any other,
+/// and the other server serves meanwhile.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_stops_reading_holds_no_call_past_the_timeout() {
+    let home = home_with(&[]);
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    host.listing(&["good", "faulty"]).await;
+    let frozen = host
+        .send_request(
+            "tools/call",
+            json!({"name": "faulty__freeze", "arguments": {}}),
+        )
+        .await;
+    // Three times what the widened pipe holds.
+    let big = "x".repeat(3 << 20);
+    let started = Instant::now();
+    let unwritten = host
+        .send_request(
+            "tools/call",
+            json!({"name": "faulty__echo", "arguments": {"text": big}}),
+        )
+        .await;
+    good_serves(&mut host).await;
+    // Each cut off at the timeout, in the order they were sent.
+    for id in [frozen, unwritten] {
+        let answer = host.response(id).await;
+        let message = error_message(&answer);
+        assert!(
+            message.contains("faulty") && message.contains(&format!("within {CALL_TIMEOUT}s")),
+            "{message}"
+        );
+    }
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(CALL_TIMEOUT + 3),
+        "cut off at the timeout: {took:?}"
+    );
+    host.close_leaving_nothing().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn garbage_and_half_lines_on_a_servers_stdout() {
     let home = home_with(&[]);

@@ -6,6 +6,8 @@
 //! * `echo {text}`: answers the text;
 //! * `crash`: the process exits (status 3) while the call is in flight;
 //! * `hang`: never answers;
+//! * `freeze`: the process stops itself (`SIGSTOP`): it reads nothing
+//!   more, answers nothing, until it is continued or killed;
 //! * `garbage`: writes a line that is no JSON-RPC message to stdout, then
 //!   answers;
 //! * `half_line`: writes half a message and no newline, so its answer is
@@ -52,6 +54,11 @@ fn tools(mb: usize) -> Vec<Tool> {
         ),
         tool("crash", "Exits while the call is in flight.", json!({})),
         tool("hang", "Never answers.", json!({})),
+        tool(
+            "freeze",
+            "Stops the process: it reads nothing more.",
+            json!({}),
+        ),
         tool(
             "garbage",
             "Writes a line that is not JSON-RPC, then answers.",
@@ -129,6 +136,13 @@ impl ServerHandler for FaultServer {
                 std::process::exit(3);
             }
             "hang" => std::future::pending().await,
+            "freeze" => {
+                let pid = std::process::id().to_string();
+                let _ = std::process::Command::new("kill")
+                    .args(["-STOP", &pid])
+                    .status();
+                std::future::pending().await
+            }
             "garbage" => {
                 raw_stdout(b"this line is not JSON-RPC\n");
                 Ok(text("after garbage"))

@@ -44,11 +44,9 @@ pub struct Lane {
 }
 
 struct Inner {
-    /// The server's input: whole lines, the lane's or rmcp's.
-    to_server: tokio::sync::Mutex<Pin<Box<dyn AsyncWrite + Send>>>,
-    /// Lines waiting for whoever writes to the server now: many calls at
-    /// once go out in one write.
-    queued: Mutex<Vec<u8>>,
+    /// Lines for the writer ([`write_server`]), which has the server's
+    /// input.
+    outbox: Arc<Outbox>,
     /// Who waits for the answer of each request in flight.
     waiting: Mutex<HashMap<Id, oneshot::Sender<Message>>>,
     next: AtomicU64,
@@ -75,10 +73,10 @@ impl Lane {
         W: AsyncWrite + Send + 'static,
     {
         let let_go = tokio_util::sync::CancellationToken::new();
+        let outbox = Arc::new(Outbox::default());
         let lane = Lane {
             inner: Arc::new(Inner {
-                to_server: tokio::sync::Mutex::new(Box::pin(to_server)),
-                queued: Mutex::default(),
+                outbox: outbox.clone(),
                 waiting: Mutex::default(),
                 next: AtomicU64::new(1),
                 open: AtomicBool::new(true),
@@ -97,6 +95,11 @@ impl Lane {
         ));
         tokio::spawn(write_rmcp(
             AsyncLines::new(from_rmcp, usize::MAX),
+            Arc::downgrade(&lane.inner),
+        ));
+        tokio::spawn(write_server(
+            Box::pin(to_server),
+            outbox,
             Arc::downgrade(&lane.inner),
         ));
         (lane, tokio::io::split(theirs))
@@ -137,7 +140,7 @@ impl Lane {
             id,
             answered,
         };
-        self.inner.write_line(line).await?;
+        self.inner.write_line(line);
         Ok(pending)
     }
 
@@ -152,7 +155,8 @@ impl Lane {
     pub async fn notify(&self, method: &str, params: &Value) -> io::Result<()> {
         let params = serde_json::to_string(params)?;
         let line = sieve_wire::write::notification(method, Some(&params));
-        self.inner.write_line(line).await
+        self.inner.write_line(line);
+        Ok(())
     }
 
     /// Gives up on request `id`: its answer is no longer waited for, and
@@ -165,34 +169,10 @@ impl Lane {
 }
 
 impl Inner {
-    /// Writes one line (`line` without its end) to the server, whole. A
-    /// line that comes while another is being written is queued, and the
-    /// writer takes it with the others queued meanwhile in one write: one
-    /// system call for many calls in flight, and lines never interleave.
-    async fn write_line(&self, line: Vec<u8>) -> io::Result<()> {
-        {
-            let mut queued = self.queued.locked();
-            queued.extend_from_slice(&line);
-            queued.push(b'\n');
-        }
-        loop {
-            // Whoever holds the writer takes what is queued, this line too.
-            let Ok(mut to_server) = self.to_server.try_lock() else {
-                return Ok(());
-            };
-            let lines = std::mem::take(&mut *self.queued.locked());
-            if lines.is_empty() {
-                return Ok(());
-            }
-            to_server.write_all(&lines).await?;
-            to_server.flush().await?;
-            drop(to_server);
-            // A line queued while this one was written, by a writer that
-            // found the lock held, is written now rather than left.
-            if self.queued.locked().is_empty() {
-                return Ok(());
-            }
-        }
+    /// Queues one line (`line` without its end) for the server, whole;
+    /// the writer sends it with every other line queued by then.
+    fn write_line(&self, line: Vec<u8>) {
+        self.outbox.put(&line);
     }
 
     /// Hands `message` to whoever waits for it, if it answers a request of
@@ -213,10 +193,44 @@ impl Inner {
         None
     }
 
-    /// The server's output ended: no request in flight will be answered.
+    /// The server's output ended, or its input: no request in flight will
+    /// be answered.
     fn close(&self) {
         self.open.store(false, Ordering::Release);
         self.waiting.locked().clear();
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The writer ends once what is queued is written, and with it the
+        // server's input.
+        self.outbox.let_go.store(true, Ordering::Release);
+        self.outbox.wake.notify_one();
+    }
+}
+
+/// Whole lines, the lane's or rmcp's, on their way to the server: the
+/// lines of many calls made at once go out in one write.
+#[derive(Default)]
+struct Outbox {
+    queued: Mutex<Vec<u8>>,
+    /// Wakes the writer: lines are queued, or the lane is let go of.
+    wake: tokio::sync::Notify,
+    /// The lane is let go of: the writer ends when the queue is empty.
+    let_go: AtomicBool,
+}
+
+impl Outbox {
+    fn put(&self, line: &[u8]) {
+        let mut queued = self.queued.locked();
+        let first = queued.is_empty();
+        queued.extend_from_slice(line);
+        queued.push(b'\n');
+        drop(queued);
+        if first {
+            self.wake.notify_one();
+        }
     }
 }
 
@@ -268,15 +282,55 @@ async fn read_server<R: AsyncRead + Unpin>(
     let _ = to_rmcp.shutdown().await;
 }
 
-/// Writes what rmcp's client sends to the server, a whole line at a time.
+/// Queues what rmcp's client sends to the server, a whole line at a time.
 async fn write_rmcp(mut lines: AsyncLines<ReadHalf<DuplexStream>>, lane: Weak<Inner>) {
     while let Ok(Some(line)) = lines.next().await {
         let Line::Text(line) = line else { continue };
         let Some(lane) = lane.upgrade() else { break };
-        if lane.write_line(line).await.is_err() {
+        lane.write_line(line);
+    }
+}
+
+/// Writes the queued lines to the server until the lane is let go of or
+/// the server's input fails. Woken by the first line queued, it lets the
+/// tasks ready with it run first: the calls a host sent at once queue
+/// theirs, and the server gets them in one write, woken once, as a pipe
+/// between the two would.
+async fn write_server(
+    mut to_server: Pin<Box<dyn AsyncWrite + Send>>,
+    outbox: Arc<Outbox>,
+    lane: Weak<Inner>,
+) {
+    // Kept from write to write: the queue and this swap buffers.
+    let mut lines = Vec::new();
+    loop {
+        outbox.wake.notified().await;
+        tokio::task::yield_now().await;
+        std::mem::swap(&mut lines, &mut *outbox.queued.locked());
+        if lines.is_empty() {
+            if outbox.let_go.load(Ordering::Acquire) {
+                break;
+            }
+            continue;
+        }
+        let written = match to_server.write_all(&lines).await {
+            Ok(()) => to_server.flush().await,
+            Err(error) => Err(error),
+        };
+        lines.clear();
+        if let Err(error) = written {
+            tracing::debug!("writing to a server failed: {error}");
+            if let Some(inner) = lane.upgrade() {
+                inner.close();
+            }
             break;
         }
+        // Let go of while this was written: what came meanwhile, then the end.
+        if outbox.let_go.load(Ordering::Acquire) {
+            outbox.wake.notify_one();
+        }
     }
+    let _ = to_server.shutdown().await;
 }
 
 fn closed() -> io::Error {
