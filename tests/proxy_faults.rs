@@ -199,6 +199,78 @@ async fn a_server_that_stops_reading_holds_no_call_past_the_timeout() {
     host.close_leaving_nothing().await;
 }
 
+/// An HTTP server that stops answering (stopped: its port still takes
+/// connections) while many calls are on their way to it: each is cut off
+/// at the call timeout, all at once, not one after another behind the
+/// cancellations the proxy sends it (before, the last of the twenty was
+/// answered after 103 s: each answer waited for its cancellation's POST,
+/// and rmcp's client sent those one at a time).
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_to_an_http_server_that_stopped_are_all_cut_off_at_the_timeout() {
+    let port = sieve_tests::free_port();
+    let mut remote = std::process::Command::new(BIN)
+        .args(["demo-server", "--http", &format!("127.0.0.1:{port}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the demo server starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the demo server listens");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let home = Home::new(BIN);
+    let config = json!({
+        "mcpServers": {
+            "good": {"command": BIN, "args": ["demo-server"]},
+            "remote": {"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")},
+        },
+        "settings": {"callTimeoutSeconds": CALL_TIMEOUT},
+    });
+    home.write("config.json", &config.to_string());
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    host.listing(&["good", "remote"]).await;
+    let stopped = std::process::Command::new("kill")
+        .args(["-STOP", &remote.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(stopped.success());
+    let started = Instant::now();
+    let mut waiting = std::collections::BTreeSet::new();
+    for n in 0..20 {
+        let text = format!("call {n}");
+        let id = host
+            .send_request(
+                "tools/call",
+                json!({"name": "remote__echo", "arguments": {"text": text}}),
+            )
+            .await;
+        waiting.insert(id);
+    }
+    good_serves(&mut host).await;
+    while !waiting.is_empty() {
+        let message = host.next_message().await;
+        let Some(id) = message.get("id").and_then(Value::as_u64) else {
+            continue;
+        };
+        if message.get("method").is_none() && waiting.remove(&id) {
+            let message = error_message(&message);
+            assert!(
+                message.contains("\"remote\"") && message.contains("within"),
+                "{message}"
+            );
+        }
+    }
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(CALL_TIMEOUT + 2),
+        "all cut off at the timeout: {took:?}"
+    );
+    crash(remote.id());
+    let _ = remote.wait();
+    host.close_leaving_nothing().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn garbage_and_half_lines_on_a_servers_stdout() {
     let home = home_with(&[]);

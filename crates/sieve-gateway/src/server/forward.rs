@@ -82,10 +82,13 @@ impl SieveServer {
         let limit = Duration::from_secs(self.engine.config().settings.call_timeout_seconds);
         let server = flight.server.clone();
         // The answer is given up on as `flight` goes, at the end of this
-        // call: what is left is to tell the upstream.
+        // call: what is left is to tell the upstream, on the side. The
+        // host is not held up by it: telling a server that does not read
+        // (over HTTP, a POST it never answers) can take as long as the
+        // call did, and rmcp's client sends such notices one at a time.
         let cancel = |flight: &Flight, reason: &'static str| {
             let (to, id) = (flight.to.clone(), flight.id.clone());
-            async move { to.cancel(&id, reason).await }
+            tokio::spawn(async move { to.cancel(&id, reason).await });
         };
         tokio::select! {
             answered = &mut flight.upstream => {
@@ -138,14 +141,14 @@ impl SieveServer {
                 )))
             }
             () = tokio::time::sleep(limit) => {
-                cancel(&flight, "the proxy's call timeout passed").await;
+                cancel(&flight, "the proxy's call timeout passed");
                 Err(ErrorData::internal_error(
                     format!("server {server:?} did not answer {method} within {}s (settings.callTimeoutSeconds); the call was cancelled", limit.as_secs()),
                     Some(json!({"server": server})),
                 ))
             }
             () = context.ct.cancelled() => {
-                cancel(&flight, "cancelled by the host").await;
+                cancel(&flight, "cancelled by the host");
                 Err(ErrorData::internal_error("cancelled by the host", None))
             }
         }
