@@ -208,28 +208,8 @@ async fn a_server_that_stops_reading_holds_no_call_past_the_timeout() {
 #[tokio::test(flavor = "multi_thread")]
 async fn calls_to_an_http_server_that_stopped_are_all_cut_off_at_the_timeout() {
     let port = sieve_tests::free_port();
-    let mut remote = std::process::Command::new(BIN)
-        .args(["demo-server", "--http", &format!("127.0.0.1:{port}")])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("the demo server starts");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the demo server listens");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let home = Home::new(BIN);
-    let config = json!({
-        "mcpServers": {
-            "good": {"command": BIN, "args": ["demo-server"]},
-            "remote": {"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")},
-        },
-        "settings": {"callTimeoutSeconds": CALL_TIMEOUT},
-    });
-    home.write("config.json", &config.to_string());
-    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
-    host.listing(&["good", "remote"]).await;
+    let mut remote = demo_over_http(port);
+    let (_home, mut host) = host_with_remote(port).await;
     let stopped = std::process::Command::new("kill")
         .args(["-STOP", &remote.id().to_string()])
         .status()
@@ -423,30 +403,25 @@ async fn a_server_that_exits_at_start_is_retried_with_backoff() {
     host.close_leaving_nothing().await;
 }
 
-/// The demo server over HTTP, killed while a call streams its progress:
-/// the connection drops mid-stream. The call fails naming the server, the
-/// other server serves, and the proxy reconnects once the server is back
-/// on its port.
-#[tokio::test(flavor = "multi_thread")]
-async fn an_http_server_that_drops_the_connection_mid_stream() {
-    let port = sieve_tests::free_port();
-    let serve_http = || {
-        std::process::Command::new(BIN)
-            .args(["demo-server", "--http", &format!("127.0.0.1:{port}")])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("the demo server starts")
-    };
-    let wait_listening = || {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "the demo server listens");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    };
-    let mut remote = serve_http();
-    wait_listening();
+/// The demo server over HTTP on `port`, listening.
+fn demo_over_http(port: u16) -> std::process::Child {
+    let remote = std::process::Command::new(BIN)
+        .args(["demo-server", "--http", &format!("127.0.0.1:{port}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the demo server starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the demo server listens");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    remote
+}
+
+/// A host of a proxy with the demo as `good` and the demo over HTTP on
+/// `port` as `remote`, both listed.
+async fn host_with_remote(port: u16) -> (Home, Wire) {
     let home = Home::new(BIN);
     let config = json!({
         "mcpServers": {
@@ -458,6 +433,18 @@ async fn an_http_server_that_drops_the_connection_mid_stream() {
     home.write("config.json", &config.to_string());
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
     host.listing(&["good", "remote"]).await;
+    (home, host)
+}
+
+/// The demo server over HTTP, killed while a call streams its progress:
+/// the connection drops mid-stream. The call fails naming the server, the
+/// other server serves, and the proxy reconnects once the server is back
+/// on its port.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_http_server_that_drops_the_connection_mid_stream() {
+    let port = sieve_tests::free_port();
+    let mut remote = demo_over_http(port);
+    let (_home, mut host) = host_with_remote(port).await;
     let long = host
         .send_request(
             "tools/call",
@@ -484,8 +471,7 @@ async fn an_http_server_that_drops_the_connection_mid_stream() {
     let recorded = failed_calls(&mut host).await;
     assert_eq!(recorded.len(), 1, "{recorded:?}");
 
-    let mut remote = serve_http();
-    wait_listening();
+    let mut remote = demo_over_http(port);
     comes_back(&mut host, "remote").await;
     host.close_leaving_nothing().await;
     let _ = remote.kill();
