@@ -10,8 +10,9 @@
 //! waits for it, progress to the hosts (the [`RawLog`]'s route, so that
 //! it is ahead of the answer that follows it), anything else on to rmcp's
 //! client as it came, shown first to the connection's [`RawLog`] (lists
-//! keep the fields rmcp's model drops). What rmcp's client writes is cut into lines and written to the
-//! server between the lane's own, one whole line at a time.
+//! keep the fields rmcp's model drops). What rmcp's client writes is cut
+//! into lines and queued with the lane's own; one writer sends the queue
+//! to the server, whole lines, many in one write.
 //!
 //! The lane's ids are strings, `"sieve-1"`, `"sieve-2"`, ...; rmcp's are
 //! numbers, so the two never meet. A request's `_meta.progressToken` is its
@@ -108,7 +109,7 @@ impl Lane {
     /// Sends request `method` with `params` (a JSON object, or nothing);
     /// the returned [`Pending`] yields the server's answer. Its
     /// `_meta.progressToken` is set to the request's id.
-    pub async fn request(&self, method: &str, mut params: Value) -> io::Result<Pending> {
+    pub fn request(&self, method: &str, mut params: Value) -> io::Result<Pending> {
         let id = Id::String(format!(
             "{ID_PREFIX}{}",
             self.inner.next.fetch_add(1, Ordering::Relaxed)
@@ -152,7 +153,7 @@ impl Lane {
     }
 
     /// Sends notification `method` with `params`.
-    pub async fn notify(&self, method: &str, params: &Value) -> io::Result<()> {
+    pub fn notify(&self, method: &str, params: &Value) -> io::Result<()> {
         let params = serde_json::to_string(params)?;
         let line = sieve_wire::write::notification(method, Some(&params));
         self.inner.write_line(line);
@@ -161,10 +162,10 @@ impl Lane {
 
     /// Gives up on request `id`: its answer is no longer waited for, and
     /// the server is told (`notifications/cancelled`).
-    pub async fn cancel(&self, id: &Id, reason: &str) {
+    pub fn cancel(&self, id: &Id, reason: &str) {
         self.inner.waiting.locked().remove(id);
         let params = serde_json::json!({"requestId": id.to_value(), "reason": reason});
-        let _ = self.notify("notifications/cancelled", &params).await;
+        let _ = self.notify("notifications/cancelled", &params);
     }
 }
 
@@ -259,14 +260,10 @@ async fn read_server<R: AsyncRead + Unpin>(
                     Some(lane) => lane.answered(message),
                     None => Some(message),
                 };
-                let Some(message) = message else {
-                    continue;
-                };
-                if raw.routed(&message) {
-                    continue;
+                match message.and_then(|message| raw.pass(message)) {
+                    Some(bytes) => bytes,
+                    None => continue,
                 }
-                raw.observe_message(&message);
-                message.into_bytes()
             }
             // Not a message sieve-wire reads: rmcp's client judges it.
             Err((_, line)) => line,
@@ -424,7 +421,6 @@ mod tests {
         let (lane, (mut rmcp_read, mut rmcp_write)) = Lane::start(read, write, raw.clone());
         let answer = lane
             .request("tools/call", serde_json::json!({"name": "t", "x-hint": 1}))
-            .await
             .expect("sent")
             .await
             .expect("answered");
@@ -487,7 +483,7 @@ mod tests {
         let (lane, (mut rmcp_read, _rmcp_write)) = Lane::start(read, write, raw);
         for round in 1..=50 {
             let answer = lane.request("tools/call", serde_json::json!({"name": "t"}));
-            answer.await.expect("sent").await.expect("answered");
+            answer.expect("sent").await.expect("answered");
             let steps: Vec<f64> = std::iter::from_fn(|| progressed.try_recv().ok())
                 .map(|p| p.progress)
                 .collect();
@@ -511,7 +507,7 @@ mod tests {
         });
         let (read, write) = tokio::io::split(pipe);
         let (lane, rmcp) = Lane::start(read, write, RawLog::new());
-        let answer = lane.request("ping", Value::Null).await.expect("sent").await;
+        let answer = lane.request("ping", Value::Null).expect("sent").await;
         assert_eq!(answer.expect("answered").result(), Some("{}"));
         drop((lane, rmcp));
         let seen = seen.await.unwrap();
@@ -546,11 +542,7 @@ mod tests {
             let lane = lane.clone();
             tokio::spawn(async move {
                 let params = serde_json::json!({"n": n, "pad": "y".repeat(n * 7)});
-                let answer = lane
-                    .request("tools/call", params)
-                    .await
-                    .expect("sent")
-                    .await;
+                let answer = lane.request("tools/call", params).expect("sent").await;
                 let answer = answer.expect("answered");
                 let result: Value =
                     serde_json::from_str(answer.result().expect("a result")).unwrap();
@@ -616,7 +608,6 @@ mod tests {
         let (lane, rmcp) = Lane::start(read, write, RawLog::new());
         let pending = lane
             .request("tools/call", serde_json::json!({"name": tool}))
-            .await
             .expect("sent");
         (lane, rmcp, pending, seen)
     }
@@ -628,9 +619,7 @@ mod tests {
         let failed = pending.await.expect_err("no answer");
         assert_eq!(failed.kind(), io::ErrorKind::BrokenPipe);
         assert!(
-            lane.request("tools/call", serde_json::json!({}))
-                .await
-                .is_err(),
+            lane.request("tools/call", serde_json::json!({})).is_err(),
             "nothing more is sent"
         );
     }
@@ -641,7 +630,7 @@ mod tests {
         let id = pending.id().clone();
         drop(pending);
         assert!(lane.inner.waiting.locked().is_empty(), "forgotten");
-        lane.cancel(&id, "the host cancelled").await;
+        lane.cancel(&id, "the host cancelled");
         drop((lane, rmcp));
         let seen = seen.await.unwrap();
         assert_eq!(seen[1]["method"], "notifications/cancelled", "{seen:?}");

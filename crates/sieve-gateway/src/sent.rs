@@ -66,7 +66,7 @@ impl Canceller {
             }
             Canceller::Lane(lane) => {
                 if let Some(id) = sieve_wire::Id::from_value(id) {
-                    lane.cancel(&id, reason).await;
+                    lane.cancel(&id, reason);
                 }
             }
         }

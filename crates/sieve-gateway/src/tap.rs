@@ -39,11 +39,14 @@ pub struct RawLog {
     entries: Arc<Mutex<Entries>>,
     /// Who waits for the result of each request the proxy sent as a
     /// host's (see [`RawLog::await_result`]), by [`id_key`].
-    awaited: Arc<Mutex<HashMap<String, oneshot::Sender<Message>>>>,
+    awaited: Arc<AwaitedResults>,
     /// Where the server's progress goes, as it is read (see
     /// [`RawLog::routed`]).
     progress: Option<ProgressRoute>,
 }
+
+/// Who waits for which result, by [`id_key`].
+type AwaitedResults = Mutex<HashMap<String, oneshot::Sender<Message>>>;
 
 /// Where a connection's progress notifications go: the hosts.
 #[derive(Clone)]
@@ -91,7 +94,7 @@ impl RawLog {
     /// Sends `message` on to the progress route when it is a progress
     /// notification and there is one: then rmcp's client is not to have
     /// it.
-    pub fn routed(&self, message: &Message) -> bool {
+    fn routed(&self, message: &Message) -> bool {
         let Some(route) = &self.progress else {
             return false;
         };
@@ -127,23 +130,9 @@ impl RawLog {
             .any(|key| contains(bytes, key))
     }
 
-    /// Looks at one message's bytes; keeps what this log is for.
-    pub fn observe(&self, bytes: &[u8]) {
-        if !self.wants(bytes) {
-            return;
-        }
-        if let Ok(message) = Message::parse(bytes) {
-            self.keep(&message);
-        }
-    }
-
-    /// Looks at a message's text (an SSE event's data) as it passes: the
-    /// result of an awaited request is handed over, its stand-in returned
-    /// (see [`RawLog::hand_over`]); else what this log is for is kept, and
-    /// the text returned as it was.
-    /// A progress notification goes on to the progress route, and nothing
-    /// is returned (see [`RawLog::routed`]).
-    pub fn pass(&self, text: String) -> Option<String> {
+    /// [`RawLog::pass`] of a message's text (an SSE event's data), which
+    /// is read only when it may be something this log acts on.
+    pub fn pass_text(&self, text: String) -> Option<String> {
         let bytes = text.as_bytes();
         let awaits = || !self.awaited.locked().is_empty();
         let read = self.wants(bytes)
@@ -154,23 +143,39 @@ impl RawLog {
         }
         // The text was a string: it is UTF-8 whatever comes back.
         let text_of = |bytes: Vec<u8>| String::from_utf8(bytes).ok();
-        let message = match Message::parse_vec(text.into_bytes()) {
-            Ok(message) => message,
-            Err((_, bytes)) => return text_of(bytes),
-        };
+        match Message::parse_vec(text.into_bytes()) {
+            Ok(message) => self.pass(message).and_then(text_of),
+            Err((_, bytes)) => text_of(bytes),
+        }
+    }
+
+    /// A message a server sent, as it passes on to rmcp's client: progress
+    /// goes to the progress route and nothing comes back (see
+    /// [`RawLog::routed`]); what rmcp's client is to have of anything else
+    /// comes back (see [`RawLog::answer`]).
+    pub fn pass(&self, message: Message) -> Option<Vec<u8>> {
         if self.routed(&message) {
             return None;
         }
-        let message = match self.hand_over(message) {
-            HandOver::StandIn(stand_in) => return text_of(stand_in),
-            HandOver::Back(message) => message,
-        };
-        self.observe_message(&message);
-        text_of(message.into_bytes())
+        Some(self.answer(message))
+    }
+
+    /// What rmcp's client is to have of a message a server sent that is
+    /// no progress (an HTTP body, say): the stand-in of an awaited result,
+    /// which goes to whoever awaits it (see [`RawLog::hand_over`]); else
+    /// the message as it came, what this log is for kept.
+    pub fn answer(&self, message: Message) -> Vec<u8> {
+        match self.hand_over(message) {
+            HandOver::StandIn(stand_in) => stand_in,
+            HandOver::Back(message) => {
+                self.observe_message(&message);
+                message.into_bytes()
+            }
+        }
     }
 
     /// Looks at a message already read; keeps what this log is for.
-    pub fn observe_message(&self, message: &Message) {
+    fn observe_message(&self, message: &Message) {
         if self.wants(message.as_bytes()) {
             self.keep(message);
         }
@@ -225,7 +230,7 @@ impl RawLog {
     /// place: the answer with an empty result, which it types for nothing
     /// and whose only use is to end its request. Any other message comes
     /// back as it was.
-    pub fn hand_over(&self, message: Message) -> HandOver {
+    fn hand_over(&self, message: Message) -> HandOver {
         let awaited = match (message.id(), message.method(), message.result()) {
             (Some(id), None, Some(_)) => {
                 let mut awaited = self.awaited.locked();
@@ -263,7 +268,7 @@ impl RawLog {
 }
 
 /// What [`RawLog::hand_over`] made of a message.
-pub enum HandOver {
+enum HandOver {
     /// It was handed over: rmcp's client is given this in its place.
     StandIn(Vec<u8>),
     /// Nobody awaits it: here it is back.
@@ -273,7 +278,7 @@ pub enum HandOver {
 /// The result of a request the proxy sent, to come (see
 /// [`RawLog::await_result`]); dropping it gives up on it.
 pub struct Awaited {
-    log: std::sync::Weak<Mutex<HashMap<String, oneshot::Sender<Message>>>>,
+    log: std::sync::Weak<AwaitedResults>,
     key: String,
     receiver: oneshot::Receiver<Message>,
 }
@@ -332,13 +337,6 @@ impl UnnamedParams {
         NAMED_CALL_PARAMS.contains(&key)
     }
 
-    /// Whether a call's `params` have any.
-    pub fn any(params: &Value) -> bool {
-        params
-            .as_object()
-            .is_some_and(|params| params.keys().any(|k| !Self::named(k)))
-    }
-
     /// Takes the unnamed params out of a call's raw `params`.
     pub fn take(params: &mut Value) -> UnnamedParams {
         let Value::Object(params) = params else {
@@ -389,7 +387,6 @@ mod tests {
             "_meta": {"progressToken": 4},
             "x-hint": {"a": 1},
         });
-        assert!(UnnamedParams::any(&params));
         let sent = request_as_it_came("tools/call", params.clone()).expect("a request");
         let wire = serde_json::to_value(&sent).expect("serializes");
         assert_eq!(wire["params"]["x-hint"]["a"], 1, "{wire}");
@@ -397,7 +394,6 @@ mod tests {
         let unnamed = UnnamedParams::take(&mut params);
         assert_eq!(unnamed.0.len(), 1, "only x-hint: {:?}", unnamed.0);
         assert!(params.get("x-hint").is_none(), "taken out");
-        assert!(!UnnamedParams::any(&params));
     }
 
     #[test]
@@ -421,7 +417,7 @@ mod tests {
             "an error goes to rmcp's client"
         );
         let sent = r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}],"x-kept":{"a":1}}}"#;
-        let stand_in = log.pass(sent.to_string()).expect("a stand-in");
+        let stand_in = log.pass_text(sent.to_string()).expect("a stand-in");
         let stand_in: Value = serde_json::from_str(&stand_in).unwrap();
         assert_eq!(
             stand_in,
@@ -434,7 +430,7 @@ mod tests {
         // Given up on: the result goes the usual way.
         drop(log.await_result("\"s\"".into()));
         let list = r#"{"jsonrpc":"2.0","id":"s","result":{"tools":[]}}"#;
-        assert_eq!(log.pass(list.to_string()).as_deref(), Some(list));
+        assert_eq!(log.pass_text(list.to_string()).as_deref(), Some(list));
         assert!(log.take("\"s\"").is_some(), "kept");
     }
 
@@ -442,9 +438,9 @@ mod tests {
     fn bounded() {
         let log = RawLog::new();
         for i in 0..(MAX_ENTRIES + 10) {
-            log.observe(
-                format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{"tools":[]}}}}"#).as_bytes(),
-            );
+            log.pass_text(format!(
+                r#"{{"jsonrpc":"2.0","id":{i},"result":{{"tools":[]}}}}"#
+            ));
         }
         assert!(log.take("0").is_none(), "oldest dropped");
         assert!(log.take(&(MAX_ENTRIES + 9).to_string()).is_some());

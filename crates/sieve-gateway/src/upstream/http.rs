@@ -17,7 +17,7 @@
 //! that client does: the same errors, of the same type, for the same
 //! statuses, which `connect` turns into a person's words.
 
-use crate::tap::{HandOver, RawLog};
+use crate::tap::RawLog;
 use futures_util::{Stream, StreamExt};
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorData, ServerJsonRpcMessage};
@@ -175,13 +175,7 @@ impl StreamableHttpClient for TappedHttp {
         // rmcp's client typing a stand-in; rmcp types anything else (what
         // no message is, too: it may read what `sieve-wire` refuses).
         let (body, unread) = match Message::parse_vec(body) {
-            Ok(message) => match self.raw.hand_over(message) {
-                HandOver::StandIn(stand_in) => (stand_in, None),
-                HandOver::Back(message) => {
-                    self.raw.observe_message(&message);
-                    (message.into_bytes(), None)
-                }
-            },
+            Ok(message) => (self.raw.answer(message), None),
             Err((error, body)) => (body, Some(error)),
         };
         match serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
@@ -398,7 +392,7 @@ fn tapped(events: Events, raw: RawLog) -> Events {
             if let Ok(Sse { data, .. }) = &mut event
                 && let Some(text) = data.take()
             {
-                *data = raw.pass(text);
+                *data = raw.pass_text(text);
             }
             event
         })

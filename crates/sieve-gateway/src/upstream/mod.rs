@@ -513,14 +513,14 @@ impl Pool {
     /// Sends `method` with `params` to `server`; [`Sent::answer`] yields
     /// the upstream's answer (see [`call_error`] for failures). On a line
     /// connection the request goes as it came, through the connection's
-    /// [`Lane`], and its result comes back as the text the server sent;
-    /// over HTTP through rmcp's client, typed.
+    /// [`Lane`]; over HTTP through rmcp's client, as it came too. Either
+    /// way the result comes back as the text the server sent, but for an
+    /// HTTP answer that came before it was awaited (rmcp's typed result).
     pub async fn send(&self, server: &str, method: &str, params: Value) -> Result<Sent, CallError> {
         let (peer, lane) = self.connection(server)?;
         if let Some(lane) = lane {
             let pending = lane
                 .request(method, params)
-                .await
                 .map_err(|e| self.request_failed(server, closed(e)))?;
             let id = pending.id().clone();
             return Ok(Sent {
