@@ -51,8 +51,12 @@ pub enum Canceller {
 }
 
 impl Canceller {
-    /// Tells the server that request `id` is given up on, for `reason`.
-    pub async fn cancel(&self, id: &Value, reason: &str) {
+    /// Tells the server that request `id` is given up on, for `reason`,
+    /// without waiting: a lane queues the notice; rmcp's client sends it
+    /// on a task of its own, since over HTTP it is a POST that a server
+    /// which stopped answering holds as long as the call, and rmcp's
+    /// client sends such notices one at a time.
+    pub fn cancel(&self, id: &Value, reason: &str) {
         match self {
             Canceller::Rmcp(peer) => {
                 let cancel: Result<rmcp::model::ClientNotification, _> =
@@ -61,7 +65,8 @@ impl Canceller {
                         "params": {"requestId": id, "reason": reason}
                     }));
                 if let Ok(cancel) = cancel {
-                    let _ = peer.send_notification(cancel).await;
+                    let peer = peer.clone();
+                    tokio::spawn(async move { peer.send_notification(cancel).await });
                 }
             }
             Canceller::Lane(lane) => {

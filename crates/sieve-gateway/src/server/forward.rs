@@ -82,14 +82,9 @@ impl SieveServer {
         let limit = Duration::from_secs(self.engine.config().settings.call_timeout_seconds);
         let server = flight.server.clone();
         // The answer is given up on as `flight` goes, at the end of this
-        // call: what is left is to tell the upstream, on the side. The
-        // host is not held up by it: telling a server that does not read
-        // (over HTTP, a POST it never answers) can take as long as the
-        // call did, and rmcp's client sends such notices one at a time.
-        let cancel = |flight: &Flight, reason: &'static str| {
-            let (to, id) = (flight.to.clone(), flight.id.clone());
-            tokio::spawn(async move { to.cancel(&id, reason).await });
-        };
+        // call: what is left is to tell the upstream, which holds up no
+        // host (see `Canceller::cancel`).
+        let cancel = |flight: &Flight, reason: &'static str| flight.to.cancel(&flight.id, reason);
         tokio::select! {
             answered = &mut flight.upstream => {
                 let slot = context.extensions.get::<super::dispatch::RawResult>();
