@@ -109,26 +109,20 @@ impl Lane {
     /// Sends request `method` with `params` (a JSON object, or nothing);
     /// the returned [`Pending`] yields the server's answer. Its
     /// `_meta.progressToken` is set to the request's id.
-    pub fn request(&self, method: &str, mut params: Value) -> io::Result<Pending> {
+    pub fn request(&self, method: &str, params: &Value) -> io::Result<Pending> {
         let id = Id::String(format!(
             "{ID_PREFIX}{}",
             self.inner.next.fetch_add(1, Ordering::Relaxed)
         ));
-        if let Value::Object(object) = &mut params {
-            let meta = object
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Default::default()));
-            if let Value::Object(meta) = meta {
-                if let Some(stamp) = self.inner.stamp.get() {
-                    meta.extend(stamp.iter().map(|(k, v)| (k.clone(), v.clone())));
-                }
-                meta.insert("progressToken".into(), id.to_value());
-            }
-        }
         // No params is none on the wire, not `null`.
         let params = match params {
             Value::Null => None,
-            params => Some(serde_json::to_string(&params)?),
+            Value::Object(params) => Some(serde_json::to_string(&Stamped {
+                params,
+                stamp: self.inner.stamp.get(),
+                token: &id,
+            })?),
+            params => Some(serde_json::to_string(params)?),
         };
         let line = sieve_wire::write::request(&id, method, params.as_deref());
         let (answer, answered) = oneshot::channel();
@@ -166,6 +160,57 @@ impl Lane {
         self.inner.waiting.locked().remove(id);
         let params = serde_json::json!({"requestId": id.to_value(), "reason": reason});
         let _ = self.notify("notifications/cancelled", &params);
+    }
+}
+
+/// A request's params as they go to the server: as given, with the
+/// lane's stamp and the request's progress token in its `_meta`, which
+/// goes last.
+struct Stamped<'a> {
+    params: &'a serde_json::Map<String, Value>,
+    stamp: Option<&'a serde_json::Map<String, Value>>,
+    token: &'a Id,
+}
+
+impl serde::Serialize for Stamped<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in self.params.iter().filter(|(key, _)| *key != "_meta") {
+            map.serialize_entry(key, value)?;
+        }
+        map.serialize_entry("_meta", &StampedMeta(self))?;
+        map.end()
+    }
+}
+
+/// The `_meta` of [`Stamped`]: the params' own, but where the stamp or
+/// the progress token says otherwise.
+struct StampedMeta<'a>(&'a Stamped<'a>);
+
+impl serde::Serialize for StampedMeta<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        const TOKEN: &str = "progressToken";
+        let Stamped {
+            params,
+            stamp,
+            token,
+        } = self.0;
+        let stamped = |key: &str| key == TOKEN || stamp.is_some_and(|s| s.contains_key(key));
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(Value::Object(own)) = params.get("_meta") {
+            for (key, value) in own.iter().filter(|(key, _)| !stamped(key)) {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        for (key, value) in stamp.iter().flat_map(|s| s.iter()) {
+            if key != TOKEN {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.serialize_entry(TOKEN, token)?;
+        map.end()
     }
 }
 
@@ -420,7 +465,7 @@ mod tests {
         let raw = RawLog::new();
         let (lane, (mut rmcp_read, mut rmcp_write)) = Lane::start(read, write, raw.clone());
         let answer = lane
-            .request("tools/call", serde_json::json!({"name": "t", "x-hint": 1}))
+            .request("tools/call", &serde_json::json!({"name": "t", "x-hint": 1}))
             .expect("sent")
             .await
             .expect("answered");
@@ -482,7 +527,7 @@ mod tests {
         });
         let (lane, (mut rmcp_read, _rmcp_write)) = Lane::start(read, write, raw);
         for round in 1..=50 {
-            let answer = lane.request("tools/call", serde_json::json!({"name": "t"}));
+            let answer = lane.request("tools/call", &serde_json::json!({"name": "t"}));
             answer.expect("sent").await.expect("answered");
             let steps: Vec<f64> = std::iter::from_fn(|| progressed.try_recv().ok())
                 .map(|p| p.progress)
@@ -507,11 +552,42 @@ mod tests {
         });
         let (read, write) = tokio::io::split(pipe);
         let (lane, rmcp) = Lane::start(read, write, RawLog::new());
-        let answer = lane.request("ping", Value::Null).expect("sent").await;
+        let answer = lane.request("ping", &Value::Null).expect("sent").await;
         assert_eq!(answer.expect("answered").result(), Some("{}"));
         drop((lane, rmcp));
         let seen = seen.await.unwrap();
         assert!(seen[0].get("params").is_none(), "{seen:?}");
+    }
+
+    #[tokio::test]
+    async fn a_request_keeps_its_params_and_meta_with_the_stamp_and_its_token() {
+        let (pipe, seen) = server(|request| {
+            let id = request["id"].clone();
+            Some(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#))
+        });
+        let (read, write) = tokio::io::split(pipe);
+        let (lane, rmcp) = Lane::start(read, write, RawLog::new());
+        let stamp = serde_json::json!({"io.example/version": "2026-07-28", "progressToken": 9});
+        lane.stamp_each_request(stamp.as_object().cloned().expect("an object"));
+        let params = serde_json::json!({
+            "name": "t",
+            "_meta": {"trace": "a", "io.example/version": "old", "progressToken": "host's"},
+            "x-unknown": [1, {"b": null}],
+        });
+        let pending = lane.request("tools/call", &params).expect("sent");
+        let id = pending.id().to_value();
+        pending.await.expect("answered");
+        drop((lane, rmcp));
+        let seen = seen.await.unwrap();
+        assert_eq!(
+            seen[0]["params"],
+            serde_json::json!({
+                "name": "t",
+                "x-unknown": [1, {"b": null}],
+                "_meta": {"trace": "a", "io.example/version": "2026-07-28", "progressToken": id},
+            }),
+            "{seen:?}"
+        );
     }
 
     /// Many requests at once, and rmcp's lines among them: each reaches
@@ -542,7 +618,7 @@ mod tests {
             let lane = lane.clone();
             tokio::spawn(async move {
                 let params = serde_json::json!({"n": n, "pad": "y".repeat(n * 7)});
-                let answer = lane.request("tools/call", params).expect("sent").await;
+                let answer = lane.request("tools/call", &params).expect("sent").await;
                 let answer = answer.expect("answered");
                 let result: Value =
                     serde_json::from_str(answer.result().expect("a result")).unwrap();
@@ -607,7 +683,7 @@ mod tests {
         let (read, write) = tokio::io::split(pipe);
         let (lane, rmcp) = Lane::start(read, write, RawLog::new());
         let pending = lane
-            .request("tools/call", serde_json::json!({"name": tool}))
+            .request("tools/call", &serde_json::json!({"name": tool}))
             .expect("sent");
         (lane, rmcp, pending, seen)
     }
@@ -619,7 +695,7 @@ mod tests {
         let failed = pending.await.expect_err("no answer");
         assert_eq!(failed.kind(), io::ErrorKind::BrokenPipe);
         assert!(
-            lane.request("tools/call", serde_json::json!({})).is_err(),
+            lane.request("tools/call", &serde_json::json!({})).is_err(),
             "nothing more is sent"
         );
     }

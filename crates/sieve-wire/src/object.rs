@@ -1,42 +1,60 @@
 //! A JSON object's text changed where it must, every other byte as it
 //! came: a result passed on from a server with one member added.
 
-use crate::scan::MAX_DEPTH;
+use crate::scan::{MAX_DEPTH, Member};
+
+/// The text of a JSON object with its top-level members read, once, for
+/// as many looks and changes as are wanted.
+pub struct Object<'a> {
+    text: &'a str,
+    members: Vec<Member>,
+}
+
+impl<'a> Object<'a> {
+    /// `text` read as one JSON object; `None` when it is not one.
+    pub fn read(text: &'a str) -> Option<Object<'a>> {
+        let members = crate::scan::members(text, MAX_DEPTH).ok()?;
+        Some(Object { text, members })
+    }
+
+    /// Each member's key with its value's JSON text, in order.
+    pub fn members(&self) -> impl Iterator<Item = (&str, &'a str)> {
+        let text = self.text;
+        self.members
+            .iter()
+            .map(move |member| (member.key.as_str(), &text[member.value.clone()]))
+    }
+
+    /// The object with a member `key` whose value is the JSON text
+    /// `value` put first, when it has no member of that name; `None` when
+    /// it has one. Every other byte stays as it came.
+    pub fn with_member(&self, key: &str, value: &str) -> Option<String> {
+        if self.members.iter().any(|member| member.key == key) {
+            return None;
+        }
+        let object = self.text;
+        let open = object.find('{')?;
+        let mut key_json = Vec::with_capacity(key.len() + 2);
+        crate::write::string(key, &mut key_json);
+        let mut out = String::with_capacity(object.len() + key_json.len() + value.len() + 2);
+        out.push_str(&object[..=open]);
+        out.push_str(std::str::from_utf8(&key_json).ok()?);
+        out.push(':');
+        out.push_str(value);
+        if !self.members.is_empty() {
+            out.push(',');
+        }
+        out.push_str(&object[open + 1..]);
+        Some(out)
+    }
+}
 
 /// `object`, the JSON text of an object, with a member `key` whose value
 /// is the JSON text `value` put first, when it has no member of that
 /// name; `None` when it has one, or is not one JSON object. Every other
 /// byte stays as it came.
 pub fn with_member(object: &str, key: &str, value: &str) -> Option<String> {
-    let members = crate::scan::members(object, MAX_DEPTH).ok()?;
-    if members.iter().any(|member| member.key == key) {
-        return None;
-    }
-    let open = object.find('{')?;
-    let mut key_json = Vec::with_capacity(key.len() + 2);
-    crate::write::string(key, &mut key_json);
-    let mut out = String::with_capacity(object.len() + key_json.len() + value.len() + 2);
-    out.push_str(&object[..=open]);
-    out.push_str(std::str::from_utf8(&key_json).ok()?);
-    out.push(':');
-    out.push_str(value);
-    if !members.is_empty() {
-        out.push(',');
-    }
-    out.push_str(&object[open + 1..]);
-    Some(out)
-}
-
-/// The members of `object`, the JSON text of an object, in order: each
-/// key with its value's JSON text; `None` when it is not one JSON object.
-pub fn members(object: &str) -> Option<Vec<(String, &str)>> {
-    let members = crate::scan::members(object, MAX_DEPTH).ok()?;
-    Some(
-        members
-            .into_iter()
-            .map(|member| (member.key, &object[member.value]))
-            .collect(),
-    )
+    Object::read(object)?.with_member(key, value)
 }
 
 #[cfg(test)]
@@ -72,9 +90,9 @@ mod tests {
 
     #[test]
     fn members_are_each_key_with_its_value_as_written() {
-        let found =
-            members(r#" {"a": [1, {"b":2}] ,"isError":true,"s":"x\"y"}"#).expect("an object");
-        let found: Vec<(&str, &str)> = found.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let object =
+            Object::read(r#" {"a": [1, {"b":2}] ,"isError":true,"s":"x\"y"}"#).expect("an object");
+        let found: Vec<(&str, &str)> = object.members().collect();
         assert_eq!(
             found,
             [
@@ -83,7 +101,7 @@ mod tests {
                 ("s", r#""x\"y""#)
             ]
         );
-        assert!(members("[1]").is_none(), "not an object");
-        assert!(members(r#"{"a":"#).is_none(), "not JSON");
+        assert!(Object::read("[1]").is_none(), "not an object");
+        assert!(Object::read(r#"{"a":"#).is_none(), "not JSON");
     }
 }

@@ -46,7 +46,7 @@ pub(crate) struct Conn {
     /// How the connection opened; `None` until it has.
     opening: Mutex<Option<Opening>>,
     /// The host's requests being served, by id: cancelling one cancels it.
-    in_flight: Mutex<HashMap<String, CancellationToken>>,
+    in_flight: Mutex<HashMap<Id, CancellationToken>>,
     /// Cancelled when the connection ends.
     stop: CancellationToken,
     /// How many requests are being served.
@@ -180,11 +180,11 @@ impl Conn {
         let meta = take_meta(&mut params);
         let opened = *self.opening.locked();
         let (opening, key) = match opened {
-            Some(opening) if method != "initialize" => (opening, Some(crate::tap::id_key(&id))),
+            Some(opening) if method != "initialize" => (opening, Id::from_value(&id)),
             Some(opening) => (opening, None),
             None => match self.open(&method, &params, &meta) {
                 Ok(Some(opening)) if method == "initialize" => (opening, None),
-                Ok(Some(opening)) => (opening, Some(crate::tap::id_key(&id))),
+                Ok(Some(opening)) => (opening, Id::from_value(&id)),
                 // Answered before the connection opens.
                 Ok(None) if method == "ping" => {
                     return Begun::Answered(encode(&ServerJsonRpcMessage::response(
@@ -277,7 +277,8 @@ impl Conn {
         if method == "notifications/cancelled" {
             let id = params.as_ref().and_then(|p| p.get("requestId"));
             if let Some(id) = id
-                && let Some(ct) = self.in_flight.locked().remove(&crate::tap::id_key(id))
+                && let Some(id) = Id::from_value(id)
+                && let Some(ct) = self.in_flight.locked().remove(&id)
             {
                 ct.cancel();
             }
@@ -358,7 +359,7 @@ struct Counted {
     conn: Arc<Conn>,
     /// Its key among the requests in flight; `None` for those served
     /// before the connection opened, and `initialize`.
-    key: Option<String>,
+    key: Option<Id>,
 }
 
 impl Drop for Counted {

@@ -3,6 +3,7 @@
 //! `resources/read`, resource subscriptions, completion; and the log level,
 //! which goes to every server that logs.
 
+use super::dispatch::CallParams;
 use super::{SieveServer, View, convert, to_params};
 use crate::link::HostRequest;
 use crate::tap::UnnamedParams;
@@ -30,8 +31,9 @@ impl SieveServer {
     pub(super) async fn serve_call_tool(
         &self,
         request: CallToolRequestParams,
-        context: HostRequest,
+        mut context: HostRequest,
     ) -> Result<CallToolResponse, ErrorData> {
+        let sent = context.extensions.remove::<CallParams>();
         let view = self.view(&context, false)?;
         if view.profile.rules.search_mode() {
             let separator = view.config.settings.separator.clone();
@@ -40,8 +42,14 @@ impl SieveServer {
             }
             if request.name == search_tool_name(CALL_TOOL, &separator) {
                 // The tool named inside, called like any other: enforced,
-                // routed, recorded, cancellable.
+                // routed, recorded, cancellable; what the host sent beside
+                // its name and arguments goes on with it.
                 let inner = call_through(request, &separator)?;
+                let mut params = to_params(&inner);
+                if let (Some(CallParams(mut sent)), Value::Object(object)) = (sent, &mut params) {
+                    object.extend(UnnamedParams::take(&mut sent).0);
+                }
+                context.extensions.insert(CallParams(params));
                 return Box::pin(self.handle_call_tool(inner, context)).await;
             }
         }
@@ -70,16 +78,17 @@ impl SieveServer {
                 )?)),
             };
         }
-        let mut params = to_params(&request);
-        params["name"] = Value::String(tool.name.clone());
+        // The params go on as the host sent them, under the server's name
+        // for the tool (the host's own `_meta` goes on with the request).
+        let mut params = match sent {
+            Some(CallParams(sent)) if sent.is_object() => sent,
+            _ => to_params(&request),
+        };
         if let Value::Object(object) = &mut params {
+            object.insert("name".into(), Value::String(tool.name.clone()));
             object.remove("_meta");
-            // What rmcp's model does not name goes on as the host sent it.
-            let unnamed = match context.extensions.get::<UnnamedParams>() {
-                Some(unnamed) => unnamed.clone(),
-                None => UnnamedParams::take(&mut self.raw_params(&context)),
-            };
-            object.extend(unnamed.0);
+            // `task` is the proxy's to bridge (not an object: none asked).
+            object.remove("task");
         }
         let call = Call {
             server: &tool.server,
@@ -106,7 +115,7 @@ impl SieveServer {
         }
         let running = tasks.call_started(&call);
         let outcome = self
-            .forward(call.server, "tools/call", params.clone(), &context)
+            .forward(call.server, "tools/call", &params, &context)
             .await;
         // A call that failed or was cut off goes to the ledger, for retry;
         // what a result measured, to the writer of measurements.
@@ -226,7 +235,7 @@ impl SieveServer {
         params["name"] = Value::String(prompt.name.clone());
         let server = prompt.server.clone();
         match self
-            .forward(&server, "prompts/get", params, &context)
+            .forward(&server, "prompts/get", &params, &context)
             .await?
         {
             ServerResult::GetPromptResult(result) => Ok(result.into()),
@@ -245,7 +254,7 @@ impl SieveServer {
         self.check_visible(&view, &resource)?;
         let server = resource.server.clone();
         match self
-            .forward(&server, "resources/read", to_params(&request), &context)
+            .forward(&server, "resources/read", &to_params(&request), &context)
             .await?
         {
             ServerResult::ReadResourceResult(result) => Ok(result.into()),
@@ -266,7 +275,7 @@ impl SieveServer {
         self.forward(
             &server,
             "resources/subscribe",
-            to_params(&request),
+            &to_params(&request),
             &context,
         )
         .await?;
@@ -293,7 +302,7 @@ impl SieveServer {
             self.forward(
                 &resource.server,
                 "resources/unsubscribe",
-                to_params(&request),
+                &to_params(&request),
                 &context,
             )
             .await?;
@@ -340,7 +349,7 @@ impl SieveServer {
         self.check_visible(&view, target)?;
         let server = target.server.clone();
         match self
-            .forward(&server, "completion/complete", params, &context)
+            .forward(&server, "completion/complete", &params, &context)
             .await?
         {
             ServerResult::CompleteResult(result) => Ok(result),
@@ -366,7 +375,7 @@ impl SieveServer {
                     .is_some_and(|i| i.capabilities.logging.is_some())
             {
                 let _ = self
-                    .forward(&server, "logging/setLevel", to_params(&request), &context)
+                    .forward(&server, "logging/setLevel", &to_params(&request), &context)
                     .await;
             }
         }

@@ -27,25 +27,49 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub struct RawParams(pub Value);
 
+/// A host's `tools/call` params as it sent them, its `_meta` taken out:
+/// what goes on to the server, the tool's name changed to the server's.
+#[derive(Debug, Clone)]
+pub struct CallParams(pub Value);
+
 /// Where the forwarder leaves the JSON text of a result as the server sent
 /// it (a call's, a prompt's, a resource's), so the fields rmcp's model
 /// dropped go to the host too: a call's result goes on as that text
 /// ([`passed_on`]), a prompt's or a resource's is filled in ([`fill_in`]).
 #[derive(Debug, Clone, Default)]
-pub struct RawResult(std::sync::Arc<std::sync::Mutex<Option<String>>>);
+pub struct RawResult(std::sync::Arc<std::sync::Mutex<Option<Kept>>>);
+
+/// A result's text as the forwarder left it.
+#[derive(Debug)]
+struct Kept {
+    text: String,
+    /// A call's plain result, marked complete: it goes on as it is.
+    complete: bool,
+}
 
 impl RawResult {
-    pub(super) fn keep(&self, raw: String) {
-        *self.0.locked() = Some(raw);
+    pub(super) fn keep(&self, text: String) {
+        *self.0.locked() = Some(Kept {
+            text,
+            complete: false,
+        });
     }
 
-    fn take(&self) -> Option<String> {
+    /// Keeps a call's plain result, already marked complete.
+    pub(super) fn keep_complete(&self, text: String) {
+        *self.0.locked() = Some(Kept {
+            text,
+            complete: true,
+        });
+    }
+
+    fn take(&self) -> Option<Kept> {
         self.0.locked().take()
     }
 
     /// A copy of the text kept, if any.
     pub(super) fn copy(&self) -> Option<String> {
-        self.0.locked().clone()
+        self.0.locked().as_ref().map(|kept| kept.text.clone())
     }
 }
 
@@ -84,7 +108,7 @@ fn expecting_raw(mut request: HostRequest) -> (HostRequest, RawResult) {
 /// when the forwarder left the server's own result in `raw`.
 fn filled(answer: ServerResult, raw: &RawResult) -> Result<ServerResult, ErrorData> {
     match raw.take() {
-        Some(text) => filled_from(answer, &text),
+        Some(kept) => filled_from(answer, &kept.text),
         None => Ok(answer),
     }
 }
@@ -106,13 +130,16 @@ fn filled_from(answer: ServerResult, text: &str) -> Result<ServerResult, ErrorDa
 /// marking it complete, as a 2026-07-28 host needs), so it goes on as the
 /// text that came, never decoded; else the typed answer.
 fn passed_on(answer: ServerResult, raw: &RawResult) -> Result<Answer, ErrorData> {
-    let Some(text) = raw.take() else {
+    let Some(Kept { text, complete }) = raw.take() else {
         return Ok(answer.into());
     };
     // A result spread over lines (an HTTP server may indent its JSON)
     // would break a stdio host's framing: it is written anew, filled in.
     if text.contains(['\n', '\r']) {
         return filled_from(answer, &text).map(Answer::from);
+    }
+    if complete {
+        return Ok(Answer::Encoded(text));
     }
     let marked = sieve_wire::object::with_member(&text, "resultType", r#""complete""#);
     Ok(Answer::Encoded(marked.unwrap_or(text)))
@@ -193,15 +220,12 @@ impl SieveServer {
         }
         if method == "tools/call" {
             let takes_tasks = request.takes_tasks();
-            let mut params = params;
-            let unnamed = crate::tap::UnnamedParams::take(&mut params);
+            // What the handler reads is read; the params go on as they came.
+            let call = typed_of(method, &params)?;
             let mut request = request;
-            request.extensions.insert(unnamed);
+            request.extensions.insert(CallParams(params));
             let (request, raw) = expecting_raw(request);
-            return match self
-                .handle_call_tool(typed(method, params)?, request)
-                .await?
-            {
+            return match self.handle_call_tool(call, request).await? {
                 CallToolResponse::Task(_) if !takes_tasks => Err(needs_tasks()),
                 CallToolResponse::Complete(result) => {
                     passed_on(ServerResult::from(CallToolResponse::Complete(result)), &raw)
@@ -366,6 +390,15 @@ fn typed<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, ErrorDat
     };
     serde_json::from_value(params)
         .map_err(|e| ErrorData::invalid_params(format!("invalid params for {method}: {e}"), None))
+}
+
+/// `params` read as the type `method` takes, left as they are.
+fn typed_of<T: DeserializeOwned>(method: &str, params: &Value) -> Result<T, ErrorData> {
+    let read = match params {
+        Value::Null => T::deserialize(&Value::Object(Default::default())),
+        params => T::deserialize(params),
+    };
+    read.map_err(|e| ErrorData::invalid_params(format!("invalid params for {method}: {e}"), None))
 }
 
 /// The refusal of a task to a host that did not declare it takes tasks.

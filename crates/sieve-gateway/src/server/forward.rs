@@ -28,7 +28,7 @@ impl SieveServer {
         &self,
         server: &str,
         method: &str,
-        mut params: Value,
+        params: &Value,
         context: &HostRequest,
     ) -> Result<ServerResult, ErrorData> {
         let meta: Map<String, Value> = context
@@ -37,13 +37,17 @@ impl SieveServer {
             .filter(|(k, _)| !is_connection_meta(k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        if let Value::Object(object) = &mut params {
+        // The params go as they are unless the request's `_meta` changes.
+        let mut params = std::borrow::Cow::Borrowed(params);
+        if (params.get("_meta").is_some() || !meta.is_empty())
+            && let Value::Object(object) = params.to_mut()
+        {
             object.remove("_meta");
             if !meta.is_empty() {
                 object.insert("_meta".into(), Value::Object(meta));
             }
         }
-        let sent = self.engine.pool().send(server, method, params).await?;
+        let sent = self.engine.pool().send(server, method, &params).await?;
         // A 2026-07-28 host takes questions only as `input_required`
         // results, so the questions of its calls come to this handler.
         let modern_host = context
@@ -162,9 +166,12 @@ impl SieveServer {
     ) -> Result<ServerResult, ErrorData> {
         if method == "tools/call"
             && let Some(slot) = slot
-            && plain_call_result(&text)
+            && let Some(object) = sieve_wire::object::Object::read(&text)
+            && plain_call_result(&object)
         {
-            slot.keep(text);
+            // Marked complete here, with the one reading of its members.
+            let marked = object.with_member("resultType", r#""complete""#);
+            slot.keep_complete(marked.unwrap_or(text));
             let mut stand_in = rmcp::model::CallToolResult::success(Vec::new());
             stand_in.result_type = Some(rmcp::model::ResultType::COMPLETE);
             return Ok(ServerResult::CallToolResult(stand_in));
@@ -185,13 +192,10 @@ impl SieveServer {
     }
 }
 
-/// Whether `text`, a call's result, is a plain one: an object without a
-/// task, not asking for input, not an error.
-fn plain_call_result(text: &str) -> bool {
-    let Some(members) = sieve_wire::object::members(text) else {
-        return false;
-    };
-    members.iter().all(|(key, value)| match key.as_str() {
+/// Whether `result`, a call's, is a plain one: without a task, not asking
+/// for input, not an error.
+fn plain_call_result(result: &sieve_wire::object::Object<'_>) -> bool {
+    result.members().all(|(key, value)| match key {
         "task" => false,
         "isError" => value.trim() != "true",
         "resultType" => value.trim() == r#""complete""#,

@@ -229,6 +229,10 @@ impl SieveServer {
     /// What narrows this request: the connection's concerns, plus for list
     /// requests the host's filters, plus per-request `_meta` concerns.
     fn narrowing(&self, context: &HostRequest, list: bool) -> Result<Narrowing, ErrorData> {
+        if !list && context.meta.get(sieve_core::rules::META_CONCERNS).is_none() {
+            // A call is narrowed by its connection's concerns alone.
+            return Ok(Narrowing::default().concerns(&self.state().concerns));
+        }
         let mut params = if list {
             self.raw_params(context)
         } else {

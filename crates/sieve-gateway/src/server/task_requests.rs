@@ -50,7 +50,7 @@ impl SieveServer {
     ) -> Result<(), ErrorData> {
         let record = self.visible_task(&request.task_id, &context).await?;
         let params = crate::tasks::for_upstream(&record, to_params(&request))?;
-        self.forward(&record.server, "tasks/update", params, &context)
+        self.forward(&record.server, "tasks/update", &params, &context)
             .await?;
         Ok(())
     }
@@ -169,7 +169,7 @@ impl SieveServer {
         }
         let running = tasks.call_started(&call);
         let outcome = self
-            .forward(call.server, "tools/call", upstream.clone(), context)
+            .forward(call.server, "tools/call", &upstream, context)
             .await;
         tasks
             .call_ended(running, &call, &outcome, context.ct.is_cancelled(), || None)

@@ -516,7 +516,12 @@ impl Pool {
     /// [`Lane`]; over HTTP through rmcp's client, as it came too. Either
     /// way the result comes back as the text the server sent, but for an
     /// HTTP answer that came before it was awaited (rmcp's typed result).
-    pub async fn send(&self, server: &str, method: &str, params: Value) -> Result<Sent, CallError> {
+    pub async fn send(
+        &self,
+        server: &str,
+        method: &str,
+        params: &Value,
+    ) -> Result<Sent, CallError> {
         let (peer, lane) = self.connection(server)?;
         if let Some(lane) = lane {
             let pending = lane
@@ -539,10 +544,11 @@ impl Pool {
         }
         // The request goes as it came, params rmcp's model does not name
         // included; rmcp's client adds its headers and session.
-        let request = request_as_it_came(method, params).map_err(|e| CallError::Unsendable {
-            method: method.to_string(),
-            why: e.to_string(),
-        })?;
+        let request =
+            request_as_it_came(method, params.clone()).map_err(|e| CallError::Unsendable {
+                method: method.to_string(),
+                why: e.to_string(),
+            })?;
         let handle = peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
@@ -586,7 +592,7 @@ impl Pool {
         method: &str,
         params: Value,
     ) -> Result<Value, CallError> {
-        let sent = self.send(server, method, params).await?;
+        let sent = self.send(server, method, &params).await?;
         match sent.answer.await {
             Ok(Reply::Text(text)) => serde_json::from_str(&text).map_err(|e| {
                 self.request_failed(server, rmcp::ServiceError::McpError(unreadable(&e)))
@@ -622,7 +628,7 @@ impl Pool {
         method: &str,
         params: Value,
     ) -> Result<ServerResult, CallError> {
-        let sent = self.send(server, method, params).await?;
+        let sent = self.send(server, method, &params).await?;
         match sent.answer.await {
             Ok(reply) => reply
                 .typed()
