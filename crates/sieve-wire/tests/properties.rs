@@ -6,6 +6,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
+use sieve_wire::object::Object;
 use sieve_wire::{Decoded, Event, Id, Kind, Line, LineReader, Message, SseDecoder, sse};
 
 fn json_value() -> impl Strategy<Value = Value> {
@@ -211,6 +212,48 @@ proptest! {
         }
         let params: Option<Value> = message.params_as().expect("params decode");
         prop_assert_eq!(params.as_ref(), value.get("params"));
+    }
+
+    /// An object's members are what serde_json reads, in order, each
+    /// value's text as written; a member added goes first and leaves every
+    /// other byte as it came; one already there is never added again.
+    #[test]
+    fn an_object_reads_as_serde_json_reads_it(
+        members in object(),
+        pretty in any::<bool>(),
+        key in "[a-zA-Z_]{1,8}",
+        value in json_value(),
+    ) {
+        let text = text_of(&Value::Object(members), pretty);
+        // What serde_json reads of the text (a float may read back a hair
+        // off what was written): the measure of what the scan reads.
+        let Value::Object(members) = serde_json::from_str(&text).expect("JSON") else {
+            unreachable!("an object's text reads as an object")
+        };
+        let object = Object::read(&text).expect("an object");
+        let read: Vec<(String, Value)> = object
+            .members()
+            .map(|(k, v)| (k.to_string(), serde_json::from_str(v).expect("a member's value is JSON")))
+            .collect();
+        let expected: Vec<(String, Value)> = members.clone().into_iter().collect();
+        prop_assert_eq!(read, expected);
+        let value_text = value.to_string();
+        let value: Value = serde_json::from_str(&value_text).expect("JSON");
+        match object.with_member(&key, &value_text) {
+            Some(added) => {
+                prop_assert!(!members.contains_key(&key));
+                let mut expected = members.clone();
+                expected.insert(key.clone(), value.clone());
+                let read: Value = serde_json::from_str(&added).expect("still JSON");
+                prop_assert_eq!(read, Value::Object(expected));
+                let open = text.find('{').expect("an object opens");
+                let rest = &text[open + 1..];
+                prop_assert!(added.ends_with(rest), "the rest as it came: {added}");
+                let again = Object::read(&added).expect("still an object");
+                prop_assert_eq!(again.members().next().map(|(k, _)| k.to_string()), Some(key.clone()));
+            }
+            None => prop_assert!(members.contains_key(&key)),
+        }
     }
 
     /// `with_id` changes the id and no other byte.
