@@ -447,6 +447,14 @@ mod tests {
         (ours, task)
     }
 
+    /// A server that answers every request with an empty result.
+    fn answering_empty() -> (DuplexStream, tokio::task::JoinHandle<Vec<Value>>) {
+        server(|request| {
+            let id = request["id"].clone();
+            Some(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#))
+        })
+    }
+
     #[tokio::test]
     async fn its_answers_come_to_it_and_the_rest_goes_on_to_rmcp_as_it_came() {
         let (pipe, seen) = server(|request| {
@@ -546,10 +554,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_without_params_has_none_on_the_wire() {
-        let (pipe, seen) = server(|request| {
-            let id = request["id"].clone();
-            Some(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#))
-        });
+        let (pipe, seen) = answering_empty();
         let (read, write) = tokio::io::split(pipe);
         let (lane, rmcp) = Lane::start(read, write, RawLog::new());
         let answer = lane.request("ping", &Value::Null).expect("sent").await;
@@ -561,10 +566,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_keeps_its_params_and_meta_with_the_stamp_and_its_token() {
-        let (pipe, seen) = server(|request| {
-            let id = request["id"].clone();
-            Some(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#))
-        });
+        let (pipe, seen) = answering_empty();
         let (read, write) = tokio::io::split(pipe);
         let (lane, rmcp) = Lane::start(read, write, RawLog::new());
         let stamp = serde_json::json!({"io.example/version": "2026-07-28", "progressToken": 9});

@@ -221,7 +221,7 @@ impl SieveServer {
         if method == "tools/call" {
             let takes_tasks = request.takes_tasks();
             // What the handler reads is read; the params go on as they came.
-            let call = typed_of(method, &params)?;
+            let call = typed(method, &params)?;
             let mut request = request;
             request.extensions.insert(CallParams(params));
             let (request, raw) = expecting_raw(request);
@@ -250,7 +250,7 @@ impl SieveServer {
         match method {
             "initialize" => {
                 let request = with_raw(request, &params);
-                self.handle_initialize(typed(method, params)?, request)
+                self.handle_initialize(typed(method, &params)?, request)
                     .await
                     .map(ServerResult::InitializeResult)
             }
@@ -264,48 +264,48 @@ impl SieveServer {
             "prompts/get" => {
                 let (request, raw) = expecting_raw(request);
                 let answer = self
-                    .handle_get_prompt(typed(method, params)?, request)
+                    .handle_get_prompt(typed(method, &params)?, request)
                     .await?;
                 filled(ServerResult::from(answer), &raw)
             }
             "resources/read" => {
                 let (request, raw) = expecting_raw(request);
                 let answer = self
-                    .handle_read_resource(typed(method, params)?, request)
+                    .handle_read_resource(typed(method, &params)?, request)
                     .await?;
                 filled(ServerResult::from(answer), &raw)
             }
             "resources/subscribe" if legacy => self
-                .handle_subscribe(typed(method, params)?, request)
+                .handle_subscribe(typed(method, &params)?, request)
                 .await
                 .map(ServerResult::empty),
             "resources/unsubscribe" if legacy => self
-                .handle_unsubscribe(typed(method, params)?, request)
+                .handle_unsubscribe(typed(method, &params)?, request)
                 .await
                 .map(ServerResult::empty),
             "completion/complete" => self
-                .handle_complete(typed(method, params)?, request)
+                .handle_complete(typed(method, &params)?, request)
                 .await
                 .map(ServerResult::CompleteResult),
             "logging/setLevel" if legacy => self
-                .handle_set_level(typed(method, params)?, request)
+                .handle_set_level(typed(method, &params)?, request)
                 .await
                 .map(ServerResult::empty),
             "tasks/get" => {
                 tasks_declared(&request)?;
-                self.handle_get_task(typed(method, params)?, request)
+                self.handle_get_task(typed(method, &params)?, request)
                     .await
                     .map(ServerResult::GetTaskResult)
             }
             "tasks/update" => {
                 tasks_declared(&request)?;
-                self.handle_update_task(typed(method, params)?, request)
+                self.handle_update_task(typed(method, &params)?, request)
                     .await
                     .map(ServerResult::task_ack)
             }
             "tasks/cancel" => {
                 tasks_declared(&request)?;
-                self.handle_cancel_task(typed(method, params)?, request)
+                self.handle_cancel_task(typed(method, &params)?, request)
                     .await
                     .map(ServerResult::task_ack)
             }
@@ -360,7 +360,7 @@ impl SieveServer {
         request: HostRequest,
     ) -> Result<ServerResult, ErrorData> {
         let requested: rmcp::model::SubscriptionsListenRequestParams =
-            typed("subscriptions/listen", params)?;
+            typed("subscriptions/listen", &params)?;
         let requested = requested.notifications;
         let candidate = self.accept_listen(&requested);
         let info = self.get_info();
@@ -381,19 +381,9 @@ fn with_raw(mut request: HostRequest, params: &Value) -> HostRequest {
     request
 }
 
-/// `params` as the type `method` takes, or why they do not fit.
-fn typed<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, ErrorData> {
-    let params = if params.is_null() {
-        Value::Object(Default::default())
-    } else {
-        params
-    };
-    serde_json::from_value(params)
-        .map_err(|e| ErrorData::invalid_params(format!("invalid params for {method}: {e}"), None))
-}
-
-/// `params` read as the type `method` takes, left as they are.
-fn typed_of<T: DeserializeOwned>(method: &str, params: &Value) -> Result<T, ErrorData> {
+/// `params` read as the type `method` takes (left as they are), or why
+/// they do not fit.
+fn typed<T: DeserializeOwned>(method: &str, params: &Value) -> Result<T, ErrorData> {
     let read = match params {
         Value::Null => T::deserialize(&Value::Object(Default::default())),
         params => T::deserialize(params),
