@@ -12,7 +12,7 @@
 //! measured before and after in the same run.
 
 use crate::Plan;
-use crate::clients::{self, Client, SIEVE, Spawned, Upstream};
+use crate::clients::{self, Client, Spawned, Upstream, sieve};
 use crate::report::{Table, ms, quantile, ratio};
 use rmcp::model::CallToolRequestParams;
 use std::path::PathBuf;
@@ -200,7 +200,7 @@ fn direct_http(upstream: &Upstream) -> (Spawned, String) {
     let mut command;
     match upstream.name {
         "demo" => {
-            command = Command::new(SIEVE);
+            command = Command::new(sieve());
             command.args(["demo-server", "--http", &format!("127.0.0.1:{port}")]);
         }
         "everything" => {
@@ -284,7 +284,7 @@ async fn ways(upstream: &Upstream) -> Vec<Way> {
         _keep: vec![Box::new(server)],
     });
     let label = "mcp-sieve serve --http".to_string();
-    ways.push(sieve_http(SIEVE, label, Kind::Sieve, upstream).await);
+    ways.push(sieve_http(sieve(), label, Kind::Sieve, upstream).await);
     if let Some(binary) = baseline() {
         let label = "mcp-sieve serve --http, baseline".to_string();
         let binary = binary.display().to_string();

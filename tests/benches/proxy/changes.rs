@@ -7,7 +7,7 @@
 //! which is most of the figure.
 
 use crate::Plan;
-use crate::clients::{self, SIEVE, Upstream};
+use crate::clients::{self, Upstream, sieve};
 use crate::report::{Table, ms, quantile};
 use serde_json::json;
 use sieve_tests::wire::{Wire, tool_names};
@@ -24,7 +24,7 @@ pub async fn run(plan: &Plan) {
     let demo = Upstream::demo();
     let home = clients::sieve_home(&[("demo".into(), demo.program.config_entry())]);
     home.write("profiles/bench.json", PROFILES[1].0);
-    let mut host = Wire::start(SIEVE, home.path(), &["--profile", "bench"], json!({})).await;
+    let mut host = Wire::start(sieve(), home.path(), &["--profile", "bench"], json!({})).await;
     // Lists until the demo child is up: from then on an edit is the only
     // thing that makes the proxy announce anything.
     loop {

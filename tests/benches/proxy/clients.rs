@@ -12,10 +12,29 @@ use sieve_tests::Home;
 use sieve_tests::http::HttpProxy;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// The `mcp-sieve` under test (built with the bench, in release).
-pub const SIEVE: &str = env!("CARGO_BIN_EXE_mcp-sieve-under-test");
+/// The `mcp-sieve` under test: `MCP_SIEVE_BENCH_SIEVE`, the program as it
+/// ships (`scripts/bench.sh` builds it: `cargo build --release -p
+/// sieve-cli`), else the same code built with the bench. The two differ in
+/// their layout: the shipped one links the functions a proxy runs side by
+/// side (crates/sieve-cli/link_order.rs), and its names are the ones
+/// recorded; the bench's build compiles its libraries with the test
+/// package's features, under other names.
+pub fn sieve() -> &'static str {
+    static SIEVE: OnceLock<String> = OnceLock::new();
+    SIEVE.get_or_init(|| {
+        let Ok(path) = std::env::var("MCP_SIEVE_BENCH_SIEVE") else {
+            return env!("CARGO_BIN_EXE_mcp-sieve-under-test").to_owned();
+        };
+        assert!(
+            std::path::Path::new(&path).is_file(),
+            "MCP_SIEVE_BENCH_SIEVE={path} is no file: build it with `cargo build --release -p sieve-cli` or unset it"
+        );
+        path
+    })
+}
 
 pub type Client = RunningService<RoleClient, ()>;
 
@@ -70,7 +89,7 @@ impl Upstream {
     pub fn demo() -> Upstream {
         Upstream {
             name: "demo",
-            program: Program::new(SIEVE, &["demo-server"]),
+            program: Program::new(sieve(), &["demo-server"]),
             echo: "echo",
             echo_arguments: json!({"text": "ping"}),
         }
@@ -192,7 +211,7 @@ async fn uncached(client: Client) -> Client {
 /// A temporary MCP Sieve home (the tests' own) with `servers` in
 /// `config.json`.
 pub fn sieve_home(servers: &[(String, Value)]) -> Home {
-    let home = Home::new(SIEVE);
+    let home = Home::new(sieve());
     let servers: serde_json::Map<String, Value> = servers.iter().cloned().collect();
     home.write("config.json", &json!({"mcpServers": servers}).to_string());
     home
@@ -207,12 +226,12 @@ pub fn serve(home: &Home, args: &[&str]) -> Program {
     ];
     all.extend(args.iter().map(|a| a.to_string()));
     Program {
-        command: SIEVE.into(),
+        command: sieve().into(),
         args: all,
     }
 }
 
-/// `binary serve --http` (an `mcp-sieve`: [`SIEVE`], or another build
+/// `binary serve --http` (an `mcp-sieve`: [`sieve`], or another build
 /// to compare with) on a free port of `home` (the tests' fixture), and its
 /// `/mcp` URL.
 pub fn sieve_http(binary: &str, home: &Home) -> (HttpProxy, String) {

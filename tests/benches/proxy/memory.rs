@@ -24,9 +24,9 @@ fn mib(kib: u64) -> String {
 /// Spawn → first answered handshake, and → first full list, of `serve --http`
 /// (the token is read before the clock starts).
 async fn proxy_start(home: &Home, tools: usize) -> (HttpProxy, String, [Duration; 3]) {
-    let token = HttpProxy::token(clients::SIEVE, home.path());
+    let token = HttpProxy::token(clients::sieve(), home.path());
     let started = Instant::now();
-    let proxy = HttpProxy::start_with_token(clients::SIEVE, home.path(), token);
+    let proxy = HttpProxy::start_with_token(clients::sieve(), home.path(), token);
     let url = format!("{}/mcp", proxy.base);
     let serving = started.elapsed();
     let client = clients::http(&url, Some(&proxy.token)).await;

@@ -13,7 +13,7 @@
 
 use crate::Plan;
 use crate::calls::{CONCURRENT, Calls, ROUNDS, measure};
-use crate::clients::{self, Client, SIEVE, Upstream};
+use crate::clients::{self, Client, Upstream, sieve};
 use crate::report::{Table, ms, ratio};
 use serde_json::{Value, json};
 use sieve_postgres::Database;
@@ -32,7 +32,7 @@ fn team(server: &TestServer, name: &str, audit: bool) -> (String, String) {
         Ok(Some(format!("{config:#}\n")))
     })
     .expect("the team's config is written");
-    let token = cli(SIEVE, &url, &["serve", "--print-token"])
+    let token = cli(sieve(), &url, &["serve", "--print-token"])
         .trim()
         .to_string();
     (url, token)
@@ -41,7 +41,7 @@ fn team(server: &TestServer, name: &str, audit: bool) -> (String, String) {
 /// A replica on the team's database, with a home of its own; its client,
 /// and the replica, which must live as long as it is measured.
 async fn replica(url: &str, token: &str) -> (Client, Replica) {
-    let replica = Replica::start(SIEVE, url, token);
+    let replica = Replica::start(sieve(), url, token);
     let client = clients::http(&replica.url("/mcp"), Some(token)).await;
     (client, replica)
 }
@@ -49,7 +49,7 @@ async fn replica(url: &str, token: &str) -> (Client, Replica) {
 /// The calls the team's audit lists (at most `limit`).
 fn audited(url: &str, limit: usize) -> usize {
     let listing = cli(
-        SIEVE,
+        sieve(),
         url,
         &["audit", "--json", "--limit", &limit.to_string()],
     );
