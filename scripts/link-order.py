@@ -8,13 +8,19 @@ writes the functions of the binary that ran, one mangled name a line, to
 crates/sieve-cli/link-order.txt. The release build reads that file
 (crates/sieve-cli/build.rs) and puts those functions first in its code.
 
-Run it again when `scripts/bench.sh targets` reports that few of the names
-are found in the build (the code changed since they were recorded):
+Run it again when few of the names are found in the build (the code
+changed since they were recorded; `--check` and `scripts/bench.sh targets`
+say how many are):
 
     CARGO_TARGET_DIR=... cargo build --release -p sieve-cli
     python3 scripts/link-order.py TARGET_DIR/release/mcp-sieve
 
-Needs valgrind (Debian: `apt-get install valgrind`). Takes about a minute.
+Needs valgrind (Debian: `apt-get install valgrind`). Takes about ten seconds.
+
+    python3 scripts/link-order.py --check BINARY
+
+prints how many of the recorded functions BINARY holds, and fails when it
+holds fewer than nine in ten (scripts/package-deb.sh runs it).
 """
 
 import json
@@ -175,7 +181,22 @@ def defined_functions(binary: str) -> set[str]:
     }
 
 
+def check(binary: str) -> None:
+    recorded = [name for name in OUT.read_text().splitlines() if name]
+    held = defined_functions(binary)
+    found = sum(name in held for name in recorded)
+    print(f"link-order: {binary} holds {found} of the {len(recorded)} functions {OUT.relative_to(ROOT)} names")
+    if found * 10 < len(recorded) * 9:
+        sys.exit(
+            "link-order: fewer than nine in ten are laid out; record them again with "
+            f"`python3 scripts/link-order.py {binary}` (needs valgrind) and commit the list"
+        )
+
+
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--check":
+        check(os.path.abspath(sys.argv[2]))
+        return
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     binary = os.path.abspath(sys.argv[1])

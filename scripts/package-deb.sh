@@ -18,6 +18,12 @@ if [ "${1:-}" = "--debug" ]; then
   tauri_flags=(--debug)
 fi
 cargo build "${cargo_flags[@]}" --locked -p sieve-cli --bin mcp-sieve
+if [ "$profile" = release ] && [ "$(uname -m)" = x86_64 ]; then
+  # The functions `serve` runs laid out together (crates/sieve-cli/link_order.rs):
+  # a list that drifted from the code is said here, before it ships.
+  python3 scripts/link-order.py --check "$CARGO_TARGET_DIR/release/mcp-sieve" ||
+    echo "package-deb: packaging anyway; the proxy holds more memory until the list is recorded again" >&2
+fi
 triple="$(rustc -vV | sed -n 's/^host: //p')"
 mkdir -p src-tauri/binaries
 cp "$CARGO_TARGET_DIR/$profile/mcp-sieve" "src-tauri/binaries/mcp-sieve-$triple"
