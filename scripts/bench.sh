@@ -21,6 +21,6 @@ export MCP_SIEVE_PEER_GATEWAY
 # The harness measures `mcp-sieve` as it ships: the release build of
 # sieve-cli, its code laid out by crates/sieve-cli/link-order.txt.
 cargo build --release --locked -p sieve-cli --bin mcp-sieve
-MCP_SIEVE_BENCH_SIEVE="${CARGO_TARGET_DIR:-target}/release/mcp-sieve"
+MCP_SIEVE_BENCH_SIEVE="$CARGO_TARGET_DIR/release/mcp-sieve"
 export MCP_SIEVE_BENCH_SIEVE
 exec cargo bench -p sieve-tests --bench proxy -- "$@"

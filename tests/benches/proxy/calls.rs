@@ -221,13 +221,7 @@ fn direct_http(upstream: &Upstream) -> (Spawned, String) {
 
 /// `MCP_SIEVE_BENCH_BASELINE`: another `mcp-sieve` to measure beside.
 fn baseline() -> Option<PathBuf> {
-    let path = PathBuf::from(std::env::var_os("MCP_SIEVE_BENCH_BASELINE")?);
-    assert!(
-        path.is_file(),
-        "MCP_SIEVE_BENCH_BASELINE={} is no file",
-        path.display()
-    );
-    Some(path)
+    clients::binary_named_by("MCP_SIEVE_BENCH_BASELINE")
 }
 
 /// `binary serve --http` in front of `upstream`, as a way.

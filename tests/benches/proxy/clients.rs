@@ -25,15 +25,22 @@ use std::time::{Duration, Instant};
 pub fn sieve() -> &'static str {
     static SIEVE: OnceLock<String> = OnceLock::new();
     SIEVE.get_or_init(|| {
-        let Ok(path) = std::env::var("MCP_SIEVE_BENCH_SIEVE") else {
-            return env!("CARGO_BIN_EXE_mcp-sieve-under-test").to_owned();
-        };
-        assert!(
-            std::path::Path::new(&path).is_file(),
-            "MCP_SIEVE_BENCH_SIEVE={path} is no file: build it with `cargo build --release -p sieve-cli` or unset it"
-        );
-        path
+        binary_named_by("MCP_SIEVE_BENCH_SIEVE").map_or_else(
+            || env!("CARGO_BIN_EXE_mcp-sieve-under-test").to_owned(),
+            |path| path.display().to_string(),
+        )
     })
+}
+
+/// The `mcp-sieve` environment variable `variable` names, when it is set.
+pub fn binary_named_by(variable: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(std::env::var_os(variable)?);
+    assert!(
+        path.is_file(),
+        "{variable}={} is no file: build that mcp-sieve (`cargo build --release -p sieve-cli`) or unset {variable}",
+        path.display()
+    );
+    Some(path)
 }
 
 pub type Client = RunningService<RoleClient, ()>;

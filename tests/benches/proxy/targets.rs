@@ -548,28 +548,24 @@ async fn memory(targets: &mut Vec<Target>) {
     });
 }
 
-/// How many of the functions `link-order.txt` names `binary` has: a build
-/// whose names moved away from the recorded ones is laid out only in part
-/// (`scripts/link-order.py` records them again).
+/// How many of the functions `link-order.txt` names `binary` has, as
+/// `scripts/link-order.py --check` counts them: a build whose names moved
+/// away from the recorded ones is laid out only in part.
 fn laid_out(binary: &str) -> String {
-    let order = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../crates/sieve-cli/link-order.txt"
-    );
-    let recorded = std::fs::read_to_string(order).expect("crates/sieve-cli/link-order.txt reads");
-    let listing = match std::process::Command::new("nm")
-        .args(["--defined-only", binary])
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/link-order.py");
+    let checked = std::process::Command::new("python3")
+        .args([script, "--check", binary])
         .output()
-    {
-        Ok(listing) if listing.status.success() => listing.stdout,
-        _ => return "unknown (nm could not list the binary's functions)".into(),
-    };
-    let listing = String::from_utf8_lossy(&listing);
-    let defined: std::collections::HashSet<&str> = listing
-        .lines()
-        .filter_map(|line| line.split_whitespace().nth(2))
-        .collect();
-    let names: Vec<&str> = recorded.lines().filter(|name| !name.is_empty()).collect();
-    let found = names.iter().filter(|name| defined.contains(*name)).count();
-    format!("{found} of {}", names.len())
+        .expect("python3 runs scripts/link-order.py --check");
+    // "link-order: BINARY holds N of the M functions crates/... names"
+    let said = String::from_utf8_lossy(&checked.stdout);
+    said.split_once(" holds ")
+        .and_then(|(_, count)| count.split_once(" functions"))
+        .map(|(count, _)| count.replace(" the ", " "))
+        .unwrap_or_else(|| {
+            format!(
+                "unknown ({})",
+                String::from_utf8_lossy(&checked.stderr).trim()
+            )
+        })
 }
