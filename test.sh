@@ -6,7 +6,8 @@
 # files `mcp-sieve hosts route` writes, from scripts/host-programs.sh; the
 # app's system packages, npm packages and tauri-driver from
 # scripts/app-deps.sh; the peer gateway the benchmarks compare with from
-# scripts/bench-deps.sh).
+# scripts/bench-deps.sh; the sentence model of the tool search from
+# scripts/model-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/env.sh
@@ -14,7 +15,9 @@ eval "$(scripts/app-deps.sh)"
 eval "$(scripts/test-deps.sh)"
 eval "$(scripts/host-programs.sh)"
 eval "$(scripts/bench-deps.sh)"
-export MCP_SIEVE_HOST_BIN MCP_SIEVE_PEER_GATEWAY
+# The sentence model the tool search ranks with (PyPI, pinned).
+eval "$(scripts/model-deps.sh)"
+export MCP_SIEVE_HOST_BIN MCP_SIEVE_PEER_GATEWAY MCP_SIEVE_MODEL
 # The desktop app's front end: types, its stores' tests, the build the app
 # embeds.
 (cd ui && npm run check && npm test && npm run build)

@@ -49,6 +49,7 @@ MAX_CODE_LINES = 700
 # nor rmcp, nor tokio (an optional feature the workspace leaves off).
 LAYER_RULES: dict[str, tuple[str, ...]] = {
     "sieve-wire": ("tokio", "rmcp", "sieve-core", "sieve-postgres", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api", "sieve-demo"),
+    "sieve-sentence": ("tokio", "rmcp", "sieve-core", "sieve-wire", "sieve-postgres", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api", "sieve-demo"),
     "sieve-core": ("tokio", "rmcp", "sieve-postgres", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api"),
     "sieve-postgres": ("rmcp", "sieve-core", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api"),
     "sieve-store": ("rmcp", "sieve-ledger", "sieve-gateway", "sieve-api"),

@@ -316,6 +316,84 @@ async fn an_overlay_s_text_replaces_the_upstream_s() {
     );
 }
 
+/// Asks `find` until the search ranks by words and meaning (the sentence
+/// model has read the tools; a second or two for the demo's), and gives
+/// that answer.
+async fn wait_for_meaning(host: &mut Wire, find: Value) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let found = host.request("tools/call", find.clone()).await;
+        match found["result"]["_meta"]["dev.mcp-sieve/ranking"].as_str() {
+            Some("words and meaning") => return found,
+            Some("words") if std::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(100)).await
+            }
+            _ => panic!("the search never ranked by meaning: {found}"),
+        }
+    }
+}
+
+/// Without the sentence model the search ranks by words alone and says
+/// so; plain words a tool does not use then miss it (the model finds
+/// them: `search_mode_lists_the_pinned_and_finds_the_rest`). A proxy
+/// that serves no search profile never reads the model; one that does
+/// keeps the tools' vectors for the next start.
+#[tokio::test]
+async fn the_search_ranks_by_words_without_the_model_and_reads_it_only_for_search() {
+    let home = Home::new(BIN);
+    home.write("profiles/search.json", r#"{"disclosure": "search"}"#);
+    let vectors = home.path().join("sentence-vectors.bin");
+
+    let mut plain = start(&home, "default").await;
+    plain.request("tools/list", json!({})).await;
+    let called = plain
+        .request(
+            "tools/call",
+            json!({"name": "demo__list_issues", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(called["result"]["isError"], false, "{called}");
+    drop(plain);
+    assert!(
+        !vectors.exists(),
+        "a proxy without a search profile read the model"
+    );
+
+    let mut host = Wire::start_with_env(
+        BIN,
+        home.path(),
+        &["--profile", "search"],
+        &[("MCP_SIEVE_MODEL", "/nonexistent/model")],
+        json!({}),
+    )
+    .await;
+    host.request("tools/list", json!({})).await;
+    let find = |query: &str| json!({"name": "sieve__find_tools", "arguments": {"query": query, "limit": 3}});
+    let found = host
+        .request("tools/call", find("take back the money we charged"))
+        .await;
+    assert_eq!(
+        found["result"]["_meta"]["dev.mcp-sieve/ranking"], "words",
+        "{found}"
+    );
+    assert!(
+        !found.to_string().contains("demo__refund_invoice"),
+        "{found}"
+    );
+    let found = host.request("tools/call", find("refund an invoice")).await;
+    assert_eq!(
+        found["result"]["structuredContent"]["tools"][0]["name"], "demo__refund_invoice",
+        "{found}"
+    );
+    drop(host);
+    assert!(!vectors.exists(), "nothing was read without the model");
+
+    let mut host = start(&home, "search").await;
+    host.request("tools/list", json!({})).await;
+    wait_for_meaning(&mut host, find("refund an invoice")).await;
+    assert!(vectors.exists(), "the tools' vectors are kept");
+}
+
 /// A profile in search mode lists its pinned tools and the proxy's two
 /// search tools; the rest is found by plain words and called through
 /// `sieve__call_tool`, enforced like any call.
@@ -335,7 +413,9 @@ async fn search_mode_lists_the_pinned_and_finds_the_rest() {
     );
 
     let find = |query: &str| json!({"name": "sieve__find_tools", "arguments": {"query": query, "limit": 3}});
-    let found = host.request("tools/call", find("get an issue")).await;
+    // The list started the sentence model reading the tools; until it
+    // has, the search ranks by words alone and says so.
+    let found = wait_for_meaning(&mut host, find("get an issue")).await;
     let tools = found["result"]["structuredContent"]["tools"]
         .as_array()
         .unwrap_or_else(|| panic!("{found}"))
@@ -363,18 +443,40 @@ async fn search_mode_lists_the_pinned_and_finds_the_rest() {
         "The tool's name as sieve__find_tools gave it",
         "{call_tool}"
     );
-    // A query that matches nothing says so and names the groups there are.
+    // A query that matches nothing says so and names the groups there
+    // are; the nearest in meaning still come, named as not close.
     let nothing = host.request("tools/call", find("xylophone zebra")).await;
-    assert_eq!(
-        nothing["result"]["structuredContent"]["tools"],
-        json!([]),
-        "{nothing}"
-    );
+    let nearest = nothing["result"]["structuredContent"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{nothing}"));
+    assert_eq!(nearest.len(), 3, "{nothing}");
     let said = nothing["result"]["content"][0]["text"].as_str().unwrap();
     assert!(
-        said.starts_with("No tool matches \"xylophone zebra\"") && said.contains("demo/issues"),
+        said.starts_with("No tool matches \"xylophone zebra\"")
+            && said.contains("demo/issues")
+            && said.contains(&format!(
+                "The nearest in meaning, though not close, are listed: {}",
+                nearest[0]["name"].as_str().unwrap()
+            )),
         "{said}"
     );
+    // Words a tool does not use find it by meaning.
+    for (query, meant) in [
+        ("take back the money we charged", "demo__refund_invoice"),
+        (
+            "kick bob out so he can no longer get in",
+            "demo__disable_user",
+        ),
+    ] {
+        let found = host.request("tools/call", find(query)).await;
+        let names: Vec<&str> = found["result"]["structuredContent"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{found}"))
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert!(names.contains(&meant), "{query:?} found {names:?}");
+    }
 
     let called = host
         .request(

@@ -181,8 +181,10 @@ fn search(
 /// What a `find_tools` query costs on a 500-tool profile of real,
 /// different servers (every tool of the published catalogs the query sets
 /// use, pooled under their own server names, cut at 500): each query of
-/// the six sets timed alone, many rounds; p50, p95 and the slowest printed.
-/// Also what unpacking the lexicon costs, in time and resident memory.
+/// the six sets timed alone, many rounds; p50, p95 and the slowest printed,
+/// by words alone and blended with the sentence model (the query read by
+/// the model each time, side by side). Also what unpacking the lexicon
+/// and loading the model cost, in time and resident memory.
 fn search_latency(_c: &mut Criterion) {
     let rss_kib = || {
         let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
@@ -259,18 +261,62 @@ fn search_latency(_c: &mut Criterion) {
             times.push(started.elapsed().as_secs_f64() * 1000.0);
         }
     }
-    times.sort_by(f64::total_cmp);
-    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
+    let by_words = percentiles(times);
     println!(
-        "find_tools on {total} tools of {} servers: index built in {:.1} ms; {} queries: p50 {:.3} ms, p95 {:.3} ms, slowest {:.3} ms",
+        "find_tools on {total} tools of {} servers: index built in {:.1} ms",
         listings.len(),
         build.as_secs_f64() * 1000.0,
-        times.len(),
-        at(0.5),
-        at(0.95),
-        times[times.len() - 1]
     );
+
+    // The same with the sentence model (issue 34): loading it, reading
+    // the tools once (kept per machine after that), and each query read
+    // and blended, as `sieve__find_tools` runs it.
+    let before = rss_kib();
+    let started = std::time::Instant::now();
+    let model = sieve_sentence::Model::shared().unwrap_or_else(|e| panic!("{e}"));
+    let load = started.elapsed();
+    let started = std::time::Instant::now();
+    let tools = model
+        .encode(&index.sentences())
+        .expect("the model reads the tools");
+    let read = started.elapsed();
+    let after = rss_kib();
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        for query in &queries {
+            let started = std::time::Instant::now();
+            let vector = model
+                .encode(&[query.as_str()])
+                .expect("the model reads the query");
+            let alike: Vec<f32> = tools
+                .iter()
+                .map(|t| sieve_sentence::likeness(t, &vector[0]))
+                .collect();
+            black_box(index.blended(black_box(query), 5, &alike));
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    let blended = percentiles(times);
+    println!(
+        "sentence model: loaded in {:.0} ms, {total} tools read in {:.1} s, resident memory +{} KiB after both",
+        load.as_secs_f64() * 1000.0,
+        read.as_secs_f64(),
+        after.saturating_sub(before),
+    );
+    println!("| one query on {total} tools | p50 | p95 | slowest | queries |");
+    println!("|---|---|---|---|---|");
+    for (label, (p50, p95, slowest, n)) in [("by words", by_words), ("words and meaning", blended)]
+    {
+        println!("| {label} | {p50:.3} ms | {p95:.3} ms | {slowest:.3} ms | {n} |");
+    }
     drop(lexicon);
+}
+
+/// The median, 95th percentile and slowest of `times` (ms), and how many.
+fn percentiles(mut times: Vec<f64>) -> (f64, f64, f64, usize) {
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
+    (at(0.5), at(0.95), times[times.len() - 1], times.len())
 }
 
 criterion_group!(benches, search_latency, bench);

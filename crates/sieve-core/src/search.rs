@@ -109,14 +109,32 @@ pub fn found_definition(mut tool: Value) -> Value {
 /// allows: so, and the groups of the tools it does allow, whose words
 /// find them.
 pub fn nothing_found(query: &str, groups: &std::collections::BTreeSet<String>) -> String {
+    nothing_close(query, groups, &[])
+}
+
+/// [`nothing_found`], then the names of the tools `nearest` (those
+/// nearest in meaning, when none is close), which the answer still lists.
+pub fn nothing_close(
+    query: &str,
+    groups: &std::collections::BTreeSet<String>,
+    nearest: &[&str],
+) -> String {
+    let nearest = if nearest.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " The nearest in meaning, though not close, are listed: {}.",
+            nearest.join(", ")
+        )
+    };
     if groups.is_empty() {
         return format!(
-            "No tool matches {query:?}; this profile allows no tools beyond those listed."
+            "No tool matches {query:?}; this profile allows no tools beyond those listed.{nearest}"
         );
     }
     let named: Vec<&str> = groups.iter().map(String::as_str).collect();
     format!(
-        "No tool matches {query:?}; the tools this profile allows are in these groups: {}. Search again with the words of what you want to do in one of them.",
+        "No tool matches {query:?}; the tools this profile allows are in these groups: {}. Search again with the words of what you want to do in one of them.{nearest}",
         named.join(", ")
     )
 }
@@ -239,6 +257,67 @@ pub struct ToolIndex {
     /// less when only a part weighing less does) for each tool that has
     /// it.
     postings: HashMap<String, Vec<Posting>>,
+    /// Each tool as a sentence model reads it ([`sentence_of`]).
+    sentences: Vec<String>,
+}
+
+/// The share of a tool's blended score that is the sentence model's
+/// likeness ([`ToolIndex::blended`]); the rest is its score by words over
+/// the query's best. Chosen on the seen query sets (round 8: 0.8 to 0.9
+/// scored alike) and not on the held-out ones.
+pub const MODEL_SHARE: f32 = 0.85;
+
+/// A query that shares no word with any tool is said to match nothing
+/// unless a tool is at least this alike ([`Blended::close`]): queries that
+/// mean none of a catalog's tools ("bake a cake") reach 0.1 to 0.29 on
+/// the 42 catalogs of the quality sets. The nearest tools are still
+/// given, since a weak likeness is often right ("forget everything about
+/// Bob": `delete_entities`, 0.27).
+pub const MIN_LIKENESS: f32 = 0.3;
+
+/// What [`ToolIndex::blended`] finds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Blended {
+    /// The keys of the best tools, best first.
+    pub keys: Vec<usize>,
+    /// Whether any tool matches a word of the query or is
+    /// [`MIN_LIKENESS`] alike; when not, the keys are only the nearest.
+    pub close: bool,
+}
+
+/// How a sentence model reads a tool: its name in words
+/// (`get_pullRequest` → "get pull request"), its title and its
+/// description, as the host sees them, joined as sentences.
+pub fn sentence_of(p: &Primitive) -> String {
+    let definition = p.host_definition();
+    let text = |key: &str| {
+        definition
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    let mut name = String::new();
+    let mut previous: Option<char> = None;
+    for c in p.name.chars() {
+        if !c.is_alphanumeric() {
+            previous = None;
+            continue;
+        }
+        let starts_word = previous.is_none()
+            || (c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase() || p.is_numeric()));
+        if starts_word && !name.is_empty() {
+            name.push(' ');
+        }
+        name.extend(c.to_lowercase());
+        previous = Some(c);
+    }
+    [name, text("title"), text("description")]
+        .into_iter()
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(". ")
 }
 
 impl ToolIndex {
@@ -246,11 +325,13 @@ impl ToolIndex {
     pub fn build<'a>(tools: impl IntoIterator<Item = (usize, &'a Primitive)>) -> ToolIndex {
         let lexicon = Lexicon::shared();
         let mut keys = Vec::new();
+        let mut sentences = Vec::new();
         let mut stems: HashMap<String, String> = HashMap::new();
         // Per tool: (stem, part) counts and each part's length.
         let mut tools_words: Vec<(PartCounts, [f32; PARTS])> = Vec::new();
         for (key, tool) in tools {
             keys.push(key);
+            sentences.push(sentence_of(tool));
             let mut counts = PartCounts::new();
             let mut lengths = [0.0f32; PARTS];
             for (word, part) in words_of(tool) {
@@ -299,6 +380,41 @@ impl ToolIndex {
             lexicon,
             keys,
             postings,
+            sentences,
+        }
+    }
+
+    /// Each indexed tool as a sentence model reads it, in the order the
+    /// tools were given.
+    pub fn sentences(&self) -> Vec<&str> {
+        self.sentences.iter().map(String::as_str).collect()
+    }
+
+    /// The keys of the best `limit` tools for `query`, blending each
+    /// tool's score by words (over the query's best) with `likeness`, the
+    /// sentence model's likeness of the query and each tool in the order
+    /// of [`ToolIndex::sentences`]: [`MODEL_SHARE`] of the score is the
+    /// likeness; ties in key order.
+    pub fn blended(&self, query: &str, limit: usize, likeness: &[f32]) -> Blended {
+        assert_eq!(likeness.len(), self.keys.len(), "one likeness per tool");
+        let by_words: HashMap<usize, f32> = self.scored(query, usize::MAX).into_iter().collect();
+        let most_alike = likeness.iter().copied().fold(f32::MIN, f32::max);
+        let close = !by_words.is_empty() || most_alike >= MIN_LIKENESS;
+        let best = by_words.values().copied().fold(0.0f32, f32::max);
+        let mut found: Vec<(usize, f32)> = self
+            .keys
+            .iter()
+            .zip(likeness)
+            .map(|(&key, &alike)| {
+                let words = by_words.get(&key).map_or(0.0, |score| score / best);
+                (key, (1.0 - MODEL_SHARE) * words + MODEL_SHARE * alike)
+            })
+            .collect();
+        found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        found.truncate(limit);
+        Blended {
+            keys: found.into_iter().map(|(key, _)| key).collect(),
+            close,
         }
     }
 
@@ -465,6 +581,17 @@ mod tests {
             "{said}"
         );
         assert!(said.contains("gh/issues, gh/pull-requests"), "{said}");
+        assert!(!said.contains("nearest"), "{said}");
+        let far = nothing_close(
+            "forget Bob",
+            &groups,
+            &["delete_entities", "delete_relations"],
+        );
+        assert!(far.starts_with("No tool matches \"forget Bob\""), "{far}");
+        assert!(
+            far.ends_with("The nearest in meaning, though not close, are listed: delete_entities, delete_relations."),
+            "{far}"
+        );
     }
 
     #[test]
@@ -606,6 +733,76 @@ mod tests {
         assert!(
             !ranked(tools, "open", 10).contains(&"close_page".to_string()),
             "close_page found for \"open\""
+        );
+    }
+
+    #[test]
+    fn a_model_reads_a_tool_s_name_in_words_then_its_title_and_description() {
+        let catalog = Catalog::build(
+            "__",
+            &Overlays::default(),
+            &[ServerListing::tools(
+                "k",
+                vec![
+                    json!({"name": "get_pullRequest-files", "title": " PR files ",
+                           "description": "Lists the files of a pull request.",
+                           "inputSchema": {"type": "object"}}),
+                    json!({"name": "HTTPServer2", "inputSchema": {"type": "object"}}),
+                ],
+            )],
+        );
+        let index = ToolIndex::build(catalog.of_kind(Kind::Tool).enumerate());
+        assert_eq!(
+            index.sentences(),
+            [
+                "get pull request files. PR files. Lists the files of a pull request.",
+                "httpserver2"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_blend_ranks_by_likeness_and_words_and_drops_the_unrelated() {
+        let tools = vec![
+            tool(
+                "set_sim_location",
+                "Sets a custom GPS location for the simulator",
+            ),
+            tool("list_sims", "Lists the simulators"),
+            tool("erase_sims", "Erases a simulator"),
+        ];
+        let catalog = Catalog::build(
+            "__",
+            &Overlays::default(),
+            &[ServerListing::tools("k", tools)],
+        );
+        let index = ToolIndex::build(catalog.of_kind(Kind::Tool).enumerate());
+        // No word is shared: the likeness alone ranks.
+        let tokyo = index.blended("Tokyo", 5, &[0.4, 0.3, 0.1]);
+        assert_eq!(
+            tokyo,
+            Blended {
+                keys: vec![0, 1, 2],
+                close: true
+            }
+        );
+        assert_eq!(
+            index.blended("Tokyo", 2, &[0.3, 0.3, 0.1]).keys,
+            [0, 1],
+            "ties in key order"
+        );
+        // Words count too: "erase" is in one tool, which a likeness a
+        // little higher elsewhere does not outrank.
+        let erase = index.blended("erase the simulator", 5, &[0.34, 0.30, 0.32]);
+        assert_eq!((erase.keys[0], erase.close), (2, true));
+        // Nothing close: the nearest still come, said to be far.
+        let cake = index.blended("bake a cake", 5, &[0.1, 0.2, 0.29]);
+        assert_eq!(
+            cake,
+            Blended {
+                keys: vec![2, 1, 0],
+                close: false
+            }
         );
     }
 

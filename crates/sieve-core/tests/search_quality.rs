@@ -48,6 +48,7 @@ mod search_sets;
 use search_sets::{SCORED_SETS, catalog, queries};
 use sieve_core::search::ToolIndex;
 use sieve_core::{Catalog, Kind};
+use sieve_sentence::{Model, Vectors, likeness};
 use std::collections::BTreeMap;
 
 const HELD_OUT_FLOOR: f64 = 0.93;
@@ -170,6 +171,111 @@ fn sixth_held_out_plain_words_find_the_tool_in_the_top_three() {
 #[test]
 fn seventh_held_out_plain_words_find_the_tool_in_the_top_three() {
     holds_its_floor("held-out-7", 60, SEVENTH_HELD_OUT_FLOOR);
+}
+
+/// Each set's floor with the sentence model blended in, as
+/// `sieve__find_tools` ranks when the model is there (the floors above
+/// are the ranking by words alone, as it ranks without it).
+const BLENDED_FLOORS: [(&str, f64); 9] = [
+    ("tuned", 0.92),
+    ("held-out", 0.93),
+    ("held-out-2", 0.90),
+    ("held-out-3", 0.80),
+    ("held-out-4", 0.72),
+    ("held-out-5", 0.74),
+    ("held-out-6", 0.70),
+    ("held-out-7", 0.72),
+    ("live-qa", 0.62),
+];
+
+/// Ranks every query of `set` with the blend and by words alone; prints
+/// a table of both and returns (found in the top 3 by the blend, by
+/// words, queries).
+fn score_blended(
+    set: &str,
+    model: &Model,
+    vectors: &Vectors,
+    catalogs: &mut BTreeMap<String, Catalog>,
+) -> (usize, usize, usize) {
+    let queries = queries(set);
+    let texts: Vec<&str> = queries.iter().map(|(_, q, _)| q.as_str()).collect();
+    let (query_vectors, _) = vectors
+        .encode(model, &texts)
+        .expect("the model reads the queries");
+    println!(
+        "\n{set}, blended\n\n| catalog | query | meant | rank by words | rank blended | top 3 blended |"
+    );
+    println!("|---|---|---|---|---|---|");
+    let (mut blended_hits, mut word_hits) = (0, 0);
+    for ((name, query, meant), query_vector) in queries.iter().zip(query_vectors) {
+        let catalog = catalogs
+            .entry(name.clone())
+            .or_insert_with(|| catalog(name));
+        let all: Vec<_> = catalog.of_kind(Kind::Tool).collect();
+        let index = ToolIndex::build(all.iter().copied().enumerate());
+        let (tool_vectors, _) = vectors
+            .encode(model, &index.sentences())
+            .expect("the model reads the tools");
+        let alike: Vec<f32> = tool_vectors
+            .iter()
+            .map(|v| likeness(v, &query_vector))
+            .collect();
+        let rank_of = |found: Vec<usize>| {
+            found
+                .iter()
+                .position(|&i| meant.iter().any(|m| *m == all[i].name))
+        };
+        let blended = index.blended(query, 10, &alike).keys;
+        let top: Vec<String> = blended
+            .iter()
+            .take(3)
+            .map(|&i| format!("`{}`", all[i].name))
+            .collect();
+        let (by_blend, by_words) = (rank_of(blended), rank_of(index.search(query, 10)));
+        blended_hits += usize::from(by_blend.is_some_and(|r| r < 3));
+        word_hits += usize::from(by_words.is_some_and(|r| r < 3));
+        let shown = |rank: Option<usize>| rank.map_or("—".to_string(), |r| (r + 1).to_string());
+        println!(
+            "| {name} | {query} | `{}` | {} | {} | {} |",
+            meant.join("` or `"),
+            shown(by_words),
+            shown(by_blend),
+            top.join(", ")
+        );
+    }
+    println!(
+        "\n{set}: {blended_hits} of {} in the top 3 blended ({:.0} %), {word_hits} by words",
+        queries.len(),
+        100.0 * blended_hits as f64 / queries.len() as f64
+    );
+    (blended_hits, word_hits, queries.len())
+}
+
+#[test]
+fn blended_with_the_sentence_model_every_set_holds_its_floor() {
+    let model = Model::shared().unwrap_or_else(|e| panic!("{e}"));
+    let _lexicon = sieve_core::lexicon::Lexicon::shared();
+    // The tools' vectors, kept between runs of the tests (a few minutes
+    // to read every catalog's tools the first time).
+    let cache =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("search-quality-vectors.bin");
+    let vectors = Vectors::default();
+    if let Ok(bytes) = std::fs::read(&cache) {
+        vectors.add_bytes(&bytes);
+    }
+    let mut catalogs = BTreeMap::new();
+    let mut failed = Vec::new();
+    let (mut all_blended, mut all_words, mut all) = (0, 0, 0);
+    for (set, floor) in BLENDED_FLOORS {
+        let (blended, words, total) = score_blended(set, &model, &vectors, &mut catalogs);
+        (all_blended, all_words, all) = (all_blended + blended, all_words + words, all + total);
+        if (blended as f64) < floor * total as f64 {
+            failed.push(format!("{set}: {blended} of {total} blended"));
+        }
+    }
+    std::fs::write(&cache, vectors.to_bytes()).expect("the vectors are kept");
+    println!("\nevery set: {all_blended} of {all} blended, {all_words} by words");
+    assert!(failed.is_empty(), "under their floors: {failed:?}");
 }
 
 /// The ranking is deterministic: every query of every set, asked of two

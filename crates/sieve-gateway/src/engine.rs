@@ -14,6 +14,8 @@
 
 mod lists;
 mod measured;
+mod search;
+pub(crate) use search::Search;
 
 pub use lists::View as ListView;
 
@@ -92,9 +94,9 @@ pub struct Engine {
     pool: Pool,
     state: RwLock<InForce>,
     profiles: Mutex<HashMap<String, Arc<ActiveProfile>>>,
-    /// Per profile, the search index of the tools it lets be called, with
-    /// the catalog and profile it was built from (search mode).
-    search_indexes: Mutex<HashMap<String, SearchIndex>>,
+    /// Per profile in search mode, the search of the tools it lets be
+    /// called (`search`).
+    searches: search::Searches,
     changes: broadcast::Sender<Change>,
     watcher: Mutex<Option<sieve_store::state::Watching>>,
     tasks: Arc<Tasks>,
@@ -104,13 +106,6 @@ pub struct Engine {
     /// Lists as hosts see them, encoded once per view (`lists`).
     lists: lists::EncodedLists,
 }
-
-/// A search index and what it was built from.
-type SearchIndex = (
-    Arc<Catalog>,
-    Arc<ActiveProfile>,
-    Arc<sieve_core::search::ToolIndex>,
-);
 
 /// Every primitive of a catalog as the host sees it, in catalog order:
 /// its definition with every field as the server sent it (`execution`,
@@ -306,6 +301,7 @@ impl Engine {
             measured_sink,
         );
         let (changes, _) = broadcast::channel(256);
+        let searches = search::Searches::new(store.home().sentence_vectors_file());
         let engine = Arc::new(Engine {
             store,
             hosts,
@@ -322,7 +318,7 @@ impl Engine {
                 scanned: (u64::MAX, Arc::default()),
             }),
             profiles: Mutex::new(HashMap::new()),
-            search_indexes: Mutex::new(HashMap::new()),
+            searches,
             lists: lists::EncodedLists::default(),
             changes,
             watcher: Mutex::new(None),
@@ -698,6 +694,7 @@ impl Engine {
                     changed
                 };
                 if changed {
+                    self.searches.forget(name);
                     tracing::info!(profile = name, "profile reloaded");
                     self.emit(Change::Profile(name.to_string()));
                 }
@@ -822,28 +819,23 @@ impl Engine {
         self.tasks.retry(id, force, &profile.name, &viewer).await
     }
 
-    /// The search index of `profile` over `catalog`, built by `build`
-    /// the first time and again only when either is replaced (a new
-    /// listing, an edited profile): `sieve__find_tools` is asked often, the
+    /// The search of `profile` over `catalog`, built by `build` the
+    /// first time and again only when either is replaced (a new listing,
+    /// an edited profile): `sieve__find_tools` is asked often, the
     /// catalog changes seldom.
-    pub(crate) fn search_index(
+    pub(crate) fn search(
         &self,
         catalog: &Arc<Catalog>,
         profile: &Arc<ActiveProfile>,
         build: impl FnOnce() -> sieve_core::search::ToolIndex,
-    ) -> Arc<sieve_core::search::ToolIndex> {
-        if let Some((built_on, built_for, index)) = self.search_indexes.locked().get(&profile.name)
-            && Arc::ptr_eq(built_on, catalog)
-            && Arc::ptr_eq(built_for, profile)
-        {
-            return index.clone();
-        }
-        let index = Arc::new(build());
-        self.search_indexes.locked().insert(
-            profile.name.clone(),
-            (catalog.clone(), profile.clone(), index.clone()),
-        );
-        index
+    ) -> Arc<search::Search> {
+        self.searches.of(catalog, profile, build)
+    }
+
+    /// A search for one connection alone, whose concerns narrow what it
+    /// may call.
+    pub(crate) fn own_search(&self, index: sieve_core::search::ToolIndex) -> Arc<search::Search> {
+        self.searches.own(index)
     }
 
     /// Calls tool `name` (exposed name or URI) with `arguments` under

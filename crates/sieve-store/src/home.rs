@@ -89,6 +89,12 @@ impl Home {
         self.data_dir.join("tasks.db")
     }
 
+    /// The sentence vectors of the tools the search has read (a cache,
+    /// shared by every proxy of the machine).
+    pub fn sentence_vectors_file(&self) -> PathBuf {
+        self.data_dir.join("sentence-vectors.bin")
+    }
+
     /// The bearer token of the HTTP endpoint.
     pub fn token_file(&self) -> PathBuf {
         self.config_dir.join("http-token")

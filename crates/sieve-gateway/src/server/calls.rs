@@ -5,6 +5,7 @@
 
 use super::dispatch::CallParams;
 use super::{SieveServer, View, convert, to_params};
+use crate::engine::Search;
 use crate::link::HostRequest;
 use crate::tap::UnnamedParams;
 use crate::tasks::{Call, Started};
@@ -19,7 +20,7 @@ use serde_json::Value;
 use serde_json::json;
 use sieve_core::Kind;
 use sieve_core::search::{
-    CALL_TOOL, DEFAULT_LIMIT, FIND_TOOLS, MAX_LIMIT, ToolIndex, found_definition, nothing_found,
+    CALL_TOOL, DEFAULT_LIMIT, FIND_TOOLS, MAX_LIMIT, ToolIndex, found_definition, nothing_close,
     search_tool_name,
 };
 
@@ -38,7 +39,7 @@ impl SieveServer {
         if view.profile.rules.search_mode() {
             let separator = view.config.settings.separator.clone();
             if request.name == search_tool_name(FIND_TOOLS, &separator) {
-                return self.find_tools(&view, &request);
+                return self.find_tools(&view, &request).await;
             }
             if request.name == search_tool_name(CALL_TOOL, &separator) {
                 // The tool named inside, called like any other: enforced,
@@ -141,10 +142,31 @@ impl SieveServer {
         }
     }
 
+    /// The search of the tools `view` may call: the profile's, shared by
+    /// its hosts, or the connection's own when its concerns narrow what it
+    /// may call. Built when first asked for (a search-mode list asks, so
+    /// the sentence model reads the tools before the first search).
+    pub(super) fn search_of(&self, view: &View) -> std::sync::Arc<Search> {
+        let build = || {
+            ToolIndex::build(
+                view.catalog
+                    .primitives()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| callable(view, p)),
+            )
+        };
+        if view.narrowing.is_empty() {
+            self.engine.search(&view.catalog, &view.profile, build)
+        } else {
+            self.engine.own_search(build())
+        }
+    }
+
     /// `sieve__find_tools {query, limit?}`: the tools this view may call
     /// that best match `query`, each with its full definition, best first.
     /// A tool the profile hides is never among them.
-    fn find_tools(
+    async fn find_tools(
         &self,
         view: &View,
         request: &CallToolRequestParams,
@@ -174,49 +196,43 @@ impl SieveServer {
                     )
                 })?,
         };
-        // The tools this view may call: what the index holds, and whose
-        // groups a search that finds nothing names.
-        let callable = |p: &&sieve_core::Primitive| {
-            p.kind == Kind::Tool && view.profile.rules.is_visible(p, Some(&view.narrowing))
-        };
-        let build = || {
-            ToolIndex::build(
-                view.catalog
-                    .primitives()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| callable(p)),
-            )
-        };
-        // The connection's concerns narrow what it may call: such an index
-        // is its own; the profile's alone is shared.
-        let index = if view.narrowing.is_empty() {
-            self.engine
-                .search_index(&view.catalog, &view.profile, build)
-        } else {
-            std::sync::Arc::new(build())
-        };
-        let found: Vec<Value> = index
-            .search(query, limit)
-            .into_iter()
-            .filter_map(|i| view.forms.items.get(i).cloned().flatten())
+        let search = self.search_of(view);
+        let (blended, ranking) = search.find(query, limit).await;
+        let found: Vec<Value> = blended
+            .keys
+            .iter()
+            .filter_map(|&i| view.forms.items.get(i).cloned().flatten())
             .map(found_definition)
             .collect();
         let structured = json!({"tools": found});
         let mut result = CallToolResult::structured(structured.clone());
-        let text = if found.is_empty() {
+        let text = if blended.close {
+            structured.to_string()
+        } else {
+            // The groups of the tools this view may call, whose words
+            // find them.
             let groups = view
                 .catalog
                 .primitives()
                 .iter()
-                .filter(callable)
+                .filter(|p| callable(view, p))
                 .flat_map(|p| p.labels.groups.iter().cloned())
                 .collect();
-            nothing_found(query, &groups)
-        } else {
-            structured.to_string()
+            let nearest: Vec<&str> = found
+                .iter()
+                .filter_map(|tool| tool["name"].as_str())
+                .collect();
+            nothing_close(query, &groups, &nearest)
         };
         result.content = vec![rmcp::model::ContentBlock::text(text)];
+        // How the tools were ranked: by words alone until the sentence
+        // model has read them (or when it is not there).
+        let mut meta = serde_json::Map::new();
+        meta.insert(
+            format!("{}ranking", sieve_core::labels::META_PREFIX),
+            Value::String(ranking.as_str().into()),
+        );
+        result.meta = Some(rmcp::model::MetaObject(meta));
         Ok(CallToolResponse::Complete(result))
     }
 
@@ -424,4 +440,9 @@ fn call_through(
     call.name = name.into();
     call.arguments = inner;
     Ok(call)
+}
+
+/// Whether `view` may call `p`: what its search holds.
+fn callable(view: &View, p: &sieve_core::Primitive) -> bool {
+    p.kind == Kind::Tool && view.profile.rules.is_visible(p, Some(&view.narrowing))
 }
