@@ -17,8 +17,9 @@ cd "$(dirname "$0")"
 . scripts/env.sh
 cargo build --quiet --locked -p sieve-cli --bin mcp-sieve
 # The sentence model the tool search ranks with, fetched once into the
-# cache the program looks in (without it, search ranks by words alone).
-scripts/model-deps.sh >/dev/null
+# cache the program looks in; without it, search ranks by words alone.
+scripts/model-deps.sh >/dev/null ||
+  echo "run.sh: the sentence model could not be fetched; the tool search ranks by words alone until scripts/model-deps.sh succeeds" >&2
 bin="$CARGO_TARGET_DIR/debug/mcp-sieve"
 if [ "$#" -gt 0 ]; then
   exec "$bin" "$@"

@@ -5,5 +5,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() -> std::process::ExitCode {
+    // SAFETY: first thing, before any thread is started.
+    unsafe { sieve_api::run_on_one_thread() };
     sieve_app::run()
 }

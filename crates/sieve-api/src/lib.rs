@@ -65,6 +65,7 @@ pub use sieve_core::tasks::TaskRecord;
 pub use sieve_core::{ConcernDef, Disclosure, Kind, OAuthClient, Profile, TokenCount};
 pub use sieve_gateway::engine::{Change, Engine, now_ms};
 pub use sieve_gateway::serve;
+pub use sieve_sentence::run_on_one_thread;
 pub use sieve_store::home::Home;
 pub use sieve_store::hosts::HostKind;
 pub use sieve_store::import::ImportReport;

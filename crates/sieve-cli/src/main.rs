@@ -9,5 +9,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    // SAFETY: first thing, before any thread is started.
+    unsafe { sieve_api::run_on_one_thread() };
     sieve_cli::main()
 }

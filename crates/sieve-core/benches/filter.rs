@@ -186,6 +186,9 @@ fn search(
 /// the model each time, side by side). Also what unpacking the lexicon
 /// and loading the model cost, in time and resident memory.
 fn search_latency(_c: &mut Criterion) {
+    // As `mcp-sieve` runs the model: one thread per text. SAFETY: this is
+    // the first benchmark of the group, and nothing has started a thread.
+    unsafe { sieve_sentence::run_on_one_thread() };
     let rss_kib = || {
         let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
         let pages: u64 = statm

@@ -34,12 +34,20 @@
 //!   on seven catalogs (two no other set uses: sanity-mcp,
 //!   xcodebuildmcp); scored once, at the end of that round, with the
 //!   lexical ranking, the sentence model and the blend.
+//! * `held-out-8.tsv`: written in the ninth round, before the sentence
+//!   model was built into the program, by a writer who ran no search and
+//!   read no ranking, on nine catalogs (two no other set uses:
+//!   azure-devops-tiberriver, awslabs-eks); scored once, when the blend
+//!   was built in, by words (50 of 76) and blended (57 of 76).
 //! * `live-qa.tsv`: a tester's queries on four live servers searched as
 //!   one catalog (`tests/fixtures/live-qa.json`, 202 tools); the fourth
 //!   round fixed a defect they showed, so they are seen and track it.
 //!
 //! A query counts when a tool it means is in the top 3. Each set is
-//! asserted at its real floor. The tables and figures are printed
+//! asserted at its real floor, by words alone (as `sieve__find_tools`
+//! ranks without the sentence model, or before it has read the tools)
+//! and blended with the model (`BLENDED_FLOORS`; the model comes from
+//! scripts/model-deps.sh, which ./test.sh runs). The tables and figures are printed
 //! (`cargo test -p sieve-core --test search_quality -- --nocapture
 //! --test-threads=1`) and copied into docs/benchmarks.md.
 
@@ -60,6 +68,7 @@ const FOURTH_HELD_OUT_FLOOR: f64 = 0.71;
 const FIFTH_HELD_OUT_FLOOR: f64 = 0.67;
 const SIXTH_HELD_OUT_FLOOR: f64 = 0.67;
 const SEVENTH_HELD_OUT_FLOOR: f64 = 0.62;
+const EIGHTH_HELD_OUT_FLOOR: f64 = 0.65;
 
 /// Ranks every query of `set` on its catalog; prints a table and returns
 /// (queries with a meant tool in the top 3, queries).
@@ -176,16 +185,17 @@ fn seventh_held_out_plain_words_find_the_tool_in_the_top_three() {
 /// Each set's floor with the sentence model blended in, as
 /// `sieve__find_tools` ranks when the model is there (the floors above
 /// are the ranking by words alone, as it ranks without it).
-const BLENDED_FLOORS: [(&str, f64); 9] = [
-    ("tuned", 0.92),
-    ("held-out", 0.93),
-    ("held-out-2", 0.90),
-    ("held-out-3", 0.80),
-    ("held-out-4", 0.72),
-    ("held-out-5", 0.74),
-    ("held-out-6", 0.70),
-    ("held-out-7", 0.72),
-    ("live-qa", 0.62),
+const BLENDED_FLOORS: [(&str, f64); 10] = [
+    ("tuned", 0.93),
+    ("held-out", 0.95),
+    ("held-out-2", 0.94),
+    ("held-out-3", 0.84),
+    ("held-out-4", 0.75),
+    ("held-out-5", 0.77),
+    ("held-out-6", 0.73),
+    ("held-out-7", 0.75),
+    ("held-out-8", 0.75),
+    ("live-qa", 0.74),
 ];
 
 /// Ranks every query of `set` with the blend and by words alone; prints
@@ -276,6 +286,11 @@ fn blended_with_the_sentence_model_every_set_holds_its_floor() {
     std::fs::write(&cache, vectors.to_bytes()).expect("the vectors are kept");
     println!("\nevery set: {all_blended} of {all} blended, {all_words} by words");
     assert!(failed.is_empty(), "under their floors: {failed:?}");
+}
+
+#[test]
+fn eighth_held_out_plain_words_find_the_tool_in_the_top_three() {
+    holds_its_floor("held-out-8", 60, EIGHTH_HELD_OUT_FLOOR);
 }
 
 /// The ranking is deterministic: every query of every set, asked of two

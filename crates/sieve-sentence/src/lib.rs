@@ -22,6 +22,35 @@ mod vectors;
 pub use model::{MODEL_NAME, Model, ModelError, locate};
 pub use vectors::{Key, Vector, Vectors};
 
+/// Whether [`run_on_one_thread`] set `RAYON_NUM_THREADS`.
+static ONE_THREAD_HERE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Has the model run each text on one thread, as a proxy wants: candle
+/// splits each product between threads by `RAYON_NUM_THREADS` (every
+/// core when unset), and on the short texts of a search that gains less
+/// than the noise of a run here (docs/benchmarks.md, round 9), while it
+/// takes the core other hosts' calls need. Sets the variable to 1 unless
+/// the person set it.
+///
+/// # Safety
+///
+/// As [`std::env::set_var`]: call it first thing in `main`, before any
+/// other thread is started.
+pub unsafe fn run_on_one_thread() {
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        // SAFETY: the caller starts no thread before this.
+        unsafe { std::env::set_var("RAYON_NUM_THREADS", "1") };
+        ONE_THREAD_HERE.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Whether [`run_on_one_thread`] set `RAYON_NUM_THREADS`: the servers
+/// the proxy starts are started without it, so they get the environment
+/// they would have had.
+pub fn one_thread_set_here() -> bool {
+    ONE_THREAD_HERE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// How many numbers a sentence's vector has.
 pub const DIMENSIONS: usize = 384;
 

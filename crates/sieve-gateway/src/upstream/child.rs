@@ -44,6 +44,10 @@ impl ChildProcess {
         cwd: Option<&str>,
     ) -> Result<ChildProcess, ChildError> {
         let mut cmd = tokio::process::Command::new(command);
+        if sieve_sentence::one_thread_set_here() {
+            // Set for the sentence model in this process, not the server's.
+            cmd.env_remove("RAYON_NUM_THREADS");
+        }
         cmd.args(args)
             .envs(env)
             .stdin(std::process::Stdio::piped())
