@@ -477,6 +477,20 @@ async fn search_mode_lists_the_pinned_and_finds_the_rest() {
             .collect();
         assert!(names.contains(&meant), "{query:?} found {names:?}");
     }
+    // A call whose concerns narrow what it may call has a search of its
+    // own, ranked by meaning too once the model has read the tools.
+    let narrowed = host
+        .request(
+            "tools/call",
+            json!({"name": "sieve__find_tools",
+                   "arguments": {"query": "take back the money we charged", "limit": 3},
+                   "_meta": {"dev.mcp-sieve/concerns": {"security": "low"}}}),
+        )
+        .await;
+    assert_eq!(
+        narrowed["result"]["_meta"]["dev.mcp-sieve/ranking"], "words and meaning",
+        "{narrowed}"
+    );
 
     let called = host
         .request(

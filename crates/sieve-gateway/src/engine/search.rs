@@ -131,10 +131,18 @@ impl Searches {
             .remove(name);
     }
 
-    /// Gives `search` its tools' vectors: at once when each was read
-    /// before, else after the model reads the rest on a thread of its
-    /// own.
+    /// Gives `search` its tools' vectors: at once when the model is in
+    /// memory and has read each before (a connection's own search is
+    /// built for each query), else after the model reads the rest on a
+    /// thread of its own.
     fn read_tools(&self, search: &Arc<Search>) {
+        if Model::is_loaded()
+            && let Some(vectors) = self.shared.vectors.all_of(&search.index.sentences())
+            && let Ok(model) = Model::shared()
+        {
+            let _ = search.meaning.set((model, vectors));
+            return;
+        }
         let shared = self.shared.clone();
         let weak = Arc::downgrade(search);
         let spawned = std::thread::Builder::new()
