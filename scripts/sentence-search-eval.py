@@ -23,7 +23,7 @@ Usage: scripts/sentence-search-eval.py MODEL_DIR RANKINGS.json [--final] [--miss
   --final: score the HELD_OUT sets too, with `lexical`, `model` and the blend BLEND
     names (BLEND="sum 0.85"), nothing else
   --misses SET: print SET's misses of the method SHOW names (SHOW="model")
-  --bench-input FILE: write the texts scripts/sentence-bench times, and stop
+  --bench-input FILE: write the texts round 8's scripts/sentence-bench timed, and stop
   SENTENCE_CACHE: where sentence vectors are kept (/tmp/sentence-vectors.npz);
     about half an hour for the 2,561 tools in numpy on two shared cores
 """
@@ -106,7 +106,7 @@ def label(method):
 
 
 def write_bench_input(data, path):
-    """The texts scripts/sentence-bench times: 500 tools of three large
+    """The texts round 8's scripts/sentence-bench timed: 500 tools of three large
     catalogs, read as above, and the queries of two sets."""
     tools = [
         tool_text(t)

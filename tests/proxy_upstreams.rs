@@ -514,3 +514,35 @@ async fn a_call_s_progress_comes_before_its_answer_and_never_after() {
     }
     assert!(host.close().await.success());
 }
+
+/// The proxy runs its sentence model on one thread by setting
+/// `RAYON_NUM_THREADS`; the servers it starts get the environment they
+/// would have had: without it, or with the person's own value.
+#[tokio::test]
+async fn servers_start_without_the_thread_count_the_proxy_set_for_itself() {
+    for (proxy_env, seen) in [(None, ""), (Some("3"), "RAYON_NUM_THREADS=3")] {
+        let home = Home::new(BIN);
+        let seen_file = home.path().join("server-env.txt");
+        let script = format!(
+            "env | grep '^RAYON_NUM_THREADS=' > '{}'; exec '{BIN}' demo-server",
+            seen_file.display()
+        );
+        let config = json!({"mcpServers": {"demo": {"command": "sh", "args": ["-c", script]}}});
+        home.write("config.json", &config.to_string());
+        let env: Vec<(&str, &str)> = proxy_env
+            .map(|value| ("RAYON_NUM_THREADS", value))
+            .into_iter()
+            .collect();
+        let mut host = Wire::start_with_env(BIN, home.path(), &[], &env, json!({})).await;
+        let names = tool_names(&host.listing(&["demo"]).await);
+        assert_eq!(names.len(), 40, "{names:?}");
+        host.close().await;
+        let written =
+            std::fs::read_to_string(&seen_file).expect("the server wrote its environment");
+        assert_eq!(
+            written.trim(),
+            seen,
+            "with {proxy_env:?} in the proxy's environment"
+        );
+    }
+}

@@ -170,17 +170,19 @@ const COVERAGE: f32 = 1.0;
 /// slot have the word itself, its senses add little to drown it.
 const LITERAL_SHARE: f32 = 0.5;
 
+/// A text field of a tool's definition, empty when it has none.
+fn field<'a>(definition: &'a Value, key: &str) -> &'a str {
+    definition
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
 /// The words a tool is found by, each with the part it came from: name,
 /// title, description, parameter names, labels.
 fn words_of(p: &Primitive) -> Vec<(String, Part)> {
     let definition = p.host_definition();
-    let text = |key: &str| {
-        definition
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
+    let text = |key: &str| field(&definition, key).to_string();
     let mut words = Vec::new();
     let mut add = |text: &str, part: Part| {
         for word in lexicon::words(text) {
@@ -290,14 +292,7 @@ pub struct Blended {
 /// description, as the host sees them, joined as sentences.
 pub fn sentence_of(p: &Primitive) -> String {
     let definition = p.host_definition();
-    let text = |key: &str| {
-        definition
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .trim()
-            .to_string()
-    };
+    let text = |key: &str| field(&definition, key).trim().to_string();
     let mut name = String::new();
     let mut previous: Option<char> = None;
     for c in p.name.chars() {
