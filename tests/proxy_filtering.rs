@@ -394,6 +394,33 @@ async fn the_search_ranks_by_words_without_the_model_and_reads_it_only_for_searc
     assert!(vectors.exists(), "the tools' vectors are kept");
 }
 
+/// A host whose every request narrows what it may call (concerns in
+/// `_meta`) still gets the ranking by meaning: the profile's search is
+/// built and read when it lists, and the connection's own searches use
+/// the vectors it read.
+#[tokio::test]
+async fn a_host_that_always_narrows_is_ranked_by_meaning_too() {
+    let home = Home::new(BIN);
+    home.write("profiles/search.json", r#"{"disclosure": "search"}"#);
+    let mut host = start(&home, "search").await;
+    let concerns = json!({"dev.mcp-sieve/concerns": {"security": "low"}});
+    host.request("tools/list", json!({"_meta": concerns})).await;
+    let found = wait_for_meaning(
+        &mut host,
+        json!({"name": "sieve__find_tools",
+               "arguments": {"query": "take back the money we charged", "limit": 3},
+               "_meta": concerns}),
+    )
+    .await;
+    let names: Vec<&str> = found["result"]["structuredContent"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{found}"))
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"demo__refund_invoice"), "{names:?}");
+}
+
 /// A profile in search mode lists its pinned tools and the proxy's two
 /// search tools; the rest is found by plain words and called through
 /// `sieve__call_tool`, enforced like any call.

@@ -147,19 +147,27 @@ impl SieveServer {
     /// may call. Built when first asked for (a search-mode list asks, so
     /// the sentence model reads the tools before the first search).
     pub(super) fn search_of(&self, view: &View) -> std::sync::Arc<Search> {
-        let build = || {
+        let build = |narrowing: Option<&sieve_core::rules::Narrowing>| {
             ToolIndex::build(
                 view.catalog
                     .primitives()
                     .iter()
                     .enumerate()
-                    .filter(|(_, p)| callable(view, p)),
+                    .filter(|(_, p)| {
+                        p.kind == Kind::Tool && view.profile.rules.is_visible(p, narrowing)
+                    }),
             )
         };
+        // The profile's search, built whatever the connection narrows:
+        // it holds the sentence model and has it read every tool the
+        // profile allows, so a narrowed search finds their vectors read.
+        let profile = self
+            .engine
+            .search(&view.catalog, &view.profile, || build(None));
         if view.narrowing.is_empty() {
-            self.engine.search(&view.catalog, &view.profile, build)
+            profile
         } else {
-            self.engine.own_search(build())
+            self.engine.own_search(build(Some(&view.narrowing)))
         }
     }
 

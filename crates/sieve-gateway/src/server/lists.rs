@@ -26,7 +26,7 @@ impl SieveServer {
         self.started().await;
         let view = self.view(context, true)?;
         self.listed(kind, &view.catalog);
-        if kind == Kind::Tool && view.profile.rules.search_mode() && view.narrowing.is_empty() {
+        if kind == Kind::Tool && view.profile.rules.search_mode() {
             // The sentence model starts reading the tools a search will
             // rank before the host's first search.
             self.search_of(&view);
