@@ -316,6 +316,16 @@ async fn an_overlay_s_text_replaces_the_upstream_s() {
     );
 }
 
+/// The names of the tools a `sieve__find_tools` answer holds.
+fn found_names(found: &Value) -> Vec<&str> {
+    found["result"]["structuredContent"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{found}"))
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect()
+}
+
 /// Asks `find` until the search ranks by words and meaning (the sentence
 /// model has read the tools; a second or two for the demo's), and gives
 /// that answer.
@@ -412,12 +422,7 @@ async fn a_host_that_always_narrows_is_ranked_by_meaning_too() {
                "_meta": concerns}),
     )
     .await;
-    let names: Vec<&str> = found["result"]["structuredContent"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{found}"))
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let names = found_names(&found);
     assert!(names.contains(&"demo__refund_invoice"), "{names:?}");
 }
 
@@ -496,12 +501,7 @@ async fn search_mode_lists_the_pinned_and_finds_the_rest() {
         ),
     ] {
         let found = host.request("tools/call", find(query)).await;
-        let names: Vec<&str> = found["result"]["structuredContent"]["tools"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{found}"))
-            .iter()
-            .filter_map(|t| t["name"].as_str())
-            .collect();
+        let names = found_names(&found);
         assert!(names.contains(&meant), "{query:?} found {names:?}");
     }
     // A call whose concerns narrow what it may call has a search of its
