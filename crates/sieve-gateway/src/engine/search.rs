@@ -35,8 +35,9 @@ pub(crate) struct Searches {
 struct Shared {
     vectors: Vectors,
     file: PathBuf,
-    /// Whether the cache file was read into `vectors`.
-    loaded: AtomicBool,
+    /// Set once the cache file was read into `vectors` (a second reader
+    /// waits for the first).
+    cache_read: OnceLock<()>,
     /// Whether the proxy said the model cannot be used.
     said_missing: AtomicBool,
 }
@@ -76,7 +77,7 @@ impl Searches {
             shared: Arc::new(Shared {
                 vectors: Vectors::default(),
                 file,
-                loaded: AtomicBool::new(false),
+                cache_read: OnceLock::new(),
                 said_missing: AtomicBool::new(false),
             }),
         }
@@ -165,12 +166,12 @@ impl Searches {
 
 impl Shared {
     fn read(&self, search: &Search) -> Result<(), sieve_sentence::ModelError> {
-        if !self.loaded.swap(true, Ordering::Relaxed) {
+        self.cache_read.get_or_init(|| {
             // A cache that cannot be read is read again by the model.
             if let Ok(bytes) = std::fs::read(&self.file) {
                 self.vectors.add_bytes(&bytes);
             }
-        }
+        });
         let model = Model::shared()?;
         let sentences = search.index.sentences();
         let (vectors, read) = self.vectors.encode(&model, &sentences)?;
