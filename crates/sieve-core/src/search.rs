@@ -293,21 +293,7 @@ pub struct Blended {
 pub fn sentence_of(p: &Primitive) -> String {
     let definition = p.host_definition();
     let text = |key: &str| field(&definition, key).trim().to_string();
-    let mut name = String::new();
-    let mut previous: Option<char> = None;
-    for c in p.name.chars() {
-        if !c.is_alphanumeric() {
-            previous = None;
-            continue;
-        }
-        let starts_word = previous.is_none()
-            || (c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase() || p.is_numeric()));
-        if starts_word && !name.is_empty() {
-            name.push(' ');
-        }
-        name.extend(c.to_lowercase());
-        previous = Some(c);
-    }
+    let name = lexicon::words(&p.name).join(" ");
     [name, text("title"), text("description")]
         .into_iter()
         .filter(|part| !part.is_empty())
@@ -632,6 +618,16 @@ mod tests {
             .collect()
     }
 
+    /// The index of one server's `tools`, keyed by their order.
+    fn index_of(tools: Vec<Value>) -> ToolIndex {
+        let catalog = Catalog::build(
+            "__",
+            &Overlays::default(),
+            &[ServerListing::tools("k", tools)],
+        );
+        ToolIndex::build(catalog.of_kind(Kind::Tool).enumerate())
+    }
+
     fn tool(name: &str, description: &str) -> Value {
         json!({"name": name, "description": description, "inputSchema": {"type": "object"}})
     }
@@ -733,20 +729,12 @@ mod tests {
 
     #[test]
     fn a_model_reads_a_tool_s_name_in_words_then_its_title_and_description() {
-        let catalog = Catalog::build(
-            "__",
-            &Overlays::default(),
-            &[ServerListing::tools(
-                "k",
-                vec![
-                    json!({"name": "get_pullRequest-files", "title": " PR files ",
-                           "description": "Lists the files of a pull request.",
-                           "inputSchema": {"type": "object"}}),
-                    json!({"name": "HTTPServer2", "inputSchema": {"type": "object"}}),
-                ],
-            )],
-        );
-        let index = ToolIndex::build(catalog.of_kind(Kind::Tool).enumerate());
+        let index = index_of(vec![
+            json!({"name": "get_pullRequest-files", "title": " PR files ",
+                   "description": "Lists the files of a pull request.",
+                   "inputSchema": {"type": "object"}}),
+            json!({"name": "HTTPServer2", "inputSchema": {"type": "object"}}),
+        ]);
         assert_eq!(
             index.sentences(),
             [
@@ -758,20 +746,14 @@ mod tests {
 
     #[test]
     fn a_blend_ranks_by_likeness_and_words_and_drops_the_unrelated() {
-        let tools = vec![
+        let index = index_of(vec![
             tool(
                 "set_sim_location",
                 "Sets a custom GPS location for the simulator",
             ),
             tool("list_sims", "Lists the simulators"),
             tool("erase_sims", "Erases a simulator"),
-        ];
-        let catalog = Catalog::build(
-            "__",
-            &Overlays::default(),
-            &[ServerListing::tools("k", tools)],
-        );
-        let index = ToolIndex::build(catalog.of_kind(Kind::Tool).enumerate());
+        ]);
         // No word is shared: the likeness alone ranks.
         let tokyo = index.blended("Tokyo", 5, &[0.4, 0.3, 0.1]);
         assert_eq!(

@@ -4,10 +4,10 @@
 //!
 //! The model is loaded when a search is first built and dropped with the
 //! last search that holds it: a proxy that serves no search profile never
-//! reads it. Reading a tool takes about 50 ms of CPU, so the tools are
+//! reads it. Reading a tool takes about 30 ms of CPU, so the tools are
 //! read on a thread of their own, each once per machine: their vectors
 //! are kept in `sentence-vectors.bin` in the data folder and shared by
-//! every proxy. A query is read on tokio's blocking threads (about 10 ms).
+//! every proxy. A query is read on tokio's blocking threads (about 15 ms).
 //! Without the model (not fetched, unreadable) the search ranks by words
 //! alone and the proxy says why once.
 
@@ -92,22 +92,25 @@ impl Searches {
         profile: &Arc<ActiveProfile>,
         build: impl FnOnce() -> ToolIndex,
     ) -> Arc<Search> {
-        let mut built = self.built.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((on, profile_of, search)) = built.get(&profile.name)
+        if let Some((on, profile_of, search)) = self
+            .built
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&profile.name)
             && Arc::ptr_eq(on, catalog)
             && Arc::ptr_eq(profile_of, profile)
         {
             return search.clone();
         }
+        // Built without the lock: other profiles' searches do not wait.
         let search = Arc::new(Search {
             index: build(),
             meaning: OnceLock::new(),
         });
-        built.insert(
+        self.built.lock().unwrap_or_else(|e| e.into_inner()).insert(
             profile.name.clone(),
             (catalog.clone(), profile.clone(), search.clone()),
         );
-        drop(built);
         self.read_tools(&search);
         search
     }

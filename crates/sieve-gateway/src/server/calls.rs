@@ -142,32 +142,25 @@ impl SieveServer {
         }
     }
 
-    /// The search of the tools `view` may call: the profile's, shared by
-    /// its hosts, or the connection's own when its concerns narrow what it
-    /// may call. Built when first asked for (a search-mode list asks, so
-    /// the sentence model reads the tools before the first search).
-    pub(super) fn search_of(&self, view: &View) -> std::sync::Arc<Search> {
-        let build = |narrowing: Option<&sieve_core::rules::Narrowing>| {
-            ToolIndex::build(
-                view.catalog
-                    .primitives()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| {
-                        p.kind == Kind::Tool && view.profile.rules.is_visible(p, narrowing)
-                    }),
-            )
-        };
-        // The profile's search, built whatever the connection narrows:
-        // it holds the sentence model and has it read every tool the
-        // profile allows, so a narrowed search finds their vectors read.
-        let profile = self
-            .engine
-            .search(&view.catalog, &view.profile, || build(None));
+    /// The search of the tools `view`'s profile lets be called, shared by
+    /// its hosts; built when first asked for (a search-mode list asks, so
+    /// the sentence model reads the tools before the first search). It
+    /// holds the model and has it read every tool the profile allows, so
+    /// a connection's narrowed search finds their vectors read.
+    pub(super) fn profile_search(&self, view: &View) -> std::sync::Arc<Search> {
+        self.engine
+            .search(&view.catalog, &view.profile, || tool_index(view, None))
+    }
+
+    /// The search of the tools `view` may call: the profile's, or the
+    /// connection's own when its concerns narrow what it may call.
+    fn search_of(&self, view: &View) -> std::sync::Arc<Search> {
+        let profile = self.profile_search(view);
         if view.narrowing.is_empty() {
             profile
         } else {
-            self.engine.own_search(build(Some(&view.narrowing)))
+            self.engine
+                .own_search(tool_index(view, Some(&view.narrowing)))
         }
     }
 
@@ -223,7 +216,7 @@ impl SieveServer {
                 .catalog
                 .primitives()
                 .iter()
-                .filter(|p| callable(view, p))
+                .filter(|p| callable(view, Some(&view.narrowing), p))
                 .flat_map(|p| p.labels.groups.iter().cloned())
                 .collect();
             let nearest: Vec<&str> = found
@@ -450,7 +443,22 @@ fn call_through(
     Ok(call)
 }
 
-/// Whether `view` may call `p`: what its search holds.
-fn callable(view: &View, p: &sieve_core::Primitive) -> bool {
-    p.kind == Kind::Tool && view.profile.rules.is_visible(p, Some(&view.narrowing))
+/// Whether `view` may call `p` under `narrowing`: what its search holds.
+fn callable(
+    view: &View,
+    narrowing: Option<&sieve_core::rules::Narrowing>,
+    p: &sieve_core::Primitive,
+) -> bool {
+    p.kind == Kind::Tool && view.profile.rules.is_visible(p, narrowing)
+}
+
+/// The search index of the tools `view` may call under `narrowing`.
+fn tool_index(view: &View, narrowing: Option<&sieve_core::rules::Narrowing>) -> ToolIndex {
+    ToolIndex::build(
+        view.catalog
+            .primitives()
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| callable(view, narrowing, p)),
+    )
 }

@@ -29,7 +29,7 @@ impl SieveServer {
         if kind == Kind::Tool && view.profile.rules.search_mode() {
             // The sentence model starts reading the tools a search will
             // rank before the host's first search.
-            self.search_of(&view);
+            self.profile_search(&view);
         }
         let list = ListView {
             config: view.config,
