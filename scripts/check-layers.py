@@ -917,6 +917,7 @@ def self_test_lexer() -> list[str]:
 def self_test_layering() -> list[str]:
     trees = {
         "sieve-wire": "sieve-wire v0.1.0 (/x)\nserde_json v1.0.0\nrmcp v3.9.0\n",
+        "sieve-sentence": "sieve-sentence v0.1.0 (/x)\ncandle-core v0.9.2\n",
         "sieve-core": "sieve-core v0.1.0 (/x)\nserde v1.0.0\ntokio v1.0.0\n",
         "sieve-postgres": "sieve-postgres v0.1.0 (/x)\ntokio-postgres v0.7.0\n",
         "sieve-store": "sieve-store v0.1.0 (/x)\nrusqlite v0.1.0\nsieve-core v0.1.0 (/x) (*)\n",
@@ -944,7 +945,7 @@ def self_test_layering() -> list[str]:
     }
     if keys != want:
         failures.append(f"layering found {keys}, want {want}")
-    if checked != ["sieve-wire", "sieve-core", "sieve-postgres", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api", "sieve-cli"]:
+    if checked != ["sieve-wire", "sieve-sentence", "sieve-core", "sieve-postgres", "sieve-store", "sieve-ledger", "sieve-gateway", "sieve-api", "sieve-cli"]:
         failures.append(f"layering checked {checked}, notes {notes}")
     return failures
 
