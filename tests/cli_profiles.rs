@@ -352,3 +352,52 @@ fn set_on_one_servers_group_keeps_an_older_bare_name_off_elsewhere() {
         "{shown}"
     );
 }
+
+/// `profiles show` of a search profile says how its search ranks on this
+/// machine: by meaning where the sentence model is found, else by words,
+/// with what to do; a list profile says nothing of it.
+#[test]
+fn show_says_how_a_search_profile_ranks() {
+    let home = home();
+    home.write("profiles/search.json", r#"{"disclosure": "search"}"#);
+    home.write("profiles/listed.json", r#"{}"#);
+    let model = tempfile::tempdir().unwrap();
+    let show = |profile: &str| {
+        sieve_tests::Run::from(
+            home.command()
+                .args(["profiles", "show", profile])
+                .env("MCP_SIEVE_MODEL", model.path())
+                .output()
+                .expect("binary runs"),
+        )
+    };
+    let missing = show("search");
+    assert!(missing.ok, "{}", missing.stderr);
+    let line = missing
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("search: "))
+        .unwrap_or_else(|| panic!("no search line:\n{}", missing.stdout));
+    assert!(
+        line.starts_with("search: The sentence model was not found (MCP_SIEVE_MODEL names ")
+            && line.contains("ranks by words alone")
+            && line.contains("scripts/model-deps.sh"),
+        "{line}"
+    );
+
+    for file in ["model.safetensors", "config.json", "tokenizer.json"] {
+        std::fs::write(model.path().join(file), "").unwrap();
+    }
+    let found = show("search");
+    assert!(
+        found.stdout.contains(&format!(
+            "search: sieve__find_tools ranks tools by their words and by what they mean, with the sentence model all-MiniLM-L6-v2 in {}.",
+            model.path().display()
+        )),
+        "{}",
+        found.stdout
+    );
+    let listed = show("listed");
+    assert!(listed.ok, "{}", listed.stderr);
+    assert!(!listed.stdout.contains("search:"), "{}", listed.stdout);
+}

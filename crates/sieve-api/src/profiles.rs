@@ -10,7 +10,7 @@ use super::{ApiError, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 use sieve_core::config::compile_glob;
 use sieve_core::labels::split_group;
-use sieve_core::{Config, Profile, Rules, Visibility};
+use sieve_core::{Config, Disclosure, Profile, Rules, Visibility};
 use sieve_store::store::Store;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -130,6 +130,54 @@ pub struct ProfileView {
     /// sentence. Empty when the servers were not asked.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unknown_groups: Vec<String>,
+    /// How `sieve__find_tools` ranks, for a profile in search mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search_ranking: Option<SearchRanking>,
+}
+
+/// How a search profile's `sieve__find_tools` ranks tools on this
+/// machine: by words and meaning when the sentence model is where the
+/// proxy looks for it, else by words alone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchRanking {
+    /// Whether the sentence model was found.
+    pub meaning: bool,
+    /// One sentence that says which, and where the model is or what to do.
+    pub says: String,
+}
+
+/// `text` with its first letter a capital.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// How search profiles rank on this machine. Only looks for the model's
+/// files: nothing is loaded.
+pub fn search_ranking() -> SearchRanking {
+    match sieve_sentence::locate() {
+        Ok(folder) => SearchRanking {
+            meaning: true,
+            says: format!(
+                "sieve__find_tools ranks tools by their words and by what they mean, with the sentence model {} in {}.",
+                sieve_sentence::MODEL_NAME,
+                folder.display()
+            ),
+        },
+        // The error already says that the search ranks by words alone.
+        Err(missing @ sieve_sentence::ModelError::Missing { .. }) => SearchRanking {
+            meaning: false,
+            says: capitalised(&format!("{missing}.")),
+        },
+        Err(other) => SearchRanking {
+            meaning: false,
+            says: format!("sieve__find_tools ranks tools by their words alone: {other}."),
+        },
+    }
 }
 
 /// The groups `profile` names (`groups.any`, `groups.none`) that no
@@ -172,6 +220,7 @@ impl From<Profile> for ProfileView {
                 .collect(),
             enforce: document.enforce,
             unknown_groups: Vec::new(),
+            search_ranking: (document.disclosure == Disclosure::Search).then(search_ranking),
             document,
         }
     }

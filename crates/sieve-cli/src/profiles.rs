@@ -220,6 +220,9 @@ pub(crate) fn run(store: &Store, command: ProfilesCommand, out: &mut dyn Write) 
             for warning in &profile.warnings {
                 writeln!(out, "warning: {warning}")?;
             }
+            if profile.profile.disclosure == api::Disclosure::Search {
+                writeln!(out, "search: {}", api::profiles::search_ranking().says)?;
+            }
             // Groups no server has: only asked of the servers when the
             // profile names groups at all.
             let groups = &profile.profile.groups;

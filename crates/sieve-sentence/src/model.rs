@@ -27,7 +27,7 @@ const BATCH: usize = 16;
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     #[error(
-        "the sentence model was not found ({looked}); the tool search ranks by words alone until it is there: run scripts/model-deps.sh, or set MCP_SIEVE_MODEL to the folder that holds {MODEL_NAME}'s model.safetensors, config.json and tokenizer.json"
+        "the sentence model was not found ({looked}); the tool search ranks by words alone until it is there: install MCP Sieve's package, which carries it, run scripts/model-deps.sh in a clone of MCP Sieve, or set MCP_SIEVE_MODEL to the folder that holds {MODEL_NAME}'s model.safetensors, config.json and tokenizer.json"
     )]
     Missing { looked: String },
     #[error(

@@ -8,6 +8,8 @@
 // proxy's own and finds and calls the rest through them).
 
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { By, Select } from 'selenium-webdriver';
 import { LabelsPage } from '../pages/labels.js';
@@ -127,5 +129,30 @@ describe('Steps to a small profile on GitHub', () => {
       `steps with search mode: ${steps} (${small.toolsVisible} tools listed, ${small.tokensVisible} of ${full.tokensVisible} tokens, ${(share * 100).toFixed(1)}%; every tool found and called through sieve__find_tools and sieve__call_tool)`,
     );
     assert.ok(share < 0.1, `under a tenth of the tokens: ${small.text}`);
+
+    // How its search ranks here: the app looks for the sentence model
+    // where its proxy does, beside the program or in the user's cache;
+    // this app's HOME is the spec's own, with no model in it until one
+    // is put there.
+    const cached = join(home.desktopHome, '.cache/mcp-sieve/models/all-MiniLM-L6-v2');
+    const ranking = await app.find('profile-search-ranking');
+    const missing = await ranking.getText();
+    assert.equal(await ranking.getAttribute('data-meaning'), 'false', missing);
+    assert.match(missing, /ranks by words alone/);
+    assert.ok(missing.includes(cached), missing);
+    mkdirSync(cached, { recursive: true });
+    for (const file of ['model.safetensors', 'config.json', 'tokenizer.json']) writeFileSync(join(cached, file), '');
+    await new Select(await app.find('profile-disclosure')).selectByValue('list');
+    await until(() => home.profile()?.disclosure === undefined, { what: 'disclosure list in profiles/default.json' });
+    await new Select(await app.find('profile-disclosure')).selectByValue('search');
+    const found = await until(
+      async () => {
+        const again = await app.find('profile-search-ranking');
+        return (await again.getAttribute('data-meaning')) === 'true' ? again.getText() : null;
+      },
+      { what: 'the search said to rank by meaning once the model is there' },
+    );
+    assert.ok(found.includes(`with the sentence model all-MiniLM-L6-v2 in ${cached}.`), found);
+    console.log(`search ranking: ${missing} Then: ${found}`);
   });
 });

@@ -25,6 +25,8 @@ export const TestId = {
   TagExpr: 'tag-expr',
   Disclosure: 'profile-disclosure',
   Pinned: 'profile-pinned',
+  /** How a search profile's search ranks, with `data-meaning="true|false"`. */
+  SearchRanking: 'profile-search-ranking',
   ToolEditText: (name: string) => `tool-edit-text-${name}`,
   ToolTry: (name: string) => `tool-try-${name}`,
   ToolTryField: (name: string, field: string) => `tool-try-${name}-${field}`,

@@ -440,6 +440,14 @@ export interface ProfileView {
   enforce: boolean;
   /** Groups the profile names that no server has now, each a sentence. */
   unknownGroups?: string[];
+  /** How `sieve__find_tools` ranks on this machine, for a profile in search mode. */
+  searchRanking?: SearchRanking;
+}
+
+/** Whether the search ranks by meaning (the sentence model was found), said in one sentence. */
+export interface SearchRanking {
+  meaning: boolean;
+  says: string;
 }
 
 export type ProfileEdit =
