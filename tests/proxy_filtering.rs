@@ -401,7 +401,28 @@ async fn the_search_ranks_by_words_without_the_model_and_reads_it_only_for_searc
     let mut host = start(&home, "search").await;
     host.request("tools/list", json!({})).await;
     wait_for_meaning(&mut host, find("refund an invoice")).await;
-    assert!(vectors.exists(), "the tools' vectors are kept");
+    // The reading thread writes the file just after the search has the
+    // vectors.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let kept = loop {
+        match std::fs::read(&vectors) {
+            Ok(bytes) => break bytes,
+            Err(_) if std::time::Instant::now() < deadline => {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            Err(error) => panic!("the tools' vectors are not kept: {error}"),
+        }
+    };
+    // Its form: a header, then per tool a hash, the day of use and 384
+    // numbers.
+    let records = kept
+        .strip_prefix(b"sieve-vectors-2\n".as_slice())
+        .expect("a vectors file");
+    assert!(
+        !records.is_empty() && records.len() % (32 + 4 + 384 * 4) == 0,
+        "{} bytes of records",
+        records.len()
+    );
 }
 
 /// A host whose every request narrows what it may call (concerns in
