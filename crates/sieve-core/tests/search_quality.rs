@@ -39,6 +39,11 @@
 //!   read no ranking, on nine catalogs (two no other set uses:
 //!   azure-devops-tiberriver, awslabs-eks); scored once, when the blend
 //!   was built in, by words (50 of 76) and blended (57 of 76).
+//! * `held-out-9.tsv`: written in the tenth round by a writer who ran no
+//!   search and read no ranking, on eleven catalogs earlier sets use
+//!   least; scored once, by words (52 of 83) and blended (69 of 83),
+//!   after a variant of the tool's text had been chosen on the seen sets
+//!   (and not built: it gained 1 here, where 2 were asked).
 //! * `live-qa.tsv`: a tester's queries on four live servers searched as
 //!   one catalog (`tests/fixtures/live-qa.json`, 202 tools); the fourth
 //!   round fixed a defect they showed, so they are seen and track it.
@@ -69,6 +74,7 @@ const FIFTH_HELD_OUT_FLOOR: f64 = 0.67;
 const SIXTH_HELD_OUT_FLOOR: f64 = 0.67;
 const SEVENTH_HELD_OUT_FLOOR: f64 = 0.62;
 const EIGHTH_HELD_OUT_FLOOR: f64 = 0.65;
+const NINTH_HELD_OUT_FLOOR: f64 = 0.62;
 
 /// Ranks every query of `set` on its catalog; prints a table and returns
 /// (queries with a meant tool in the top 3, queries).
@@ -185,7 +191,7 @@ fn seventh_held_out_plain_words_find_the_tool_in_the_top_three() {
 /// Each set's floor with the sentence model blended in, as
 /// `sieve__find_tools` ranks when the model is there (the floors above
 /// are the ranking by words alone, as it ranks without it).
-const BLENDED_FLOORS: [(&str, f64); 10] = [
+const BLENDED_FLOORS: [(&str, f64); 11] = [
     ("tuned", 0.93),
     ("held-out", 0.95),
     ("held-out-2", 0.94),
@@ -195,6 +201,7 @@ const BLENDED_FLOORS: [(&str, f64); 10] = [
     ("held-out-6", 0.73),
     ("held-out-7", 0.75),
     ("held-out-8", 0.75),
+    ("held-out-9", 0.83),
     ("live-qa", 0.74),
 ];
 
@@ -291,6 +298,11 @@ fn blended_with_the_sentence_model_every_set_holds_its_floor() {
 #[test]
 fn eighth_held_out_plain_words_find_the_tool_in_the_top_three() {
     holds_its_floor("held-out-8", 60, EIGHTH_HELD_OUT_FLOOR);
+}
+
+#[test]
+fn ninth_held_out_plain_words_find_the_tool_in_the_top_three() {
+    holds_its_floor("held-out-9", 75, NINTH_HELD_OUT_FLOOR);
 }
 
 /// The ranking is deterministic: every query of every set, asked of two
