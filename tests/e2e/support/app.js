@@ -71,6 +71,10 @@ export class App {
       [
         '#!/bin/sh',
         `echo $$ > ${shellQuote(pidFile)}`,
+        // The app looks for the sentence model as a person's app does
+        // (beside the program, in the spec's HOME), not where this run's
+        // ./test.sh fetched it.
+        'unset MCP_SIEVE_MODEL',
         ...Object.entries(vars).map(([name, value]) => `export ${name}=${shellQuote(value)}`),
         `exec ${shellQuote(env.app)} "$@"`,
         '',
