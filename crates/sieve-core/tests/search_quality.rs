@@ -43,7 +43,12 @@
 //!   search and read no ranking, on eleven catalogs earlier sets use
 //!   least; scored once, by words (52 of 83) and blended (69 of 83),
 //!   after a variant of the tool's text had been chosen on the seen sets
-//!   (and not built: it gained 1 here, where 2 were asked).
+//!   (and not built: it gained 1 here, where 2 were asked); 70 blended
+//!   since the words' clear lead is kept (below).
+//! * `held-out-10.tsv`: written in the eleventh round like held-out-9, on
+//!   ten other catalogs; scored once, by words (43 of 80) and blended
+//!   without and with the words' clear lead kept in the top 3 (48 and 49
+//!   of 80), after that rule had been chosen on every other set.
 //! * `live-qa.tsv`: a tester's queries on four live servers searched as
 //!   one catalog (`tests/fixtures/live-qa.json`, 202 tools); the fourth
 //!   round fixed a defect they showed, so they are seen and track it.
@@ -75,6 +80,7 @@ const SIXTH_HELD_OUT_FLOOR: f64 = 0.67;
 const SEVENTH_HELD_OUT_FLOOR: f64 = 0.62;
 const EIGHTH_HELD_OUT_FLOOR: f64 = 0.65;
 const NINTH_HELD_OUT_FLOOR: f64 = 0.62;
+const TENTH_HELD_OUT_FLOOR: f64 = 0.53;
 
 /// Ranks every query of `set` on its catalog; prints a table and returns
 /// (queries with a meant tool in the top 3, queries).
@@ -191,7 +197,7 @@ fn seventh_held_out_plain_words_find_the_tool_in_the_top_three() {
 /// Each set's floor with the sentence model blended in, as
 /// `sieve__find_tools` ranks when the model is there (the floors above
 /// are the ranking by words alone, as it ranks without it).
-const BLENDED_FLOORS: [(&str, f64); 11] = [
+const BLENDED_FLOORS: [(&str, f64); 12] = [
     ("tuned", 0.93),
     ("held-out", 0.95),
     ("held-out-2", 0.94),
@@ -201,7 +207,8 @@ const BLENDED_FLOORS: [(&str, f64); 11] = [
     ("held-out-6", 0.73),
     ("held-out-7", 0.75),
     ("held-out-8", 0.75),
-    ("held-out-9", 0.83),
+    ("held-out-9", 0.84),
+    ("held-out-10", 0.61),
     ("live-qa", 0.74),
 ];
 
@@ -303,6 +310,11 @@ fn eighth_held_out_plain_words_find_the_tool_in_the_top_three() {
 #[test]
 fn ninth_held_out_plain_words_find_the_tool_in_the_top_three() {
     holds_its_floor("held-out-9", 75, NINTH_HELD_OUT_FLOOR);
+}
+
+#[test]
+fn tenth_held_out_plain_words_find_the_tool_in_the_top_three() {
+    holds_its_floor("held-out-10", 75, TENTH_HELD_OUT_FLOOR);
 }
 
 /// The ranking is deterministic: every query of every set, asked of two
