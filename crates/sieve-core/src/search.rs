@@ -299,11 +299,17 @@ pub struct Blended {
 /// The tool the words single out, if any: its score by words at least
 /// [`WORDS_CLEAR_LEAD`] times every other's (ties in key order).
 fn clear_lead(by_words: &HashMap<usize, f32>) -> Option<usize> {
-    let mut scores: Vec<(usize, f32)> = by_words.iter().map(|(&k, &s)| (k, s)).collect();
-    scores.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let (lead, best) = *scores.first()?;
-    let next = scores.get(1).map_or(0.0, |&(_, score)| score);
-    (best > 0.0 && best >= WORDS_CLEAR_LEAD * next).then_some(lead)
+    let (mut lead, mut best, mut next) = (None, 0.0f32, 0.0f32);
+    for (&key, &score) in by_words {
+        let ahead = lead.is_none_or(|lead| score > best || (score == best && key < lead));
+        if ahead {
+            next = next.max(best);
+            (lead, best) = (Some(key), score);
+        } else {
+            next = next.max(score);
+        }
+    }
+    lead.filter(|_| best > 0.0 && best >= WORDS_CLEAR_LEAD * next)
 }
 
 /// How a sentence model reads a tool: its name in words
