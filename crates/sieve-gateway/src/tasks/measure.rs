@@ -24,6 +24,7 @@ use serde_json::Value;
 use sieve_core::cost::Measurements;
 use sieve_core::tokenizer::{BYTES_PER_TOKEN, tokens_of_bytes};
 use sieve_ledger::{CallMeasurement, Ledger};
+use std::borrow::Cow;
 use std::io;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -81,10 +82,7 @@ impl Size {
     fn bytes(self) -> u64 {
         match self {
             Size::Counted(bytes) => bytes,
-            Size::Text(text) => match serde_json::from_str::<CallToolResult>(&text) {
-                Ok(result) => result_bytes(&result),
-                Err(_) => text.len() as u64,
-            },
+            Size::Text(text) => text_bytes(&text),
         }
     }
 }
@@ -220,6 +218,74 @@ pub(crate) fn result_bytes(result: &CallToolResult) -> u64 {
     }
 }
 
+/// [`result_bytes`] of a result as the server's JSON text, read for the
+/// lengths alone: no text is copied unless it has escapes, and an image's
+/// base64 is skipped unread. A text that is not a call's result counts
+/// for its length.
+fn text_bytes(text: &str) -> u64 {
+    let Ok(result) = serde_json::from_str::<ResultText<'_>>(text) else {
+        return text.len() as u64;
+    };
+    let content: u64 = result.content.iter().map(BlockText::bytes).sum();
+    if !result.content.is_empty() || result.structured.is_none() {
+        return content;
+    }
+    // Structured content alone (rare): counted as result_bytes counts it.
+    match serde_json::from_str::<CallToolResult>(text) {
+        Ok(result) => result_bytes(&result),
+        Err(_) => text.len() as u64,
+    }
+}
+
+/// What [`text_bytes`] reads of a call's result.
+#[derive(serde::Deserialize)]
+struct ResultText<'a> {
+    #[serde(default, borrow)]
+    content: Vec<BlockText<'a>>,
+    #[serde(default, rename = "structuredContent")]
+    structured: Option<serde::de::IgnoredAny>,
+}
+
+/// What [`text_bytes`] reads of one content block.
+#[derive(serde::Deserialize)]
+struct BlockText<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    resource: Option<ResourceText<'a>>,
+    #[serde(default, borrow)]
+    uri: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    description: Option<Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct ResourceText<'a> {
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
+}
+
+impl BlockText<'_> {
+    /// As [`block_bytes`] counts the block.
+    fn bytes(&self) -> u64 {
+        let length = |text: &Option<Cow<'_, str>>| text.as_deref().map_or(0, str::len);
+        let bytes = match &*self.kind {
+            "text" => length(&self.text),
+            "resource" => match self.resource.as_ref().and_then(|r| r.text.as_deref()) {
+                Some(text) => text.len(),
+                None => return BINARY_BLOCK_BYTES,
+            },
+            "resource_link" => length(&self.uri) + length(&self.name) + length(&self.description),
+            _ => return BINARY_BLOCK_BYTES,
+        };
+        bytes as u64
+    }
+}
+
 fn block_bytes(block: &ContentBlock) -> u64 {
     let bytes = match block {
         ContentBlock::Text(text) => text.text.len(),
@@ -292,5 +358,34 @@ mod tests {
             "structured content alone counts as JSON"
         );
         assert_eq!(result_bytes(&result(json!({"content": []}))), 0);
+    }
+
+    #[test]
+    fn a_result_read_as_text_counts_as_the_typed_one() {
+        let results = [
+            json!({"content": [
+                {"type": "text", "text": "x".repeat(1_000)},
+                {"type": "text", "text": "line\nwith \"escapes\" and ümlaut"},
+                {"type": "resource", "resource": {"uri": "file:///a", "text": "y".repeat(50)}},
+                {"type": "resource_link", "uri": "file:///b", "name": "b", "description": "the b file"}
+            ], "isError": false, "_meta": {"x": 1}, "unknownField": [1, 2]}),
+            json!({"content": [
+                {"type": "image", "data": "A".repeat(4_000), "mimeType": "image/png"},
+                {"type": "audio", "data": "QUJD", "mimeType": "audio/wav"},
+                {"type": "resource", "resource": {"uri": "file:///c", "blob": "QUJD"}}
+            ]}),
+            json!({"content": [{"type": "text", "text": "{\"n\":1}"}], "structuredContent": {"n": 1}}),
+            json!({"content": [], "structuredContent": {"rows": [1, 2, 3], "name": "é"}}),
+            json!({"content": []}),
+        ];
+        for value in results {
+            let text = value.to_string();
+            assert_eq!(
+                Size::Text(text.clone()).bytes(),
+                result_bytes(&result(value)),
+                "{text}"
+            );
+        }
+        assert_eq!(Size::Text("not json".into()).bytes(), 8, "its length");
     }
 }
