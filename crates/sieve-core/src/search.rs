@@ -296,20 +296,13 @@ pub struct Blended {
     pub close: bool,
 }
 
-/// The tool the words single out, if any: its score by words at least
-/// [`WORDS_CLEAR_LEAD`] times every other's (ties in key order).
-fn clear_lead(by_words: &HashMap<usize, f32>) -> Option<usize> {
-    let (mut lead, mut best, mut next) = (None, 0.0f32, 0.0f32);
-    for (&key, &score) in by_words {
-        let ahead = lead.is_none_or(|lead| score > best || (score == best && key < lead));
-        if ahead {
-            next = next.max(best);
-            (lead, best) = (Some(key), score);
-        } else {
-            next = next.max(score);
-        }
-    }
-    lead.filter(|_| best > 0.0 && best >= WORDS_CLEAR_LEAD * next)
+/// The tool the words single out, if any: first of `scored` (best first,
+/// as [`ToolIndex::scored`] orders them), at least [`WORDS_CLEAR_LEAD`]
+/// times the next.
+fn clear_lead(scored: &[(usize, f32)]) -> Option<usize> {
+    let &(lead, best) = scored.first()?;
+    let next = scored.get(1).map_or(0.0, |&(_, score)| score);
+    (best > 0.0 && best >= WORDS_CLEAR_LEAD * next).then_some(lead)
 }
 
 /// How a sentence model reads a tool: its name in words
@@ -404,10 +397,12 @@ impl ToolIndex {
     /// ([`WORDS_CLEAR_LEAD`]) stays in the top 3.
     pub fn blended(&self, query: &str, limit: usize, likeness: &[f32]) -> Blended {
         assert_eq!(likeness.len(), self.keys.len(), "one likeness per tool");
-        let by_words: HashMap<usize, f32> = self.scored(query, usize::MAX).into_iter().collect();
+        let scored = self.scored(query, usize::MAX);
+        let best = scored.first().map_or(0.0, |&(_, score)| score);
+        let lead = clear_lead(&scored);
+        let by_words: HashMap<usize, f32> = scored.into_iter().collect();
         let most_alike = likeness.iter().copied().fold(f32::MIN, f32::max);
         let close = !by_words.is_empty() || most_alike >= MIN_LIKENESS;
-        let best = by_words.values().copied().fold(0.0f32, f32::max);
         let mut found: Vec<(usize, f32)> = self
             .keys
             .iter()
@@ -418,7 +413,7 @@ impl ToolIndex {
             })
             .collect();
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        if let Some(lead) = clear_lead(&by_words) {
+        if let Some(lead) = lead {
             let third = found.len().min(3).saturating_sub(1);
             if let Some(at) = found.iter().position(|(key, _)| *key == lead)
                 && at > third
