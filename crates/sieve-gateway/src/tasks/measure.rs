@@ -270,35 +270,71 @@ struct ResourceText<'a> {
 }
 
 impl BlockText<'_> {
-    /// As [`block_bytes`] counts the block.
+    /// What the model reads of the block, as [`block_bytes`] reads a
+    /// typed one.
     fn bytes(&self) -> u64 {
-        let length = |text: &Option<Cow<'_, str>>| text.as_deref().map_or(0, str::len);
-        let bytes = match &*self.kind {
-            "text" => length(&self.text),
+        let read = match &*self.kind {
+            "text" => Read::Text(self.text.as_deref().unwrap_or_default()),
             "resource" => match self.resource.as_ref().and_then(|r| r.text.as_deref()) {
-                Some(text) => text.len(),
-                None => return BINARY_BLOCK_BYTES,
+                Some(text) => Read::Text(text),
+                None => Read::Binary,
             },
-            "resource_link" => length(&self.uri) + length(&self.name) + length(&self.description),
-            _ => return BINARY_BLOCK_BYTES,
+            "resource_link" => Read::Link {
+                uri: self.uri.as_deref().unwrap_or_default(),
+                name: self.name.as_deref().unwrap_or_default(),
+                description: self.description.as_deref(),
+            },
+            _ => Read::Binary,
         };
-        bytes as u64
+        read.bytes()
     }
 }
 
 fn block_bytes(block: &ContentBlock) -> u64 {
-    let bytes = match block {
-        ContentBlock::Text(text) => text.text.len(),
+    let read = match block {
+        ContentBlock::Text(text) => Read::Text(&text.text),
         ContentBlock::Resource(embedded) => match &embedded.resource {
-            ResourceContents::TextResourceContents { text, .. } => text.len(),
-            _ => return BINARY_BLOCK_BYTES,
+            ResourceContents::TextResourceContents { text, .. } => Read::Text(text),
+            _ => Read::Binary,
         },
-        ContentBlock::ResourceLink(link) => {
-            link.uri.len() + link.name.len() + link.description.as_ref().map_or(0, String::len)
-        }
-        _ => return BINARY_BLOCK_BYTES,
+        ContentBlock::ResourceLink(link) => Read::Link {
+            uri: &link.uri,
+            name: &link.name,
+            description: link.description.as_deref(),
+        },
+        _ => Read::Binary,
     };
-    bytes as u64
+    read.bytes()
+}
+
+/// What the model reads of a content block, typed or read from text:
+/// the one rule both count by.
+enum Read<'a> {
+    /// Text, or a resource's text.
+    Text(&'a str),
+    /// A link to a resource.
+    Link {
+        uri: &'a str,
+        name: &'a str,
+        description: Option<&'a str>,
+    },
+    /// An image, audio or blob: [`BINARY_BLOCK_BYTES`].
+    Binary,
+}
+
+impl Read<'_> {
+    fn bytes(&self) -> u64 {
+        let bytes = match self {
+            Read::Text(text) => text.len(),
+            Read::Link {
+                uri,
+                name,
+                description,
+            } => uri.len() + name.len() + description.map_or(0, str::len),
+            Read::Binary => return BINARY_BLOCK_BYTES,
+        };
+        bytes as u64
+    }
 }
 
 /// A writer that keeps nothing but how many bytes it was given.
