@@ -47,7 +47,10 @@ method, scored once at its end. Held out (round 11), HELD_OUT_ROUND11:
 recorded in the eleventh round (awslabs-eks, azure-devops-tiberriver),
 kept out of the folder while the round worked, scored once at its end with
 the Rust method and with the sentence-model prototype
-(derived-groups-embed.py).
+(derived-groups-embed.py). Held out (round 12), HELD_OUT_ROUND12: recorded
+live in the twelfth round by helpers who read none of the method (atlassian,
+auth0, creem, dbt, metabase, pagerduty), scored once with the method as it
+stood, unchanged since.
 
     scripts/derived-groups-ari.py [--details] [--save-groups F | --groups-from F]
 
@@ -120,17 +123,27 @@ HELD_OUT_ROUND11 = {
     "awslabs-eks",
     "azure-devops-tiberriver",
 }
+HELD_OUT_ROUND12 = {
+    "atlassian",
+    "auth0",
+    "creem",
+    "dbt",
+    "metabase",
+    "pagerduty",
+}
 HELD_OUT = (HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3 | HELD_OUT_ROUND4
             | HELD_OUT_ROUND5 | HELD_OUT_ROUND6 | HELD_OUT_ROUND7
             | HELD_OUT_ROUND8 | HELD_OUT_ROUND9 | HELD_OUT_ROUND10
-            | HELD_OUT_ROUND11)
+            | HELD_OUT_ROUND11 | HELD_OUT_ROUND12)
 PARTS = ("tuned", "held out (old)", "held out (new)", "held out (round 3)",
          "held out (round 4)", "held out (round 5)", "held out (round 6)",
          "held out (round 7)", "held out (round 8)", "held out (round 9)",
-         "held out (round 10)", "held out (round 11)")
+         "held out (round 10)", "held out (round 11)", "held out (round 12)")
 
 
 def part_of(name):
+    if name in HELD_OUT_ROUND12:
+        return PARTS[12]
     if name in HELD_OUT_ROUND11:
         return PARTS[11]
     if name in HELD_OUT_ROUND10:
