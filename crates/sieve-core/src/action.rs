@@ -316,8 +316,15 @@ fn verb(word: &str) -> Option<(&'static str, Effect, Strength)> {
 /// says which.
 const OPEN_ENDED: &[&str] = &["run", "execute", "exec", "query", "call", "invoke"];
 
-/// The effect `definition` (an MCP Tool object) states.
+/// The effect `definition` (an MCP Tool object) states, its name read as
+/// nothing says how its server names tools.
 pub fn stated(definition: &Value) -> Stated {
+    stated_in(definition, Naming::Unknown)
+}
+
+/// The effect `definition` states, its name read the way its server
+/// names its tools ([`naming`]).
+pub fn stated_in(definition: &Value, naming: Naming) -> Stated {
     let text = |key: &str| definition.get(key).and_then(Value::as_str).unwrap_or("");
     let title = match text("title") {
         "" => definition
@@ -327,7 +334,7 @@ pub fn stated(definition: &Value) -> Stated {
         title => title,
     };
     let description = opening(text("description"));
-    let mut found = from_name(text("name"))
+    let mut found = from_name(text("name"), naming)
         .or_else(|| from_prose(title).map(|(s, q)| s.with(Evidence::Title(q))))
         .or_else(|| from_prose(description).map(|(s, q)| s.with(Evidence::Description(q))))
         .unwrap_or(Stated {
@@ -393,9 +400,65 @@ const FOR_GOOD: &[&str] = &[
     "force pushes",
 ];
 
-/// The verb of a name: of its plain verbs the one doing most harm, or
-/// failing those, of its ambiguous ones.
-fn from_name(name: &str) -> Option<Stated> {
+/// Where a server's tool names put the verb that says what each does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Naming {
+    /// Before what it acts on (`get_pipeline_schedule`,
+    /// `linear_getIssues`): the first verb of a name is its action, and a
+    /// later one names a thing (the schedule, not scheduling).
+    VerbFirst,
+    /// After it (`compute_vm_create`, `keyvault_secret_get`): the last
+    /// verb is the action, and an earlier one names an area (compute).
+    VerbLast,
+    /// Not known: of a name's verbs, the one doing most harm decides.
+    #[default]
+    Unknown,
+}
+
+/// Share of a server's names, among those with a verb, that must put it
+/// at one end for [`naming`] to say the server names that way.
+const NAMING_SHARE: f64 = 0.6;
+/// Names with a verb a server needs before [`naming`] judges its way.
+const NAMING_NAMES: usize = 4;
+
+/// How a server names its tools, from the names: where their plain verbs
+/// stand. A name whose last word is a plain verb puts it last; one whose
+/// first verb opens it, or follows one word (a namespace: `browser_click`,
+/// `linear_getIssues`), puts it first.
+pub fn naming<'a>(names: impl IntoIterator<Item = &'a str>) -> Naming {
+    let (mut with_verb, mut first, mut last) = (0usize, 0usize, 0usize);
+    for name in names {
+        let words = name_words(name);
+        let plain = |w: &String| verb(w).is_some_and(|v| v.2 == Strength::Plain);
+        let Some(at) = words.iter().position(plain) else {
+            continue;
+        };
+        with_verb += 1;
+        if words.len() > 1 && words.last().is_some_and(plain) {
+            last += 1;
+        } else if at <= 1 {
+            first += 1;
+        }
+    }
+    if with_verb < NAMING_NAMES {
+        return Naming::Unknown;
+    }
+    let share = |n: usize| n as f64 / with_verb as f64;
+    if share(last) >= NAMING_SHARE && last > first {
+        Naming::VerbLast
+    } else if share(first) >= NAMING_SHARE && first > last {
+        Naming::VerbFirst
+    } else {
+        Naming::Unknown
+    }
+}
+
+/// The verb of a name. Of its plain verbs: where the server puts its
+/// verbs first, the first one and those joined to it by "or" or "and"
+/// (`get_or_create` may create); where it puts them last, the last one
+/// and those joined to it; else the one doing most harm. Failing plain
+/// verbs, of its ambiguous ones, the one doing most harm.
+fn from_name(name: &str, naming: Naming) -> Option<Stated> {
     let words = name_words(name);
     let force_push = words.windows(2).any(|w| w[0] == "force" && w[1] == "push");
     if force_push {
@@ -421,15 +484,55 @@ fn from_name(name: &str) -> Option<Stated> {
                 },
             )
     };
-    let (verb, effect, _) =
-        strongest(Strength::Plain).or_else(|| strongest(Strength::Ambiguous))?;
+    let (verb, effect, _) = match naming {
+        Naming::Unknown => None,
+        Naming::VerbFirst => joined_verb(&words, false),
+        Naming::VerbLast => joined_verb(&words, true),
+    }
+    .or_else(|| strongest(Strength::Plain).copied())
+    .or_else(|| strongest(Strength::Ambiguous).copied())?;
     Some(Stated {
-        effect: *effect,
+        effect,
         evidence: Evidence::Name {
             verb: verb.to_string(),
         },
         verb: Some(verb),
     })
+}
+
+/// The first plain verb of `words` (the last, when `from_end`) with the
+/// verbs joined to it by "or" or "and": of those, the one doing most harm.
+fn joined_verb(words: &[String], from_end: bool) -> Option<(&'static str, Effect, Strength)> {
+    let plain = |w: &String| verb(w).filter(|v| v.2 == Strength::Plain);
+    let at = if from_end {
+        words.iter().rposition(|w| plain(w).is_some())?
+    } else {
+        words.iter().position(|w| plain(w).is_some())?
+    };
+    let mut found = plain(&words[at])?;
+    let joiner = |w: &String| w == "or" || w == "and";
+    // Verbs joined after it (`create_or_update`) and before it
+    // (`get_or_create`, read from its end).
+    let mut i = at;
+    while words.get(i + 1).is_some_and(joiner)
+        && let Some(next) = words.get(i + 2).and_then(|w| verb(w))
+    {
+        if next.1 > found.1 {
+            found = next;
+        }
+        i += 2;
+    }
+    let mut i = at;
+    while i >= 2
+        && joiner(&words[i - 1])
+        && let Some(before) = verb(&words[i - 2])
+    {
+        if before.1 > found.1 {
+            found = before;
+        }
+        i -= 2;
+    }
+    Some(found)
 }
 
 /// Words that may come before the verb of a sentence describing a tool:
@@ -537,6 +640,96 @@ mod tests {
             effect(json!({"name": "list_issues"})).1,
             "`list` in its name"
         );
+    }
+
+    #[test]
+    fn a_server_s_names_say_where_their_verb_stands() {
+        let verb_first = [
+            "get_pipeline_schedule",
+            "list_issues",
+            "create_issue",
+            "delete_branch",
+            "search_code",
+        ];
+        assert_eq!(naming(verb_first), Naming::VerbFirst);
+        // A namespace before the verb is still the verb first.
+        let namespaced = [
+            "linear_getIssues",
+            "linear_createIssue",
+            "linear_deleteIssue",
+            "linear_searchIssues",
+        ];
+        assert_eq!(naming(namespaced), Naming::VerbFirst);
+        let verb_last = [
+            "compute_vm_create",
+            "keyvault_secret_get",
+            "storage_account_list",
+            "deploy_plan_get",
+            "monitor_metrics_query",
+        ];
+        assert_eq!(naming(verb_last), Naming::VerbLast);
+        // Too few names with a verb, or half one way and half the other.
+        assert_eq!(naming(["get_issue", "list_issues", "x"]), Naming::Unknown);
+        let mixed = ["get_issue", "list_issues", "issue_create", "issue_delete"];
+        assert_eq!(naming(mixed), Naming::Unknown);
+    }
+
+    #[test]
+    fn where_a_server_puts_its_verbs_a_later_verb_names_a_thing() {
+        let read = |name: &str, way: Naming| {
+            let s = stated_in(&json!({"name": name}), way);
+            (s.effect, s.evidence.describe())
+        };
+        // Verbs first: what follows the first verb is what it acts on.
+        for name in [
+            "get_pipeline_schedule",
+            "list_pipeline_trigger_jobs",
+            "jira_get_link_types",
+            "jira_get_create_fields",
+            "genai-simulation-get-scenario-set",
+        ] {
+            assert_eq!(read(name, Naming::VerbFirst).0, Effect::Reads, "{name}");
+            assert_eq!(
+                read(name, Naming::Unknown).0,
+                Effect::Changes,
+                "{name}: unknown, the most harm"
+            );
+        }
+        assert_eq!(
+            read("get_pipeline_schedule", Naming::VerbFirst).1,
+            "`get` in its name"
+        );
+        // Verbs joined to the first still count, before it and after.
+        assert_eq!(
+            read("get_or_create_branch", Naming::VerbFirst).0,
+            Effect::Changes
+        );
+        assert_eq!(
+            read("create_or_delete_x", Naming::VerbFirst).0,
+            Effect::Destroys
+        );
+        assert_eq!(
+            read("x_list_and_delete", Naming::VerbLast).0,
+            Effect::Destroys
+        );
+        // Verbs last: an earlier verb names an area.
+        assert_eq!(read("deploy_plan_get", Naming::VerbLast).0, Effect::Reads);
+        assert_eq!(
+            read("compute_vm_create", Naming::VerbLast).0,
+            Effect::Changes
+        );
+        assert_eq!(
+            read("search_index_delete", Naming::VerbLast).0,
+            Effect::Destroys
+        );
+        // A name without a plain verb: its ambiguous words, as before.
+        assert_eq!(read("git_log", Naming::VerbFirst).0, Effect::Changes);
+        // What the description says still refines the verb.
+        let s = stated_in(
+            &json!({"name": "set_x_value", "description": "Overwrites the value for good."}),
+            Naming::VerbFirst,
+        );
+        assert_eq!(s.effect, Effect::Destroys);
     }
 
     #[test]

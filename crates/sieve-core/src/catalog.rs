@@ -8,7 +8,7 @@
 //! lookups, so a call is routed in constant time however many servers
 //! there are.
 
-use crate::action::stated;
+use crate::action::{naming, stated_in};
 use crate::approvals::{Approvals, Quarantine};
 use crate::config::{COST, ConcernDef, Overlays, builtin_concerns};
 use crate::cost::{Measurements, judge_stated};
@@ -402,6 +402,12 @@ impl BuildOptions {
     fn tool_labels(&self, server: &str, tools: &[Value]) -> Vec<Labels> {
         let hinted = tools.iter().any(|t| has_hints(t.get("annotations")));
         let measured = self.measured.get(server);
+        // Where this server's names put their verbs, read once for all.
+        let naming = naming(
+            tools
+                .iter()
+                .filter_map(|t| t.get("name").and_then(Value::as_str)),
+        );
         let mut labels: Vec<Labels> = tools
             .iter()
             .map(|tool| {
@@ -409,7 +415,7 @@ impl BuildOptions {
                 let annotations = tool.get("annotations");
                 // What the tool says it does, read once for `security`
                 // (a server without hints) and `cost` alike.
-                let said = (!hinted || self.cost_derived).then(|| stated(tool));
+                let said = (!hinted || self.cost_derived).then(|| stated_in(tool, naming));
                 if hinted {
                     labels.add_annotation_tags(annotations);
                     if self.security_from_annotations {
@@ -955,6 +961,53 @@ mod tests {
             list.tags.contains("read-only"),
             "tags do not depend on concerns"
         );
+    }
+
+    #[test]
+    fn a_server_s_way_of_naming_reads_each_name() {
+        let names =
+            |names: &[&str]| -> Vec<Value> { names.iter().map(|n| json!({"name": n})).collect() };
+        let listings = [
+            // Verbs first: `schedule` after `get` is the thing read.
+            ServerListing::tools(
+                "first",
+                names(&[
+                    "get_pipeline_schedule",
+                    "list_pipelines",
+                    "create_pipeline",
+                    "delete_pipeline",
+                ]),
+            ),
+            // Verbs last: `deploy` before `get` is the area.
+            ServerListing::tools(
+                "last",
+                names(&[
+                    "deploy_plan_get",
+                    "compute_vm_create",
+                    "storage_account_list",
+                    "keyvault_secret_delete",
+                ]),
+            ),
+        ];
+        let catalog = Catalog::build("__", &Overlays::default(), &listings);
+        let security = |name: &str| {
+            let labels = &catalog.find(Kind::Tool, name).unwrap().labels;
+            (
+                labels.concerns["security"].clone(),
+                labels.reasons["security"].clone(),
+            )
+        };
+        assert_eq!(
+            security("first__get_pipeline_schedule"),
+            (
+                "high".to_string(),
+                "security high: derived from `get` in its name (the server sends no annotations)"
+                    .to_string()
+            )
+        );
+        assert_eq!(security("last__deploy_plan_get").0, "high");
+        assert_eq!(security("last__compute_vm_create").0, "medium");
+        assert_eq!(security("last__keyvault_secret_delete").0, "low");
     }
 
     #[test]

@@ -30,7 +30,7 @@
 //! `high` nor take `high` away: what a call costs in money is not in its
 //! result.
 
-use crate::action::{Effect, Stated, stated};
+use crate::action::{Effect, Naming, Stated, stated, stated_in};
 use crate::wording::{
     Prose, find_phrase, first_sentence, name_words, opening, prose_words, quote, thousands,
 };
@@ -154,6 +154,12 @@ impl Judgement {
 /// its measurements when there are any.
 pub fn judge(definition: &Value, measured: Option<&Measured>) -> Judgement {
     judge_stated(definition, stated(definition), measured)
+}
+
+/// [`judge`] for a tool of a server that names its tools `naming`
+/// ([`crate::action::naming`]), as the catalog judges it.
+pub fn judge_in(definition: &Value, naming: Naming, measured: Option<&Measured>) -> Judgement {
+    judge_stated(definition, stated_in(definition, naming), measured)
 }
 
 /// [`judge`] for a tool whose stated effect the caller has read already

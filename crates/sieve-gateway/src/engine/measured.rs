@@ -19,7 +19,8 @@
 
 use super::Engine;
 use crate::sync::ReadWrite;
-use sieve_core::cost::{Measured, Measurements, judge};
+use sieve_core::action::{Naming, naming};
+use sieve_core::cost::{Measured, Measurements, judge_in};
 use sieve_core::{Catalog, Kind, Primitive};
 use sieve_ledger::Ledger;
 use std::sync::Arc;
@@ -163,10 +164,22 @@ fn costs_move(catalog: &Catalog, old: &Measurements, new: &Measurements) -> bool
     let of = |measured: &Measurements, tool: &Primitive| -> Option<Measured> {
         measured.get(&tool.server)?.get(&tool.name).copied()
     };
+    // Each server's way of naming its tools, as the catalog reads them.
+    let mut namings: std::collections::BTreeMap<&str, Naming> = Default::default();
     catalog.of_kind(Kind::Tool).any(|tool| {
         let (before, after) = (of(old, tool), of(new, tool));
-        before != after
-            && judge(&tool.definition, before.as_ref()).value
-                != judge(&tool.definition, after.as_ref()).value
+        if before == after {
+            return false;
+        }
+        let naming = *namings.entry(tool.server.as_str()).or_insert_with(|| {
+            naming(
+                catalog
+                    .of_kind(Kind::Tool)
+                    .filter(|t| t.server == tool.server)
+                    .map(|t| t.name.as_str()),
+            )
+        });
+        judge_in(&tool.definition, naming, before.as_ref()).value
+            != judge_in(&tool.definition, naming, after.as_ref()).value
     })
 }
