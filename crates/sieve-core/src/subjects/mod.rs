@@ -112,8 +112,8 @@ use english::is_noun;
 use groups::{Groups, How, Reason, Weights, scope_words, small_size};
 use std::collections::{BTreeMap, BTreeSet};
 use words::{
-    Source, Words, compounds, group_name, name_words, namespace, plural_units, plural_verbs,
-    prose_words, said_by_every_tool, server_words,
+    Source, Words, compounds, group_name, name_words, named_by_its_tools, namespace, plural_units,
+    plural_verbs, prose_words, said_by_every_tool, server_words,
 };
 
 /// What derivation reads of one tool.
@@ -193,6 +193,7 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     let words: Vec<Words> = sorted.iter().map(|tool| Words::of(tool)).collect();
     let mut server = server_words(server);
     server.extend(said_by_every_tool(&sorted, &words));
+    server.extend(named_by_its_tools(&sorted, &words));
     let mut shared = name_words(&words);
     shared.extend(server.iter().cloned());
     let mut prose_shared = prose_words(&words);
@@ -1139,5 +1140,39 @@ mod tests {
             extract.why.contains("its description names `start_crawl`"),
             "{extract:?}"
         );
+    }
+
+    /// A brand a third of the descriptions write with a capital, and a
+    /// name says, names the service: never a group, whatever the key.
+    #[test]
+    fn the_service_s_own_name_in_its_tools_texts_names_no_group() {
+        let texts = [
+            described("get_airflow_version", "Get the version of Airflow."),
+            described("get_airflow_health", "Check whether Airflow is up."),
+            described("list_dags", "List the DAGs Airflow knows."),
+            described("get_dag", "Get one DAG."),
+            described("pause_dag", "Pause a DAG."),
+            described("list_pools", "List the pools."),
+            described("get_pool", "Get a pool."),
+            described("list_variables", "List the variables."),
+            described("get_variable", "Get a variable."),
+        ];
+        let words: Vec<words::Words> = texts.iter().map(words::Words::of).collect();
+        let sorted: Vec<&ToolText> = texts.iter().collect();
+        assert_eq!(
+            named_by_its_tools(&sorted, &words),
+            ["airflow".to_string()].into()
+        );
+        let found = derive_for("scheduler", &texts);
+        assert!(
+            found.iter().flatten().all(|d| d.group != "airflow"),
+            "{found:?}"
+        );
+        // Written small somewhere, or said by few, it is a word like any.
+        let mut small = texts.clone();
+        small[3] = described("get_dag", "Get one DAG from airflow.");
+        let words: Vec<words::Words> = small.iter().map(words::Words::of).collect();
+        let sorted: Vec<&ToolText> = small.iter().collect();
+        assert!(named_by_its_tools(&sorted, &words).is_empty());
     }
 }

@@ -60,6 +60,48 @@ pub(super) fn said_by_every_tool(tools: &[&ToolText], words: &[Words]) -> BTreeS
         .collect()
 }
 
+/// Words the tools call their server by, whatever key the user gave it: a
+/// proper noun (written with a capital wherever a description says it:
+/// `Alpaca`, `GitHub`; an acronym, `DAG`, is a thing) that a third of the
+/// tools' descriptions or more
+/// say, and some tool's name too (`search_alpaca_docs`). It names the
+/// service, not an area of it.
+pub(super) fn named_by_its_tools(tools: &[&ToolText], words: &[Words]) -> BTreeSet<String> {
+    let in_names: BTreeSet<&String> = words.iter().flat_map(|w| &w.name).collect();
+    let mut saying: BTreeMap<String, usize> = BTreeMap::new();
+    let mut written_small: BTreeSet<String> = BTreeSet::new();
+    for tool in tools {
+        let mut capitalised = BTreeSet::new();
+        let text = tool.description.as_deref().unwrap_or_default();
+        for token in text.split(|c: char| !c.is_alphanumeric()) {
+            let Some(first) = token.chars().next() else {
+                continue;
+            };
+            let word = normalise(&token.to_lowercase());
+            // A name, not an acronym: `Alpaca`, `GitHub`, not `DAG`.
+            if first.is_uppercase() && token.chars().any(char::is_lowercase) {
+                capitalised.insert(word);
+            } else {
+                written_small.insert(word);
+            }
+        }
+        for word in capitalised {
+            *saying.entry(word).or_default() += 1;
+        }
+    }
+    saying
+        .into_iter()
+        .filter(|(word, tools_saying)| {
+            tools_saying * 3 >= tools.len()
+                && !written_small.contains(word)
+                && in_names.contains(word)
+                && !is_verb(word)
+                && !is_function_word(word)
+        })
+        .map(|(word, _)| word)
+        .collect()
+}
+
 /// The words of one tool.
 #[derive(Debug)]
 pub(super) struct Words {
