@@ -513,7 +513,7 @@ impl<'a> Tool<'a> {
             return Some(format!("{plan} says it buys a paid plan"));
         }
         if CREATING_VERBS.contains(&verb)
-            && let Some(resource) = self.said_of_action(BILLED_RESOURCES)
+            && let Some(resource) = self.said_of_object(verb, BILLED_RESOURCES)
         {
             return Some(format!(
                 "{resource} says it creates a resource billed while it runs"
@@ -524,7 +524,9 @@ impl<'a> Tool<'a> {
         // it because the call is paid for.
         if self.stated.effect != Effect::Reads
             && !self.reads
-            && let Some(input) = self.param(MONEY_INPUTS, |key, k| key.contains(k))
+            && let Some(input) = self.param(MONEY_INPUTS, |key, k| {
+                key.contains(k) && !names_a_thing(key, k)
+            })
         {
             return Some(format!("its input `{input}` says a call costs money"));
         }
@@ -549,8 +551,12 @@ impl<'a> Tool<'a> {
         }
         // Money words count in the tool's own action (name, title, first
         // sentence), not in the list of its inputs further on: "-
-        // duplicate_charge_explanation (string)" charges nothing.
+        // duplicate_charge_explanation (string)" charges nothing. Not in
+        // what a verb says deletes: removing a saved payment method spends
+        // nothing (a tool whose verb is not known may spend).
+        let deletes = self.stated.effect == Effect::Destroys && self.stated.verb.is_some();
         if self.stated.effect != Effect::Reads
+            && !deletes
             && !self.reads
             && let Some(part) = self.said_of_action(MONEY)
         {
@@ -677,6 +683,38 @@ impl<'a> Tool<'a> {
             .map(|_| format!("its description (\"{}\")", quote(first)))
     }
 
+    /// Where what the tool's `verb` acts on says one of `phrases`: in its
+    /// name, the words after the verb up to a preposition
+    /// (`doks-create-nodepool`), or before it when none follow
+    /// (`compute_vm_create`, `vm_create_from_template`); in its title or
+    /// the first sentence of its description, the words after the first
+    /// up to a preposition ("Create a new database cluster"). What the
+    /// thing is made in is not what is made: `db-cluster-create-topic`,
+    /// "Allow IP ranges to access your clusters".
+    fn said_of_object(&self, verb: &str, phrases: &[&str]) -> Option<String> {
+        if let Some(at) = self.name.iter().position(|w| w == verb) {
+            let after = up_to_preposition(&self.name[at + 1..]);
+            let object = if after.is_empty() {
+                &self.name[..at]
+            } else {
+                after
+            };
+            if let Some(phrase) = find_phrase(object, phrases) {
+                return Some(format!("`{phrase}` in its name"));
+            }
+        }
+        let object_of = |text: &str| {
+            let words = prose_words(text);
+            let after = words.get(1..).unwrap_or_default();
+            find_phrase(up_to_preposition(after), phrases).is_some()
+        };
+        if object_of(self.title) {
+            return Some(format!("its title (\"{}\")", quote(self.title)));
+        }
+        let first = first_sentence(self.description);
+        object_of(first).then(|| format!("its description (\"{}\")", quote(first)))
+    }
+
     /// The first input whose name, without `_`, `-` and case, `fits` one
     /// of `keys` (`per_page` ends in `page`, `timeoutSeconds` starts with
     /// `timeout`).
@@ -686,6 +724,30 @@ impl<'a> Tool<'a> {
             .find(|(_, key)| keys.iter().any(|k| fits(key, k)))
             .map(|(name, _)| name.as_str())
     }
+}
+
+/// Words that end what a verb acts on: "create a topic in a cluster".
+const PREPOSITIONS: &[&str] = &[
+    "in", "on", "at", "for", "to", "from", "within", "inside", "into", "under", "with", "by",
+    "via", "of",
+];
+
+/// `words` up to the first preposition.
+fn up_to_preposition(words: &[String]) -> &[String] {
+    let end = words
+        .iter()
+        .position(|w| PREPOSITIONS.contains(&w.as_str()))
+        .unwrap_or(words.len());
+    &words[..end]
+}
+
+/// Whether an input named `key` (without `_`, `-` and case) that holds
+/// the money word `word` names a thing rather than an amount to spend: an
+/// identifier of a price or a payment (`priceId`, `paymentMethodId`)
+/// picks a record. What a call costs or may spend is asked for whatever
+/// form it takes (`confirm_cost_id`).
+fn names_a_thing(key: &str, word: &str) -> bool {
+    matches!(word, "price" | "payment") && (key.ends_with("id") || key.ends_with("ids"))
 }
 
 /// Whether a word of a name is a plural noun: `files`, `comments`, but
@@ -707,6 +769,60 @@ mod tests {
     fn cost(tool: Value) -> (Cost, String) {
         let judged = from_definition(&tool);
         (judged.value, judged.why)
+    }
+
+    #[test]
+    fn a_billed_resource_counts_when_it_is_what_the_tool_creates() {
+        let high = |tool: Value| {
+            let (value, why) = cost(tool.clone());
+            assert_eq!(value, Cost::High, "{tool}: {why}");
+            why
+        };
+        let not_high = |tool: Value| {
+            let (value, why) = cost(tool.clone());
+            assert_ne!(value, Cost::High, "{tool}: {why}");
+        };
+        // What follows the verb is what it makes; with nothing after it,
+        // or only where it is made, what comes before.
+        assert_eq!(
+            high(json!({"name": "doks-create-nodepool"})),
+            "cost high: `nodepool` in its name says it creates a resource billed while it runs"
+        );
+        high(json!({"name": "db-cluster-create"}));
+        high(json!({"name": "vm_create_from_template"}));
+        not_high(json!({"name": "db-cluster-create-topic"}));
+        not_high(json!({"name": "db-cluster-create-user"}));
+        // The description's first sentence alike.
+        high(
+            json!({"name": "x-create", "description": "Create a new managed vector database cluster."}),
+        );
+        not_high(
+            json!({"name": "x-create", "description": "Create a topic in a database cluster."}),
+        );
+        not_high(json!({
+            "name": "atlas-create-access-list",
+            "description": "Allow IP ranges to access your Atlas clusters."
+        }));
+    }
+
+    #[test]
+    fn an_identifier_of_a_price_or_payment_spends_nothing() {
+        let input = |name: &str, key: &str| {
+            let mut properties = serde_json::Map::new();
+            properties.insert(key.to_string(), json!({"type": "string"}));
+            cost(json!({"name": name, "inputSchema": {"type": "object", "properties": properties}}))
+        };
+        assert_ne!(input("update_item", "priceId").0, Cost::High);
+        assert_ne!(input("update_item", "payment_method_ids").0, Cost::High);
+        // What a call costs is asked for whatever form it takes.
+        assert_eq!(input("create_project", "confirm_cost_id").0, Cost::High);
+        assert_eq!(input("create_item", "max_price").0, Cost::High);
+        // Deleting a payment method spends nothing; adding a payment does.
+        assert_ne!(
+            cost(json!({"name": "delete_saved_payment_method"})).0,
+            Cost::High
+        );
+        assert_eq!(cost(json!({"name": "create_payment"})).0, Cost::High);
     }
 
     #[test]
