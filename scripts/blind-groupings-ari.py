@@ -11,20 +11,13 @@ reader or Sieve leaves without a group counts as an area of its own.
 """
 
 import argparse
-import importlib.util
 import json
 from pathlib import Path
 
+import ari_scoring
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "crates/sieve-core/tests/fixtures/published"
-
-
-def load_ari_script():
-    spec = importlib.util.spec_from_file_location(
-        "derived_groups_ari", ROOT / "scripts/derived-groups-ari.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def main():
@@ -32,7 +25,7 @@ def main():
     ap.add_argument("--readings", type=Path,
                     default=ROOT / "docs/data/blind-groupings.json")
     args = ap.parse_args()
-    scoring = load_ari_script()
+    scoring = ari_scoring.load()
     readings = json.loads(args.readings.read_text())["servers"]
     paths = [FIXTURES / f"{name}.json" for name in sorted(readings)]
     derived = scoring.parse_groups(scoring.run_derivation(paths))

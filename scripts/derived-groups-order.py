@@ -15,12 +15,13 @@ nothing by its order and keeps its derived groups.
 """
 
 import argparse
-import importlib.util
 import json
 import math
 import re
 from collections import Counter
 from pathlib import Path
+
+import ari_scoring
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "crates/sieve-core/tests/fixtures/published"
@@ -32,13 +33,6 @@ not only one more get list""".split())
 # alike for being in it.
 LEFTOVERS = "other"
 
-
-def load_ari_script():
-    spec = importlib.util.spec_from_file_location(
-        "derived_groups_ari", ROOT / "scripts/derived-groups-ari.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def words(tool):
@@ -104,7 +98,7 @@ def main():
                     " ungrouped take their run")
     ap.add_argument("--details", action="store_true")
     args = ap.parse_args()
-    scoring = load_ari_script()
+    scoring = ari_scoring.load()
     paths = sorted(FIXTURES.glob("*.json"))
     derived = scoring.parse_groups(scoring.run_derivation(paths))
     rows = []
