@@ -83,7 +83,11 @@ enum Strength {
 }
 
 /// The verb `word` is, in its plain form, with its effect. Only plain
-/// forms are known; callers normalise inflected words first.
+/// forms are known; callers normalise inflected words first. Verbs that
+/// switch a service off or on (pause, resume, activate, suspend, freeze)
+/// and rotating a secret (the old one stops working) are left out: the
+/// servers that annotate such tools mark them destructive, which is what
+/// a verb not known here gets (docs/files.md, `security`).
 fn verb(word: &str) -> Option<(&'static str, Effect, Strength)> {
     use Effect::*;
     use Strength::*;
@@ -144,11 +148,21 @@ fn verb(word: &str) -> Option<(&'static str, Effect, Strength)> {
                 "whoami",
                 "peek",
                 "measure",
+                "discover",
+                "diagnose",
+                "troubleshoot",
+                "recognize",
+                "recognise",
+                "parse",
             ],
             Reads,
             Plain,
         ),
-        (&["open", "watch", "test", "stat"], Reads, Ambiguous),
+        (
+            &["open", "watch", "test", "stat", "expect"],
+            Reads,
+            Ambiguous,
+        ),
         (
             &[
                 "create",
@@ -259,15 +273,72 @@ fn verb(word: &str) -> Option<(&'static str, Effect, Strength)> {
                 "scale",
                 "spawn",
                 "put",
+                "convert",
+                "reassign",
+                "recycle",
+                "mute",
+                "unmute",
+                "acknowledge",
+                "promote",
+                "demote",
+                "transform",
+                "translate",
+                "synthesize",
+                "scaffold",
+                "ingest",
+                "escalate",
+                "snooze",
+                "retry",
+                "rerun",
+                "renew",
+                "accept",
+                "reject",
+                "decline",
+                "deny",
+                "confirm",
+                "boot",
             ],
             Changes,
             Plain,
         ),
         (
             &[
-                "run", "post", "patch", "push", "merge", "commit", "comment", "label", "tag",
-                "review", "release", "log", "star", "request", "pin", "fork", "reply", "call",
-                "type", "select", "record", "order", "book", "archive",
+                "run",
+                "post",
+                "patch",
+                "push",
+                "merge",
+                "commit",
+                "comment",
+                "label",
+                "tag",
+                "review",
+                "release",
+                "log",
+                "star",
+                "request",
+                "pin",
+                "fork",
+                "reply",
+                "call",
+                "type",
+                "select",
+                "record",
+                "order",
+                "book",
+                "archive",
+                "change",
+                "switch",
+                "reserve",
+                "end",
+                "refund",
+                "reverse",
+                "grant",
+                "setup",
+                "duplicate",
+                "replay",
+                "shutdown",
+                "continue",
             ],
             Changes,
             Ambiguous,
@@ -769,6 +840,44 @@ mod tests {
             (s.effect, s.evidence),
             (Effect::Destroys, Evidence::Nothing)
         );
+        // Nor does switching a service off or on, or a new secret.
+        for name in [
+            "pause_subscription",
+            "resume_subscription",
+            "rotate_webhook_secret",
+        ] {
+            assert_eq!(
+                stated(&json!({"name": name})).effect,
+                Effect::Destroys,
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn everyday_verbs_of_reading_and_changing_are_known() {
+        for (name, want) in [
+            ("discover_tools", Effect::Reads),
+            ("vm_troubleshoot", Effect::Reads),
+            ("speech_stt_recognize", Effect::Reads),
+            ("parse", Effect::Reads),
+            ("image-action-convert", Effect::Changes),
+            ("nfs-reassign", Effect::Changes),
+            ("doks-recycle-nodes", Effect::Changes),
+            ("scaffold_ios_project", Effect::Changes),
+            ("mute_host", Effect::Changes),
+            ("acknowledge_event", Effect::Changes),
+            ("translate_document", Effect::Changes),
+            // As often nouns: they count where no plain verb does.
+            ("shutdown-droplet", Effect::Changes),
+            ("get_refund", Effect::Reads),
+            ("list_incident_change_events", Effect::Reads),
+        ] {
+            assert_eq!(stated(&json!({"name": name})).effect, want, "{name}");
+        }
+        // Their inflected forms open a description.
+        let s = stated(&json!({"name": "x", "description": "Translates a document."}));
+        assert_eq!(s.effect, Effect::Changes);
     }
 
     #[test]
