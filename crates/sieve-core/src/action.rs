@@ -500,7 +500,7 @@ pub fn naming<'a>(names: impl IntoIterator<Item = &'a str>) -> Naming {
     let (mut with_verb, mut first, mut last) = (0usize, 0usize, 0usize);
     for name in names {
         let words = name_words(name);
-        let plain = |w: &String| verb(w).is_some_and(|v| v.2 == Strength::Plain);
+        let plain = |w: &String| plain_verb(w).is_some();
         let Some(at) = words.iter().position(plain) else {
             continue;
         };
@@ -556,11 +556,10 @@ fn from_name(name: &str, naming: Naming) -> Option<Stated> {
             )
     };
     let (verb, effect, _) = match naming {
-        Naming::Unknown => None,
+        Naming::Unknown => strongest(Strength::Plain).copied(),
         Naming::VerbFirst => joined_verb(&words, false),
         Naming::VerbLast => joined_verb(&words, true),
     }
-    .or_else(|| strongest(Strength::Plain).copied())
     .or_else(|| strongest(Strength::Ambiguous).copied())?;
     Some(Stated {
         effect,
@@ -571,16 +570,20 @@ fn from_name(name: &str, naming: Naming) -> Option<Stated> {
     })
 }
 
+/// `word` as a [`Strength::Plain`] verb: hardly ever anything else.
+fn plain_verb(word: &str) -> Option<(&'static str, Effect, Strength)> {
+    verb(word).filter(|v| v.2 == Strength::Plain)
+}
+
 /// The first plain verb of `words` (the last, when `from_end`) with the
 /// verbs joined to it by "or" or "and": of those, the one doing most harm.
 fn joined_verb(words: &[String], from_end: bool) -> Option<(&'static str, Effect, Strength)> {
-    let plain = |w: &String| verb(w).filter(|v| v.2 == Strength::Plain);
     let at = if from_end {
-        words.iter().rposition(|w| plain(w).is_some())?
+        words.iter().rposition(|w| plain_verb(w).is_some())?
     } else {
-        words.iter().position(|w| plain(w).is_some())?
+        words.iter().position(|w| plain_verb(w).is_some())?
     };
-    let mut found = plain(&words[at])?;
+    let mut found = plain_verb(&words[at])?;
     let joiner = |w: &String| w == "or" || w == "and";
     // Verbs joined after it (`create_or_update`) and before it
     // (`get_or_create`, read from its end).

@@ -672,15 +672,7 @@ impl<'a> Tool<'a> {
     /// "Start a terminal process" with "This instance is running inside a
     /// container" further on starts no instance.
     fn said_of_action(&self, phrases: &[&str]) -> Option<String> {
-        if let Some(phrase) = find_phrase(&self.name, phrases) {
-            return Some(format!("`{phrase}` in its name"));
-        }
-        if find_phrase(&prose_words(self.title), phrases).is_some() {
-            return Some(format!("its title (\"{}\")", quote(self.title)));
-        }
-        let first = first_sentence(self.description);
-        find_phrase(&prose_words(first), phrases)
-            .map(|_| format!("its description (\"{}\")", quote(first)))
+        self.said_in(&self.name, |words| words, phrases)
     }
 
     /// Where what the tool's `verb` acts on says one of `phrases`: in its
@@ -692,27 +684,38 @@ impl<'a> Tool<'a> {
     /// thing is made in is not what is made: `db-cluster-create-topic`,
     /// "Allow IP ranges to access your clusters".
     fn said_of_object(&self, verb: &str, phrases: &[&str]) -> Option<String> {
-        if let Some(at) = self.name.iter().position(|w| w == verb) {
-            let after = up_to_preposition(&self.name[at + 1..]);
-            let object = if after.is_empty() {
-                &self.name[..at]
-            } else {
-                after
-            };
-            if let Some(phrase) = find_phrase(object, phrases) {
-                return Some(format!("`{phrase}` in its name"));
-            }
-        }
-        let object_of = |text: &str| {
-            let words = prose_words(text);
-            let after = words.get(1..).unwrap_or_default();
-            find_phrase(up_to_preposition(after), phrases).is_some()
+        let in_name = match self.name.iter().position(|w| w == verb) {
+            Some(at) => match up_to_preposition(&self.name[at + 1..]) {
+                [] => &self.name[..at],
+                after => after,
+            },
+            None => &[],
         };
-        if object_of(self.title) {
+        self.said_in(
+            in_name,
+            |words| up_to_preposition(words.get(1..).unwrap_or_default()),
+            phrases,
+        )
+    }
+
+    /// Where `in_name` (words of the name), or the words `in_prose` keeps
+    /// of the title, then of the description's first sentence, say one of
+    /// `phrases`, in words: "`vm` in its name", "its title (\"...\")".
+    fn said_in(
+        &self,
+        in_name: &[String],
+        in_prose: impl Fn(&[String]) -> &[String],
+        phrases: &[&str],
+    ) -> Option<String> {
+        if let Some(phrase) = find_phrase(in_name, phrases) {
+            return Some(format!("`{phrase}` in its name"));
+        }
+        let says = |text: &str| find_phrase(in_prose(&prose_words(text)), phrases).is_some();
+        if says(self.title) {
             return Some(format!("its title (\"{}\")", quote(self.title)));
         }
         let first = first_sentence(self.description);
-        object_of(first).then(|| format!("its description (\"{}\")", quote(first)))
+        says(first).then(|| format!("its description (\"{}\")", quote(first)))
     }
 
     /// The first input whose name, without `_`, `-` and case, `fits` one
