@@ -294,12 +294,14 @@ tokio::task_local! {
     static VERSION: Option<ProtocolVersion>;
 }
 
-/// Runs `serve` as the handler of a request of revision `version`.
-pub async fn serving<F: std::future::Future>(
+/// Runs `serve` as the handler of a request of revision `version`. Not an
+/// `async fn`: one would hold `serve` twice, as its argument and inside
+/// the scope it awaits.
+pub fn serving<F: std::future::Future>(
     version: Option<ProtocolVersion>,
     serve: F,
-) -> F::Output {
-    VERSION.scope(version, serve).await
+) -> impl std::future::Future<Output = F::Output> {
+    VERSION.scope(version, serve)
 }
 
 fn current_version() -> Option<ProtocolVersion> {

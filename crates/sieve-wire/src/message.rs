@@ -214,7 +214,7 @@ fn read(bytes: &[u8], max_depth: usize) -> Result<Parts, Error> {
     })?;
     let mut places = Places::default();
     for member in scan::members(text, max_depth)? {
-        let (slot, field) = match member.key.as_str() {
+        let (slot, field) = match &*member.key {
             "jsonrpc" => (&mut places.jsonrpc, "jsonrpc"),
             "id" => (&mut places.id, "id"),
             "method" => (&mut places.method, "method"),

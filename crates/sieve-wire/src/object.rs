@@ -7,7 +7,7 @@ use crate::scan::{MAX_DEPTH, Member};
 /// as many looks and changes as are wanted.
 pub struct Object<'a> {
     text: &'a str,
-    members: Vec<Member>,
+    members: Vec<Member<'a>>,
 }
 
 impl<'a> Object<'a> {
@@ -22,7 +22,7 @@ impl<'a> Object<'a> {
         let text = self.text;
         self.members
             .iter()
-            .map(move |member| (member.key.as_str(), &text[member.value.clone()]))
+            .map(move |member| (&*member.key, &text[member.value.clone()]))
     }
 
     /// The object with a member `key` whose value is the JSON text

@@ -1,27 +1,30 @@
 //! The one pass over a message's text: the top-level object's keys and
 //! where each value lies, every value checked as JSON by serde_json without
-//! building it, and how deep arrays and objects nest.
+//! building it (one deserializer over the whole text, each value taken as
+//! the raw text it is), and how deep arrays and objects nest.
 
 use crate::error::{Error, ErrorKind};
-use serde::de::IgnoredAny;
+use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// serde_json's own recursion limit is 128; a message one level inside it
 /// keeps every part decodable by serde.
 pub const MAX_DEPTH: usize = 127;
 
-/// A top-level member: its key (unescaped) and where its value lies.
-pub(crate) struct Member {
-    pub key: String,
+/// A top-level member: its key (unescaped; borrowed from the text unless
+/// it had escapes) and where its value lies.
+pub(crate) struct Member<'a> {
+    pub key: Cow<'a, str>,
     pub value: Range<usize>,
 }
 
 /// The members of the JSON object `text`, in order; an error when `text`
 /// is not one JSON object or nests deeper than `max_depth`.
-pub(crate) fn members(text: &str, max_depth: usize) -> Result<Vec<Member>, Error> {
+pub(crate) fn members(text: &str, max_depth: usize) -> Result<Vec<Member<'_>>, Error> {
     let bytes = text.as_bytes();
-    let mut at = skip_space(bytes, 0);
-    match bytes.get(at) {
+    match bytes.get(skip_space(bytes, 0)) {
         None => return Err(Error::new(ErrorKind::Empty)),
         Some(b'{') => {}
         Some(b'[') => {
@@ -39,50 +42,59 @@ pub(crate) fn members(text: &str, max_depth: usize) -> Result<Vec<Member>, Error
         valid_json(text)?;
         return Err(Error::new(ErrorKind::TooDeep { limit: max_depth }));
     }
-    let mut members = Vec::with_capacity(4);
-    at += 1;
-    at = skip_space(bytes, at);
-    if bytes.get(at) == Some(&b'}') {
-        return end(text, at + 1, members);
-    }
-    loop {
-        if bytes.get(at) != Some(&b'"') {
-            return Err(not_json(text));
-        }
-        let (key, after) = one::<String>(text, at)?;
-        at = skip_space(bytes, after);
-        if bytes.get(at) != Some(&b':') {
-            return Err(not_json(text));
-        }
-        at = skip_space(bytes, at + 1);
-        let (_, after) = one::<IgnoredAny>(text, at)?;
-        members.push(Member {
-            key,
-            value: at..after,
-        });
-        at = skip_space(bytes, after);
-        match bytes.get(at) {
-            Some(b',') => at = skip_space(bytes, at + 1),
-            Some(b'}') => return end(text, at + 1, members),
-            _ => return Err(not_json(text)),
-        }
-    }
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let members = reader
+        .deserialize_map(MembersOf { text })
+        .and_then(|members| reader.end().map(|()| members))
+        .map_err(|_| not_json(text))?;
+    Ok(members)
 }
 
-fn end(text: &str, at: usize, members: Vec<Member>) -> Result<Vec<Member>, Error> {
-    if skip_space(text.as_bytes(), at) == text.len() {
+/// Reads an object's members as [`Member`]s of `text`, the text read.
+struct MembersOf<'a> {
+    text: &'a str,
+}
+
+impl<'de> Visitor<'de> for MembersOf<'de> {
+    type Value = Vec<Member<'de>>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members = Vec::with_capacity(4);
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            let value: &'de RawValue = map.next_value()?;
+            let at = value.get().as_ptr() as usize - self.text.as_ptr() as usize;
+            members.push(Member {
+                key,
+                value: at..at + value.get().len(),
+            });
+        }
         Ok(members)
-    } else {
-        Err(not_json(text))
     }
 }
 
-/// One JSON value of type `T` starting at `at`, and where it ends.
-fn one<'a, T: serde::Deserialize<'a>>(text: &'a str, at: usize) -> Result<(T, usize), Error> {
-    let mut values = serde_json::Deserializer::from_str(&text[at..]).into_iter::<T>();
-    match values.next() {
-        Some(Ok(value)) => Ok((value, at + values.byte_offset())),
-        _ => Err(not_json(text)),
+/// A key as the text has it when it can be borrowed, else unescaped.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(reader: D) -> Result<Self, D::Error> {
+        struct Read;
+        impl<'de> Visitor<'de> for Read {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(key)))
+            }
+            fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(key.to_string())))
+            }
+        }
+        reader.deserialize_str(Read)
     }
 }
 
@@ -166,7 +178,7 @@ mod tests {
         let members = members(text, 10).expect("an object");
         let found: Vec<(&str, &str)> = members
             .iter()
-            .map(|m| (m.key.as_str(), &text[m.value.clone()]))
+            .map(|m| (&*m.key, &text[m.value.clone()]))
             .collect();
         assert_eq!(found, [("a", "[1, {\"b\":2}]"), ("id", "\"x\"")]);
     }

@@ -28,7 +28,9 @@ impl SieveServer {
         let config = self.engine.config();
         let audit = config.settings.audit;
         if !audit.on || served_as_call_through(&request.name, &config.settings.separator) {
-            return self.serve_call_tool(request, context).await;
+            // Boxed: held inline, the call's future would hold it twice
+            // (19 KB), and be copied whole each time it moves.
+            return Box::pin(self.serve_call_tool(request, context)).await;
         }
         let started = Instant::now();
         let at = now_ms();
@@ -39,7 +41,7 @@ impl SieveServer {
         let who = self.who(&context);
         let profile = self.profile_name(&context.extensions);
         let cancel = context.ct.clone();
-        let outcome = self.serve_call_tool(request, context).await;
+        let outcome = Box::pin(self.serve_call_tool(request, context)).await;
         let server = self
             .engine
             .published()

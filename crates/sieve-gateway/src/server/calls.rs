@@ -29,6 +29,11 @@ impl SieveServer {
     /// answers resumes with them; a call that fails or is cut off is
     /// recorded for retry; a call that becomes a task is recorded and
     /// answered with the task or its result, as the host can take it.
+    ///
+    /// The branches a plain call does not take (the search, a parked
+    /// call, tasks) are boxed: a future holds room for the largest state
+    /// of every future it awaits, and each call's future is moved several
+    /// times on its way to being spawned.
     pub(super) async fn serve_call_tool(
         &self,
         request: CallToolRequestParams,
@@ -39,7 +44,7 @@ impl SieveServer {
         if view.profile.rules.search_mode() {
             let separator = view.config.settings.separator.clone();
             if request.name == search_tool_name(FIND_TOOLS, &separator) {
-                return self.find_tools(&view, &request).await;
+                return Box::pin(self.find_tools(&view, &request)).await;
             }
             if request.name == search_tool_name(CALL_TOOL, &separator) {
                 // The tool named inside, called like any other: enforced,
@@ -69,7 +74,7 @@ impl SieveServer {
                         }));
                 }
             }
-            return match self.drive(flight, "tools/call", &context).await? {
+            return match Box::pin(self.drive(flight, "tools/call", &context)).await? {
                 ServerResult::InputRequiredResult(input) => {
                     Ok(CallToolResponse::InputRequired(input))
                 }
@@ -103,8 +108,8 @@ impl SieveServer {
         if tasks.runs_as_legacy_task(call.server, &tool.definition, false) {
             // A 2025-11-25 server runs this tool only as a task: the proxy
             // asks for one and relays it or waits for it.
-            return match tasks.start_legacy(&call, None).await? {
-                Started::Task(record) => tasks.answer(&record, &context).await,
+            return match Box::pin(tasks.start_legacy(&call, None)).await? {
+                Started::Task(record) => Box::pin(tasks.answer(&record, &context)).await,
                 Started::Done(result) => {
                     let mut result: CallToolResult = convert(result, "tools/call result")?;
                     result
@@ -132,7 +137,7 @@ impl SieveServer {
             ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
             ServerResult::CreateTaskResult(created) => {
                 let record = tasks.record_task(&call, &created.task)?;
-                tasks.answer(&record, &context).await
+                Box::pin(tasks.answer(&record, &context)).await
             }
             ServerResult::InputRequiredResult(input) => Ok(CallToolResponse::InputRequired(input)),
             other => Ok(CallToolResponse::Complete(convert::<CallToolResult>(

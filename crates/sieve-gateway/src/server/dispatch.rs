@@ -213,8 +213,7 @@ impl SieveServer {
             || method == "tasks/result"
             || (legacy_tasks && matches!(method, "tasks/get" | "tasks/cancel"));
         if legacy_task {
-            return self
-                .legacy_task_request(method, params, &request)
+            return Box::pin(self.legacy_task_request(method, params, &request))
                 .await
                 .map(|result| ServerResult::CustomResult(result).into());
         }
@@ -233,7 +232,7 @@ impl SieveServer {
                 response => filled(ServerResult::from(response), &raw).map(Answer::from),
             };
         }
-        self.serve_other(method, params, request, legacy)
+        Box::pin(self.serve_other(method, params, request, legacy))
             .await
             .map(Answer::from)
     }
