@@ -213,7 +213,12 @@ impl Conn {
                 .locked()
                 .insert(key.clone(), context.ct.clone());
         }
-        self.serving.send_modify(|n| *n += 1);
+        // Counted without a word to whoever waits: only the last to end
+        // wakes them (see `Counted`).
+        self.serving.send_if_modified(|n| {
+            *n += 1;
+            false
+        });
         Begun::Serve(Box::new(Serving {
             conn: self.clone(),
             counted: Counted {
@@ -367,7 +372,12 @@ impl Drop for Counted {
         if let Some(key) = &self.key {
             self.conn.in_flight.locked().remove(key);
         }
-        self.conn.serving.send_modify(|n| *n -= 1);
+        // Those waiting for the connection to drain are woken when none
+        // is left, not at every request (a watch's change wakes them all).
+        self.conn.serving.send_if_modified(|n| {
+            *n -= 1;
+            *n == 0
+        });
     }
 }
 
