@@ -76,27 +76,10 @@ impl<'de> Visitor<'de> for MembersOf<'de> {
     }
 }
 
-/// A key as the text has it when it can be borrowed, else unescaped.
-struct Key<'a>(Cow<'a, str>);
-
-impl<'de> serde::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(reader: D) -> Result<Self, D::Error> {
-        struct Read;
-        impl<'de> Visitor<'de> for Read {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(key)))
-            }
-            fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(key.to_string())))
-            }
-        }
-        reader.deserialize_str(Read)
-    }
-}
+/// A key as the text has it when it can be borrowed, else unescaped
+/// (serde's borrowing of a `Cow`).
+#[derive(serde::Deserialize)]
+struct Key<'a>(#[serde(borrow)] Cow<'a, str>);
 
 /// The fault in `text` as serde_json words it, with the line and column
 /// of the whole message (found again on this path only, which is rare).
