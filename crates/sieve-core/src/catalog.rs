@@ -468,8 +468,22 @@ impl BuildOptions {
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     primitives: Vec<Primitive>,
-    by_name: HashMap<(Kind, String), usize>,
+    /// Each kind's primitives by exposed name, a map per kind so that a
+    /// lookup (every call a host makes) hashes the name it is given and
+    /// makes no key of its own.
+    by_name: [HashMap<String, usize>; 5],
     by_uri: HashMap<String, usize>,
+}
+
+/// `kind`'s map in [`Catalog`]'s `by_name`.
+fn slot(kind: Kind) -> usize {
+    match kind {
+        Kind::Tool => 0,
+        Kind::Resource => 1,
+        Kind::ResourceTemplate => 2,
+        Kind::Prompt => 3,
+        Kind::Task => 4,
+    }
 }
 
 impl Catalog {
@@ -545,7 +559,7 @@ impl Catalog {
             Kind::Task => return,
         };
         let mut exposed = exposed_name_with_hash(server, name, separator, HASH_LEN);
-        if self.by_name.contains_key(&(kind, exposed.clone())) {
+        if self.by_name[slot(kind)].contains_key(&exposed) {
             if kind == Kind::Resource || kind == Kind::ResourceTemplate {
                 // Resource names are labels, not identities: two may share
                 // one. They are addressed by URI, so the first keeps the name.
@@ -569,7 +583,9 @@ impl Catalog {
         labels.rename_groups(&options.group_renames);
         options.order(&mut labels);
         let index = self.primitives.len();
-        self.by_name.entry((kind, exposed.clone())).or_insert(index);
+        self.by_name[slot(kind)]
+            .entry(exposed.clone())
+            .or_insert(index);
         // Two servers may offer the same resource URI; the first (in server
         // order) is the one a read goes to.
         self.by_uri.entry(uri.clone()).or_insert(index);
@@ -666,8 +682,8 @@ impl Catalog {
 
     /// The primitive of `kind` exposed as `name`.
     pub fn find(&self, kind: Kind, exposed_name: &str) -> Option<&Primitive> {
-        self.by_name
-            .get(&(kind, exposed_name.to_string()))
+        self.by_name[slot(kind)]
+            .get(exposed_name)
             .map(|&i| &self.primitives[i])
     }
 

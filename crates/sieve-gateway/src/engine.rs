@@ -32,7 +32,7 @@ use sieve_core::{
 use sieve_ledger::Ledger;
 use sieve_store::store::{Store, StoreError};
 use sieve_store::watch::FileChange;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use tokio::sync::broadcast;
@@ -93,7 +93,7 @@ pub struct Engine {
     hosts: Arc<Hosts>,
     pool: Pool,
     state: RwLock<InForce>,
-    profiles: Mutex<HashMap<String, Arc<ActiveProfile>>>,
+    profiles: Mutex<foldhash::HashMap<String, Arc<ActiveProfile>>>,
     /// Per profile in search mode, the search of the tools it lets be
     /// called (`search`).
     searches: search::Searches,
@@ -317,7 +317,7 @@ impl Engine {
                 recorded: u64::MAX,
                 scanned: (u64::MAX, Arc::default()),
             }),
-            profiles: Mutex::new(HashMap::new()),
+            profiles: Mutex::default(),
             searches,
             lists: lists::EncodedLists::default(),
             changes,

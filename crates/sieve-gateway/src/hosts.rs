@@ -571,7 +571,9 @@ pub struct Flight {
             dyn std::future::Future<Output = Result<crate::sent::Reply, rmcp::ServiceError>> + Send,
         >,
     >,
-    pub asked: tokio::sync::mpsc::UnboundedReceiver<Asked>,
+    /// The upstream's questions for a 2026-07-28 host, which takes them as
+    /// `input_required` results; `None` for a host asked directly.
+    pub asked: Option<tokio::sync::mpsc::UnboundedReceiver<Asked>>,
     /// Answers owed to the upstream, by the key the host was given.
     pub answers: std::collections::BTreeMap<
         String,

@@ -22,7 +22,6 @@ use crate::sync::Locked;
 use crate::tap::RawLog;
 use serde_json::Value;
 use sieve_wire::{AsyncLines, Id, Line, Message};
-use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -49,7 +48,7 @@ struct Inner {
     /// input.
     outbox: Arc<Outbox>,
     /// Who waits for the answer of each request in flight.
-    waiting: Mutex<HashMap<Id, oneshot::Sender<Message>>>,
+    waiting: Mutex<foldhash::HashMap<Id, oneshot::Sender<Message>>>,
     next: AtomicU64,
     /// False once the server's output ended: nothing more will answer.
     open: AtomicBool,
@@ -134,6 +133,7 @@ impl Lane {
             lane: Arc::downgrade(&self.inner),
             id,
             answered,
+            resolved: false,
         };
         self.inner.write_line(line);
         Ok(pending)
@@ -388,6 +388,9 @@ pub struct Pending {
     lane: Weak<Inner>,
     id: Id,
     answered: oneshot::Receiver<Message>,
+    /// Whether it resolved: its waiter is then off the lane's list already
+    /// (taken by the answer, or dropped with the rest).
+    resolved: bool,
 }
 
 impl Pending {
@@ -402,15 +405,17 @@ impl Future for Pending {
     type Output = io::Result<Message>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Pin::new(&mut self.answered)
-            .poll(cx)
-            .map(|answer| answer.map_err(|_| closed()))
+        let answer = std::task::ready!(Pin::new(&mut self.answered).poll(cx));
+        self.resolved = true;
+        Poll::Ready(answer.map_err(|_| closed()))
     }
 }
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        if let Some(lane) = self.lane.upgrade() {
+        if !self.resolved
+            && let Some(lane) = self.lane.upgrade()
+        {
             lane.waiting.locked().remove(&self.id);
         }
     }

@@ -35,7 +35,6 @@ use rmcp::model::{
 };
 use serde_json::Value;
 use sieve_wire::{Id, Kind, Message};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -46,7 +45,7 @@ pub(crate) struct Conn {
     /// How the connection opened; `None` until it has.
     opening: Mutex<Option<Opening>>,
     /// The host's requests being served, by id: cancelling one cancels it.
-    in_flight: Mutex<HashMap<Id, CancellationToken>>,
+    in_flight: Mutex<foldhash::HashMap<Id, CancellationToken>>,
     /// Cancelled when the connection ends.
     stop: CancellationToken,
     /// How many requests are being served.

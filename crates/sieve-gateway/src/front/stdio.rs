@@ -94,7 +94,10 @@ async fn take(conn: &Arc<Conn>, line: Vec<u8>) {
         return;
     }
     let wire = conn.wire().clone();
-    tokio::spawn(async move {
+    // Boxed before it is spawned: tokio moves what it is given several
+    // times on the way to its task, and a request's future is kilobytes
+    // where its box is a pointer.
+    tokio::spawn(Box::pin(async move {
         // The request's progress comes here and goes out in order ahead
         // of its answer, never after it.
         let (progress, mut progressed) = tokio::sync::mpsc::unbounded_channel();
@@ -111,7 +114,7 @@ async fn take(conn: &Arc<Conn>, line: Vec<u8>) {
             send_progress(&wire, progress);
         }
         let _ = wire.send_raw(answer);
-    });
+    }));
 }
 
 fn send_progress(wire: &Wire, progress: ProgressNotificationParam) {

@@ -135,7 +135,7 @@ fn passed_on(answer: ServerResult, raw: &RawResult) -> Result<Answer, ErrorData>
     };
     // A result spread over lines (an HTTP server may indent its JSON)
     // would break a stdio host's framing: it is written anew, filled in.
-    if text.contains(['\n', '\r']) {
+    if has_line_break(&text) {
         return filled_from(answer, &text).map(Answer::from);
     }
     if complete {
@@ -143,6 +143,12 @@ fn passed_on(answer: ServerResult, raw: &RawResult) -> Result<Answer, ErrorData>
     }
     let marked = sieve_wire::object::with_member(&text, "resultType", r#""complete""#);
     Ok(Answer::Encoded(marked.unwrap_or(text)))
+}
+
+/// Whether `text` holds a line break, looked for many bytes at a time (a
+/// call's result may be megabytes, and has no break as a rule).
+fn has_line_break(text: &str) -> bool {
+    memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_some()
 }
 
 /// A request's answer: rmcp's typed result, the JSON text of a result as
@@ -408,8 +414,35 @@ fn tasks_declared(request: &HostRequest) -> Result<(), ErrorData> {
 
 #[cfg(test)]
 mod tests {
-    use super::fill_in;
+    use super::{Answer, RawResult, fill_in, has_line_break, passed_on};
+    use rmcp::model::{CallToolResult, ServerResult};
     use serde_json::json;
+
+    #[test]
+    fn a_result_on_one_line_goes_on_as_it_came_and_one_over_several_is_written_on_one() {
+        assert!(!has_line_break(
+            r#"{"content":[{"type":"text","text":"a\nb"}]}"#
+        ));
+        assert!(has_line_break("{\"a\":1,\r\"b\":2}"));
+        assert!(has_line_break(&format!("{}\n", "x".repeat(100))));
+        let typed = || ServerResult::CallToolResult(CallToolResult::success(Vec::new()));
+        let raw = RawResult::default();
+        let one_line = r#"{"content":[],"x-extra":1,"resultType":"complete"}"#;
+        raw.keep_complete(one_line.to_string());
+        match passed_on(typed(), &raw).expect("an answer") {
+            Answer::Encoded(text) => assert_eq!(text, one_line),
+            other => panic!("not passed on as it came: {other:?}"),
+        }
+        raw.keep_complete("{\n  \"content\": [],\n  \"x-extra\": 1\n}".to_string());
+        match passed_on(typed(), &raw).expect("an answer") {
+            Answer::Typed(answer) => {
+                let text = serde_json::to_string(&answer).expect("encodes");
+                assert!(!text.contains('\n'), "one line: {text}");
+                assert!(text.contains(r#""x-extra":1"#), "kept: {text}");
+            }
+            other => panic!("not written anew: {other:?}"),
+        }
+    }
 
     #[test]
     fn what_the_typed_answer_dropped_is_filled_in_and_nothing_else_changes() {

@@ -53,13 +53,21 @@ impl SieveServer {
         let modern_host = context
             .protocol_version()
             .is_some_and(|v| !v.has_initialize());
-        let (bridge, asked) = tokio::sync::mpsc::unbounded_channel();
+        // A channel for them only then, not one made and dropped at every
+        // call.
+        let (bridge, asked) = match modern_host {
+            true => {
+                let (bridge, asked) = tokio::sync::mpsc::unbounded_channel();
+                (Some(bridge), Some(asked))
+            }
+            false => (None, None),
+        };
         let tracked = self.engine.hosts().track_call(
             &context.link,
             server,
             &sent.progress_token,
             context.meta.get_progress_token(),
-            modern_host.then_some(bridge),
+            bridge,
             context.extensions.get::<CallProgress>().cloned(),
         );
         let flight = Flight {
@@ -113,7 +121,7 @@ impl SieveServer {
                     }
                 }
             }
-            Some(first) = flight.asked.recv() => {
+            Some(first) = next_asked(&mut flight.asked) => {
                 let mut requests = rmcp::model::InputRequests::new();
                 let mut next = Some(first);
                 while let Some(asked) = next {
@@ -130,7 +138,7 @@ impl SieveServer {
                             )));
                         }
                     }
-                    next = flight.asked.try_recv().ok();
+                    next = flight.asked.as_mut().and_then(|asked| asked.try_recv().ok());
                 }
                 let token = Ledger::new_id().replacen("st-", "rs-", 1);
                 self.engine.hosts().park(token.clone(), flight);
@@ -189,6 +197,17 @@ impl SieveServer {
             slot.keep(text);
         }
         Ok(mark_complete(typed))
+    }
+}
+
+/// The next question the upstream asks for a call's host; never, for a
+/// host asked directly.
+async fn next_asked(
+    asked: &mut Option<tokio::sync::mpsc::UnboundedReceiver<crate::hosts::Asked>>,
+) -> Option<crate::hosts::Asked> {
+    match asked {
+        Some(asked) => asked.recv().await,
+        None => std::future::pending().await,
     }
 }
 

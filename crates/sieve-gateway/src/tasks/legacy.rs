@@ -25,8 +25,11 @@ pub(crate) enum Started {
 
 /// A tool's `execution.taskSupport` as its server lists it.
 fn task_support(definition: &Value) -> &str {
+    // Looked up member by member: `Value::pointer` would make a string
+    // of each part of its path, at every call.
     definition
-        .pointer("/execution/taskSupport")
+        .get("execution")
+        .and_then(|execution| execution.get("taskSupport"))
         .and_then(Value::as_str)
         .unwrap_or("forbidden")
 }
