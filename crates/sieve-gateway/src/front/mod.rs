@@ -321,6 +321,12 @@ impl Serving {
         self.counted.key.is_none()
     }
 
+    /// Whether the host asked for its progress (its `_meta` has a
+    /// progress token): a request without one is sent none.
+    pub(crate) fn takes_progress(&self) -> bool {
+        self.context.meta.get_progress_token().is_some()
+    }
+
     /// Serves it, its progress going to `progress`; gives its answer.
     pub(crate) async fn run(self, progress: Option<CallProgress>) -> Vec<u8> {
         let Serving {

@@ -97,6 +97,14 @@ async fn take(conn: &Arc<Conn>, line: Vec<u8>) {
     // Boxed before it is spawned: tokio moves what it is given several
     // times on the way to its task, and a request's future is kilobytes
     // where its box is a pointer.
+    if !serving.takes_progress() {
+        // No progress token, no progress: no channel for it either.
+        tokio::spawn(Box::pin(async move {
+            let answer = serving.run(None).await;
+            let _ = wire.send_raw(answer);
+        }));
+        return;
+    }
     tokio::spawn(Box::pin(async move {
         // The request's progress comes here and goes out in order ahead
         // of its answer, never after it.
