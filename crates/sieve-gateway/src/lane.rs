@@ -133,7 +133,6 @@ impl Lane {
             lane: Arc::downgrade(&self.inner),
             id,
             answered,
-            resolved: false,
         };
         self.inner.write_line(line);
         Ok(pending)
@@ -388,9 +387,6 @@ pub struct Pending {
     lane: Weak<Inner>,
     id: Id,
     answered: oneshot::Receiver<Message>,
-    /// Whether it resolved: its waiter is then off the lane's list already
-    /// (taken by the answer, or dropped with the rest).
-    resolved: bool,
 }
 
 impl Pending {
@@ -405,15 +401,17 @@ impl Future for Pending {
     type Output = io::Result<Message>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let answer = std::task::ready!(Pin::new(&mut self.answered).poll(cx));
-        self.resolved = true;
-        Poll::Ready(answer.map_err(|_| closed()))
+        Pin::new(&mut self.answered)
+            .poll(cx)
+            .map(|answer| answer.map_err(|_| closed()))
     }
 }
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        if !self.resolved
+        // Once resolved, its waiter is off the lane's list already (taken
+        // by the answer, or dropped with the rest).
+        if !self.answered.is_terminated()
             && let Some(lane) = self.lane.upgrade()
         {
             lane.waiting.locked().remove(&self.id);

@@ -6,7 +6,7 @@
 //! when the host closes its side, answers still being made have
 //! [`DRAIN`] to go out.
 
-use super::{Begun, Conn, Taken, refusal};
+use super::{Begun, Conn, Serving, Taken, refusal};
 use crate::hosts::CallProgress;
 use crate::link::{Outgoing, Wire};
 use crate::server::SieveServer;
@@ -97,32 +97,34 @@ async fn take(conn: &Arc<Conn>, line: Vec<u8>) {
     // Boxed before it is spawned: tokio moves what it is given several
     // times on the way to its task, and a request's future is kilobytes
     // where its box is a pointer.
-    if !serving.takes_progress() {
-        // No progress token, no progress: no channel for it either.
-        tokio::spawn(Box::pin(async move {
-            let answer = serving.run(None).await;
-            let _ = wire.send_raw(answer);
-        }));
-        return;
-    }
     tokio::spawn(Box::pin(async move {
-        // The request's progress comes here and goes out in order ahead
-        // of its answer, never after it.
-        let (progress, mut progressed) = tokio::sync::mpsc::unbounded_channel();
-        let serve = serving.run(Some(CallProgress(progress)));
-        tokio::pin!(serve);
-        let answer = loop {
-            tokio::select! {
-                biased;
-                Some(progress) = progressed.recv() => send_progress(&wire, progress),
-                answer = &mut serve => break answer,
-            }
+        // No progress token, no progress: no channel for it either.
+        let answer = if serving.takes_progress() {
+            with_progress(*serving, &wire).await
+        } else {
+            serving.run(None).await
         };
-        while let Ok(progress) = progressed.try_recv() {
-            send_progress(&wire, progress);
-        }
         let _ = wire.send_raw(answer);
     }));
+}
+
+/// Serves `serving`, its progress going out in order ahead of its answer,
+/// never after it; gives the answer.
+async fn with_progress(serving: Serving, wire: &Wire) -> Vec<u8> {
+    let (progress, mut progressed) = tokio::sync::mpsc::unbounded_channel();
+    let serve = serving.run(Some(CallProgress(progress)));
+    tokio::pin!(serve);
+    let answer = loop {
+        tokio::select! {
+            biased;
+            Some(progress) = progressed.recv() => send_progress(wire, progress),
+            answer = &mut serve => break answer,
+        }
+    };
+    while let Ok(progress) = progressed.try_recv() {
+        send_progress(wire, progress);
+    }
+    answer
 }
 
 fn send_progress(wire: &Wire, progress: ProgressNotificationParam) {

@@ -55,13 +55,9 @@ impl SieveServer {
             .is_some_and(|v| !v.has_initialize());
         // A channel for them only then, not one made and dropped at every
         // call.
-        let (bridge, asked) = match modern_host {
-            true => {
-                let (bridge, asked) = tokio::sync::mpsc::unbounded_channel();
-                (Some(bridge), Some(asked))
-            }
-            false => (None, None),
-        };
+        let (bridge, asked) = modern_host
+            .then(tokio::sync::mpsc::unbounded_channel)
+            .unzip();
         let tracked = self.engine.hosts().track_call(
             &context.link,
             server,
