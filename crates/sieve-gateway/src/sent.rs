@@ -24,11 +24,13 @@ pub struct Sent {
     >,
 }
 
-/// A server's answer to a request: the result's JSON text as the server
-/// sent it (a line connection's), or rmcp's typed result (HTTP's).
+/// A server's answer to a request: its response as the server sent it,
+/// read once (a line connection's, or one the HTTP tap kept), or rmcp's
+/// typed result (an HTTP answer that came before it was awaited).
 #[derive(Debug)]
 pub enum Reply {
-    Text(String),
+    /// A response with a result ([`sieve_wire::Message::result`]).
+    Sent(Box<sieve_wire::Message>),
     Typed(Box<ServerResult>),
 }
 
@@ -37,7 +39,8 @@ impl Reply {
     pub fn typed(self) -> Result<ServerResult, rmcp::ServiceError> {
         match self {
             Reply::Typed(result) => Ok(*result),
-            Reply::Text(text) => serde_json::from_str(&text)
+            Reply::Sent(message) => message
+                .result_as()
                 .map_err(|e| rmcp::ServiceError::McpError(unreadable(&e))),
         }
     }
@@ -84,8 +87,8 @@ pub(crate) fn answer_of(
     answer: std::io::Result<sieve_wire::Message>,
 ) -> Result<Reply, rmcp::ServiceError> {
     let message = answer.map_err(closed)?;
-    if let Some(result) = message.result() {
-        return Ok(Reply::Text(result.to_string()));
+    if message.result().is_some() {
+        return Ok(Reply::Sent(Box::new(message)));
     }
     let error = message
         .error_as::<rmcp::ErrorData>()

@@ -3,7 +3,9 @@
 
 use crate::Id;
 use crate::error::{Error, ErrorKind, what};
-use crate::scan::{self, MAX_DEPTH};
+use crate::object::Object;
+use crate::scan::{self, MAX_DEPTH, Member};
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// What a message is.
@@ -26,7 +28,8 @@ pub enum Kind {
 /// bytes and go on with them ([`Message::with_id`]).
 #[derive(Debug, Clone)]
 pub struct Message {
-    bytes: Vec<u8>,
+    /// The bytes as they came, checked to be UTF-8 once, when read.
+    text: String,
     parts: Parts,
 }
 
@@ -50,15 +53,20 @@ impl Message {
     /// [`Message::parse`], giving the bytes back with the error, so what
     /// is no message can still be passed on as it came.
     pub fn parse_vec(bytes: Vec<u8>) -> Result<Message, (Error, Vec<u8>)> {
-        match read(&bytes, MAX_DEPTH) {
-            Ok(parts) => Ok(Message { bytes, parts }),
-            Err(error) => Err((error, bytes)),
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => return Err((not_utf8(e.utf8_error()), e.into_bytes())),
+        };
+        match read(&text, MAX_DEPTH) {
+            Ok(parts) => Ok(Message { text, parts }),
+            Err(error) => Err((error, text.into_bytes())),
         }
     }
 
     /// [`Message::parse`] with another nesting limit.
     pub fn parse_with_depth(bytes: Vec<u8>, max_depth: usize) -> Result<Message, Error> {
-        read(&bytes, max_depth).map(|parts| Message { bytes, parts })
+        let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error()))?;
+        read(&text, max_depth).map(|parts| Message { text, parts })
     }
 
     pub fn kind(&self) -> Kind {
@@ -135,26 +143,42 @@ impl Message {
         })
     }
 
+    /// The params' members, as [`Object`] reads them, without reading
+    /// their text again; `None` when there are no params or they are not
+    /// an object.
+    pub fn params_object(&self) -> Option<Object<'_>> {
+        self.object(&self.parts.params_at)
+    }
+
+    /// A response's result's members, as [`Object`] reads them, without
+    /// reading its text again; `None` when it is not a response, or its
+    /// result is not an object.
+    pub fn result_object(&self) -> Option<Object<'_>> {
+        match self.parts.kind {
+            Kind::Response => self.object(&self.parts.outcome_at),
+            _ => None,
+        }
+    }
+
     /// The message's bytes, as they came.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+        self.text.as_bytes()
     }
 
     pub fn into_bytes(self) -> Vec<u8> {
-        self.bytes
+        self.text.into_bytes()
     }
 
     /// The message's text, as it came.
     pub fn text(&self) -> &str {
-        // Checked to be UTF-8 when read.
-        std::str::from_utf8(&self.bytes).unwrap_or_default()
+        &self.text
     }
 
     /// The bytes as they came with `id` in place of the message's id,
     /// every other byte unchanged. A notification has no id to change:
     /// its bytes come back as they are.
     pub fn with_id(&self, id: &Id) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.bytes.len() + 16);
+        let mut out = Vec::with_capacity(self.text.len() + 16);
         self.write_with_id(id, &mut out);
         out
     }
@@ -163,11 +187,11 @@ impl Message {
     pub fn write_with_id(&self, id: &Id, out: &mut Vec<u8>) {
         match &self.parts.id_at {
             Some(at) => {
-                out.extend_from_slice(&self.bytes[..at.start]);
+                out.extend_from_slice(&self.as_bytes()[..at.start]);
                 id.write_json(out);
-                out.extend_from_slice(&self.bytes[at.end..]);
+                out.extend_from_slice(&self.as_bytes()[at.end..]);
             }
-            None => out.extend_from_slice(&self.bytes),
+            None => out.extend_from_slice(self.as_bytes()),
         }
     }
 
@@ -175,17 +199,39 @@ impl Message {
     /// method, every other byte unchanged (a response comes back as it is).
     pub fn with_method(&self, method: &str) -> Vec<u8> {
         let Some(at) = &self.parts.method_at else {
-            return self.bytes.clone();
+            return self.as_bytes().to_vec();
         };
-        let mut out = Vec::with_capacity(self.bytes.len() + method.len());
-        out.extend_from_slice(&self.bytes[..at.start]);
+        let mut out = Vec::with_capacity(self.text.len() + method.len());
+        out.extend_from_slice(&self.as_bytes()[..at.start]);
         crate::write::string(method, &mut out);
-        out.extend_from_slice(&self.bytes[at.end..]);
+        out.extend_from_slice(&self.as_bytes()[at.end..]);
         out
     }
 
     fn part(&self, at: &Option<Range<usize>>) -> Option<&str> {
-        at.as_ref().map(|at| &self.text()[at.clone()])
+        at.as_ref().map(|at| &self.text[at.clone()])
+    }
+
+    /// The part at `at` as an object: its members as the read found them,
+    /// or read now when it did not (a key with escapes).
+    fn object(&self, at: &Option<Range<usize>>) -> Option<Object<'_>> {
+        let at = at.as_ref()?;
+        let text = &self.text[at.clone()];
+        let Some((_, inner)) = self.parts.inner.as_ref().filter(|(of, _)| of == at) else {
+            return Object::read(text);
+        };
+        let members = inner
+            .iter()
+            .map(|place| Member {
+                key: match &place.key {
+                    PlaceKey::At(key) => Cow::Borrowed(&self.text[key.clone()]),
+                    PlaceKey::Unescaped(key) => Cow::Borrowed(&**key),
+                },
+                value: place.value.start - at.start..place.value.end - at.start,
+                inner: None,
+            })
+            .collect();
+        Some(Object::from_members(text, members))
     }
 }
 
@@ -203,17 +249,40 @@ struct Parts {
     params_at: Option<Range<usize>>,
     /// The result of a response or the error of an error response.
     outcome_at: Option<Range<usize>>,
+    /// The members of the params or the result, when it is an object,
+    /// with where that object lies.
+    inner: Option<(Range<usize>, Vec<Place>)>,
+}
+
+/// Where a member of the params or the result lies in the message.
+#[derive(Debug, Clone)]
+struct Place {
+    key: PlaceKey,
+    value: Range<usize>,
+}
+
+/// A member's key: where it lies, or unescaped when it had escapes.
+#[derive(Debug, Clone)]
+enum PlaceKey {
+    At(Range<usize>),
+    Unescaped(Box<str>),
+}
+
+/// Bytes that are not UTF-8, said where.
+fn not_utf8(e: std::str::Utf8Error) -> Error {
+    Error::new(ErrorKind::NotUtf8 {
+        at: e.valid_up_to(),
+    })
 }
 
 /// The one read of a message's bytes.
-fn read(bytes: &[u8], max_depth: usize) -> Result<Parts, Error> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        Error::new(ErrorKind::NotUtf8 {
-            at: e.valid_up_to(),
-        })
-    })?;
+fn read(text: &str, max_depth: usize) -> Result<Parts, Error> {
     let mut places = Places::default();
-    for member in scan::members(text, max_depth)? {
+    let mut inner = None;
+    for member in scan::members_reading(text, max_depth, &["params", "result"])? {
+        if let Some(members) = member.inner {
+            inner = Some((member.value.clone(), places_of(text, members)));
+        }
         let (slot, field) = match &*member.key {
             "jsonrpc" => (&mut places.jsonrpc, "jsonrpc"),
             "id" => (&mut places.id, "id"),
@@ -292,7 +361,26 @@ fn read(bytes: &[u8], max_depth: usize) -> Result<Parts, Error> {
         method_unescaped,
         params_at: places.params,
         outcome_at,
+        inner,
     })
+}
+
+/// The members read of a message's params or result, as places in its
+/// text.
+fn places_of(text: &str, members: Vec<scan::Member<'_>>) -> Vec<Place> {
+    members
+        .into_iter()
+        .map(|member| Place {
+            key: match member.key {
+                Cow::Borrowed(key) => {
+                    let at = key.as_ptr() as usize - text.as_ptr() as usize;
+                    PlaceKey::At(at..at + key.len())
+                }
+                Cow::Owned(key) => PlaceKey::Unescaped(key.into_boxed_str()),
+            },
+            value: member.value,
+        })
+        .collect()
 }
 
 /// An id's value: `None` for `null`.
@@ -317,6 +405,51 @@ fn read_id(text: &str) -> Result<Option<Id>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_members_of_params_and_results_are_read_with_the_message() {
+        let members = |object: Object<'_>| {
+            object
+                .members()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<Vec<_>>()
+        };
+        let response = Message::parse(
+            br#"{"jsonrpc":"2.0","id":1,"result" : { "a\u0062" : 1 ,"c":{"d":[]},"e":"}"  } }"#
+                .to_vec(),
+        )
+        .expect("a response");
+        let result = response.result_object().expect("an object");
+        assert_eq!(result.text(), r#"{ "a\u0062" : 1 ,"c":{"d":[]},"e":"}"  }"#);
+        assert_eq!(
+            members(result),
+            [("ab", "1"), ("c", r#"{"d":[]}"#), ("e", r#""}""#)].map(|(k, v)| (k.into(), v.into()))
+        );
+        assert_eq!(response.params_object().map(|o| o.text()), None);
+        // A key with escapes is read whole, then its members when asked.
+        let escaped =
+            Message::parse(br#"{"jsonrpc":"2.0","id":1,"res\u0075lt":{"k":{}}}"#.to_vec())
+                .expect("a response");
+        assert_eq!(
+            members(escaped.result_object().expect("an object")),
+            [("k".to_string(), "{}".to_string())]
+        );
+        let empty =
+            Message::parse(br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{ }}"#.to_vec())
+                .expect("a request");
+        assert_eq!(empty.params_object().map(|o| o.text()), Some("{ }"));
+        assert!(members(empty.params_object().expect("an object")).is_empty());
+        let list =
+            Message::parse(br#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}"#.to_vec())
+                .expect("a request");
+        assert!(list.params_object().is_none(), "params that are no object");
+        let scalar =
+            Message::parse(br#"{"jsonrpc":"2.0","id":1,"result":5}"#.to_vec()).expect("a response");
+        assert!(
+            scalar.result_object().is_none(),
+            "a result that is no object"
+        );
+    }
 
     #[test]
     fn reads_each_kind_and_its_parts() {

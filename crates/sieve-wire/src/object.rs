@@ -17,6 +17,25 @@ impl<'a> Object<'a> {
         Some(Object { text, members })
     }
 
+    /// An object whose members, in `text`, a read already found.
+    pub(crate) fn from_members(text: &'a str, members: Vec<Member<'a>>) -> Object<'a> {
+        Object { text, members }
+    }
+
+    /// The object's text, as it came.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// The JSON text of member `key`'s value, if it has one.
+    pub fn get(&self, key: &str) -> Option<&'a str> {
+        let text = self.text;
+        self.members
+            .iter()
+            .find(|member| member.key == key)
+            .map(|member| &text[member.value.clone()])
+    }
+
     /// Each member's key with its value's JSON text, in order.
     pub fn members(&self) -> impl Iterator<Item = (&str, &'a str)> {
         let text = self.text;

@@ -1,10 +1,11 @@
 //! The one pass over a message's text: the top-level object's keys and
 //! where each value lies, every value checked as JSON by serde_json without
 //! building it (one deserializer over the whole text, each value taken as
-//! the raw text it is), and how deep arrays and objects nest.
+//! the raw text it is), the members of the values asked for read in the
+//! same pass, and how deep arrays and objects nest.
 
 use crate::error::{Error, ErrorKind};
-use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -18,11 +19,25 @@ pub const MAX_DEPTH: usize = 127;
 pub(crate) struct Member<'a> {
     pub key: Cow<'a, str>,
     pub value: Range<usize>,
+    /// The members of its value, read in the same pass, when the scan was
+    /// asked for them and the value is an object.
+    pub inner: Option<Vec<Member<'a>>>,
 }
 
 /// The members of the JSON object `text`, in order; an error when `text`
 /// is not one JSON object or nests deeper than `max_depth`.
 pub(crate) fn members(text: &str, max_depth: usize) -> Result<Vec<Member<'_>>, Error> {
+    members_reading(text, max_depth, &[])
+}
+
+/// [`members`], with the members of the values of the keys `inside` read
+/// in the same pass where those values are objects (a request's params, a
+/// response's result), so nothing reads their text a second time.
+pub(crate) fn members_reading<'a>(
+    text: &'a str,
+    max_depth: usize,
+    inside: &[&str],
+) -> Result<Vec<Member<'a>>, Error> {
     let bytes = text.as_bytes();
     match bytes.get(skip_space(bytes, 0)) {
         None => return Err(Error::new(ErrorKind::Empty)),
@@ -44,18 +59,20 @@ pub(crate) fn members(text: &str, max_depth: usize) -> Result<Vec<Member<'_>>, E
     }
     let mut reader = serde_json::Deserializer::from_str(text);
     let members = reader
-        .deserialize_map(MembersOf { text })
+        .deserialize_map(MembersOf { text, inside })
         .and_then(|members| reader.end().map(|()| members))
         .map_err(|_| not_json(text))?;
     Ok(members)
 }
 
-/// Reads an object's members as [`Member`]s of `text`, the text read.
-struct MembersOf<'a> {
+/// Reads an object's members as [`Member`]s of `text`, the text read; the
+/// values of the keys `inside` that are objects, member by member too.
+struct MembersOf<'a, 'k> {
     text: &'a str,
+    inside: &'k [&'k str],
 }
 
-impl<'de> Visitor<'de> for MembersOf<'de> {
+impl<'de> Visitor<'de> for MembersOf<'de, '_> {
     type Value = Vec<Member<'de>>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -65,14 +82,77 @@ impl<'de> Visitor<'de> for MembersOf<'de> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut members = Vec::with_capacity(4);
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            if self.inside.contains(&&*key)
+                && let Some(start) = object_after(self.text, &key)
+            {
+                let (inner, end) = map.next_value_seed(InnerSeed {
+                    text: self.text,
+                    start,
+                })?;
+                members.push(Member {
+                    key,
+                    value: start..end,
+                    inner: Some(inner),
+                });
+                continue;
+            }
             let value: &'de RawValue = map.next_value()?;
             let at = value.get().as_ptr() as usize - self.text.as_ptr() as usize;
             members.push(Member {
                 key,
                 value: at..at + value.get().len(),
+                inner: None,
             });
         }
         Ok(members)
+    }
+}
+
+/// Where the object that is the value of `key` begins, when `key` was
+/// borrowed from `text` (so it had no escapes, and its closing quote is
+/// right after it); `None` when the value is not an object, or the key
+/// was unescaped into a copy, which lies elsewhere (the value is then
+/// read whole, as any).
+fn object_after(text: &str, key: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let from = (key.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    if from + key.len() >= bytes.len() {
+        return None;
+    }
+    // Past the key, its closing quote and the space around the colon.
+    let colon = skip_space(bytes, from + key.len() + 1);
+    if bytes.get(colon) != Some(&b':') {
+        return None;
+    }
+    let start = skip_space(bytes, colon + 1);
+    (bytes.get(start) == Some(&b'{')).then_some(start)
+}
+
+/// Reads an object that begins at `start` of `text` into its members,
+/// and where it ends.
+struct InnerSeed<'a> {
+    text: &'a str,
+    start: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for InnerSeed<'de> {
+    type Value = (Vec<Member<'de>>, usize);
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, reader: D) -> Result<Self::Value, D::Error> {
+        let members = reader.deserialize_map(MembersOf {
+            text: self.text,
+            inside: &[],
+        })?;
+        // serde_json read the object whole: past its last value (or its
+        // opening brace) there is only space before its closing one.
+        let last = members
+            .last()
+            .map_or(self.start + 1, |member| member.value.end);
+        let close = skip_space(self.text.as_bytes(), last);
+        if self.text.as_bytes().get(close) != Some(&b'}') {
+            return Err(serde::de::Error::custom("an object that does not close"));
+        }
+        Ok((members, close + 1))
     }
 }
 
@@ -115,13 +195,9 @@ fn skip_space(bytes: &[u8], mut at: usize) -> usize {
 /// could follow is refused here, not later without a word.
 pub fn nests_deeper_than(text: &[u8], limit: usize) -> bool {
     // Text with no more opening brackets than the limit cannot nest deeper
-    // (most messages): counted without a branch a byte, which the compiler
-    // does many bytes at a time, before the walk that skips strings.
-    let opening = text
-        .iter()
-        .map(|&b| usize::from(b == b'[') + usize::from(b == b'{'))
-        .sum::<usize>();
-    if opening <= limit {
+    // (most messages): they are found by memchr, many bytes at a time,
+    // before the walk that skips strings.
+    if memchr::memchr2_iter(b'[', b'{', text).nth(limit).is_none() {
         return false;
     }
     let mut depth = 0usize;

@@ -212,6 +212,17 @@ proptest! {
         }
         let params: Option<Value> = message.params_as().expect("params decode");
         prop_assert_eq!(params.as_ref(), value.get("params"));
+        // The members found in the same read are those a read of the
+        // part's own text finds.
+        let members = |object: Option<Object<'_>>| {
+            object.map(|o| o.members().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>())
+        };
+        for (found, part) in [
+            (message.params_object(), message.params()),
+            (message.result_object(), message.result()),
+        ] {
+            prop_assert_eq!(members(found), members(part.and_then(Object::read)));
+        }
     }
 
     /// An object's members are what serde_json reads, in order, each

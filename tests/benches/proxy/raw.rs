@@ -161,6 +161,47 @@ impl Pipe {
         total as f64 / started.elapsed().as_secs_f64()
     }
 
+    /// `total` calls of `tool`, one at a time, each with arguments of
+    /// about `bytes` bytes: `key` set to lines of source code, as a file
+    /// a model writes (quotes and line ends escaped). Each answer must be
+    /// a result at least that long (an echo's); calls per second.
+    pub fn sequential_large(&mut self, tool: &str, key: &str, bytes: usize, total: usize) -> f64 {
+        const LINE: &str =
+            "        let path = format!(\"{}/{}\", root, \"notes.txt\"); // one line\n";
+        let text: String = LINE.repeat(bytes / LINE.len() + 1);
+        // The request after its id, encoded once; each call writes its id
+        // and then these bytes.
+        let mut rest = serde_json::to_vec(&json!({
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": {key: text}}
+        }))
+        .expect("a request encodes");
+        rest[0] = b',';
+        rest.push(b'\n');
+        let call = |pipe: &mut Pipe| {
+            let id = pipe.next_id;
+            pipe.next_id += 1;
+            pipe.send(format!(r#"{{"jsonrpc":"2.0","id":{id}"#).as_bytes());
+            pipe.send(&rest);
+            let line = pipe.answer();
+            let head = &line[..line.len().min(256)];
+            let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+            assert!(
+                has(b"\"result\"") && line.len() >= bytes,
+                "{tool} failed: {}",
+                String::from_utf8_lossy(head)
+            );
+        };
+        for _ in 0..3 {
+            call(self);
+        }
+        let started = Instant::now();
+        for _ in 0..total {
+            call(self);
+        }
+        total as f64 / started.elapsed().as_secs_f64()
+    }
+
     /// `total` calls of `tool` with up to `window` in flight on the pipe
     /// (a writer thread, answers read here); calls per second.
     pub fn pipelined(&mut self, tool: &str, arguments: &Value, total: usize, window: usize) -> f64 {

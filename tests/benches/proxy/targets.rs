@@ -32,6 +32,9 @@ const CATALOG_SERVER: &str = env!("CARGO_BIN_EXE_catalog-server");
 
 /// Runs of every measurement; each figure is their median.
 const RUNS: usize = 3;
+/// The size of the arguments of the large stdio calls (a file written
+/// through a tool), in bytes.
+const LARGE_BYTES: usize = 1_000_000;
 /// Calls in flight on one pipe in the pipelined stdio runs.
 pub const WINDOW: usize = 32;
 /// Raw kept-alive connections in the HTTP load.
@@ -140,11 +143,19 @@ pub async fn run(plan: &Plan) {
 fn stdio(plan: &Plan, targets: &mut Vec<Target>) {
     let sequential = plan.size(4_000, 100);
     let pipelined = plan.size(20_000, 300);
+    let large = plan.size(100, 10);
     let mut table = Table::new(
         format!(
-            "stdio from a raw host: tools/call of echo, {sequential} calls one at a time and {pipelined} with {WINDOW} in flight on the pipe, calls/s, median of {RUNS} runs"
+            "stdio from a raw host: tools/call of echo, {sequential} calls one at a time, {pipelined} with {WINDOW} in flight on the pipe, and {large} one at a time with {} KB of arguments (lines of code, echoed back), calls/s, median of {RUNS} runs",
+            LARGE_BYTES / 1000
         ),
-        &["upstream", "way", "one at a time", "pipelined"],
+        &[
+            "upstream",
+            "way",
+            "one at a time",
+            "pipelined",
+            "1 MB one at a time",
+        ],
     );
     for upstream in [Upstream::demo(), Upstream::everything()] {
         let mut pump_args = vec![upstream.program.command.display().to_string()];
@@ -168,7 +179,15 @@ fn stdio(plan: &Plan, targets: &mut Vec<Target>) {
             .collect();
         let mut one = vec![Runs::default(); ways.len()];
         let mut many = vec![Runs::default(); ways.len()];
+        let mut big = vec![Runs::default(); ways.len()];
         let (mut one_ratio, mut many_ratio) = (Runs::default(), Runs::default());
+        let mut big_ratio = Runs::default();
+        let key = upstream
+            .echo_arguments
+            .as_object()
+            .and_then(|arguments| arguments.keys().next())
+            .expect("the echo takes one argument")
+            .clone();
         for _ in 0..RUNS {
             for (i, (_, _, tool)) in ways.iter().enumerate() {
                 one[i].push(pipes[i].sequential(tool, &upstream.echo_arguments, sequential));
@@ -177,8 +196,12 @@ fn stdio(plan: &Plan, targets: &mut Vec<Target>) {
                 let rate = pipes[i].pipelined(tool, &upstream.echo_arguments, pipelined, WINDOW);
                 many[i].push(rate);
             }
+            for (i, (_, _, tool)) in ways.iter().enumerate() {
+                big[i].push(pipes[i].sequential_large(tool, &key, LARGE_BYTES, large));
+            }
             one_ratio.push(one[2].0.last().unwrap() / one[1].0.last().unwrap());
             many_ratio.push(many[2].0.last().unwrap() / many[1].0.last().unwrap());
+            big_ratio.push(big[2].0.last().unwrap() / big[1].0.last().unwrap());
         }
         drop(pipes.drain(..));
         for (i, (label, _, _)) in ways.iter().enumerate() {
@@ -187,6 +210,7 @@ fn stdio(plan: &Plan, targets: &mut Vec<Target>) {
                 (*label).into(),
                 one[i].show(0),
                 many[i].show(0),
+                big[i].show(1),
             ]);
         }
         table.row(vec![
@@ -194,6 +218,7 @@ fn stdio(plan: &Plan, targets: &mut Vec<Target>) {
             "mcp-sieve / pump".into(),
             one_ratio.ratios(),
             many_ratio.ratios(),
+            big_ratio.ratios(),
         ]);
         for (what, ratio) in [("one at a time", &one_ratio), ("pipelined", &many_ratio)] {
             targets.push(Target {

@@ -98,7 +98,7 @@ impl SieveServer {
                 let slot = context.extensions.get::<super::dispatch::RawResult>();
                 match answered {
                     Err(error) => Err(ErrorData::from(self.engine.pool().request_failed(&server, error))),
-                    Ok(Reply::Text(text)) => self.answer_of(method, text, slot),
+                    Ok(Reply::Sent(message)) => self.answer_of(method, &message, slot),
                     Ok(Reply::Typed(typed)) => {
                         let answered = mark_complete(*typed);
                         // The result as the server sent it, for the fields
@@ -157,30 +157,32 @@ impl SieveServer {
         }
     }
 
-    /// A result the server sent as text: a call's goes on to the host as
-    /// that text, left in `slot`, when it is a plain result (no task, no
-    /// question, no error), with a typed stand-in with nothing in it for
-    /// the handler, which only tells the kinds of result apart; any other
-    /// is typed, its text left in `slot` for the fields the type drops.
+    /// A response as the server sent it: a call's result goes on to the
+    /// host as that text, left in `slot`, when it is a plain result (no
+    /// task, no question, no error), with a typed stand-in with nothing in
+    /// it for the handler, which only tells the kinds of result apart; any
+    /// other is typed, its text left in `slot` for the fields the type
+    /// drops. The result's members are those the response's one read
+    /// found.
     fn answer_of(
         &self,
         method: &str,
-        text: String,
+        response: &sieve_wire::Message,
         slot: Option<&super::dispatch::RawResult>,
     ) -> Result<ServerResult, ErrorData> {
+        let text = response.result().unwrap_or("null");
         if method == "tools/call"
             && let Some(slot) = slot
-            && let Some(object) = sieve_wire::object::Object::read(&text)
+            && let Some(object) = response.result_object()
             && plain_call_result(&object)
         {
-            // Marked complete here, with the one reading of its members.
             let marked = object.with_member("resultType", r#""complete""#);
-            slot.keep_complete(marked.unwrap_or(text));
+            slot.keep_complete(marked.unwrap_or_else(|| text.to_string()));
             let mut stand_in = rmcp::model::CallToolResult::success(Vec::new());
             stand_in.result_type = Some(rmcp::model::ResultType::COMPLETE);
             return Ok(ServerResult::CallToolResult(stand_in));
         }
-        let typed = serde_json::from_str::<ServerResult>(&text).map_err(|e| {
+        let typed = serde_json::from_str::<ServerResult>(text).map_err(|e| {
             ErrorData::internal_error(format!("the server's answer could not be read: {e}"), None)
         })?;
         // Only a result the host is given as it is: a task or a question
@@ -190,7 +192,7 @@ impl SieveServer {
             | ServerResult::GetPromptResult(_)
             | ServerResult::ReadResourceResult(_) = &typed
         {
-            slot.keep(text);
+            slot.keep(text.to_string());
         }
         Ok(mark_complete(typed))
     }

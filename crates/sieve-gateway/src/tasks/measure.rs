@@ -251,10 +251,10 @@ struct ResultText<'a> {
 struct BlockText<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(default, borrow)]
-    text: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    resource: Option<ResourceText<'a>>,
+    #[serde(default)]
+    text: Option<Unescaped>,
+    #[serde(default)]
+    resource: Option<ResourceText>,
     #[serde(default, borrow)]
     uri: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
@@ -264,9 +264,61 @@ struct BlockText<'a> {
 }
 
 #[derive(serde::Deserialize)]
-struct ResourceText<'a> {
-    #[serde(default, borrow)]
-    text: Option<Cow<'a, str>>,
+struct ResourceText {
+    #[serde(default)]
+    text: Option<Unescaped>,
+}
+
+/// A JSON string read for the length of its text once unescaped, in
+/// bytes, without unescaping it into a copy: a file's text has escapes on
+/// every line, and a result may hold megabytes of it.
+struct Unescaped(usize);
+
+impl<'de> serde::Deserialize<'de> for Unescaped {
+    fn deserialize<D: serde::Deserializer<'de>>(reader: D) -> Result<Self, D::Error> {
+        let raw = <&serde_json::value::RawValue>::deserialize(reader)?.get();
+        match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+            Some(inner) => Ok(Unescaped(unescaped_len(inner))),
+            None => Err(serde::de::Error::custom("a string")),
+        }
+    }
+}
+
+/// The length in bytes of the text the inside of a JSON string (checked
+/// as JSON already) stands for: each escape is the one character it
+/// stands for, a `\u` pair of surrogates one four-byte character.
+fn unescaped_len(inner: &str) -> usize {
+    let bytes = inner.as_bytes();
+    let unit = |at: usize| {
+        inner
+            .get(at..at + 4)
+            .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+    };
+    let mut len = bytes.len();
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(b'\\', &bytes[at..]) {
+        let escape = at + found;
+        if bytes.get(escape + 1) != Some(&b'u') {
+            // `\n`, `\"` and the like: two bytes for one.
+            len -= 1;
+            at = escape + 2;
+            continue;
+        }
+        let code = unit(escape + 2).unwrap_or(0xFFFD);
+        let paired = (0xD800..0xDC00).contains(&code)
+            && bytes.get(escape + 6..escape + 8) == Some(b"\\u")
+            && unit(escape + 8).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+        if paired {
+            // Twelve bytes for a character of four.
+            len -= 8;
+            at = escape + 12;
+        } else {
+            let char_len = char::from_u32(code).map_or(3, char::len_utf8);
+            len -= 6 - char_len;
+            at = escape + 6;
+        }
+    }
+    len
 }
 
 impl BlockText<'_> {
@@ -274,9 +326,9 @@ impl BlockText<'_> {
     /// typed one.
     fn bytes(&self) -> u64 {
         let read = match &*self.kind {
-            "text" => Read::Text(self.text.as_deref().unwrap_or_default()),
-            "resource" => match self.resource.as_ref().and_then(|r| r.text.as_deref()) {
-                Some(text) => Read::Text(text),
+            "text" => Read::Text(self.text.as_ref().map_or(0, |text| text.0)),
+            "resource" => match self.resource.as_ref().and_then(|r| r.text.as_ref()) {
+                Some(text) => Read::Text(text.0),
                 None => Read::Binary,
             },
             "resource_link" => Read::Link {
@@ -292,9 +344,9 @@ impl BlockText<'_> {
 
 fn block_bytes(block: &ContentBlock) -> u64 {
     let read = match block {
-        ContentBlock::Text(text) => Read::Text(&text.text),
+        ContentBlock::Text(text) => Read::Text(text.text.len()),
         ContentBlock::Resource(embedded) => match &embedded.resource {
-            ResourceContents::TextResourceContents { text, .. } => Read::Text(text),
+            ResourceContents::TextResourceContents { text, .. } => Read::Text(text.len()),
             _ => Read::Binary,
         },
         ContentBlock::ResourceLink(link) => Read::Link {
@@ -310,8 +362,8 @@ fn block_bytes(block: &ContentBlock) -> u64 {
 /// What the model reads of a content block, typed or read from text:
 /// the one rule both count by.
 enum Read<'a> {
-    /// Text, or a resource's text.
-    Text(&'a str),
+    /// Text, or a resource's text: its length in bytes.
+    Text(usize),
     /// A link to a resource.
     Link {
         uri: &'a str,
@@ -325,7 +377,7 @@ enum Read<'a> {
 impl Read<'_> {
     fn bytes(&self) -> u64 {
         let bytes = match self {
-            Read::Text(text) => text.len(),
+            Read::Text(len) => *len,
             Read::Link {
                 uri,
                 name,
@@ -394,6 +446,26 @@ mod tests {
             "structured content alone counts as JSON"
         );
         assert_eq!(result_bytes(&result(json!({"content": []}))), 0);
+    }
+
+    #[test]
+    fn a_string_is_measured_as_serde_json_unescapes_it() {
+        for raw in [
+            r#""""#,
+            r#""plain""#,
+            r#""line\nwith \"quotes\", a \\ and a \/ \b\f\r\t""#,
+            r#""\u0041\u00e9\u20ac\ud83d\ude00 and \u0000""#,
+            r#""ümlaut \u00fc 日本""#,
+            r#""\\u0041 is not an escape""#,
+        ] {
+            let read: String = serde_json::from_str(raw).expect("a JSON string");
+            let measured: Unescaped = serde_json::from_str(raw).expect("a JSON string");
+            assert_eq!(measured.0, read.len(), "{raw}");
+        }
+        assert!(
+            serde_json::from_str::<Unescaped>("12").is_err(),
+            "not a string"
+        );
     }
 
     #[test]

@@ -594,7 +594,7 @@ impl Pool {
     ) -> Result<Value, CallError> {
         let sent = self.send(server, method, &params).await?;
         match sent.answer.await {
-            Ok(Reply::Text(text)) => serde_json::from_str(&text).map_err(|e| {
+            Ok(Reply::Sent(message)) => message.result_as().map_err(|e| {
                 self.request_failed(server, rmcp::ServiceError::McpError(unreadable(&e)))
             }),
             // An HTTP answer that came before it was awaited: as the tap
