@@ -859,7 +859,7 @@ impl Engine {
         let call = crate::tasks::Call {
             server: &tool.server,
             tool: &tool.exposed_name,
-            params: &params,
+            params: crate::sent::Params::Json(&params),
             profile: &profile.name,
             owner: None,
             local: crate::tasks::Call::is_local(&self.config(), &tool.server),

@@ -109,21 +109,63 @@ impl Lane {
     /// the returned [`Pending`] yields the server's answer. Its
     /// `_meta.progressToken` is set to the request's id.
     pub fn request(&self, method: &str, params: &Value) -> io::Result<Pending> {
-        let id = Id::String(format!(
-            "{ID_PREFIX}{}",
-            self.inner.next.fetch_add(1, Ordering::Relaxed)
-        ));
+        let id = self.next_id();
         // No params is none on the wire, not `null`.
         let params = match params {
             Value::Null => None,
             Value::Object(params) => Some(serde_json::to_string(&Stamped {
-                params,
-                stamp: self.inner.stamp.get(),
-                token: &id,
+                params: params.iter().filter(|(key, _)| *key != "_meta"),
+                meta: StampedMeta {
+                    own: params.get("_meta").and_then(Value::as_object),
+                    stamp: self.inner.stamp.get(),
+                    token: &id,
+                },
             })?),
             params => Some(serde_json::to_string(params)?),
         };
         let line = sieve_wire::write::request(&id, method, params.as_deref());
+        self.send(id, line)
+    }
+
+    /// Sends request `method` whose params are the members `members`
+    /// writes (JSON text, `"key":value` with commas between, at least one,
+    /// no `_meta`; about `capacity` bytes) and a `_meta` of `meta`,
+    /// stamped as [`Lane::request`] stamps it: params passed on as they
+    /// came, never read into JSON.
+    pub fn request_with(
+        &self,
+        method: &str,
+        capacity: usize,
+        members: impl FnOnce(&mut Vec<u8>),
+        meta: &serde_json::Map<String, Value>,
+    ) -> io::Result<Pending> {
+        let id = self.next_id();
+        let meta = StampedMeta {
+            own: Some(meta),
+            stamp: self.inner.stamp.get(),
+            token: &id,
+        };
+        let mut written = Ok(());
+        let line = sieve_wire::write::request_with(&id, method, capacity, |out| {
+            out.push(b'{');
+            members(out);
+            out.extend_from_slice(br#","_meta":"#);
+            written = serde_json::to_writer(&mut *out, &meta);
+            out.push(b'}');
+        });
+        written?;
+        self.send(id, line)
+    }
+
+    fn next_id(&self) -> Id {
+        Id::String(format!(
+            "{ID_PREFIX}{}",
+            self.inner.next.fetch_add(1, Ordering::Relaxed)
+        ))
+    }
+
+    /// Queues request `line` of id `id`, its answer waited for.
+    fn send(&self, id: Id, line: Vec<u8>) -> io::Result<Pending> {
         let (answer, answered) = oneshot::channel();
         if !self.inner.open.load(Ordering::Acquire) {
             return Err(closed());
@@ -162,44 +204,46 @@ impl Lane {
     }
 }
 
-/// A request's params as they go to the server: as given, with the
-/// lane's stamp and the request's progress token in its `_meta`, which
-/// goes last.
-struct Stamped<'a> {
-    params: &'a serde_json::Map<String, Value>,
-    stamp: Option<&'a serde_json::Map<String, Value>>,
-    token: &'a Id,
+/// A request's params as they go to the server: its members as given,
+/// but `_meta`, which goes last, with the lane's stamp and the request's
+/// progress token in it.
+struct Stamped<'a, I> {
+    params: I,
+    meta: StampedMeta<'a>,
 }
 
-impl serde::Serialize for Stamped<'_> {
+impl<'a, I> serde::Serialize for Stamped<'a, I>
+where
+    I: Iterator<Item = (&'a String, &'a Value)> + Clone,
+{
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(None)?;
-        for (key, value) in self.params.iter().filter(|(key, _)| *key != "_meta") {
+        for (key, value) in self.params.clone() {
             map.serialize_entry(key, value)?;
         }
-        map.serialize_entry("_meta", &StampedMeta(self))?;
+        map.serialize_entry("_meta", &self.meta)?;
         map.end()
     }
 }
 
-/// The `_meta` of [`Stamped`]: the params' own, but where the stamp or
-/// the progress token says otherwise.
-struct StampedMeta<'a>(&'a Stamped<'a>);
+/// The `_meta` of a request: its own (`own`), but where the stamp or the
+/// progress token says otherwise.
+struct StampedMeta<'a> {
+    own: Option<&'a serde_json::Map<String, Value>>,
+    stamp: Option<&'a serde_json::Map<String, Value>>,
+    token: &'a Id,
+}
 
 impl serde::Serialize for StampedMeta<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         const TOKEN: &str = "progressToken";
-        let Stamped {
-            params,
-            stamp,
-            token,
-        } = self.0;
+        let StampedMeta { own, stamp, token } = self;
         let stamped = |key: &str| key == TOKEN || stamp.is_some_and(|s| s.contains_key(key));
         let mut map = serializer.serialize_map(None)?;
-        if let Some(Value::Object(own)) = params.get("_meta") {
-            for (key, value) in own.iter().filter(|(key, _)| !stamped(key)) {
+        for (key, value) in own.iter().flat_map(|own| own.iter()) {
+            if !stamped(key) {
                 map.serialize_entry(key, value)?;
             }
         }

@@ -24,6 +24,94 @@ pub struct Sent {
     >,
 }
 
+/// A host's plain `tools/call` as it came, on its way to a server under
+/// the server's name for the tool: its params are never read into JSON;
+/// every member but `name`, `_meta` and `task` goes on as the host wrote
+/// it (the request's `_meta` goes apart, see [`crate::lane::Lane::request_with`]).
+pub struct HostCall {
+    request: Box<sieve_wire::Message>,
+    name: String,
+}
+
+impl HostCall {
+    /// `request`, a host's `tools/call` whose params are an object, for
+    /// the server's tool `name`.
+    pub fn new(request: Box<sieve_wire::Message>, name: String) -> HostCall {
+        HostCall { request, name }
+    }
+
+    /// The server's name for the tool.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// About how many bytes the params take.
+    pub fn params_bytes(&self) -> usize {
+        self.request.params().map_or(0, str::len)
+    }
+
+    /// Writes the params' members as the server is sent them, `_meta`
+    /// aside: the tool's name first, then the rest as the host wrote it.
+    pub fn write_members(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(br#""name":"#);
+        // Writing JSON into a Vec cannot fail.
+        serde_json::to_writer(&mut *out, &self.name).unwrap_or_default();
+        let Some(params) = self.request.params_object() else {
+            return;
+        };
+        for (key, value) in params.members() {
+            if matches!(key, "name" | "_meta" | "task") {
+                continue;
+            }
+            out.push(b',');
+            serde_json::to_writer(&mut *out, key).unwrap_or_default();
+            out.push(b':');
+            out.extend_from_slice(value.as_bytes());
+        }
+    }
+
+    /// The params as JSON, as the server is sent them, `_meta` aside: for
+    /// a record of the call, or an upstream rmcp's client speaks to.
+    pub fn to_json(&self) -> Value {
+        let mut params = self
+            .request
+            .params_as::<Value>()
+            .unwrap_or_else(|_| json!({}));
+        if let Value::Object(object) = &mut params {
+            object.insert("name".into(), Value::String(self.name.clone()));
+            object.remove("_meta");
+            object.remove("task");
+        }
+        params
+    }
+}
+
+/// A request's params on their way to a server: JSON, or a host's call as
+/// it came.
+#[derive(Clone, Copy)]
+pub enum Params<'a> {
+    Json(&'a Value),
+    Call(&'a HostCall),
+}
+
+impl Params<'_> {
+    /// The params as JSON.
+    pub fn to_json(self) -> Value {
+        match self {
+            Params::Json(params) => params.clone(),
+            Params::Call(call) => call.to_json(),
+        }
+    }
+
+    /// The tool a call's params name.
+    pub fn tool_name(&self) -> Option<&str> {
+        match self {
+            Params::Json(params) => params.get("name").and_then(Value::as_str),
+            Params::Call(call) => Some(call.name()),
+        }
+    }
+}
+
 /// A server's answer to a request: its response as the server sent it,
 /// read once (a line connection's, or one the HTTP tap kept), or rmcp's
 /// typed result (an HTTP answer that came before it was awaited).
@@ -109,4 +197,59 @@ pub(crate) fn unreadable(error: &dyn std::fmt::Display) -> rmcp::ErrorData {
         format!("the server's answer could not be read: {error}"),
         None,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HostCall, Params};
+    use serde_json::{Value, json};
+
+    fn call(line: &str, name: &str) -> HostCall {
+        let request = sieve_wire::Message::parse(line.as_bytes()).expect("a request");
+        HostCall::new(Box::new(request), name.into())
+    }
+
+    /// The members a call writes, read back as the object they make.
+    fn written(call: &HostCall) -> (String, Value) {
+        let mut out = b"{".to_vec();
+        call.write_members(&mut out);
+        out.push(b'}');
+        let text = String::from_utf8(out).expect("UTF-8");
+        let value = serde_json::from_str(&text).expect("JSON");
+        (text, value)
+    }
+
+    #[test]
+    fn a_host_s_call_goes_on_as_written_under_the_server_s_name() {
+        let host = call(
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{ "name" : "demo__echo", "arguments": {"text":"a \"quoted\"\nline","n":1.50}, "_meta":{"progressToken":7}, "x-host":[true], "ke\u0079":"v" }}"#,
+            "echo",
+        );
+        let (text, value) = written(&host);
+        assert_eq!(
+            value,
+            json!({"name": "echo", "arguments": {"text": "a \"quoted\"\nline", "n": 1.5},
+                   "x-host": [true], "key": "v"}),
+            "the name is the server's, _meta goes apart, the rest as it came"
+        );
+        assert!(
+            text.contains(r#""arguments":{"text":"a \"quoted\"\nline","n":1.50}"#),
+            "the arguments' bytes as the host wrote them: {text}"
+        );
+        assert_eq!(host.to_json(), value, "the same params as JSON");
+        assert_eq!(Params::Call(&host).tool_name(), Some("echo"));
+        assert!(host.params_bytes() >= r#"{"name":"demo__echo"}"#.len());
+    }
+
+    #[test]
+    fn a_call_with_only_a_name_is_sent_its_name() {
+        let host = call(
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x__t"}}"#,
+            "t",
+        );
+        assert_eq!(written(&host).1, json!({"name": "t"}));
+        let json = json!({"name": "t", "arguments": {}});
+        assert_eq!(Params::Json(&json).to_json(), json);
+        assert_eq!(Params::Json(&json).tool_name(), Some("t"));
+    }
 }

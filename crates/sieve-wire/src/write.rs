@@ -60,6 +60,28 @@ pub fn request(id: &Id, method: &str, params: Option<&str>) -> Vec<u8> {
     out
 }
 
+/// A request `id` for `method` whose params `params` writes, as JSON
+/// text, straight into the message (no copy of a text made apart);
+/// `capacity` is about how many bytes they take.
+pub fn request_with(
+    id: &Id,
+    method: &str,
+    capacity: usize,
+    params: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(capacity + method.len() + 50);
+    out.extend_from_slice(OPEN);
+    out.extend_from_slice(br#""id":"#);
+    id.write_json(&mut out);
+    out.push(b',');
+    out.extend_from_slice(br#""method":"#);
+    string(method, &mut out);
+    out.extend_from_slice(br#","params":"#);
+    params(&mut out);
+    out.push(b'}');
+    out
+}
+
 /// A notification of `method`, with `params` the JSON text of its params,
 /// if any.
 pub fn notification(method: &str, params: Option<&str>) -> Vec<u8> {

@@ -26,7 +26,7 @@ pub use stdio::serve_lines;
 
 use crate::hosts::CallProgress;
 use crate::link::{HostLink, HostNotice, HostRequest, Wire, serving, take_meta};
-use crate::server::{Answer, Opening, SieveServer};
+use crate::server::{Answer, HostParams, Opening, SieveServer};
 use crate::sync::Locked;
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -74,7 +74,7 @@ pub(crate) struct Serving {
     counted: Counted,
     request_id: RequestId,
     method: String,
-    params: Value,
+    params: HostParams,
     context: HostRequest,
     opening: Opening,
 }
@@ -115,8 +115,20 @@ impl Conn {
         match message.kind() {
             Kind::Request => {
                 let method = message.method().unwrap_or_default().to_string();
+                if method == "tools/call"
+                    && let Some(meta) = plain_call_meta(&message)
+                {
+                    // Its params stay in the message, never read into JSON.
+                    let params = HostParams::Call(Box::new(message));
+                    return Taken::Request(self.begin(id, method, params, meta, extensions));
+                }
                 Taken::Request(match params() {
-                    Ok(params) => self.begin(id, method, params.unwrap_or(Value::Null), extensions),
+                    Ok(params) => {
+                        let mut params = params.unwrap_or(Value::Null);
+                        let meta = take_meta(&mut params);
+                        let params = HostParams::Json(params);
+                        self.begin(id, method, params, meta, extensions)
+                    }
                     Err(error) => {
                         Begun::Answered(refusal(message.id(), error.code, &error.message))
                     }
@@ -166,7 +178,8 @@ impl Conn {
         self: &Arc<Self>,
         id: Value,
         method: String,
-        mut params: Value,
+        params: HostParams,
+        meta: RequestMetaObject,
         extensions: Extensions,
     ) -> Begun {
         let Ok(request_id) = serde_json::from_value::<RequestId>(id.clone()) else {
@@ -176,7 +189,6 @@ impl Conn {
                 "invalid request: an id is a string or a number",
             ));
         };
-        let meta = take_meta(&mut params);
         let opened = *self.opening.locked();
         let (opening, key) = match opened {
             Some(opening) if method != "initialize" => (opening, Id::from_value(&id)),
@@ -237,13 +249,15 @@ impl Conn {
     fn open(
         &self,
         method: &str,
-        params: &Value,
+        params: &HostParams,
         meta: &RequestMetaObject,
     ) -> Result<Option<Opening>, ErrorData> {
         let opening = match method {
             "ping" | "server/discover" => return Ok(None),
             "initialize" => {
-                if crate::tap::is_legacy_task_session(params) {
+                if let HostParams::Json(params) = params
+                    && crate::tap::is_legacy_task_session(params)
+                {
                     Opening::LegacyTasks
                 } else {
                     Opening::Current
@@ -384,6 +398,24 @@ impl Drop for Counted {
             *n == 0
         });
     }
+}
+
+/// The `_meta` of `request`, a `tools/call`, when it is a plain call
+/// whose params can stay in the message: an object without `task` (a
+/// 2025-11-25 task is bridged from JSON). A `_meta` that is no object
+/// reads as none, as [`take_meta`] reads it.
+fn plain_call_meta(request: &Message) -> Option<RequestMetaObject> {
+    let params = request.params_object()?;
+    if params.get("task").is_some() {
+        return None;
+    }
+    Some(
+        params
+            .get("_meta")
+            .filter(|meta| meta.starts_with('{'))
+            .and_then(|meta| serde_json::from_str(meta).ok())
+            .unwrap_or_default(),
+    )
 }
 
 /// A message as the line or body that carries it.

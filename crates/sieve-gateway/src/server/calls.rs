@@ -3,10 +3,11 @@
 //! `resources/read`, resource subscriptions, completion; and the log level,
 //! which goes to every server that logs.
 
-use super::dispatch::CallParams;
+use super::dispatch::{CallParams, HostParams};
 use super::{SieveServer, View, convert, to_params};
 use crate::engine::Search;
 use crate::link::HostRequest;
+use crate::sent::{HostCall, Params};
 use crate::tap::UnnamedParams;
 use crate::tasks::{Call, Started};
 use rmcp::ErrorData;
@@ -52,10 +53,12 @@ impl SieveServer {
                 // its name and arguments goes on with it.
                 let inner = call_through(request, &separator)?;
                 let mut params = to_params(&inner);
-                if let (Some(CallParams(mut sent)), Value::Object(object)) = (sent, &mut params) {
-                    object.extend(UnnamedParams::take(&mut sent).0);
+                if let (Some(CallParams(sent)), Value::Object(object)) = (sent, &mut params) {
+                    object.extend(UnnamedParams::take(&mut sent.into_json()).0);
                 }
-                context.extensions.insert(CallParams(params));
+                context
+                    .extensions
+                    .insert(CallParams(HostParams::Json(params)));
                 return Box::pin(self.handle_call_tool(inner, context)).await;
             }
         }
@@ -85,21 +88,34 @@ impl SieveServer {
             };
         }
         // The params go on as the host sent them, under the server's name
-        // for the tool (the host's own `_meta` goes on with the request).
-        let mut params = match sent {
-            Some(CallParams(sent)) if sent.is_object() => sent,
-            _ => to_params(&request),
+        // for the tool (the host's own `_meta` goes on with the request);
+        // a plain call's, as the bytes it wrote.
+        let (json, host_call);
+        let params = match sent {
+            Some(CallParams(HostParams::Call(request))) => {
+                host_call = HostCall::new(request, tool.name.clone());
+                Params::Call(&host_call)
+            }
+            sent => {
+                let mut params = match sent {
+                    Some(CallParams(HostParams::Json(sent))) if sent.is_object() => sent,
+                    _ => to_params(&request),
+                };
+                if let Value::Object(object) = &mut params {
+                    object.insert("name".into(), Value::String(tool.name.clone()));
+                    object.remove("_meta");
+                    // `task` is the proxy's to bridge (not an object: none
+                    // asked).
+                    object.remove("task");
+                }
+                json = params;
+                Params::Json(&json)
+            }
         };
-        if let Value::Object(object) = &mut params {
-            object.insert("name".into(), Value::String(tool.name.clone()));
-            object.remove("_meta");
-            // `task` is the proxy's to bridge (not an object: none asked).
-            object.remove("task");
-        }
         let call = Call {
             server: &tool.server,
             tool: &tool.exposed_name,
-            params: &params,
+            params,
             profile: &view.profile.name,
             owner: view.owner.as_deref(),
             local: Call::is_local(&view.config, &tool.server),
@@ -121,7 +137,7 @@ impl SieveServer {
         }
         let running = tasks.call_started(&call);
         let outcome = self
-            .forward(call.server, "tools/call", &params, &context)
+            .forward_params(call.server, "tools/call", params, &context)
             .await;
         // A call that failed or was cut off goes to the ledger, for retry;
         // what a result measured, to the writer of measurements.

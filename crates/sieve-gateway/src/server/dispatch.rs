@@ -16,8 +16,8 @@ use crate::sync::Locked;
 use crate::tap::list_method;
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolResponse, ClientCapabilities, CustomRequest, CustomResult, DiscoverResult,
-    ServerResult, SubscriptionsListenResult,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, CustomRequest, CustomResult,
+    DiscoverResult, ServerResult, SubscriptionsListenResult,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -27,10 +27,37 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub struct RawParams(pub Value);
 
+/// A host request's params: read into JSON, or a plain `tools/call`'s
+/// left in the message as it came (never read into JSON: what the handler
+/// reads of them is read member by member, the rest goes on as written).
+#[derive(Debug, Clone)]
+pub enum HostParams {
+    /// The params, their `_meta` taken out.
+    Json(Value),
+    /// A `tools/call` whose params are an object without `task`.
+    Call(Box<sieve_wire::Message>),
+}
+
+impl HostParams {
+    /// The params as JSON (a call's read now), `_meta` left out.
+    pub fn into_json(self) -> Value {
+        match self {
+            HostParams::Json(params) => params,
+            HostParams::Call(request) => {
+                let mut params = request.params_as::<Value>().unwrap_or(Value::Null);
+                if let Value::Object(object) = &mut params {
+                    object.remove("_meta");
+                }
+                params
+            }
+        }
+    }
+}
+
 /// A host's `tools/call` params as it sent them, its `_meta` taken out:
 /// what goes on to the server, the tool's name changed to the server's.
 #[derive(Debug, Clone)]
-pub struct CallParams(pub Value);
+pub struct CallParams(pub HostParams);
 
 /// Where the forwarder leaves the JSON text of a result as the server sent
 /// it (a call's, a prompt's, a resource's), so the fields rmcp's model
@@ -183,7 +210,7 @@ impl SieveServer {
     pub async fn serve_request(
         &self,
         method: &str,
-        params: Value,
+        params: HostParams,
         request: HostRequest,
         opening: Opening,
     ) -> Result<Answer, ErrorData> {
@@ -191,6 +218,17 @@ impl SieveServer {
         if method != "initialize" {
             request.check_meta()?;
         }
+        let params = match params {
+            HostParams::Json(params) => params,
+            HostParams::Call(call) => {
+                let read = self.read_call(&call)?;
+                let mut request = request;
+                request
+                    .extensions
+                    .insert(CallParams(HostParams::Call(call)));
+                return self.answer_call(read, request).await;
+            }
+        };
         if list_method(method).is_some() {
             let request = with_raw(request, &params);
             return self.list_result(method, &request).await.map(Answer::List);
@@ -224,23 +262,84 @@ impl SieveServer {
                 .map(|result| ServerResult::CustomResult(result).into());
         }
         if method == "tools/call" {
-            let takes_tasks = request.takes_tasks();
             // What the handler reads is read; the params go on as they came.
             let call = typed(method, &params)?;
             let mut request = request;
-            request.extensions.insert(CallParams(params));
-            let (request, raw) = expecting_raw(request);
-            return match self.handle_call_tool(call, request).await? {
-                CallToolResponse::Task(_) if !takes_tasks => Err(needs_tasks()),
-                CallToolResponse::Complete(result) => {
-                    passed_on(ServerResult::from(CallToolResponse::Complete(result)), &raw)
-                }
-                response => filled(ServerResult::from(response), &raw).map(Answer::from),
-            };
+            request
+                .extensions
+                .insert(CallParams(HostParams::Json(params)));
+            return self.answer_call(call, request).await;
         }
         Box::pin(self.serve_other(method, params, request, legacy))
             .await
             .map(Answer::from)
+    }
+
+    /// Serves `call`, whose params as the host sent them are in
+    /// `request`'s [`CallParams`]; a plain result goes on as the server
+    /// sent it.
+    async fn answer_call(
+        &self,
+        call: CallToolRequestParams,
+        request: HostRequest,
+    ) -> Result<Answer, ErrorData> {
+        let takes_tasks = request.takes_tasks();
+        let (request, raw) = expecting_raw(request);
+        match self.handle_call_tool(call, request).await? {
+            CallToolResponse::Task(_) if !takes_tasks => Err(needs_tasks()),
+            CallToolResponse::Complete(result) => {
+                passed_on(ServerResult::from(CallToolResponse::Complete(result)), &raw)
+            }
+            response => filled(ServerResult::from(response), &raw).map(Answer::from),
+        }
+    }
+
+    /// What the handler reads of a plain call's params, member by member
+    /// from the host's message: its name, the answers of a call the proxy
+    /// parked, and its arguments only for a call that reads them (the
+    /// search's tools; the audit, when it records them): they are checked
+    /// to be an object and go on as they came.
+    fn read_call(&self, request: &sieve_wire::Message) -> Result<CallToolRequestParams, ErrorData> {
+        let invalid = |why: &dyn std::fmt::Display| {
+            ErrorData::invalid_params(format!("invalid params for tools/call: {why}"), None)
+        };
+        let params = request
+            .params_object()
+            .ok_or_else(|| invalid(&"the params are not an object"))?;
+        let config = self.engine.config();
+        let settings = &config.settings;
+        let recorded = settings.audit.on && settings.audit.arguments;
+        let mut name = None;
+        let mut arguments = None;
+        let mut call = CallToolRequestParams::new("");
+        for (key, value) in params.members() {
+            let field = |e: serde_json::Error| invalid(&format_args!("{key}: {e}"));
+            match key {
+                "name" => name = Some(serde_json::from_str::<String>(value).map_err(field)?),
+                "arguments" => arguments = Some(value),
+                "requestState" => {
+                    call.request_state = serde_json::from_str(value).map_err(field)?
+                }
+                "inputResponses" => {
+                    call.input_responses = serde_json::from_str(value).map_err(field)?;
+                }
+                _ => {}
+            }
+        }
+        let name = name.ok_or_else(|| invalid(&"missing field `name`"))?;
+        let searched = name
+            .strip_prefix(sieve_core::search::SEARCH_SERVER)
+            .is_some_and(|rest| rest.starts_with(settings.separator.as_str()));
+        if let Some(arguments) = arguments {
+            if recorded || searched {
+                call.arguments = serde_json::from_str(arguments)
+                    .map_err(|e| invalid(&format_args!("arguments: {e}")))?;
+            } else if !(arguments.starts_with('{') || arguments == "null") {
+                return Err(invalid(&"arguments: an object is expected"));
+            }
+        }
+        call.name = name.into();
+        Ok(call)
     }
 
     /// Serves a request other than a call, whose answer is built as rmcp's

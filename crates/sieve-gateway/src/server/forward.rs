@@ -7,7 +7,7 @@
 use super::SieveServer;
 use crate::hosts::{CallProgress, Flight};
 use crate::link::HostRequest;
-use crate::sent::Reply;
+use crate::sent::{Params, Reply};
 use crate::upstream::mark_complete;
 use rmcp::ErrorData;
 use rmcp::model::ServerResult;
@@ -31,23 +31,43 @@ impl SieveServer {
         params: &Value,
         context: &HostRequest,
     ) -> Result<ServerResult, ErrorData> {
+        self.forward_params(server, method, Params::Json(params), context)
+            .await
+    }
+
+    /// [`SieveServer::forward`], the params JSON or a host's call as it
+    /// came.
+    pub(super) async fn forward_params(
+        &self,
+        server: &str,
+        method: &str,
+        params: Params<'_>,
+        context: &HostRequest,
+    ) -> Result<ServerResult, ErrorData> {
         let meta: Map<String, Value> = context
             .meta
             .iter()
             .filter(|(k, _)| !is_connection_meta(k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        // The params go as they are unless the request's `_meta` changes.
-        let mut params = std::borrow::Cow::Borrowed(params);
-        if (params.get("_meta").is_some() || !meta.is_empty())
-            && let Value::Object(object) = params.to_mut()
-        {
-            object.remove("_meta");
-            if !meta.is_empty() {
-                object.insert("_meta".into(), Value::Object(meta));
+        let pool = self.engine.pool();
+        let sent = match params {
+            Params::Call(call) => pool.send_call(server, call, &meta).await?,
+            Params::Json(params) => {
+                // The params go as they are unless the request's `_meta`
+                // changes.
+                let mut params = std::borrow::Cow::Borrowed(params);
+                if (params.get("_meta").is_some() || !meta.is_empty())
+                    && let Value::Object(object) = params.to_mut()
+                {
+                    object.remove("_meta");
+                    if !meta.is_empty() {
+                        object.insert("_meta".into(), Value::Object(meta));
+                    }
+                }
+                pool.send(server, method, &params).await?
             }
-        }
-        let sent = self.engine.pool().send(server, method, &params).await?;
+        };
         // A 2026-07-28 host takes questions only as `input_required`
         // results, so the questions of its calls come to this handler.
         let modern_host = context

@@ -42,7 +42,7 @@ mod methods;
 mod notifications;
 mod task_requests;
 
-pub use dispatch::{Answer, Opening, RawParams};
+pub use dispatch::{Answer, HostParams, Opening, RawParams};
 
 use crate::engine::{ActiveProfile, Change, Engine, HostForms};
 use crate::hosts::HostId;

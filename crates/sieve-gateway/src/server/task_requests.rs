@@ -152,7 +152,7 @@ impl SieveServer {
         let call = Call {
             server: &tool.server,
             tool: &tool.exposed_name,
-            params: &upstream,
+            params: crate::sent::Params::Json(&upstream),
             profile: &view.profile.name,
             owner: view.owner.as_deref(),
             local: Call::is_local(&view.config, &tool.server),

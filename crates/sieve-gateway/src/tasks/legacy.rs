@@ -61,7 +61,7 @@ impl Tasks {
         call: &Call<'_>,
         task: Option<Value>,
     ) -> Result<Started, CallError> {
-        let mut augmented = call.params.clone();
+        let mut augmented = call.params.to_json();
         augmented["task"] = task.unwrap_or_else(|| json!({ "ttl": DEFAULT_TTL_MS }));
         let result = self
             .pool

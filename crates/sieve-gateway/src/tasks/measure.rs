@@ -20,7 +20,6 @@
 
 use super::{Call, Running, Tasks};
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
-use serde_json::Value;
 use sieve_core::cost::Measurements;
 use sieve_core::tokenizer::{BYTES_PER_TOKEN, tokens_of_bytes};
 use sieve_ledger::{CallMeasurement, Ledger};
@@ -165,10 +164,7 @@ impl Tasks {
     /// Hands what `call`'s `result` measured to the writer, if there is
     /// one; returns at once.
     pub(super) fn measure(&self, call: &Call<'_>, size: Size, running: &Running) {
-        let (Some(measurer), Some(tool)) = (
-            &self.measurer,
-            call.params.get("name").and_then(Value::as_str),
-        ) else {
+        let (Some(measurer), Some(tool)) = (&self.measurer, call.params.tool_name()) else {
             return;
         };
         let took = running.started.elapsed().as_millis();
@@ -406,7 +402,7 @@ impl io::Write for Counter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn result(value: Value) -> CallToolResult {
         serde_json::from_value(value).expect("a tool result")

@@ -142,7 +142,7 @@ pub(crate) struct Call<'a> {
     /// The tool's exposed name: an entry is as visible as its tool.
     pub tool: &'a str,
     /// The params sent upstream, to send them again on retry.
-    pub params: &'a Value,
+    pub params: crate::sent::Params<'a>,
     /// The profile the call was made under.
     pub profile: &'a str,
     /// The signed-in person who made it.
@@ -179,7 +179,7 @@ impl Call<'_> {
             upstream_id: None,
             method: "tools/call".into(),
             tool: Some(self.tool.to_string()),
-            params: self.params.clone(),
+            params: self.params.to_json(),
             status,
             status_message: message,
             created_at: now,
@@ -538,7 +538,7 @@ impl Tasks {
             Some("tried from the app".into()),
             now_ms(),
         );
-        self.run_recorded(record, call.server, "tools/call", call.params.clone())
+        self.run_recorded(record, call.server, "tools/call", call.params.to_json())
             .await
     }
 

@@ -44,7 +44,7 @@ mod http;
 mod supervisor;
 
 use crate::lane::Lane;
-use crate::sent::{Canceller, Reply, Sent, answer_of, closed, unreadable};
+use crate::sent::{Canceller, HostCall, Reply, Sent, answer_of, closed, unreadable};
 
 use crate::clock::now_ms;
 use crate::error::CallError;
@@ -527,20 +527,7 @@ impl Pool {
             let pending = lane
                 .request(method, params)
                 .map_err(|e| self.request_failed(server, closed(e)))?;
-            let id = pending.id().clone();
-            return Ok(Sent {
-                progress_token: rmcp::model::ProgressToken(match &id {
-                    sieve_wire::Id::String(s) => {
-                        rmcp::model::NumberOrString::String(s.as_str().into())
-                    }
-                    sieve_wire::Id::Number(n) => {
-                        rmcp::model::NumberOrString::Number(n.as_i64().unwrap_or_default())
-                    }
-                }),
-                id: id.to_value(),
-                to: Canceller::Lane(lane),
-                answer: Box::pin(async move { answer_of(pending.await) }),
-            });
+            return Ok(on_lane(lane, pending));
         }
         // The request goes as it came, params rmcp's model does not name
         // included; rmcp's client adds its headers and session.
@@ -574,6 +561,36 @@ impl Pool {
                 }
             }),
         })
+    }
+
+    /// Sends a host's plain `call` to `server`, with `meta` for its
+    /// `_meta`: on a line connection its params go as the host wrote them,
+    /// never read into JSON; over HTTP as [`Pool::send`] sends them.
+    pub async fn send_call(
+        &self,
+        server: &str,
+        call: &HostCall,
+        meta: &serde_json::Map<String, Value>,
+    ) -> Result<Sent, CallError> {
+        let (_, lane) = self.connection(server)?;
+        let Some(lane) = lane else {
+            let mut params = call.to_json();
+            if let Value::Object(object) = &mut params
+                && !meta.is_empty()
+            {
+                object.insert("_meta".into(), Value::Object(meta.clone()));
+            }
+            return self.send(server, "tools/call", &params).await;
+        };
+        let pending = lane
+            .request_with(
+                "tools/call",
+                call.params_bytes(),
+                |out| call.write_members(out),
+                meta,
+            )
+            .map_err(|e| self.request_failed(server, closed(e)))?;
+        Ok(on_lane(lane, pending))
     }
 
     /// The JSON text of the result of request `id` to `server` as the
@@ -863,6 +880,22 @@ pub fn mark_complete(mut result: ServerResult) -> ServerResult {
 /// Sends `request` and returns its result as the server sent it: from the
 /// connection's raw tap when it kept it (lists: it keeps fields rmcp's
 /// model drops), else rmcp's typed result.
+/// A request sent on `lane`, its answer `pending`.
+fn on_lane(lane: crate::lane::Lane, pending: crate::lane::Pending) -> Sent {
+    let id = pending.id().clone();
+    Sent {
+        progress_token: rmcp::model::ProgressToken(match &id {
+            sieve_wire::Id::String(s) => rmcp::model::NumberOrString::String(s.as_str().into()),
+            sieve_wire::Id::Number(n) => {
+                rmcp::model::NumberOrString::Number(n.as_i64().unwrap_or_default())
+            }
+        }),
+        id: id.to_value(),
+        to: Canceller::Lane(lane),
+        answer: Box::pin(async move { answer_of(pending.await) }),
+    }
+}
+
 async fn request_raw(
     peer: &Peer<RoleClient>,
     raw: Option<&RawLog>,
