@@ -205,13 +205,19 @@ pub fn nests_deeper_than(text: &[u8], limit: usize) -> bool {
     while at < text.len() {
         match text[at] {
             b'"' => {
-                // To the closing quote, past escaped ones.
+                // To the closing quote, past escaped ones, a string's text
+                // skipped by memchr (a file's text may hold many brackets).
                 at += 1;
-                while at < text.len() {
-                    match text[at] {
-                        b'\\' => at += 2,
-                        b'"' => break,
-                        _ => at += 1,
+                loop {
+                    let rest = text.get(at..).unwrap_or_default();
+                    match memchr::memchr2(b'"', b'\\', rest) {
+                        Some(found) if rest[found] == b'\\' => at += found + 2,
+                        Some(found) => {
+                            at += found;
+                            break;
+                        }
+                        // A string that never closes: nothing nests after it.
+                        None => return false,
                     }
                 }
             }
@@ -243,6 +249,17 @@ mod tests {
         // not deeper than it.
         assert!(!nests_deeper_than(br#"{"a":[1],"b":[2],"c":"[[[["}"#, 2));
         assert!(nests_deeper_than(br#"{"a":[{"b":[1]}]}"#, 3));
+        // Strings skipped past their escapes, with brackets in them.
+        let text = br#"{"a":"{\"{[\\","b":[[["x\"]]]],"c":"#;
+        assert!(nests_deeper_than(text, 3));
+        assert!(!nests_deeper_than(text, 4));
+        assert!(
+            !nests_deeper_than(br#"{"a":"[[[[\"#, 1),
+            "a string that never closes"
+        );
+        assert!(!nests_deeper_than(br#"[{"a":"[[[[\"#, 2));
+        assert!(nests_deeper_than(br#"[{"a":"[[[[\"","b":[1]}]"#, 2));
+        assert!(!nests_deeper_than(br#"[{"a":"[[[[\"","b":1}]"#, 2));
     }
 
     #[test]

@@ -69,7 +69,9 @@ pub fn request_with(
     capacity: usize,
     params: impl FnOnce(&mut Vec<u8>),
 ) -> Vec<u8> {
-    let mut out = Vec::with_capacity(capacity + method.len() + 50);
+    // Room for the envelope and what the caller writes beyond `capacity`
+    // (a `_meta`): a large message is not copied again to grow.
+    let mut out = Vec::with_capacity(capacity + method.len() + 512);
     out.extend_from_slice(OPEN);
     out.extend_from_slice(br#""id":"#);
     id.write_json(&mut out);
