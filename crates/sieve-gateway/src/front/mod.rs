@@ -115,10 +115,9 @@ impl Conn {
         match message.kind() {
             Kind::Request => {
                 let method = message.method().unwrap_or_default().to_string();
-                if method == "tools/call"
-                    && let Some(meta) = plain_call_meta(&message)
-                {
+                if method == "tools/call" {
                     // Its params stay in the message, never read into JSON.
+                    let meta = call_meta(&message);
                     let params = HostParams::Call(Box::new(message));
                     return Taken::Request(self.begin(id, method, params, meta, extensions));
                 }
@@ -400,22 +399,16 @@ impl Drop for Counted {
     }
 }
 
-/// The `_meta` of `request`, a `tools/call`, when it is a plain call
-/// whose params can stay in the message: an object without `task` (a
-/// 2025-11-25 task is bridged from JSON). A `_meta` that is no object
-/// reads as none, as [`take_meta`] reads it.
-fn plain_call_meta(request: &Message) -> Option<RequestMetaObject> {
-    let params = request.params_object()?;
-    if params.get("task").is_some() {
-        return None;
-    }
-    Some(
-        params
-            .get("_meta")
-            .filter(|meta| meta.starts_with('{'))
-            .and_then(|meta| serde_json::from_str(meta).ok())
-            .unwrap_or_default(),
-    )
+/// The `_meta` of `request`, a `tools/call` whose params stay in the
+/// message; one that is no object reads as none, as [`take_meta`] reads
+/// it.
+fn call_meta(request: &Message) -> RequestMetaObject {
+    request
+        .params_object()
+        .and_then(|params| params.get("_meta"))
+        .filter(|meta| meta.starts_with('{'))
+        .and_then(|meta| serde_json::from_str(meta).ok())
+        .unwrap_or_default()
 }
 
 /// A message as the line or body that carries it.

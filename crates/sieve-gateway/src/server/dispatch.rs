@@ -27,14 +27,14 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub struct RawParams(pub Value);
 
-/// A host request's params: read into JSON, or a plain `tools/call`'s
-/// left in the message as it came (never read into JSON: what the handler
-/// reads of them is read member by member, the rest goes on as written).
+/// A host request's params: read into JSON, or a `tools/call`'s left in
+/// the message as it came (never read into JSON: what the handler reads
+/// of them is read member by member, the rest goes on as written).
 #[derive(Debug, Clone)]
 pub enum HostParams {
     /// The params, their `_meta` taken out.
     Json(Value),
-    /// A `tools/call` whose params are an object without `task`.
+    /// A `tools/call`, whatever its params.
     Call(Box<sieve_wire::Message>),
 }
 
@@ -220,14 +220,7 @@ impl SieveServer {
         }
         let params = match params {
             HostParams::Json(params) => params,
-            HostParams::Call(call) => {
-                let read = self.read_call(&call)?;
-                let mut request = request;
-                request
-                    .extensions
-                    .insert(CallParams(HostParams::Call(call)));
-                return self.answer_call(read, request).await;
-            }
+            HostParams::Call(call) => return self.serve_call(call, request).await,
         };
         if list_method(method).is_some() {
             let request = with_raw(request, &params);
@@ -251,28 +244,42 @@ impl SieveServer {
             .is_none_or(|version| version.has_initialize());
         let legacy_tasks = opening == Opening::LegacyTasks;
         // 2025-11-25 task requests go to their own handlers.
-        let task_augmented =
-            method == "tools/call" && params.get("task").is_some_and(Value::is_object);
-        let legacy_task = task_augmented
-            || method == "tasks/result"
+        let legacy_task = method == "tasks/result"
             || (legacy_tasks && matches!(method, "tasks/get" | "tasks/cancel"));
         if legacy_task {
             return Box::pin(self.legacy_task_request(method, params, &request))
                 .await
                 .map(|result| ServerResult::CustomResult(result).into());
         }
-        if method == "tools/call" {
-            // What the handler reads is read; the params go on as they came.
-            let call = typed(method, &params)?;
-            let mut request = request;
-            request
-                .extensions
-                .insert(CallParams(HostParams::Json(params)));
-            return self.answer_call(call, request).await;
-        }
         Box::pin(self.serve_other(method, params, request, legacy))
             .await
             .map(Answer::from)
+    }
+
+    /// `tools/call`, its params left in the host's message: what the
+    /// handler reads is read, and they go on as they came. A 2025-11-25
+    /// task request (`task`, an object) goes to its own handler, which
+    /// bridges it from JSON.
+    async fn serve_call(
+        &self,
+        call: Box<sieve_wire::Message>,
+        mut request: HostRequest,
+    ) -> Result<Answer, ErrorData> {
+        let task = call
+            .params_object()
+            .and_then(|params| params.get("task"))
+            .is_some_and(|task| task.starts_with('{'));
+        if task {
+            let params = HostParams::Call(call).into_json();
+            return Box::pin(self.legacy_task_request("tools/call", params, &request))
+                .await
+                .map(|result| ServerResult::CustomResult(result).into());
+        }
+        let read = self.read_call(&call)?;
+        request
+            .extensions
+            .insert(CallParams(HostParams::Call(call)));
+        self.answer_call(read, request).await
     }
 
     /// Serves `call`, whose params as the host sent them are in
@@ -305,7 +312,7 @@ impl SieveServer {
         };
         let params = request
             .params_object()
-            .ok_or_else(|| invalid(&"the params are not an object"))?;
+            .ok_or_else(|| invalid(&"the params must be an object naming the tool"))?;
         let config = self.engine.config();
         let settings = &config.settings;
         let recorded = settings.audit.on && settings.audit.arguments;
