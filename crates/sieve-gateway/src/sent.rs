@@ -24,7 +24,23 @@ pub struct Sent {
     >,
 }
 
-/// A host's plain `tools/call` as it came, on its way to a server under
+/// The members of a host's call params that do not go on as the host
+/// wrote them: the tool's name (the server's goes in its place), `_meta`
+/// (the request's goes apart) and `task` (the proxy's to bridge).
+const SET_APART: [&str; 3] = ["name", "_meta", "task"];
+
+/// `params`, a host's call params as JSON, as the server is sent them,
+/// `_meta` aside: under the server's name for the tool, without what is
+/// set apart ([`SET_APART`]).
+pub fn for_server(params: &mut serde_json::Map<String, Value>, name: &str) {
+    // The name replaced where it is; the rest set apart taken out.
+    params.insert("name".into(), Value::String(name.to_string()));
+    for key in SET_APART.into_iter().filter(|key| *key != "name") {
+        params.remove(key);
+    }
+}
+
+/// A host's `tools/call` as it came, on its way to a server under
 /// the server's name for the tool: its params are never read into JSON;
 /// every member but `name`, `_meta` and `task` goes on as the host wrote
 /// it (the request's `_meta` goes apart, see [`crate::lane::Lane::request_with`]).
@@ -60,7 +76,7 @@ impl HostCall {
             return;
         };
         for (key, value) in params.members() {
-            if matches!(key, "name" | "_meta" | "task") {
+            if SET_APART.contains(&key) {
                 continue;
             }
             out.push(b',');
@@ -78,9 +94,7 @@ impl HostCall {
             .params_as::<Value>()
             .unwrap_or_else(|_| json!({}));
         if let Value::Object(object) = &mut params {
-            object.insert("name".into(), Value::String(self.name.clone()));
-            object.remove("_meta");
-            object.remove("task");
+            for_server(object, &self.name);
         }
         params
     }

@@ -102,11 +102,7 @@ impl SieveServer {
                     _ => to_params(&request),
                 };
                 if let Value::Object(object) = &mut params {
-                    object.insert("name".into(), Value::String(tool.name.clone()));
-                    object.remove("_meta");
-                    // `task` is the proxy's to bridge (not an object: none
-                    // asked).
-                    object.remove("task");
+                    crate::sent::for_server(object, &tool.name);
                 }
                 json = params;
                 Params::Json(&json)
