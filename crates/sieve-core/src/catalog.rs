@@ -19,7 +19,7 @@ use crate::subjects::{Derived, ToolText, derive_for};
 use crate::tokenizer::definition_tokens;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -470,9 +470,9 @@ pub struct Catalog {
     primitives: Vec<Primitive>,
     /// Each kind's primitives by exposed name, a map per kind so that a
     /// lookup (every call a host makes) hashes the name it is given and
-    /// makes no key of its own.
-    by_name: [HashMap<String, usize>; 5],
-    by_uri: HashMap<String, usize>,
+    /// makes no key of its own, with a fast seeded hasher.
+    by_name: [foldhash::HashMap<String, usize>; 5],
+    by_uri: foldhash::HashMap<String, usize>,
 }
 
 /// `kind`'s map in [`Catalog`]'s `by_name`.

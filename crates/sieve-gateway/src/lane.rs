@@ -158,10 +158,13 @@ impl Lane {
     }
 
     fn next_id(&self) -> Id {
-        Id::String(format!(
-            "{ID_PREFIX}{}",
-            self.inner.next.fetch_add(1, Ordering::Relaxed)
-        ))
+        let n = self.inner.next.fetch_add(1, Ordering::Relaxed);
+        let mut digits = itoa::Buffer::new();
+        let digits = digits.format(n);
+        let mut id = String::with_capacity(ID_PREFIX.len() + digits.len());
+        id.push_str(ID_PREFIX);
+        id.push_str(digits);
+        Id::String(id)
     }
 
     /// Queues request `line` of id `id`, its answer waited for.

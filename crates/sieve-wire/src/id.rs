@@ -36,9 +36,9 @@ impl Id {
     /// Appends the id's JSON text to `out`.
     pub fn write_json(&self, out: &mut Vec<u8>) {
         match self {
-            Id::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
-            // Writing a string into a Vec cannot fail.
-            Id::String(s) => serde_json::to_writer(out, s).unwrap_or_default(),
+            // Writing a number into a Vec cannot fail.
+            Id::Number(n) => serde_json::to_writer(out, n).unwrap_or_default(),
+            Id::String(s) => crate::write::string(s, out),
         }
     }
 }

@@ -105,6 +105,15 @@ fn method_and_params(method: &str, params: Option<&str>, out: &mut Vec<u8>) {
 
 /// `text` as a JSON string.
 pub(crate) fn string(text: &str, out: &mut Vec<u8>) {
+    // A name or an id as a rule needs no escape: its bytes go between the
+    // quotes as they are.
+    if !text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.reserve(text.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+        return;
+    }
     // Writing a string into a Vec cannot fail.
     serde_json::to_writer(out, text).unwrap_or_default();
 }
@@ -113,6 +122,28 @@ pub(crate) fn string(text: &str, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use crate::{Kind, Message};
+
+    #[test]
+    fn a_string_is_written_as_serde_json_writes_it() {
+        for text in [
+            "",
+            "tools/call",
+            "sieve-12",
+            "ümlaut ✓ \u{7f}",
+            "quote \" here",
+            "back\\slash",
+            "line\nbreak\ttab\u{1}",
+        ] {
+            let mut out = Vec::new();
+            string(text, &mut out);
+            let expected = serde_json::to_vec(text).expect("a string");
+            assert_eq!(out, expected, "{text:?}");
+        }
+        let mut out = Vec::new();
+        Id::Number(serde_json::Number::from(-42)).write_json(&mut out);
+        Id::Number(serde_json::Number::from_f64(1.5).expect("finite")).write_json(&mut out);
+        assert_eq!(out, b"-421.5");
+    }
 
     #[test]
     fn built_messages_read_back() {

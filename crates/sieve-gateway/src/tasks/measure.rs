@@ -20,7 +20,7 @@
 
 use super::{Call, Running, Tasks};
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
-use sieve_core::cost::Measurements;
+use sieve_core::cost::{CALLS_KEPT, Measurements};
 use sieve_core::tokenizer::{BYTES_PER_TOKEN, tokens_of_bytes};
 use sieve_ledger::{CallMeasurement, Ledger};
 use std::borrow::Cow;
@@ -119,20 +119,26 @@ impl Measurer {
 /// Writes one batch, then tells `sink` what its tools measure now and
 /// each flush that it is done.
 fn write(ledger: &Ledger, sink: &MeasuredSink, batch: Vec<Op>, failing: &mut bool) {
-    let mut calls = Vec::new();
+    let mut measured = Vec::new();
     let mut flushed = Vec::new();
     for op in batch {
         match op {
-            Op::Measure(m) => calls.push(CallMeasurement {
-                server: m.server,
-                tool: m.tool,
-                at: m.at,
-                result_tokens: tokens_of_bytes(m.size.bytes()),
-                duration_ms: m.ms,
-            }),
+            Op::Measure(m) => measured.push(m),
             Op::Flush(done) => flushed.push(done),
         }
     }
+    // Only what the ledger keeps is read: a busy tool's older calls of
+    // the batch would be dropped as soon as they were written.
+    let calls: Vec<CallMeasurement> = newest_of_each_tool(measured)
+        .into_iter()
+        .map(|m| CallMeasurement {
+            server: m.server,
+            tool: m.tool,
+            at: m.at,
+            result_tokens: tokens_of_bytes(m.size.bytes()),
+            duration_ms: m.ms,
+        })
+        .collect();
     if !calls.is_empty() {
         let mut tools: Vec<(String, String)> = calls
             .iter()
@@ -158,6 +164,28 @@ fn write(ledger: &Ledger, sink: &MeasuredSink, batch: Vec<Op>, failing: &mut boo
     for done in flushed {
         let _ = done.send(());
     }
+}
+
+/// The newest [`CALLS_KEPT`] of each tool's calls in `measured`, in
+/// their order.
+fn newest_of_each_tool(measured: Vec<Measure>) -> Vec<Measure> {
+    let mut seen: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    let mut kept: Vec<bool> = measured
+        .iter()
+        .rev()
+        .map(|m| {
+            let count = seen.entry((&m.server, &m.tool)).or_default();
+            *count += 1;
+            *count <= CALLS_KEPT
+        })
+        .collect();
+    drop(seen);
+    kept.reverse();
+    measured
+        .into_iter()
+        .zip(kept)
+        .filter_map(|(m, keep)| keep.then_some(m))
+        .collect()
 }
 
 impl Tasks {
@@ -406,6 +434,30 @@ mod tests {
 
     fn result(value: Value) -> CallToolResult {
         serde_json::from_value(value).expect("a tool result")
+    }
+
+    fn measure(tool: &str, at: i64) -> Measure {
+        Measure {
+            server: "s".into(),
+            tool: tool.into(),
+            at,
+            size: Size::Counted(1),
+            ms: 1,
+        }
+    }
+
+    #[test]
+    fn a_batch_reads_only_the_calls_the_ledger_keeps() {
+        let total = CALLS_KEPT as i64 + 7;
+        let mut batch: Vec<Measure> = (0..total).map(|at| measure("busy", at)).collect();
+        batch.insert(3, measure("quiet", -1));
+        let kept: Vec<(String, i64)> = newest_of_each_tool(batch)
+            .into_iter()
+            .map(|m| (m.tool, m.at))
+            .collect();
+        let mut expected = vec![("quiet".to_string(), -1)];
+        expected.extend((7..total).map(|at| ("busy".to_string(), at)));
+        assert_eq!(kept, expected, "the newest of each tool, in order");
     }
 
     #[test]
