@@ -14,7 +14,9 @@
 //! 2. Where the name holds no verb, the first words of its title, then of
 //!    the first sentence of its description ("Deletes a ...", "Returns
 //!    ...", "Tools for listing ..."), with the verbs joined to them by
-//!    "or" / "and" ("Add or remove ...").
+//!    "or" / "and" ("Add or remove ..."); failing those, the first later
+//!    sentence of the description that opens with a verb ("Map a
+//!    website's structure. Returns a list of URLs ...").
 //! 3. What the description adds: a change it says cannot be undone
 //!    ("permanently", "overwrites") destroys; a tool that runs what it is
 //!    given (`execute`, `query`) reads when its description says it is
@@ -23,7 +25,7 @@
 //! A tool that says nothing readable is taken at the spec's default for a
 //! tool without annotations: it may destroy data.
 
-use crate::wording::{Prose, first_sentence, name_words, opening, prose_words, quote};
+use crate::wording::{Prose, first_sentence, name_words, opening, prose_words, quote, sentences};
 use serde_json::Value;
 
 /// What a call of the tool does to the world, from the least harm.
@@ -408,6 +410,7 @@ pub fn stated_in(definition: &Value, naming: Naming) -> Stated {
     let mut found = from_name(text("name"), naming)
         .or_else(|| from_prose(title).map(|(s, q)| s.with(Evidence::Title(q))))
         .or_else(|| from_prose(description).map(|(s, q)| s.with(Evidence::Description(q))))
+        .or_else(|| from_later_sentence(description))
         .unwrap_or(Stated {
             effect: Effect::Destroys,
             evidence: Evidence::Nothing,
@@ -651,6 +654,40 @@ fn from_prose(text: &str) -> Option<(Stated, String)> {
     ))
 }
 
+/// What a later sentence of the description says a call does, when the
+/// name, the title and the first sentence say nothing readable: the
+/// first later sentence that opens with a verb said of the tool ("Map a
+/// website's structure. Returns a list of URLs ..."), a verb in its
+/// third person (`returns`, `lists`); an imperative ("Follow ...",
+/// "Include ...") speaks to the model, and what a call returns on an
+/// error says nothing of what it does. The quote is of that sentence.
+fn from_later_sentence(description: &str) -> Option<Stated> {
+    sentences(description).skip(1).find_map(|sentence| {
+        let words = prose_words(sentence);
+        // A plural noun before a verb ("Deletes are refused") is no verb.
+        let noun_before = words
+            .get(1)
+            .is_some_and(|w| SAID_OF_A_NOUN.contains(&w.as_str()));
+        let said_of_the_tool = !noun_before
+            && words.first().is_some_and(|first| {
+                first.len() > 2
+                    && first.ends_with('s')
+                    && !first.ends_with("ss")
+                    && verb(first).is_none()
+                    && inflected(first).is_some()
+            });
+        if !said_of_the_tool || words.iter().any(|w| w.starts_with("error")) {
+            return None;
+        }
+        from_prose(sentence).map(|(s, q)| s.with(Evidence::Description(q)))
+    })
+}
+
+/// Words that follow a plural noun opening a sentence, never a verb.
+const SAID_OF_A_NOUN: &[&str] = &[
+    "are", "were", "can", "cannot", "will", "must", "should", "may", "might", "have", "do", "don",
+];
+
 /// `word` as a verb in any of its common forms: "deletes", "fetches",
 /// "queries", "listing", "creating", "running", "removed".
 fn inflected(word: &str) -> Option<(&'static str, Effect, Strength)> {
@@ -685,6 +722,58 @@ mod tests {
     fn effect(tool: Value) -> (Effect, String) {
         let s = stated(&tool);
         (s.effect, s.evidence.describe())
+    }
+
+    #[test]
+    fn a_later_sentence_said_of_the_tool_decides_when_nothing_before_does() {
+        let tool = |name: &str, description: &str| {
+            effect(json!({"name": name, "description": description}))
+        };
+        for (name, description, want, quote) in [
+            (
+                "tavily_map",
+                "Map a website's structure. Returns a list of URLs found starting from the base URL.",
+                Effect::Reads,
+                "Returns a list of URLs",
+            ),
+            (
+                "site_research",
+                "Perform comprehensive research on a topic. Use this tool when you need many sources. Returns a detailed response.",
+                Effect::Reads,
+                "Returns a detailed response",
+            ),
+            (
+                "vault_sweep",
+                "Sweep the vault. Deletes every secret older than a year.",
+                Effect::Destroys,
+                "Deletes every secret",
+            ),
+        ] {
+            let (found, why) = tool(name, description);
+            assert_eq!(found, want, "{name}: {why}");
+            assert!(why.contains(quote), "{name}: {why}");
+        }
+        // An imperative speaks to the model; an error return says nothing
+        // of what a call does: the spec's default stays.
+        for (name, description) in [
+            (
+                "cloud_design",
+                "Design it. Follow the framework's principles.",
+            ),
+            (
+                "cluster_pause",
+                "Pause or resume it. Returns an error if it is paused.",
+            ),
+            ("warp_rebase", "Rebase it. This will run newer migrations."),
+            (
+                "ask_helper",
+                "Ask the helper. Deletes are refused outright.",
+            ),
+        ] {
+            let (found, why) = tool(name, description);
+            assert_eq!(found, Effect::Destroys, "{name}: {why}");
+            assert!(why.starts_with("nothing"), "{name}: {why}");
+        }
     }
 
     #[test]
