@@ -12,7 +12,7 @@ use crate::action::{naming, stated_in};
 use crate::approvals::{Approvals, Quarantine};
 use crate::config::{COST, ConcernDef, Overlays, builtin_concerns};
 use crate::cost::{Measurements, judge_stated};
-use crate::labels::{Labels, META_PREFIX, has_hints, server_group};
+use crate::labels::{Labels, META_PREFIX, has_effect_hints, has_hints, server_group};
 use crate::naming::{HASH_LEN, exposed_name_with_hash, prompt_uri, tool_uri};
 use crate::parse::{ParseError, decode};
 use crate::subjects::{Derived, ToolText, derive_for};
@@ -397,10 +397,14 @@ impl BuildOptions {
 
     /// The labels of every tool of `server`, index for index: what the
     /// server sends, the tags and `security` its annotations imply (or,
-    /// when none of its tools carries a hint, what each tool says it
-    /// does), `cost`, and derived groups. Overlays come later, and win.
+    /// when none of its tools says whether it is read-only or
+    /// destructive, what each tool says it does), `cost`, and derived
+    /// groups. Overlays come later, and win.
     fn tool_labels(&self, server: &str, tools: &[Value]) -> Vec<Labels> {
-        let hinted = tools.iter().any(|t| has_hints(t.get("annotations")));
+        // A server that says of no tool whether it reads or destroys has
+        // its tools read for it, whatever other hints it sends.
+        let hinted = tools.iter().any(|t| has_effect_hints(t.get("annotations")));
+        let other_hints = !hinted && tools.iter().any(|t| has_hints(t.get("annotations")));
         let measured = self.measured.get(server);
         // Where this server's names put their verbs, read once for all.
         let naming = naming(
@@ -422,9 +426,9 @@ impl BuildOptions {
                         labels.derive_security(annotations);
                     }
                 } else if let Some(said) = &said {
-                    labels.derive_effect_tags(said.effect);
+                    labels.derive_effect_tags(said.effect, annotations);
                     if self.security_from_annotations {
-                        labels.derive_security_from(said);
+                        labels.derive_security_from(said, other_hints);
                     }
                 }
                 if let (true, Some(said)) = (self.cost_derived, said) {
@@ -912,6 +916,16 @@ mod tests {
                     json!({"name": "get_me", "annotations": {"readOnlyHint": true}}),
                 ],
             ),
+            // `worldly` says whether its tools reach the world, never
+            // whether they read or destroy (as Brave's search server does):
+            // what each says decides that, its own hints the rest.
+            ServerListing::tools(
+                "worldly",
+                vec![
+                    json!({"name": "web_search", "annotations": {"title": "Search", "openWorldHint": true}}),
+                    json!({"name": "purge_cache", "annotations": {"openWorldHint": false, "idempotentHint": true}}),
+                ],
+            ),
         ];
         let overlays = Overlays::new(&[Overlay {
             pattern: "plain__delete_*".into(),
@@ -958,6 +972,24 @@ mod tests {
         assert!(!hinted.derived_concerns.contains("security"));
         assert_eq!(hinted.concerns["cost"], "moderate", "not measured");
         assert!(hinted.is_ordered("cost"));
+
+        let search = labels("worldly__web_search");
+        assert_eq!(search.concerns["security"], "high");
+        assert_eq!(
+            search.tags,
+            ["open-world", "read-only"].map(String::from).into()
+        );
+        assert_eq!(
+            search.reasons["security"],
+            "security high: derived from `search` in its name (the server's annotations do not say whether its tools read or change)"
+        );
+        let purge = labels("worldly__purge_cache");
+        assert_eq!(purge.concerns["security"], "low");
+        assert_eq!(
+            purge.tags,
+            ["destructive", "idempotent"].map(String::from).into(),
+            "its own hints: not open-world, idempotent"
+        );
 
         let custom = Config::parse(
             "config.json",

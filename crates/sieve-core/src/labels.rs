@@ -180,14 +180,17 @@ impl Labels {
             .extend(annotation_tags(annotations).into_iter().map(String::from));
     }
 
-    /// For a tool of a server that sends no annotation hints at all: the
-    /// tags annotations would have given, from what the tool says it does
+    /// For a tool of a server that never says whether its tools are
+    /// read-only or destructive ([`has_effect_hints`]): the tags
+    /// annotations would have given, from what the tool says it does
     /// (reads → `read-only`, destroys → `destructive`), marked derived.
     /// The spec's defaults would tag every such tool `destructive`, which
     /// says nothing and hides reads behind `tags.none: ["destructive"]`.
-    /// `open-world` keeps the spec's default, as for any tool that does not
-    /// say: it is not derived from anything the tool says.
-    pub fn derive_effect_tags(&mut self, effect: Effect) {
+    /// The hints the tool does send (`annotations`) still count:
+    /// `open-world` as its `openWorldHint` says (the spec's default, true,
+    /// when it does not), `idempotent` when it says so of a tool that
+    /// does not only read.
+    pub fn derive_effect_tags(&mut self, effect: Effect, annotations: Option<&Value>) {
         let tag = match effect {
             Effect::Reads => Some(TAG_READ_ONLY),
             Effect::Changes => None,
@@ -198,7 +201,17 @@ impl Labels {
         {
             self.derived_tags.insert(tag.to_string());
         }
-        self.tags.insert(TAG_OPEN_WORLD.to_string());
+        let hint = |key: &str| {
+            annotations
+                .and_then(|a| a.get(key))
+                .and_then(Value::as_bool)
+        };
+        if effect != Effect::Reads && hint("idempotentHint") == Some(true) {
+            self.tags.insert(TAG_IDEMPOTENT.to_string());
+        }
+        if hint("openWorldHint").unwrap_or(true) {
+            self.tags.insert(TAG_OPEN_WORLD.to_string());
+        }
     }
 
     /// Sets concern `name` to `value` as the server or the user said,
@@ -303,10 +316,17 @@ impl Labels {
         self.set_concern(SECURITY, level, why);
     }
 
-    /// Sets `security` of a tool of a server that sends no annotation
-    /// hints at all from what the tool says it does (DESIGN §3): reads →
-    /// `high`, changes → `medium`, destroys → `low`; marked derived.
-    pub fn derive_security_from(&mut self, stated: &Stated) {
+    /// Sets `security` of a tool of a server that never says whether its
+    /// tools are read-only or destructive from what the tool says it does
+    /// (DESIGN §3): reads → `high`, changes → `medium`, destroys → `low`;
+    /// marked derived. `other_hints`: the server sends other hints
+    /// (`openWorldHint`, `idempotentHint`), which the reason says.
+    pub fn derive_security_from(&mut self, stated: &Stated, other_hints: bool) {
+        let silent = if other_hints {
+            "the server's annotations do not say whether its tools read or change"
+        } else {
+            "the server sends no annotations"
+        };
         let level = match stated.effect {
             Effect::Reads => "high",
             Effect::Changes => "medium",
@@ -315,10 +335,10 @@ impl Labels {
         let why = match &stated.evidence {
             Evidence::Nothing => format!(
                 "security {level}: nothing in its name, title or description says what it does, \
-                 so it may destroy data as the spec assumes (the server sends no annotations)"
+                 so it may destroy data as the spec assumes ({silent})"
             ),
             evidence => format!(
-                "security {level}: derived from {} (the server sends no annotations)",
+                "security {level}: derived from {} ({silent})",
                 evidence.describe()
             ),
         };
@@ -443,6 +463,17 @@ pub fn has_hints(annotations: Option<&Value>) -> bool {
         ]
         .iter()
         .any(|key| a.get(key).is_some_and(Value::is_boolean))
+    })
+}
+
+/// Whether annotations say whether a tool is read-only or destructive:
+/// `openWorldHint` or `idempotentHint` alone say nothing of what a call
+/// changes (Brave's search server sends only those).
+pub fn has_effect_hints(annotations: Option<&Value>) -> bool {
+    annotations.is_some_and(|a| {
+        ["readOnlyHint", "destructiveHint"]
+            .iter()
+            .any(|key| a.get(key).is_some_and(Value::is_boolean))
     })
 }
 
@@ -670,8 +701,8 @@ mod tests {
         let derive = |tool: Value| {
             let mut labels = Labels::sent("s", &tool);
             let stated = crate::action::stated(&tool);
-            labels.derive_effect_tags(stated.effect);
-            labels.derive_security_from(&stated);
+            labels.derive_effect_tags(stated.effect, tool.get("annotations"));
+            labels.derive_security_from(&stated, false);
             labels
         };
         let list = derive(json!({"name": "list_issues"}));
@@ -729,7 +760,7 @@ mod tests {
         );
         let mut labels = plain;
         labels.derive_concern("cost", "minimal", "cost minimal: because".into());
-        labels.derive_effect_tags(crate::action::Effect::Reads);
+        labels.derive_effect_tags(crate::action::Effect::Reads, None);
         let value = serde_json::to_value(&labels).unwrap();
         assert_eq!(value["derivedConcerns"], json!(["cost"]));
         assert_eq!(value["derivedTags"], json!(["read-only"]));
