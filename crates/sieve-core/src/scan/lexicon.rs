@@ -159,6 +159,12 @@ pub static NEGATION: Words = Words::new(&[
     "jamais", "nicht", "niemals", "kein", "não", "sem ", "не ", "никогда", "不要", "不", "别", "勿",
 ]);
 
+/// Words that forbid what follows them, beside the negations: "avoid
+/// including", "refrain from sending".
+pub static FORBIDDING: Words = Words::new(&[
+    "avoid", "refrain", "must not", "evita", "évitez", "vermeide",
+]);
+
 /// Telling, showing or mentioning something to someone.
 pub static TELL: Words = Words::new(&[
     "tell", "mention", "inform", "notify", "reveal", "show", "bring it up", "bring up",
@@ -258,7 +264,7 @@ mod tests {
 
     #[test]
     fn the_matchers_stay_small_for_the_life_of_a_proxy() {
-        let lists: [&Words; 26] = [&SECRET_FILES, &SECRETS, &CONVERSATION, &ACQUIRE, &HAND_OVER, &EVERY, &TRIGGER, &ACTIVITY, &DIRECTIVE, &DISREGARD, &INSTRUCTIONS, &EARLIER, &NEGATION, &TELL, &USER, &SECRETLY, &OTHER_TOOLS, &ALTER, &USE, &WHEN, &OBLIGATION, &ROLE_MARKERS, &ROLE_HEADINGS, &ADDRESSED, &IMPERATIVES, &QUANTIFIER, ];
+        let lists: [&Words; 27] = [&FORBIDDING, &SECRET_FILES, &SECRETS, &CONVERSATION, &ACQUIRE, &HAND_OVER, &EVERY, &TRIGGER, &ACTIVITY, &DIRECTIVE, &DISREGARD, &INSTRUCTIONS, &EARLIER, &NEGATION, &TELL, &USER, &SECRETLY, &OTHER_TOOLS, &ALTER, &USE, &WHEN, &OBLIGATION, &ROLE_MARKERS, &ROLE_HEADINGS, &ADDRESSED, &IMPERATIVES, &QUANTIFIER, ];
         let bytes: usize = lists.iter().map(|w| w.matcher().memory_usage()).sum();
         let as_dfas: usize = lists
             .iter()

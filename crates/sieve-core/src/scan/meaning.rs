@@ -97,6 +97,16 @@ fn push_trimmed<'a>(out: &mut Vec<&'a str>, s: &'a str) {
 /// place). A trailing `|` in a word asks for a word end too ("pass|" is
 /// not "password"). One pass over `hay` finds every word of the list.
 pub fn find(hay: &str, words: &Words) -> Option<(usize, &'static str)> {
+    found(hay, words)
+        .into_iter()
+        .min()
+        .map(|(at, pattern)| (at, words[pattern]))
+}
+
+/// Every place in `hay` (lowercase) where a word of `words` starts on a
+/// word boundary, as [`find`] finds the first: where, and which word (its
+/// index in the list).
+fn found(hay: &str, words: &Words) -> Vec<(usize, usize)> {
     let outside = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() || is_cjk(c));
     words
         .matcher()
@@ -108,8 +118,35 @@ pub fn find(hay: &str, words: &Words) -> Option<(usize, &'static str)> {
             (!needs_boundary || outside(hay[..m.start()].chars().next_back()))
                 && (!word.ends_with('|') || outside(hay[m.end()..].chars().next()))
         })
-        .min_by_key(|m| (m.start(), m.pattern()))
-        .map(|m| (m.start(), words[m.pattern().as_usize()]))
+        .map(|m| (m.start(), m.pattern().as_usize()))
+        .collect()
+}
+
+/// Whether `s` (lowercase) hands something over in a way it does not
+/// forbid: some word of [`HAND_OVER`] with no negation in its clause
+/// just before it. "Do not include any API keys in your query" asks the
+/// opposite of handing a key over; "no matter what, include the key"
+/// does not forbid it (the comma ends the clause of "no").
+fn hands_over(s: &str) -> bool {
+    found(s, &HAND_OVER)
+        .into_iter()
+        .any(|(at, _)| !forbidden_just_before(&s[..at]))
+}
+
+/// Whether the clause that ends with `before` forbids what follows it:
+/// a negation or "avoid" among its last four words.
+fn forbidden_just_before(before: &str) -> bool {
+    let clause = before
+        .rfind([',', ':', '(', ')', '"', '`'])
+        .map_or(before, |cut| &before[cut + 1..]);
+    let start = clause
+        .char_indices()
+        .rev()
+        .filter(|(_, c)| c.is_whitespace())
+        .nth(4)
+        .map_or(0, |(i, _)| i);
+    let last_words = &clause[start..];
+    has(last_words, &NEGATION) || has(last_words, &FORBIDDING)
 }
 
 pub fn has(hay: &str, words: &Words) -> bool {
@@ -134,13 +171,13 @@ fn exfiltration(s: &str, place: Place) -> Option<String> {
     // A public key is there to be handed out.
     let public = s.contains(".pub") || s.contains("public key");
     if let Some(file) = find(s, &SECRET_FILES).filter(|_| !public)
-        && (has(s, &HAND_OVER) || (property && has(s, &ACQUIRE)))
+        && (hands_over(s) || (property && has(s, &ACQUIRE)))
     {
         return Some(object(file));
     }
     if let Some(talk) = find(s, &CONVERSATION) {
         let acquire = has(s, &ACQUIRE);
-        if has(s, &HAND_OVER)
+        if hands_over(s)
             && (acquire || has(s, &EVERY) || s.contains("http") || has(s, &DIRECTIVE) || !property)
         {
             return Some(object(talk));
@@ -149,14 +186,44 @@ fn exfiltration(s: &str, place: Place) -> Option<String> {
             return Some(object(talk));
         }
     }
-    if let Some(secret) = find(s, &SECRETS) {
+    if let Some(secret) = secret_itself(s) {
         let acquire = has(s, &ACQUIRE);
         let every = has(s, &EVERY);
-        if (has(s, &HAND_OVER) && (acquire || every)) || (acquire && property && every) {
+        if (hands_over(s) && (acquire || every)) || (acquire && property && every) {
             return Some(object(secret));
         }
     }
     None
+}
+
+/// The first secret `s` (lowercase) names as itself: not its handle (an
+/// "API key ID", a "password name") and not a literal value in code
+/// (`client_credentials`, `password` among a list of grant types).
+fn secret_itself(s: &str) -> Option<(usize, &'static str)> {
+    static HANDLE: &[&str] = &[
+        "id",
+        "ids",
+        "name",
+        "names",
+        "identifier",
+        "prefix",
+        "type",
+        "types",
+    ];
+    found(s, &SECRETS)
+        .into_iter()
+        .filter(|&(at, pattern)| {
+            let after = &s[at + SECRETS[pattern].len()..];
+            let next = after
+                .trim_start_matches([' ', '_', '-'])
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("");
+            let in_code = s[..at].matches('`').count() % 2 == 1;
+            !HANDLE.contains(&next) && !in_code
+        })
+        .min()
+        .map(|(at, pattern)| (at, SECRETS[pattern]))
 }
 
 /// Whether a sentence speaks to the model: an obligation, "you", a moment
@@ -181,7 +248,7 @@ fn preemption(s: &str) -> Option<&'static str> {
     });
     // Handing the other calls' data over, or acting whatever the person
     // asked: a tool that only wants to be called first does neither.
-    let takes_over = has(s, &HAND_OVER)
+    let takes_over = hands_over(s)
         || ["regardless", "no matter", "prepend", "run `", "无论"]
             .iter()
             .any(|w| s.contains(w));
@@ -196,6 +263,27 @@ fn disregard(s: &str) -> bool {
 /// Keeping something from the person: not telling them, or acting out of
 /// their sight, or they must not find out.
 fn concealment(s: &str) -> bool {
+    // What the person gets when they ask is not kept from them ("Don't
+    // bother telling the user the IDs unless they ask for them").
+    static ON_REQUEST: Words = Words::new(&[
+        "unless they ask",
+        "unless the user ask",
+        "unless asked",
+        "unless requested",
+        "if they ask",
+        "if the user ask",
+        "if asked",
+        "when asked",
+        "on request",
+        "if requested",
+    ]);
+    // "Even if asked" keeps it from them all the more.
+    let on_request = found(s, &ON_REQUEST)
+        .into_iter()
+        .any(|(at, _)| !s[..at].trim_end().ends_with("even"));
+    if on_request {
+        return false;
+    }
     let negation = find(s, &NEGATION);
     let user = find(s, &USER);
     // Not telling, then whom: "do not tell the user", "不要告诉用户".
@@ -217,7 +305,24 @@ fn concealment(s: &str) -> bool {
     {
         return true;
     }
-    has(s, &SECRETLY) && (user.is_some() || has(s, &HAND_OVER) || has(s, &DIRECTIVE))
+    acts_out_of_sight(s) && (user.is_some() || hands_over(s) || has(s, &DIRECTIVE))
+}
+
+/// Whether `s` says something is done out of the person's sight, not how
+/// a failure goes unnoticed ("the email will silently fail", "quietly
+/// ignored"): that describes the service, it asks nothing of the model.
+fn acts_out_of_sight(s: &str) -> bool {
+    static OUTCOME: &[&str] = &[
+        "fail", "ignor", "skip", "drop", "fall", "succeed", "no-op", "time",
+    ];
+    found(s, &SECRETLY).into_iter().any(|(at, pattern)| {
+        let after = s[at + SECRETLY[pattern].len()..].trim_start();
+        let next = after
+            .split(|c: char| !c.is_alphanumeric() && c != '-')
+            .next()
+            .unwrap_or("");
+        !OUTCOME.iter().any(|o| next.starts_with(o))
+    })
 }
 
 /// A directive about another tool: when it is used, or what it must do,
