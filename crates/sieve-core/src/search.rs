@@ -261,6 +261,133 @@ pub struct ToolIndex {
     postings: HashMap<String, Vec<Posting>>,
     /// Each tool as a sentence model reads it ([`sentence_of`]).
     sentences: Vec<String>,
+    /// Per tool, the kinds of values its parameters take ([`Given`]).
+    takes: Vec<Vec<Given>>,
+}
+
+/// A kind of value a person may give in a request, which a tool's
+/// parameters may take: "read https://example.com/post" gives a web
+/// address, and the tools that take one (`url`, `urls`) are what the
+/// person means, whatever the words around it say ("tell me the news
+/// there" is not a news search). Found in the query by its shape, in a
+/// tool by its parameters' names and formats. A file's path is not one:
+/// most tools of a server that works on files take a path, and a name
+/// like `Next.js` reads as a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Given {
+    /// `https://...`, `www....`, `docs.example.com/path`.
+    WebAddress,
+    /// `48.8584, 2.2945`.
+    Coordinates,
+}
+
+impl Given {
+    const ALL: [Given; 2] = [Given::WebAddress, Given::Coordinates];
+
+    /// The parameter names (their words) that take this kind of value.
+    fn parameters(self) -> &'static [&'static str] {
+        match self {
+            Given::WebAddress => &[
+                "url", "urls", "uri", "uris", "link", "links", "website", "href",
+            ],
+            Given::Coordinates => &[
+                "latitude",
+                "longitude",
+                "lat",
+                "lng",
+                "lon",
+                "coordinates",
+                "latlng",
+            ],
+        }
+    }
+}
+
+/// Endings of a host name that make a dotted word a web address rather
+/// than a file: the common generic and country domains.
+const WEB_ENDINGS: &[&str] = &[
+    "com", "org", "net", "io", "app", "dev", "ai", "co", "gov", "edu", "info", "me", "uk", "de",
+    "fr", "jp", "cn", "ca", "au", "us", "eu", "in", "ru", "br", "es", "it", "nl", "tv", "xyz",
+    "cloud", "site", "tech", "page", "sh",
+];
+
+/// The kinds of values `query` gives, each once, and the query with
+/// them taken out (their pieces are no words of the request: the
+/// `google` of an address is not the maps tools').
+fn given_in(query: &str) -> (Vec<Given>, String) {
+    let mut given = Vec::new();
+    let mut words = Vec::new();
+    let mut add = |kind: Given| {
+        if !given.contains(&kind) {
+            given.push(kind);
+        }
+    };
+    let tokens: Vec<&str> = query.split_whitespace().collect();
+    let number = |t: &str| {
+        let t = t.trim_end_matches([',', ';', ')', '?', '.']);
+        let t = t.trim_start_matches('(');
+        t.contains('.')
+            && t.trim_start_matches('-')
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '.')
+    };
+    for (i, token) in tokens.iter().enumerate() {
+        let bare = token.trim_matches(|c: char| {
+            matches!(c, ',' | ';' | '(' | ')' | '?' | '!' | '"' | '\'' | '`')
+        });
+        let bare = bare.strip_suffix('.').unwrap_or(bare);
+        let lower = bare.to_lowercase();
+        // Two decimal numbers side by side, or `48.85,2.29`.
+        let pair =
+            lower.split(',').filter(|p| !p.is_empty()).count() == 2 && lower.split(',').all(number);
+        if pair || (number(token) && tokens.get(i + 1).is_some_and(|next| number(next))) {
+            add(Given::Coordinates);
+            continue;
+        }
+        if i > 0 && number(token) && number(tokens[i - 1]) {
+            continue;
+        }
+        if lower.starts_with("http://")
+            || lower.starts_with("https://")
+            || lower.starts_with("www.")
+        {
+            add(Given::WebAddress);
+            continue;
+        }
+        let host = lower.split('/').next().unwrap_or("");
+        let dotted = host.contains('.') && !host.starts_with('.') && !host.ends_with('.');
+        let ending = host.rsplit('.').next().unwrap_or("");
+        if dotted && host.split('.').all(|p| !p.is_empty()) && WEB_ENDINGS.contains(&ending) {
+            add(Given::WebAddress);
+            continue;
+        }
+        words.push(*token);
+    }
+    (given, words.join(" "))
+}
+
+/// The kinds of values `definition`'s parameters take, by their names
+/// (`url`, `file_path`) or a `uri` format.
+fn takes_of(definition: &Value) -> Vec<Given> {
+    let Some(properties) = definition
+        .pointer("/inputSchema/properties")
+        .and_then(Value::as_object)
+    else {
+        return Vec::new();
+    };
+    Given::ALL
+        .into_iter()
+        .filter(|kind| {
+            properties.iter().any(|(name, property)| {
+                let by_name = lexicon::words(name)
+                    .iter()
+                    .any(|word| kind.parameters().contains(&word.as_str()));
+                let by_format = *kind == Given::WebAddress
+                    && property.get("format").and_then(Value::as_str) == Some("uri");
+                by_name || by_format
+            })
+        })
+        .collect()
 }
 
 /// The share of a tool's blended score that is the sentence model's
@@ -328,9 +455,11 @@ impl ToolIndex {
         let mut stems: HashMap<String, String> = HashMap::new();
         // Per tool: (stem, part) counts and each part's length.
         let mut tools_words: Vec<(PartCounts, [f32; PARTS])> = Vec::new();
+        let mut takes = Vec::new();
         for (key, tool) in tools {
             keys.push(key);
             sentences.push(sentence_of(tool));
+            takes.push(takes_of(&tool.host_definition()));
             let mut counts = PartCounts::new();
             let mut lengths = [0.0f32; PARTS];
             for (word, part) in words_of(tool) {
@@ -380,6 +509,7 @@ impl ToolIndex {
             keys,
             postings,
             sentences,
+            takes,
         }
     }
 
@@ -463,7 +593,27 @@ impl ToolIndex {
         let mut literal_strength = vec![0.0f32; tools];
         let mut literal_term = vec![0.0f32; tools];
         let said = WEIGHT[Part::Description as usize] / WEIGHT[Part::Name as usize];
-        for slot in self.lexicon.expand(query) {
+        // What the person gives (a web address, a file, coordinates) is
+        // a slot of its own, matched by the tools whose parameters take
+        // it, as a parameter word would be; its pieces are no words.
+        let (given, query) = given_in(query);
+        for kind in given {
+            let taking: Vec<usize> = (0..tools)
+                .filter(|&doc| self.takes[doc].contains(&kind))
+                .collect();
+            if taking.is_empty() {
+                continue;
+            }
+            let rarity = idf_of(taking.len() as f32);
+            let count = WEIGHT[Part::Parameters as usize];
+            let bm25 = count * (K1 + 1.0) / (count + K1);
+            rarity_total += rarity;
+            for doc in taking {
+                scores[doc] += rarity * bm25;
+                covered[doc] += rarity;
+            }
+        }
+        for slot in self.lexicon.expand(&query) {
             for values in [
                 &mut strength,
                 &mut term,
@@ -660,6 +810,70 @@ mod tests {
 
     fn tool(name: &str, description: &str) -> Value {
         json!({"name": name, "description": description, "inputSchema": {"type": "object"}})
+    }
+
+    #[test]
+    fn a_request_gives_web_addresses_and_coordinates_by_their_shape() {
+        let given = |query: &str| given_in(query);
+        assert_eq!(
+            given("read https://www.theverge.com/2024/io-recap and sum it up"),
+            (vec![Given::WebAddress], "read and sum it up".to_string())
+        );
+        assert_eq!(
+            given("map every page under stripe.com/docs").0,
+            [Given::WebAddress]
+        );
+        assert_eq!(
+            given("what's on news.ycombinator.com?").0,
+            [Given::WebAddress]
+        );
+        assert_eq!(
+            given("what address is at 48.8584, 2.2945?"),
+            (vec![Given::Coordinates], "what address is at".to_string())
+        );
+        assert_eq!(
+            given("is 39.1178,-106.4454 high up").0,
+            [Given::Coordinates]
+        );
+        // Files, versions, names with a dot and plain numbers give nothing.
+        for plain in [
+            "stage README.md and setup.py",
+            "what changed in v1.2 of Next.js",
+            "the docs of /vercel/next.js",
+            "give 2.5 stars to it",
+        ] {
+            assert_eq!(given(plain), (vec![], plain.to_string()), "{plain}");
+        }
+    }
+
+    #[test]
+    fn a_tool_that_takes_what_the_person_gives_is_found_whatever_the_words() {
+        let tools = vec![
+            json!({"name": "news_search", "description": "Search news articles about any topic.",
+                   "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}}}),
+            json!({"name": "fetch", "description": "Fetches a page and returns its text.",
+                   "inputSchema": {"type": "object", "properties": {"url": {"type": "string", "format": "uri"}}}}),
+            json!({"name": "reverse_geocode", "description": "Turn a place into an address.",
+                   "inputSchema": {"type": "object", "properties": {"latitude": {"type": "number"}, "longitude": {"type": "number"}}}}),
+        ];
+        // The address's pieces (maps, google, news) are no words of the
+        // request: what it gives is a page to read.
+        assert_eq!(
+            ranked(
+                tools.clone(),
+                "what does https://maps.google.com/news say",
+                1
+            ),
+            ["fetch"]
+        );
+        assert_eq!(
+            ranked(tools.clone(), "tell me the news today", 1),
+            ["news_search"]
+        );
+        assert_eq!(
+            ranked(tools, "which address is 48.8584, 2.2945", 1),
+            ["reverse_geocode"]
+        );
     }
 
     #[test]

@@ -54,7 +54,9 @@
 //!   PyPI that day and searched as one catalog
 //!   (`tests/fixtures/live-13.json`, 48 tools: Brave Search, Tavily, Exa,
 //!   GitLab, Google Maps, Context7, git, time, fetch); scored once, by
-//!   words (42 of 50) and blended (41 of 50).
+//!   words (42 of 50) and blended (41 of 50). The round then read the
+//!   web addresses and coordinates a request gives (43 and 43), so it is
+//!   seen now.
 //! * `live-qa.tsv`: a tester's queries on four live servers searched as
 //!   one catalog (`tests/fixtures/live-qa.json`, 202 tools); the fourth
 //!   round fixed a defect they showed, so they are seen and track it.
@@ -89,7 +91,7 @@ const NINTH_HELD_OUT_FLOOR: f64 = 0.62;
 const TENTH_HELD_OUT_FLOOR: f64 = 0.53;
 const ELEVENTH_HELD_OUT_FLOOR: f64 = 0.58;
 const TWELFTH_HELD_OUT_FLOOR: f64 = 0.6;
-const THIRTEENTH_HELD_OUT_FLOOR: f64 = 0.82;
+const THIRTEENTH_HELD_OUT_FLOOR: f64 = 0.84;
 
 /// Ranks every query of `set` on its catalog; prints a table and returns
 /// (queries with a meant tool in the top 3, queries).
@@ -220,7 +222,7 @@ const BLENDED_FLOORS: [(&str, f64); 15] = [
     ("held-out-10", 0.61),
     ("held-out-11", 0.77),
     ("held-out-12", 0.77),
-    ("held-out-13", 0.8),
+    ("held-out-13", 0.84),
     ("live-qa", 0.74),
 ];
 
