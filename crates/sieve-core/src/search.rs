@@ -367,7 +367,7 @@ fn given_in(query: &str) -> (Vec<Given>, String) {
 }
 
 /// The kinds of values `definition`'s parameters take, by their names
-/// (`url`, `file_path`) or a `uri` format.
+/// (`url`, `latitude`) or a `uri` format.
 fn takes_of(definition: &Value) -> Vec<Given> {
     let Some(properties) = definition
         .pointer("/inputSchema/properties")
