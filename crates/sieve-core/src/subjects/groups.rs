@@ -638,9 +638,11 @@ impl Groups {
             .filter(|(_, tools)| tools.len() >= 2)
             .collect();
         if groups.is_empty() {
-            // Nothing to join: the loners form one group of their own.
-            self.of = vec![Some("tools".to_string()); self.of.len()];
-            self.why = vec![Reason::Near; self.of.len()];
+            // No two tools share an area: the server lists one tool per
+            // area, and a group of them all would be the server itself
+            // (`server:NAME` switches that), under a name that says
+            // nothing ("tools").
+            self.of = vec![None; self.of.len()];
             return;
         }
         let loners: Vec<usize> = (0..self.of.len())

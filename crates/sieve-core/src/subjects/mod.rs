@@ -772,6 +772,35 @@ mod tests {
     }
 
     #[test]
+    fn a_server_whose_tools_share_no_area_gets_no_group() {
+        // npm's Puppeteer server: one thing each, driven in one browser.
+        let texts = [
+            ("puppeteer_navigate", "Navigate to a URL"),
+            (
+                "puppeteer_screenshot",
+                "Take a screenshot of the current page or a specific element",
+            ),
+            ("puppeteer_click", "Click an element on the page"),
+            ("puppeteer_fill", "Fill out an input field"),
+            (
+                "puppeteer_select",
+                "Select an element on the page with Select tag",
+            ),
+            ("puppeteer_hover", "Hover an element on the page"),
+            (
+                "puppeteer_evaluate",
+                "Execute JavaScript in the browser console",
+            ),
+        ]
+        .map(|(name, description)| described(name, description));
+        let found = derive_for("puppeteer", &texts);
+        assert!(
+            found.iter().all(Option::is_none),
+            "one group of every tool would be the server itself: {found:?}"
+        );
+    }
+
+    #[test]
     fn names_of_the_server_s_own_word_and_a_verb_are_the_thing_they_drive() {
         let mut texts = vec![
             described("web_get", "Perform an HTTP GET request"),
