@@ -79,6 +79,7 @@ pub static CONVERSATION: Words = Words::new(&[
     "this conversation", "conversation so far", "chat history", "chat log", "transcript",
     "system prompt", "system message", "previous message", "prior message", "earlier message",
     "everything the user", "all messages", "the user's message", "user's first message",
+    "most recent message", "latest message", "last message",
     "message history", "instrucciones del sistema", "historial", "historique", "invite système",
     "gesprächsverlauf", "chatverlauf", "histórico", "истори", "переписк", "системн", "对话记录",
     "对话历史", "聊天记录", "系统提示",
@@ -94,14 +95,20 @@ pub static ACQUIRE: Words = Words::new(&[
 ]);
 
 /// Handing something over: into an argument, or out to somewhere else.
+/// A short stem ends at a word's end (`|`) where longer English words
+/// begin with it: "mandatory" is not Spanish "manda", "Postgres" and
+/// "postal" not "post", "placeholder" not "place", "copyright" not "copy",
+/// "sender" not German "sende".
 pub static HAND_OVER: Words = Words::new(&[
-    "pass|", "passing", "passed", "put ", "put it", "place", "include", "insert", "supply",
-    "hand ", "fill", "attach", "append", "send", "post", "upload", "forward", "transmit",
-    "email", "submit", "copy", "as '", "as `", "as \"", "argument", "parameter", "field",
-    "http://", "https://", "webhook", "envía", "enviar", "envíe", "envie", "manda", "pon ",
-    "parámetro", "envoy", "mettez", "mets ", "transmet", "paramètre", "übergib", "übergeben",
-    "sende", "schick", "füge", "parâmetro", "coloque", "передай", "передать", "отправ",
-    "вставь", "параметр", "放入", "发送", "传入", "参数", "填入",
+    "pass|", "passing", "passed", "put ", "put it", "place|", "places|", "placed", "placing",
+    "include", "insert", "supply", "hand ", "fill|", "fills", "filled", "filling", "attach",
+    "append", "send", "post|", "posts|", "posted", "posting", "upload", "forward", "transmit",
+    "email", "submit", "copy|", "copies", "copied", "copying", "as '", "as `", "as \"",
+    "argument", "parameter", "field", "http://", "https://", "webhook", "envía", "enviar",
+    "envíe", "envie", "manda|", "mande|", "pon ", "parámetro", "envoy", "mettez", "mets ",
+    "transmet", "paramètre", "übergib", "übergeben", "sende|", "senden", "schick", "füge",
+    "parâmetro", "coloque", "передай", "передать", "отправ", "вставь", "параметр", "放入", "发送",
+    "传入", "参数", "填入",
 ]);
 
 /// All of something, or every time.

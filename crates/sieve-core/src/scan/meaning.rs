@@ -175,7 +175,7 @@ fn exfiltration(s: &str, place: Place) -> Option<String> {
     {
         return Some(object(file));
     }
-    if let Some(talk) = find(s, &CONVERSATION) {
+    if let Some(talk) = itself(s, &CONVERSATION) {
         let acquire = has(s, &ACQUIRE);
         if hands_over(s)
             && (acquire || has(s, &EVERY) || s.contains("http") || has(s, &DIRECTIVE) || !property)
@@ -200,6 +200,13 @@ fn exfiltration(s: &str, place: Place) -> Option<String> {
 /// "API key ID", a "password name") and not a literal value in code
 /// (`client_credentials`, `password` among a list of grant types).
 fn secret_itself(s: &str) -> Option<(usize, &'static str)> {
+    itself(s, &SECRETS)
+}
+
+/// The first of `words` that `s` (lowercase) names as itself, not its
+/// handle or a literal in code, as [`secret_itself`] reads secrets:
+/// "this conversationId" is an ID, not the conversation.
+fn itself(s: &str, words: &Words) -> Option<(usize, &'static str)> {
     static HANDLE: &[&str] = &[
         "id",
         "ids",
@@ -210,10 +217,10 @@ fn secret_itself(s: &str) -> Option<(usize, &'static str)> {
         "type",
         "types",
     ];
-    found(s, &SECRETS)
+    found(s, words)
         .into_iter()
         .filter(|&(at, pattern)| {
-            let after = &s[at + SECRETS[pattern].len()..];
+            let after = &s[at + words[pattern].len()..];
             let next = after
                 .trim_start_matches([' ', '_', '-'])
                 .split(|c: char| !c.is_alphanumeric())
@@ -223,7 +230,7 @@ fn secret_itself(s: &str) -> Option<(usize, &'static str)> {
             !HANDLE.contains(&next) && !in_code
         })
         .min()
-        .map(|(at, pattern)| (at, SECRETS[pattern]))
+        .map(|(at, pattern)| (at, words[pattern]))
 }
 
 /// Whether a sentence speaks to the model: an obligation, "you", a moment
