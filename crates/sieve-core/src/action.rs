@@ -156,6 +156,9 @@ fn verb(word: &str) -> Option<(&'static str, Effect, Strength)> {
                 "recognize",
                 "recognise",
                 "parse",
+                // Data taken out of a page or a document (Bright Data and
+                // Firecrawl mark their extract tools read-only).
+                "extract",
             ],
             Reads,
             Plain,
@@ -785,6 +788,7 @@ mod tests {
             ("search_repositories", Effect::Reads),
             ("list_commits", Effect::Reads),
             ("get_workflow_run", Effect::Reads),
+            ("extract_structured_data", Effect::Reads),
             ("issue_read", Effect::Reads),
             ("create_issue", Effect::Changes),
             ("create_or_update_file", Effect::Changes),
