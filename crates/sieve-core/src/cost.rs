@@ -89,6 +89,25 @@ pub const CALLS_TO_LOWER: u32 = 3;
 /// judged by what it does now.
 pub const CALLS_KEPT: usize = 50;
 
+/// Which of a run of calls, in the order they came (each named by its
+/// server and tool), are kept once written: the newest [`CALLS_KEPT`] of
+/// each tool. A mask in the calls' order.
+pub fn kept_of_each_tool<'a>(
+    calls: impl DoubleEndedIterator<Item = (&'a str, &'a str)>,
+) -> Vec<bool> {
+    let mut seen: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    let mut kept: Vec<bool> = calls
+        .rev()
+        .map(|tool| {
+            let count = seen.entry(tool).or_default();
+            *count += 1;
+            *count <= CALLS_KEPT
+        })
+        .collect();
+    kept.reverse();
+    kept
+}
+
 /// What the calls through Sieve measured, by server, then by the tool's
 /// upstream name.
 pub type Measurements = BTreeMap<String, BTreeMap<String, Measured>>;

@@ -201,16 +201,13 @@ impl Labels {
         {
             self.derived_tags.insert(tag.to_string());
         }
-        let hint = |key: &str| {
-            annotations
-                .and_then(|a| a.get(key))
-                .and_then(Value::as_bool)
-        };
-        if effect != Effect::Reads && hint("idempotentHint") == Some(true) {
-            self.tags.insert(TAG_IDEMPOTENT.to_string());
-        }
-        if hint("openWorldHint").unwrap_or(true) {
-            self.tags.insert(TAG_OPEN_WORLD.to_string());
+        // The tags its hints give, with the spec's defaults: all but the
+        // effect, which the server left unsaid.
+        for tag in annotation_tags(annotations) {
+            let kept = tag == TAG_OPEN_WORLD || (tag == TAG_IDEMPOTENT && effect != Effect::Reads);
+            if kept {
+                self.tags.insert(tag.to_string());
+            }
         }
     }
 
@@ -454,25 +451,28 @@ pub fn renamed_group(group: &str, renames: &BTreeMap<String, String>) -> String 
 /// Whether annotations carry any hint of what a tool does (read-only,
 /// destructive, idempotent, open-world). A `title` alone says nothing.
 pub fn has_hints(annotations: Option<&Value>) -> bool {
-    annotations.is_some_and(|a| {
-        [
+    says_any(
+        annotations,
+        &[
             "readOnlyHint",
             "destructiveHint",
             "idempotentHint",
             "openWorldHint",
-        ]
-        .iter()
-        .any(|key| a.get(key).is_some_and(Value::is_boolean))
-    })
+        ],
+    )
 }
 
 /// Whether annotations say whether a tool is read-only or destructive:
 /// `openWorldHint` or `idempotentHint` alone say nothing of what a call
 /// changes (Brave's search server sends only those).
 pub fn has_effect_hints(annotations: Option<&Value>) -> bool {
+    says_any(annotations, &["readOnlyHint", "destructiveHint"])
+}
+
+/// Whether `annotations` give any of the boolean hints `keys`.
+fn says_any(annotations: Option<&Value>, keys: &[&str]) -> bool {
     annotations.is_some_and(|a| {
-        ["readOnlyHint", "destructiveHint"]
-            .iter()
+        keys.iter()
             .any(|key| a.get(key).is_some_and(Value::is_boolean))
     })
 }

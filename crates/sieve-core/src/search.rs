@@ -593,7 +593,7 @@ impl ToolIndex {
         let mut literal_strength = vec![0.0f32; tools];
         let mut literal_term = vec![0.0f32; tools];
         let said = WEIGHT[Part::Description as usize] / WEIGHT[Part::Name as usize];
-        // What the person gives (a web address, a file, coordinates) is
+        // What the person gives (a web address, coordinates) is
         // a slot of its own, matched by the tools whose parameters take
         // it, as a parameter word would be; its pieces are no words.
         let (given, query) = given_in(query);
@@ -814,7 +814,7 @@ mod tests {
 
     #[test]
     fn a_request_gives_web_addresses_and_coordinates_by_their_shape() {
-        let given = |query: &str| given_in(query);
+        let given = given_in;
         assert_eq!(
             given("read https://www.theverge.com/2024/io-recap and sum it up"),
             (vec![Given::WebAddress], "read and sum it up".to_string())

@@ -20,7 +20,7 @@
 
 use super::query::{Arg, Dialect, placeholders, text};
 use super::{Backend, Ledger, LedgerError};
-use sieve_core::cost::{CALLS_KEPT, Measured, Measurements};
+use sieve_core::cost::{CALLS_KEPT, Measured, Measurements, kept_of_each_tool};
 
 /// One call, measured.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,20 +189,12 @@ impl Ledger {
 /// newest [`CALLS_KEPT`] of each tool, in their order. A batch of a busy
 /// tool writes no row only to drop it again.
 fn newest_of_each_tool(calls: &[CallMeasurement]) -> Vec<&CallMeasurement> {
-    let mut seen: std::collections::HashMap<(&str, &str), usize> = Default::default();
-    let mut newest: Vec<&CallMeasurement> = calls
+    let kept = kept_of_each_tool(calls.iter().map(|c| (c.server.as_str(), c.tool.as_str())));
+    calls
         .iter()
-        .rev()
-        .filter(|call| {
-            let count = seen
-                .entry((call.server.as_str(), call.tool.as_str()))
-                .or_default();
-            *count += 1;
-            *count <= CALLS_KEPT
-        })
-        .collect();
-    newest.reverse();
-    newest
+        .zip(kept)
+        .filter_map(|(call, keep)| keep.then_some(call))
+        .collect()
 }
 
 /// The tools `calls` are of, each once.

@@ -98,7 +98,6 @@ fn push_trimmed<'a>(out: &mut Vec<&'a str>, s: &'a str) {
 /// not "password"). One pass over `hay` finds every word of the list.
 pub fn find(hay: &str, words: &Words) -> Option<(usize, &'static str)> {
     found(hay, words)
-        .into_iter()
         .min()
         .map(|(at, pattern)| (at, words[pattern]))
 }
@@ -106,12 +105,12 @@ pub fn find(hay: &str, words: &Words) -> Option<(usize, &'static str)> {
 /// Every place in `hay` (lowercase) where a word of `words` starts on a
 /// word boundary, as [`find`] finds the first: where, and which word (its
 /// index in the list).
-fn found(hay: &str, words: &Words) -> Vec<(usize, usize)> {
+fn found<'a>(hay: &'a str, words: &'a Words) -> impl Iterator<Item = (usize, usize)> + 'a {
     let outside = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() || is_cjk(c));
     words
         .matcher()
         .find_overlapping_iter(hay)
-        .filter(|m| {
+        .filter(move |m| {
             let word = words[m.pattern().as_usize()];
             let first = word.chars().next().unwrap_or(' ');
             let needs_boundary = first.is_alphanumeric() && !is_cjk(first);
@@ -119,7 +118,6 @@ fn found(hay: &str, words: &Words) -> Vec<(usize, usize)> {
                 && (!word.ends_with('|') || outside(hay[m.end()..].chars().next()))
         })
         .map(|m| (m.start(), m.pattern().as_usize()))
-        .collect()
 }
 
 /// Whether `s` (lowercase) hands something over in a way it does not
@@ -128,9 +126,7 @@ fn found(hay: &str, words: &Words) -> Vec<(usize, usize)> {
 /// opposite of handing a key over; "no matter what, include the key"
 /// does not forbid it (the comma ends the clause of "no").
 fn hands_over(s: &str) -> bool {
-    found(s, &HAND_OVER)
-        .into_iter()
-        .any(|(at, _)| !forbidden_just_before(&s[..at]))
+    found(s, &HAND_OVER).any(|(at, _)| !forbidden_just_before(&s[..at]))
 }
 
 /// Whether the clause that ends with `before` forbids what follows it:
@@ -186,7 +182,7 @@ fn exfiltration(s: &str, place: Place) -> Option<String> {
             return Some(object(talk));
         }
     }
-    if let Some(secret) = secret_itself(s) {
+    if let Some(secret) = itself(s, &SECRETS) {
         let acquire = has(s, &ACQUIRE);
         let every = has(s, &EVERY);
         if (hands_over(s) && (acquire || every)) || (acquire && property && every) {
@@ -196,16 +192,10 @@ fn exfiltration(s: &str, place: Place) -> Option<String> {
     None
 }
 
-/// The first secret `s` (lowercase) names as itself: not its handle (an
-/// "API key ID", a "password name") and not a literal value in code
-/// (`client_credentials`, `password` among a list of grant types).
-fn secret_itself(s: &str) -> Option<(usize, &'static str)> {
-    itself(s, &SECRETS)
-}
-
-/// The first of `words` that `s` (lowercase) names as itself, not its
-/// handle or a literal in code, as [`secret_itself`] reads secrets:
-/// "this conversationId" is an ID, not the conversation.
+/// The first of `words` that `s` (lowercase) names as itself: not its
+/// handle (an "API key ID", a "password name", "this conversationId")
+/// and not a literal value in code (`client_credentials`, `password`
+/// among a list of grant types).
 fn itself(s: &str, words: &Words) -> Option<(usize, &'static str)> {
     static HANDLE: &[&str] = &[
         "id",
@@ -218,7 +208,6 @@ fn itself(s: &str, words: &Words) -> Option<(usize, &'static str)> {
         "types",
     ];
     found(s, words)
-        .into_iter()
         .filter(|&(at, pattern)| {
             let after = &s[at + words[pattern].len()..];
             let next = after
@@ -285,9 +274,7 @@ fn concealment(s: &str) -> bool {
         "if requested",
     ]);
     // "Even if asked" keeps it from them all the more.
-    let on_request = found(s, &ON_REQUEST)
-        .into_iter()
-        .any(|(at, _)| !s[..at].trim_end().ends_with("even"));
+    let on_request = found(s, &ON_REQUEST).any(|(at, _)| !s[..at].trim_end().ends_with("even"));
     if on_request {
         return false;
     }
@@ -322,7 +309,7 @@ fn acts_out_of_sight(s: &str) -> bool {
     static OUTCOME: &[&str] = &[
         "fail", "ignor", "skip", "drop", "fall", "succeed", "no-op", "time",
     ];
-    found(s, &SECRETLY).into_iter().any(|(at, pattern)| {
+    found(s, &SECRETLY).any(|(at, pattern)| {
         let after = s[at + SECRETLY[pattern].len()..].trim_start();
         let next = after
             .split(|c: char| !c.is_alphanumeric() && c != '-')

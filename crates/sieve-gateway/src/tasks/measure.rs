@@ -20,7 +20,7 @@
 
 use super::{Call, Running, Tasks};
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
-use sieve_core::cost::{CALLS_KEPT, Measurements};
+use sieve_core::cost::{Measurements, kept_of_each_tool};
 use sieve_core::tokenizer::{BYTES_PER_TOKEN, tokens_of_bytes};
 use sieve_ledger::{CallMeasurement, Ledger};
 use std::borrow::Cow;
@@ -166,21 +166,14 @@ fn write(ledger: &Ledger, sink: &MeasuredSink, batch: Vec<Op>, failing: &mut boo
     }
 }
 
-/// The newest [`CALLS_KEPT`] of each tool's calls in `measured`, in
+/// The calls of `measured` the ledger keeps ([`kept_of_each_tool`]), in
 /// their order.
 fn newest_of_each_tool(measured: Vec<Measure>) -> Vec<Measure> {
-    let mut seen: std::collections::HashMap<(&str, &str), usize> = Default::default();
-    let mut kept: Vec<bool> = measured
-        .iter()
-        .rev()
-        .map(|m| {
-            let count = seen.entry((&m.server, &m.tool)).or_default();
-            *count += 1;
-            *count <= CALLS_KEPT
-        })
-        .collect();
-    drop(seen);
-    kept.reverse();
+    let kept = kept_of_each_tool(
+        measured
+            .iter()
+            .map(|m| (m.server.as_str(), m.tool.as_str())),
+    );
     measured
         .into_iter()
         .zip(kept)
@@ -448,7 +441,7 @@ mod tests {
 
     #[test]
     fn a_batch_reads_only_the_calls_the_ledger_keeps() {
-        let total = CALLS_KEPT as i64 + 7;
+        let total = sieve_core::cost::CALLS_KEPT as i64 + 7;
         let mut batch: Vec<Measure> = (0..total).map(|at| measure("busy", at)).collect();
         batch.insert(3, measure("quiet", -1));
         let kept: Vec<(String, i64)> = newest_of_each_tool(batch)
