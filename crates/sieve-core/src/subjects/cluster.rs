@@ -52,8 +52,12 @@ pub(super) fn names_say_little(subjects: &[Option<String>]) -> bool {
 /// One tool's place in the groups made from words.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Placed {
-    /// The group's most telling word.
+    /// The group's most telling word, or the word its tools' names
+    /// share and no other's has.
     pub(super) group: String,
+    /// Whether the group is named by its tools' names (`group` is in
+    /// each of them, and in no other tool's).
+    pub(super) by_name: bool,
     /// The group's telling words this tool's texts have too, at most two.
     pub(super) shared: Vec<String>,
     /// How many of the group's other tools have one of `shared` too.
@@ -70,6 +74,7 @@ pub(super) struct Placed {
 /// and `None` for all when the words find fewer than two groups.
 pub(super) fn by_words(
     content: &[BTreeMap<String, f64>],
+    names: &[Vec<String>],
     most: usize,
 ) -> Option<Vec<Option<Placed>>> {
     let n = content.len();
@@ -195,9 +200,20 @@ pub(super) fn by_words(
     // another has taken all is about that group's word, and joins it.
     groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     let mut named: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut from_names: BTreeSet<String> = BTreeSet::new();
     // Unpacked once for every group that needs it, and only if one does.
     let mut lexicon: Option<Arc<Lexicon>> = None;
     for group in groups {
+        // A word every member's name says and no other tool's is what
+        // the group is (`brave_web_search`, `brave_news_search`: search),
+        // however many tools' texts use it.
+        if let Some(word) =
+            name_of_only(names, &group).filter(|w| !named.iter().any(|(name, _)| name == w))
+        {
+            from_names.insert(word.clone());
+            named.push((word, group));
+            continue;
+        }
         let telling = telling(&idf, content, &group);
         // A group is named by a thing, not a verb or what can be done
         // to a thing (`clickable`), where it can be.
@@ -249,6 +265,7 @@ pub(super) fn by_words(
                 .count();
             placed[tool] = Some(Placed {
                 group: name.to_string(),
+                by_name: from_names.contains(name),
                 shared,
                 alike,
                 nearest: placed_near.contains(&tool),
@@ -257,6 +274,34 @@ pub(super) fn by_words(
         }
     }
     Some(placed)
+}
+
+/// A word in the name of every tool of `group` and of no other tool,
+/// when there is one (the first in order) and it names a thing: a verb
+/// only where every name has it after another word, as English puts a
+/// compound's head (`web_search`, `news_search`), not leading what is
+/// done (`go_back`).
+fn name_of_only(names: &[Vec<String>], group: &[usize]) -> Option<String> {
+    let first = names.get(*group.first()?)?;
+    first
+        .iter()
+        .filter(|w| w.len() > 1 && w.chars().all(|c| c.is_ascii_alphanumeric()))
+        .find(|w| {
+            let only = names
+                .iter()
+                .enumerate()
+                .all(|(tool, name)| group.contains(&tool) == name.contains(*w));
+            let head = || {
+                group.iter().all(|&tool| {
+                    names[tool]
+                        .iter()
+                        .position(|n| n == *w)
+                        .is_some_and(|at| at > 0)
+                })
+            };
+            only && (!is_verb(w) || head())
+        })
+        .cloned()
 }
 
 /// Whether `word` says what can be done to a thing (`clickable`,
@@ -331,6 +376,10 @@ fn telling<'a>(
 mod tests {
     use super::*;
 
+    fn no_names(tools: usize) -> Vec<Vec<String>> {
+        vec![Vec::new(); tools]
+    }
+
     fn content(words: &[&str]) -> BTreeMap<String, f64> {
         words.iter().map(|w| (w.to_string(), 1.0)).collect()
     }
@@ -377,7 +426,7 @@ mod tests {
             content(&["log", "history"]),
             content(&["reflog", "log", "history"]),
         ];
-        let placed = by_words(&tools, 15).expect("groups");
+        let placed = by_words(&tools, &no_names(tools.len()), 15).expect("groups");
         let groups = group_names(&placed);
         assert_eq!(
             groups,
@@ -389,6 +438,52 @@ mod tests {
         assert_eq!(first.shared, ["remote", "url"]);
         assert_eq!(first.alike, 2);
         assert!(!first.nearest);
+    }
+
+    #[test]
+    fn a_group_whose_names_alone_share_a_word_is_named_by_it() {
+        // Brave's searches: the texts' rarer words would name them
+        // (`metadata`); their names say what they are.
+        let tools = [
+            content(&["web", "metadata", "results"]),
+            content(&["news", "metadata", "results"]),
+            content(&["image", "metadata", "results"]),
+            content(&["summary", "ai", "answer"]),
+            content(&["context", "ai", "answer"]),
+            content(&["push", "remote", "url"]),
+            content(&["pull", "remote", "url"]),
+            content(&["fetch", "remote", "url"]),
+        ];
+        let names: Vec<Vec<String>> = [
+            &["web", "search"][..],
+            &["news", "search"],
+            &["image", "search"],
+            &["summarizer"],
+            &["llm", "context"],
+            &["push"],
+            &["pull"],
+            &["fetch"],
+        ]
+        .iter()
+        .map(|name| name.iter().map(|w| w.to_string()).collect())
+        .collect();
+        let placed = by_words(&tools, &names, 15).expect("groups");
+        assert_eq!(
+            group_names(&placed),
+            [
+                "search", "search", "search", "ai", "ai", "remote", "remote", "remote"
+            ]
+        );
+        assert!(placed[0].as_ref().unwrap().by_name);
+        assert!(!placed[3].as_ref().unwrap().by_name);
+        // A verb leading each name says what is done, not what the tools
+        // are: the texts name the group as before.
+        let led: Vec<Vec<String>> = names
+            .iter()
+            .map(|name| name.iter().rev().cloned().collect())
+            .collect();
+        let placed = by_words(&tools, &led, 15).expect("groups");
+        assert_eq!(group_names(&placed)[0], "metadata");
     }
 
     /// The group each tool was placed in, in the tools' order.
@@ -412,7 +507,7 @@ mod tests {
             content(&["tab", "page"]),
             content(&["tab"]),
         ];
-        let placed = by_words(&tools, 15).expect("groups");
+        let placed = by_words(&tools, &no_names(tools.len()), 15).expect("groups");
         let groups = group_names(&placed);
         // The noun English makes of the verb; else the page both name,
         // though most tools do; a thing before what can be done to it.
@@ -442,6 +537,6 @@ mod tests {
             content(&["worktree"]),
             content(&["blame"]),
         ];
-        assert_eq!(by_words(&tools, 15), None);
+        assert_eq!(by_words(&tools, &no_names(tools.len()), 15), None);
     }
 }

@@ -214,7 +214,8 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
         .collect();
     if cluster::names_say_little(&subjects) {
         let content: Vec<_> = words.iter().map(|w| w.content(&shared)).collect();
-        if let Some(placed) = cluster::by_words(&content, max_groups(tools.len())) {
+        let names: Vec<_> = words.iter().map(|w| w.own_name_words(&shared)).collect();
+        if let Some(placed) = cluster::by_words(&content, &names, max_groups(tools.len())) {
             return by_words(&order, placed);
         }
     }
@@ -340,6 +341,11 @@ fn by_words(order: &[usize], placed: Vec<Option<cluster::Placed>>) -> Vec<Option
                     "most names here say a subject no other name shares, so tools are grouped by their texts: its texts speak of {}, {as_do}",
                     spoken_list(&place.shared),
                 )
+            };
+            let why = if place.by_name {
+                format!("{why}; the group is named by the word its tools' names share and no other's: {group}")
+            } else {
+                why
             };
             Derived {
                 group: place.group,

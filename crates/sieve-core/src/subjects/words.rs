@@ -231,6 +231,16 @@ impl Words {
     }
 
     /// The first word of the name that is not the server's.
+    /// The name's words but those of `shared` (the server's, its
+    /// tools' common prefix), in order.
+    pub(super) fn own_name_words(&self, shared: &BTreeSet<String>) -> Vec<String> {
+        self.name
+            .iter()
+            .filter(|w| !shared.contains(*w))
+            .cloned()
+            .collect()
+    }
+
     pub(super) fn lead(&self, shared: &BTreeSet<String>) -> Option<&str> {
         self.name
             .iter()
