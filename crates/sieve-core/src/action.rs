@@ -686,6 +686,57 @@ fn from_later_sentence(description: &str) -> Option<Stated> {
     })
 }
 
+/// What a person's request asks done, when it says so plainly: a
+/// question ("what's on my calendar", "is the cluster green", "how many
+/// ...") reads; a request that opens with a verb known here, past the
+/// words that lead into one ("please", "can you", "I need to"), does what
+/// that verb does ("delete ...", "send ...", "list ..."). `None` when it
+/// opens otherwise, or with a word as often a noun (`run`, `push`) or
+/// with a verb of many senses ("pull up", "take out").
+pub fn asked(request: &str) -> Option<Effect> {
+    let words = prose_words(request);
+    let at = words
+        .iter()
+        .position(|w| !REQUEST_LEAD_INS.contains(&w.as_str()))?;
+    let first = words[at].as_str();
+    if QUESTION_WORDS.contains(&first) {
+        return Some(Effect::Reads);
+    }
+    // A verb with a particle after it is another verb ("pull up", "take
+    // out", "set up"); a light verb is whatever its object makes it ("get
+    // rid of", "get me a certificate", "put it on hold").
+    if LIGHT_VERBS.contains(&first)
+        || words
+            .get(at + 1)
+            .is_some_and(|w| PARTICLES.contains(&w.as_str()))
+    {
+        return None;
+    }
+    plain_verb(first).map(|(_, effect, _)| effect)
+}
+
+/// Words a request may open with before its verb or question.
+const REQUEST_LEAD_INS: &[&str] = &[
+    "please", "can", "could", "would", "will", "you", "i", "we", "want", "need", "to", "help",
+    "me", "us", "let", "lets", "s", "d", "m", "ll", "go", "ahead", "and", "ok", "okay", "hey",
+    "so", "now", "just", "quickly", "also", "then", "first", "actually", "like",
+];
+
+/// Words that open a question.
+const QUESTION_WORDS: &[&str] = &[
+    "what", "whats", "which", "who", "whos", "whom", "whose", "when", "whens", "where", "wheres",
+    "why", "how", "hows", "is", "isn", "are", "aren", "was", "were", "do", "does", "did", "has",
+    "have", "any", "anything",
+];
+
+/// Verbs that say little until their object does.
+const LIGHT_VERBS: &[&str] = &["get", "put", "take", "give", "make", "keep"];
+
+/// Words that make a verb before them another verb.
+const PARTICLES: &[&str] = &[
+    "up", "out", "off", "down", "over", "away", "back", "in", "on",
+];
+
 /// Words that follow a plural noun opening a sentence, never a verb.
 const SAID_OF_A_NOUN: &[&str] = &[
     "are", "were", "can", "cannot", "will", "must", "should", "may", "might", "have", "do", "don",
@@ -725,6 +776,35 @@ mod tests {
     fn effect(tool: Value) -> (Effect, String) {
         let s = stated(&tool);
         (s.effect, s.evidence.describe())
+    }
+
+    #[test]
+    fn a_request_asks_to_read_when_it_is_a_question_and_else_what_its_verb_does() {
+        use Effect::*;
+        for (request, asked_for) in [
+            ("what's on my calendar next Tuesday?", Some(Reads)),
+            ("which of my notes are tagged recipe", Some(Reads)),
+            (
+                "how many docs are in the papers collection now?",
+                Some(Reads),
+            ),
+            ("is the cluster green?", Some(Reads)),
+            ("any news on the launch date?", Some(Reads)),
+            ("list my open pull requests", Some(Reads)),
+            ("can you delete the staging bucket", Some(Destroys)),
+            ("please send the invoice to Acme", Some(Changes)),
+            ("I need to create a new project", Some(Changes)),
+            // A light verb or a verb and its particle say nothing alone.
+            ("get rid of this ticket", None),
+            ("get me an https certificate", None),
+            ("pull up my last four weekly reviews", None),
+            // A word as often a noun, and no verb at all.
+            ("run this and tell me what it prints", None),
+            ("drive files mentioning onboarding", None),
+            ("", None),
+        ] {
+            assert_eq!(asked(request), asked_for, "{request}");
+        }
     }
 
     #[test]

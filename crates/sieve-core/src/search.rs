@@ -22,6 +22,7 @@
 //! download; at a few hundred or thousand tools the index is built in
 //! milliseconds, so an index per profile view is cheap.
 
+use crate::action::{self, Effect};
 use crate::catalog::Primitive;
 use crate::labels;
 use crate::lexicon::{self, Lexicon};
@@ -263,6 +264,9 @@ pub struct ToolIndex {
     sentences: Vec<String>,
     /// Per tool, the kinds of values its parameters take ([`Given`]).
     takes: Vec<Vec<Given>>,
+    /// Per tool: whether it only reads (its `read-only` tag, stated or
+    /// derived), to meet what a request asks done ([`action::asked`]).
+    reads: Vec<bool>,
 }
 
 /// A kind of value a person may give in a request, which a tool's
@@ -413,6 +417,11 @@ pub const MIN_LIKENESS: f32 = 0.3;
 /// more); held-out-10, scored after, found 1 more with it.
 pub const WORDS_CLEAR_LEAD: f32 = 1.5;
 
+/// What a tool gains in the blend when it does what the request asks
+/// done: reads for a question, changes for a request to change.
+const INTENT: f32 = 0.08;
+const WORDS_INTENT: f32 = 0.3;
+
 /// What [`ToolIndex::blended`] finds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Blended {
@@ -456,10 +465,12 @@ impl ToolIndex {
         // Per tool: (stem, part) counts and each part's length.
         let mut tools_words: Vec<(PartCounts, [f32; PARTS])> = Vec::new();
         let mut takes = Vec::new();
+        let mut reads = Vec::new();
         for (key, tool) in tools {
             keys.push(key);
             sentences.push(sentence_of(tool));
             takes.push(takes_of(&tool.host_definition()));
+            reads.push(tool.labels.tags.iter().any(|t| t == labels::TAG_READ_ONLY));
             let mut counts = PartCounts::new();
             let mut lengths = [0.0f32; PARTS];
             for (word, part) in words_of(tool) {
@@ -510,6 +521,7 @@ impl ToolIndex {
             postings,
             sentences,
             takes,
+            reads,
         }
     }
 
@@ -533,13 +545,19 @@ impl ToolIndex {
         let by_words: HashMap<usize, f32> = scored.into_iter().collect();
         let most_alike = likeness.iter().copied().fold(f32::MIN, f32::max);
         let close = !by_words.is_empty() || most_alike >= MIN_LIKENESS;
+        let asked = action::asked(query).map(|effect| effect == Effect::Reads);
         let mut found: Vec<(usize, f32)> = self
             .keys
             .iter()
             .zip(likeness)
-            .map(|(&key, &alike)| {
+            .zip(&self.reads)
+            .map(|((&key, &alike), &reads)| {
                 let words = by_words.get(&key).map_or(0.0, |score| score / best);
-                (key, (1.0 - MODEL_SHARE) * words + MODEL_SHARE * alike)
+                let fits = if asked == Some(reads) { INTENT } else { 0.0 };
+                (
+                    key,
+                    (1.0 - MODEL_SHARE) * words + MODEL_SHARE * alike + fits,
+                )
             })
             .collect();
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -562,10 +580,23 @@ impl ToolIndex {
     /// The keys of the best `limit` matches of `query`, best first; ties
     /// in key order, so the same query gives the same answer.
     pub fn search(&self, query: &str, limit: usize) -> Vec<usize> {
-        self.scored(query, limit)
-            .into_iter()
-            .map(|(key, _)| key)
-            .collect()
+        let mut scored = self.scored(query, usize::MAX);
+        if let Some(asked) = action::asked(query).map(|effect| effect == Effect::Reads) {
+            let reads: HashMap<usize, bool> = self
+                .keys
+                .iter()
+                .copied()
+                .zip(self.reads.iter().copied())
+                .collect();
+            for (key, score) in &mut scored {
+                if reads.get(key) == Some(&asked) {
+                    *score *= 1.0 + WORDS_INTENT;
+                }
+            }
+            scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        }
+        scored.truncate(limit);
+        scored.into_iter().map(|(key, _)| key).collect()
     }
 
     /// The best `limit` matches of `query` with their scores, best first,
@@ -752,6 +783,47 @@ mod tests {
         assert!(
             far.ends_with("The nearest in meaning, though not close, are listed: delete_entities, delete_relations."),
             "{far}"
+        );
+    }
+
+    #[test]
+    fn a_question_prefers_the_tool_that_reads_and_a_change_the_one_that_changes() {
+        // Both speak of the calendar's events in the same words; the
+        // request says which it wants done.
+        let tools = vec![
+            json!({"name": "update-event", "description": "Update an event on the calendar.", "inputSchema": {"type": "object"}}),
+            json!({"name": "list-events", "description": "List the events on the calendar.", "inputSchema": {"type": "object"}}),
+        ];
+        let catalog = Catalog::build(
+            "__",
+            &Overlays::default(),
+            &[ServerListing::tools("cal", tools)],
+        );
+        let all: Vec<_> = catalog.of_kind(Kind::Tool).enumerate().collect();
+        let index = ToolIndex::build(all.iter().map(|(i, p)| (*i, *p)));
+        let first = |query: &str| all[index.search(query, 1)[0]].1.name.clone();
+        assert_eq!(
+            first("what is on the calendar on Tuesday"),
+            "list-events"
+        );
+        assert_eq!(
+            first("update the calendar event on Tuesday"),
+            "update-event"
+        );
+        // The same in the blend, where the model finds both equally alike.
+        let blended = |query: &str| {
+            all[index.blended(query, 1, &[0.5, 0.5]).keys[0]]
+                .1
+                .name
+                .clone()
+        };
+        assert_eq!(
+            blended("what is on the calendar on Tuesday"),
+            "list-events"
+        );
+        assert_eq!(
+            blended("update the calendar event on Tuesday"),
+            "update-event"
         );
     }
 
