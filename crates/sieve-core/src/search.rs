@@ -283,10 +283,13 @@ enum Given {
     WebAddress,
     /// `48.8584, 2.2945`.
     Coordinates,
+    /// A day or a time: "yesterday", "next Tuesday", "the last 24 hours",
+    /// "March 3", "3pm", "2024-05-01".
+    Time,
 }
 
 impl Given {
-    const ALL: [Given; 2] = [Given::WebAddress, Given::Coordinates];
+    const ALL: [Given; 3] = [Given::WebAddress, Given::Coordinates, Given::Time];
 
     /// The parameter names (their words) that take this kind of value.
     fn parameters(self) -> &'static [&'static str] {
@@ -303,8 +306,98 @@ impl Given {
                 "coordinates",
                 "latlng",
             ],
+            Given::Time => &[
+                "time",
+                "times",
+                "date",
+                "dates",
+                "datetime",
+                "timestamp",
+                "since",
+                "until",
+                "ago",
+                "lookback",
+                "timeframe",
+                "timerange",
+                "hours",
+                "minutes",
+                "days",
+            ],
         }
     }
+}
+
+/// Days, months and the words of a time ago or to come, as a request
+/// says them. `may`, `march` and `august`, also words of other kinds,
+/// count only before a number ("March 3").
+const DAYS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "yesterday",
+    "today",
+    "tonight",
+    "tomorrow",
+    "january",
+    "february",
+    "april",
+    "june",
+    "july",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+const MONTHS_BEFORE_A_NUMBER: &[&str] = &[
+    "may", "march", "august", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept",
+    "oct", "nov", "dec",
+];
+/// "last", "past", "next" or "this" before one of these (with a number
+/// between, "the last 24 hours") is a time.
+const SPANS: &[&str] = &[
+    "hour",
+    "hours",
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "month",
+    "months",
+    "year",
+    "years",
+    "night",
+    "morning",
+    "afternoon",
+    "evening",
+    "quarter",
+    "minute",
+    "minutes",
+    "weekend",
+];
+const SPAN_LEADS: &[&str] = &["last", "past", "next", "this", "previous", "coming"];
+
+/// Whether `word` (lower case, no punctuation) says a time of day
+/// (`3pm`, `10:30`, `6am`) or a date (`2024-05-01`).
+fn is_clock_or_date(word: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    if let Some(hour) = word.strip_suffix("am").or_else(|| word.strip_suffix("pm")) {
+        let hour = hour.split(':').next().unwrap_or("");
+        return digits(hour) && hour.len() <= 2;
+    }
+    match word.split(':').collect::<Vec<_>>()[..] {
+        [hour, minute]
+            if digits(hour) && hour.len() <= 2 && digits(minute) && minute.len() == 2 =>
+        {
+            return true;
+        }
+        _ => {}
+    }
+    let parts: Vec<&str> = word.split('-').collect();
+    parts.len() == 3 && parts[0].len() == 4 && parts.iter().all(|p| digits(p))
 }
 
 /// Endings of a host name that make a dotted word a web address rather
@@ -351,6 +444,35 @@ fn given_in(query: &str) -> (Vec<Given>, String) {
         if i > 0 && number(token) && number(tokens[i - 1]) {
             continue;
         }
+        let word = |at: usize| {
+            tokens.get(at).map(|t| {
+                t.trim_matches(|c: char| !c.is_alphanumeric() && c != ':' && c != '-')
+                    .to_lowercase()
+            })
+        };
+        let before_number = || {
+            word(i + 1).is_some_and(|next| next.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        };
+        let span_after = |at: usize| {
+            word(at).is_some_and(|w| SPANS.contains(&w.as_str()))
+                || (word(at).is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
+                    && word(at + 1).is_some_and(|w| SPANS.contains(&w.as_str())))
+        };
+        let plain = lower.trim_matches(|c: char| !c.is_alphanumeric() && c != ':' && c != '-');
+        let span_word = SPANS.contains(&plain)
+            && (1..=2).any(|back| {
+                i >= back && word(i - back).is_some_and(|w| SPAN_LEADS.contains(&w.as_str()))
+            });
+        if DAYS.contains(&plain)
+            || (MONTHS_BEFORE_A_NUMBER.contains(&plain) && before_number())
+            || is_clock_or_date(plain)
+            || (SPAN_LEADS.contains(&plain) && span_after(i + 1))
+            || span_word
+        {
+            // Its words stay words of the request: "today" is what a
+            // tool of today's messages says.
+            add(Given::Time);
+        }
         if lower.starts_with("http://")
             || lower.starts_with("https://")
             || lower.starts_with("www.")
@@ -386,12 +508,44 @@ fn takes_of(definition: &Value) -> Vec<Given> {
                 let by_name = lexicon::words(name)
                     .iter()
                     .any(|word| kind.parameters().contains(&word.as_str()));
-                let by_format = *kind == Given::WebAddress
-                    && property.get("format").and_then(Value::as_str) == Some("uri");
-                by_name || by_format
+                let format = property.get("format").and_then(Value::as_str);
+                let by_format = match kind {
+                    Given::WebAddress => format == Some("uri"),
+                    Given::Time => matches!(format, Some("date" | "date-time" | "time")),
+                    Given::Coordinates => false,
+                };
+                by_name || by_format || (*kind == Given::Time && bounds_a_time(name, property))
             })
         })
         .collect()
+}
+
+/// Whether a parameter named as a bound (`start`, `end`, `from`,
+/// `after`) takes a time: its description says so.
+fn bounds_a_time(name: &str, property: &Value) -> bool {
+    const BOUNDS: &[&str] = &[
+        "start", "end", "from", "to", "after", "before", "min", "max",
+    ];
+    let bound = lexicon::words(name)
+        .iter()
+        .any(|word| BOUNDS.contains(&word.as_str()));
+    let said = property
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_lowercase();
+    bound
+        && [
+            "time",
+            "date",
+            "timestamp",
+            "rfc3339",
+            "iso 8601",
+            "iso8601",
+            "unix",
+        ]
+        .iter()
+        .any(|word| said.contains(word))
 }
 
 /// The share of a tool's blended score that is the sentence model's
@@ -802,10 +956,7 @@ mod tests {
         let all: Vec<_> = catalog.of_kind(Kind::Tool).enumerate().collect();
         let index = ToolIndex::build(all.iter().map(|(i, p)| (*i, *p)));
         let first = |query: &str| all[index.search(query, 1)[0]].1.name.clone();
-        assert_eq!(
-            first("what is on the calendar on Tuesday"),
-            "list-events"
-        );
+        assert_eq!(first("what is on the calendar on Tuesday"), "list-events");
         assert_eq!(
             first("update the calendar event on Tuesday"),
             "update-event"
@@ -817,10 +968,7 @@ mod tests {
                 .name
                 .clone()
         };
-        assert_eq!(
-            blended("what is on the calendar on Tuesday"),
-            "list-events"
-        );
+        assert_eq!(blended("what is on the calendar on Tuesday"), "list-events");
         assert_eq!(
             blended("update the calendar event on Tuesday"),
             "update-event"
@@ -916,6 +1064,55 @@ mod tests {
         ] {
             assert_eq!(given(plain), (vec![], plain.to_string()), "{plain}");
         }
+    }
+
+    #[test]
+    fn a_request_gives_a_time_by_its_words_and_keeps_them() {
+        for timed in [
+            "what's on my calendar next Tuesday?",
+            "errors in the last 24 hours",
+            "book it on March 14 at 3pm",
+            "logs since 2024-05-01",
+            "what did people push this week",
+            "move the 10:30 standup",
+            "what came in yesterday",
+        ] {
+            let (given, words) = given_in(timed);
+            assert_eq!(given, [Given::Time], "{timed}");
+            assert_eq!(words, timed, "{timed}");
+        }
+        // A month's name that is another word, a number, a 1:1 meeting.
+        for plain in [
+            "may I see the march of commits",
+            "the last release",
+            "set up a 1:1 with Tom",
+            "give 2 stars",
+        ] {
+            assert_eq!(given_in(plain).0, [], "{plain}");
+        }
+    }
+
+    #[test]
+    fn a_tool_that_takes_a_time_is_found_for_a_request_that_gives_one() {
+        let tools = vec![
+            json!({"name": "get-calendar", "description": "Show a calendar's settings.",
+                   "inputSchema": {"type": "object", "properties": {"calendarId": {"type": "string"}}}}),
+            json!({"name": "list-events", "description": "List events.",
+                   "inputSchema": {"type": "object", "properties": {
+                       "timeMin": {"type": "string"}, "timeMax": {"type": "string"}}}}),
+            json!({"name": "query_range", "description": "Run a query over a range.",
+                   "inputSchema": {"type": "object", "properties": {
+                       "start": {"type": "string", "description": "Start time, RFC3339"}}}}),
+        ];
+        assert_eq!(
+            ranked(tools.clone(), "what is on my calendar next Tuesday", 1),
+            ["list-events"]
+        );
+        let takes: Vec<bool> = tools
+            .iter()
+            .map(|tool| takes_of(tool).contains(&Given::Time))
+            .collect();
+        assert_eq!(takes, [false, true, true]);
     }
 
     #[test]

@@ -64,7 +64,9 @@
 //!   server and DeepL); scored once, by words (27 of 50) and blended (34
 //!   of 50). The round then read what a request asks done (a question
 //!   reads; a verb says what it does: `action::asked`), chosen on the
-//!   other sets, and scored it again (27 and 35), so it is seen now.
+//!   other sets, and scored it again (27 and 35), so it is seen now; a
+//!   day or time a request gives became a slot of its own (29 and 36; no
+//!   other set moved).
 //! * `live-qa.tsv`: a tester's queries on four live servers searched as
 //!   one catalog (`tests/fixtures/live-qa.json`, 202 tools); the fourth
 //!   round fixed a defect they showed, so they are seen and track it.
@@ -100,7 +102,7 @@ const TENTH_HELD_OUT_FLOOR: f64 = 0.56;
 const ELEVENTH_HELD_OUT_FLOOR: f64 = 0.58;
 const TWELFTH_HELD_OUT_FLOOR: f64 = 0.6;
 const THIRTEENTH_HELD_OUT_FLOOR: f64 = 0.88;
-const FOURTEENTH_HELD_OUT_FLOOR: f64 = 0.54;
+const FOURTEENTH_HELD_OUT_FLOOR: f64 = 0.58;
 
 /// Ranks every query of `set` on its catalog; prints a table and returns
 /// (queries with a meant tool in the top 3, queries).
@@ -232,7 +234,7 @@ const BLENDED_FLOORS: [(&str, f64); 16] = [
     ("held-out-11", 0.79),
     ("held-out-12", 0.75),
     ("held-out-13", 0.88),
-    ("held-out-14", 0.7),
+    ("held-out-14", 0.72),
     ("live-qa", 0.87),
 ];
 
