@@ -86,9 +86,58 @@ impl Size {
     }
 }
 
+/// The most calls of one tool measured in one [`SETTLE`]: as many as the
+/// ledger keeps of it ([`kept_of_each_tool`]). A busy tool's other calls
+/// are not measured at all, rather than measured, queued and dropped by
+/// the writer: under load that work was a sixth of the proxy's per call.
+const MEASURED_PER_SETTLE: u32 = sieve_core::cost::CALLS_KEPT as u32;
+
 /// The writer thread's queue; the thread ends when this is dropped.
 pub(crate) struct Measurer {
     queue: mpsc::Sender<Op>,
+    /// Per server, per tool: when its current window began and how many
+    /// of its calls were measured in it.
+    windows: std::sync::Mutex<foldhash::HashMap<String, foldhash::HashMap<String, Window>>>,
+}
+
+/// One tool's measuring window.
+#[derive(Clone, Copy)]
+struct Window {
+    began: std::time::Instant,
+    measured: u32,
+}
+
+impl Measurer {
+    /// Whether a call of `tool` on `server` ending now is measured: the
+    /// first [`MEASURED_PER_SETTLE`] of each [`SETTLE`] are.
+    fn takes(&self, server: &str, tool: &str) -> bool {
+        let now = std::time::Instant::now();
+        let Ok(mut windows) = self.windows.lock() else {
+            return true;
+        };
+        let tools = match windows.get_mut(server) {
+            Some(tools) => tools,
+            None => windows.entry(server.to_string()).or_default(),
+        };
+        let window = match tools.get_mut(tool) {
+            Some(window) => window,
+            None => tools.entry(tool.to_string()).or_insert(Window {
+                began: now,
+                measured: 0,
+            }),
+        };
+        if now.duration_since(window.began) >= SETTLE {
+            *window = Window {
+                began: now,
+                measured: 0,
+            };
+        }
+        if window.measured >= MEASURED_PER_SETTLE {
+            return false;
+        }
+        window.measured += 1;
+        true
+    }
 }
 
 impl Measurer {
@@ -105,7 +154,10 @@ impl Measurer {
             },
         );
         match spawned {
-            Ok(queue) => Some(Measurer { queue }),
+            Ok(queue) => Some(Measurer {
+                queue,
+                windows: Default::default(),
+            }),
             Err(error) => {
                 tracing::warn!(
                     "calls will not be measured for the concern cost: no thread for it ({error})"
@@ -182,8 +234,17 @@ fn newest_of_each_tool(measured: Vec<Measure>) -> Vec<Measure> {
 }
 
 impl Tasks {
+    /// Whether `call`, ending now, is measured: there is a writer and its
+    /// tool's window has room ([`MEASURED_PER_SETTLE`]).
+    pub(super) fn measures(&self, call: &Call<'_>) -> bool {
+        match (&self.measurer, call.params.tool_name()) {
+            (Some(measurer), Some(tool)) => measurer.takes(call.server, tool),
+            _ => false,
+        }
+    }
+
     /// Hands what `call`'s `result` measured to the writer, if there is
-    /// one; returns at once.
+    /// one; returns at once. Asked only of a call [`Tasks::measures`].
     pub(super) fn measure(&self, call: &Call<'_>, size: Size, running: &Running) {
         let (Some(measurer), Some(tool)) = (&self.measurer, call.params.tool_name()) else {
             return;
@@ -427,6 +488,32 @@ mod tests {
 
     fn result(value: Value) -> CallToolResult {
         serde_json::from_value(value).expect("a tool result")
+    }
+
+    #[test]
+    fn a_busy_tool_has_as_many_calls_measured_each_settle_as_the_ledger_keeps() {
+        let measurer = Measurer {
+            queue: mpsc::channel().0,
+            windows: Default::default(),
+        };
+        let taken = (0..3 * MEASURED_PER_SETTLE)
+            .filter(|_| measurer.takes("gh", "list_issues"))
+            .count();
+        assert_eq!(taken, MEASURED_PER_SETTLE as usize);
+        // Another tool, of this server or another, has its own window.
+        assert!(measurer.takes("gh", "get_issue"));
+        assert!(measurer.takes("gl", "list_issues"));
+        // A window past its settle starts again.
+        measurer
+            .windows
+            .lock()
+            .unwrap()
+            .get_mut("gh")
+            .unwrap()
+            .get_mut("list_issues")
+            .unwrap()
+            .began -= SETTLE;
+        assert!(measurer.takes("gh", "list_issues"));
     }
 
     fn measure(tool: &str, at: i64) -> Measure {

@@ -207,7 +207,9 @@ impl Tasks {
         cancelled: bool,
         sent: impl FnOnce() -> Option<String>,
     ) {
-        if let Ok(ServerResult::CallToolResult(result)) = outcome {
+        if let Ok(ServerResult::CallToolResult(result)) = outcome
+            && self.measures(call)
+        {
             // A result passed on as the server's text is typed with nothing
             // in it: its size is read from that text, off the call's path.
             // A typed result is counted as it is.
