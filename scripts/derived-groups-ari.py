@@ -54,6 +54,10 @@ stood, unchanged since. Held out (round 13), HELD_OUT_ROUND13: six more
 recorded live in the twelfth round, after its one change (to `security`,
 not to groups), by two helpers who read none of the method (airflow,
 alpaca, elasticsearch, iterable, paddle, resend), scored once at its end.
+Held out (round 14), HELD_OUT_ROUND14: six recorded live on 2026-11-29 by
+a helper who read none of the method (apify-mcp, dataforseo-mcp,
+google-workspace-mcp, salesforce-dx-mcp, stripe-mcp, todoist-mcp), scored
+once with the method as it stood (commit 7f1f915's groups).
 
     scripts/derived-groups-ari.py [--details] [--save-groups F | --groups-from F]
 
@@ -142,19 +146,29 @@ HELD_OUT_ROUND13 = {
     "paddle",
     "resend",
 }
+HELD_OUT_ROUND14 = {
+    "apify-mcp",
+    "dataforseo-mcp",
+    "google-workspace-mcp",
+    "salesforce-dx-mcp",
+    "stripe-mcp",
+    "todoist-mcp",
+}
 HELD_OUT = (HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3 | HELD_OUT_ROUND4
             | HELD_OUT_ROUND5 | HELD_OUT_ROUND6 | HELD_OUT_ROUND7
             | HELD_OUT_ROUND8 | HELD_OUT_ROUND9 | HELD_OUT_ROUND10
             | HELD_OUT_ROUND11 | HELD_OUT_ROUND12
-            | HELD_OUT_ROUND13)
+            | HELD_OUT_ROUND13 | HELD_OUT_ROUND14)
 PARTS = ("tuned", "held out (old)", "held out (new)", "held out (round 3)",
          "held out (round 4)", "held out (round 5)", "held out (round 6)",
          "held out (round 7)", "held out (round 8)", "held out (round 9)",
          "held out (round 10)", "held out (round 11)", "held out (round 12)",
-         "held out (round 13)")
+         "held out (round 13)", "held out (round 14)")
 
 
 def part_of(name):
+    if name in HELD_OUT_ROUND14:
+        return PARTS[14]
     if name in HELD_OUT_ROUND13:
         return PARTS[13]
     if name in HELD_OUT_ROUND12:

@@ -58,6 +58,10 @@ pub(super) enum Reason {
     /// It left a group too large to be one area by the thing its name
     /// says of a source.
     Crossed(Crossing),
+    /// Its name says a thing of the head's (`actor run`), as a family of
+    /// the head's other tools' do, which is an area of its own: the head
+    /// (here) alone named several.
+    Family(String),
 }
 
 /// What a tool's name says after the head of a group too large to be

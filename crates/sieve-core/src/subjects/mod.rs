@@ -209,6 +209,7 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     let verb_led: Vec<bool> = leads.iter().map(Option::is_some).collect();
     let mut groups = Groups::first(&units, &sources, &verb_led);
     split::split_crossed(&mut groups, &units, &nouns);
+    split::split_families(&mut groups, &units, &verb_led);
     let subjects: Vec<Option<String>> = (0..words.len())
         .map(|t| groups.of(t).map(|(subject, _)| subject.to_string()))
         .collect();
@@ -414,6 +415,11 @@ fn explain(lead: Option<&str>, subject: &str, group: &str, reason: &Reason, size
             },
             spoken(place)
         ),
+        Reason::Family(head) => format!(
+            "its name says {}, as {does} {others}: names about {} say several such things, each an area of its own",
+            spoken(subject),
+            spoken(head)
+        ),
         Reason::Kind(kind) => format!(
             "its name is about {}, a kind of {}",
             spoken(kind),
@@ -577,6 +583,48 @@ mod tests {
             FUNCTION_WORDS.windows(2).all(|w| w[0] < w[1]),
             "FUNCTION_WORDS"
         );
+    }
+
+    #[test]
+    fn families_of_things_a_large_group_s_names_say_are_groups_of_their_own() {
+        let found = groups(&[
+            "get_dag",
+            "list_dags",
+            "patch_dag",
+            "delete_dag",
+            "get_dag_run",
+            "list_dag_runs",
+            "delete_dag_run",
+            "clear_dag_run",
+            "get_dag_task",
+            "list_dag_tasks",
+            "patch_dag_task",
+            "get_pool",
+            "list_pools",
+            "create_pool",
+            "delete_pool",
+        ]);
+        let of = |name: &str| found[name].clone().unwrap_or_default();
+        assert_eq!(of("get_dag"), of("patch_dag"));
+        assert_eq!(of("get_dag_run"), of("clear_dag_run"));
+        assert_eq!(of("get_dag_task"), of("patch_dag_task"));
+        assert_ne!(of("get_dag"), of("get_dag_run"), "{found:?}");
+        assert_ne!(of("get_dag"), of("get_dag_task"), "{found:?}");
+        assert_ne!(of("get_dag_run"), of("get_dag_task"), "{found:?}");
+        // One family beside the head's own tools stays with them.
+        let found = groups(&[
+            "get_dag",
+            "list_dags",
+            "patch_dag",
+            "delete_dag",
+            "get_dag_run",
+            "list_dag_runs",
+            "delete_dag_run",
+            "get_pool",
+            "list_pools",
+            "create_pool",
+        ]);
+        assert_eq!(found["get_dag"], found["get_dag_run"], "{found:?}");
     }
 
     #[test]
@@ -1208,6 +1256,36 @@ mod tests {
         small[3] = described("get_dag", "Get one DAG from airflow.");
         let words: Vec<words::Words> = small.iter().map(words::Words::of).collect();
         let sorted: Vec<&ToolText> = small.iter().collect();
+        assert!(named_by_its_tools(&sorted, &words).is_empty());
+        // Code writes it small as code does (an address, an identifier):
+        // that is no prose.
+        let mut coded = texts.clone();
+        coded[3] = described(
+            "get_dag",
+            "Get one DAG from airflow.example.com, as in `airflow_dag_id`.",
+        );
+        let words: Vec<words::Words> = coded.iter().map(words::Words::of).collect();
+        let sorted: Vec<&ToolText> = coded.iter().collect();
+        assert_eq!(
+            named_by_its_tools(&sorted, &words),
+            ["airflow".to_string()].into()
+        );
+    }
+
+    /// A product of a server of several, said by its own tools, whose
+    /// names it leads, is an area, not the server.
+    #[test]
+    fn a_product_its_own_tools_name_is_no_name_of_the_server() {
+        let texts = [
+            described("confluence_get_page", "Get a Confluence page."),
+            described("confluence_search", "Search Confluence."),
+            described("confluence_create_page", "Create a page in Confluence."),
+            described("jira_get_issue", "Get an issue."),
+            described("jira_search", "Search issues."),
+            described("jira_create_issue", "Create an issue."),
+        ];
+        let words: Vec<words::Words> = texts.iter().map(words::Words::of).collect();
+        let sorted: Vec<&ToolText> = texts.iter().collect();
         assert!(named_by_its_tools(&sorted, &words).is_empty());
     }
 }

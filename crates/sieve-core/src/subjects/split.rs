@@ -27,6 +27,51 @@ pub(super) fn split_crossed(groups: &mut Groups, units: &[Vec<String>], nouns: &
     }
 }
 
+/// The fewest tools a family of a group's names holds to be an area of
+/// its own.
+const FAMILY: usize = 3;
+
+/// Splits a group of more than a third of the server's tools whose names,
+/// each its own subject's and led by a verb, say after the head a second
+/// thing in two families or more of [`FAMILY`] tools each (Airflow's
+/// `get_dag_run`, `post_dag_run`, `delete_dag_run`; `get_dag_source`,
+/// ...): each family is a group of its own, named by the two words; the
+/// head's other tools stay. One family beside the head's own tools is
+/// left as it is: a server may publish it apart (Apify's actor runs) or
+/// within (LaunchDarkly's AI config variations), and the names cannot
+/// tell which.
+pub(super) fn split_families(groups: &mut Groups, units: &[Vec<String>], verb_led: &[bool]) {
+    for (head, tools) in groups.members() {
+        if tools.len() * 3 <= units.len() {
+            continue;
+        }
+        let mut families: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for &tool in &tools {
+            // Past a name's leading verb its words are things (`actor
+            // run`); where the name leads with its subject, the next word
+            // may be the verb (`stories-get-history`). A namespace's
+            // group is its area, however its names go on.
+            let own = matches!(groups.of(tool), Some((_, Reason::Subject(_))));
+            if let [first, second, ..] = units[tool].as_slice()
+                && *first == head
+                && verb_led[tool]
+                && own
+            {
+                families.entry(second).or_default().push(tool);
+            }
+        }
+        families.retain(|_, members| members.len() >= FAMILY);
+        if families.len() >= 2 {
+            for (second, members) in families {
+                let subject = format!("{head}-{second}");
+                for tool in members {
+                    groups.set(tool, subject.clone(), Reason::Family(head.clone()));
+                }
+            }
+        }
+    }
+}
+
 /// One tool's words after the group's head: the source it names first,
 /// if it names two things, and the thing it names last.
 struct Named {

@@ -68,12 +68,20 @@ pub(super) fn said_by_every_tool(tools: &[&ToolText], words: &[Words]) -> BTreeS
 /// service, not an area of it.
 pub(super) fn named_by_its_tools(tools: &[&ToolText], words: &[Words]) -> BTreeSet<String> {
     let in_names: BTreeSet<&String> = words.iter().flat_map(|w| &w.name).collect();
-    let mut saying: BTreeMap<String, usize> = BTreeMap::new();
+    // Per word, the tools whose descriptions say it with a capital.
+    let mut saying: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut written_small: BTreeSet<String> = BTreeSet::new();
-    for tool in tools {
+    for (at, tool) in tools.iter().enumerate() {
         let mut capitalised = BTreeSet::new();
         let text = tool.description.as_deref().unwrap_or_default();
-        for token in text.split(|c: char| !c.is_alphanumeric()) {
+        // An address, a path or an identifier (`docs.google.com`,
+        // `google_doc_id`) writes a name in small letters as code does:
+        // only prose counts.
+        let prose = text.split_whitespace().filter(|chunk| {
+            let inner = chunk.trim_matches(|c: char| !c.is_alphanumeric());
+            !inner.contains(['.', '/', '_', '@', ':', '='])
+        });
+        for token in prose.flat_map(|chunk| chunk.split(|c: char| !c.is_alphanumeric())) {
             let Some(first) = token.chars().next() else {
                 continue;
             };
@@ -86,13 +94,24 @@ pub(super) fn named_by_its_tools(tools: &[&ToolText], words: &[Words]) -> BTreeS
             }
         }
         for word in capitalised {
-            *saying.entry(word).or_default() += 1;
+            saying.entry(word).or_default().push(at);
         }
     }
+    // A product whose own tools say it, nine in ten of them with names
+    // led by it (`confluence_get_page`: Confluence), is an area of a
+    // server of several, not the server.
+    let leads_each = |word: &str, saying: &[usize]| {
+        let led = saying
+            .iter()
+            .filter(|&&t| words[t].name.first().is_some_and(|first| first == word))
+            .count();
+        led * 10 >= saying.len() * 9
+    };
     saying
         .into_iter()
         .filter(|(word, tools_saying)| {
-            tools_saying * 3 >= tools.len()
+            tools_saying.len() * 3 >= tools.len()
+                && !leads_each(word, tools_saying)
                 && !written_small.contains(word)
                 && in_names.contains(word)
                 && !is_verb(word)
