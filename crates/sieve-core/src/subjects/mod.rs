@@ -113,7 +113,7 @@ use groups::{Groups, How, Reason, Weights, scope_words, small_size};
 use std::collections::{BTreeMap, BTreeSet};
 use words::{
     Source, Words, compounds, group_name, name_words, named_by_its_tools, namespace, plural_units,
-    plural_verbs, prose_words, said_by_every_tool, server_words,
+    plural_verbs, prose_words, said_by_every_tool, said_by_nearly_every_name, server_words,
 };
 
 /// What derivation reads of one tool.
@@ -195,6 +195,7 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     server.extend(said_by_every_tool(&sorted, &words));
     server.extend(named_by_its_tools(&sorted, &words));
     let mut shared = name_words(&words);
+    shared.extend(said_by_nearly_every_name(&words));
     shared.extend(server.iter().cloned());
     let mut prose_shared = prose_words(&words);
     prose_shared.extend(shared.iter().cloned());
@@ -1270,6 +1271,84 @@ mod tests {
             named_by_its_tools(&sorted, &words),
             ["airflow".to_string()].into()
         );
+    }
+
+    /// A thing every description speaks of in small letters, and most
+    /// names are about, is what the tools act on, not the server's name
+    /// (Chroma's collections were a group named `name`).
+    #[test]
+    fn a_common_noun_every_tool_says_is_still_a_subject() {
+        let texts = [
+            described("chroma_list_collections", "List the collection names."),
+            described("chroma_create_collection", "Create a new collection."),
+            described("chroma_delete_collection", "Delete a collection."),
+            described(
+                "chroma_peek_collection",
+                "Peek at a collection's first items.",
+            ),
+            described("chroma_add_documents", "Add documents to a collection."),
+            described("chroma_get_documents", "Get documents from a collection."),
+            described(
+                "chroma_delete_documents",
+                "Delete documents from a collection.",
+            ),
+        ];
+        let found = derive_for("chroma", &texts);
+        let groups: Vec<&str> = found.iter().flatten().map(|d| d.group.as_str()).collect();
+        assert_eq!(
+            groups,
+            [
+                "collections",
+                "collections",
+                "collections",
+                "collections",
+                "documents",
+                "documents",
+                "documents"
+            ]
+        );
+        // An acronym every description writes in capitals is the
+        // service's own.
+        let eks = [
+            described("get_eks_insights", "Get EKS insights."),
+            described("list_k8s_pods", "List pods of an EKS cluster."),
+            described("get_k8s_events", "Get events of an EKS cluster."),
+        ];
+        let words: Vec<words::Words> = eks.iter().map(words::Words::of).collect();
+        let sorted: Vec<&ToolText> = eks.iter().collect();
+        assert_eq!(
+            words::said_by_every_tool(&sorted, &words),
+            ["eks".to_string()].into()
+        );
+    }
+
+    /// A word nearly every name says, wherever in it, is the server's
+    /// scope: Netlify's nine tools were one group, `services`.
+    #[test]
+    fn a_word_nearly_every_name_says_is_no_area() {
+        let texts = [
+            ("netlify-coding-rules", "Call when writing Netlify code."),
+            ("netlify-user-services-reader", "Read the user."),
+            ("netlify-deploy-services-reader", "Read deploys."),
+            ("netlify-deploy-services-updater", "Deploy a site."),
+            ("netlify-team-services-reader", "Read teams."),
+            ("netlify-project-services-reader", "Read projects."),
+            ("netlify-project-services-updater", "Update a project."),
+            ("netlify-extension-services-reader", "Read extensions."),
+            (
+                "netlify-extension-services-updater",
+                "Install an extension.",
+            ),
+        ]
+        .map(|(name, description)| described(name, description));
+        let found = derive_for("netlify", &texts);
+        let groups: BTreeSet<&str> = found.iter().flatten().map(|d| d.group.as_str()).collect();
+        assert!(!groups.contains("services"), "{found:?}");
+        assert!(
+            groups.contains("projects") || groups.contains("project"),
+            "{found:?}"
+        );
+        assert!(groups.len() >= 2, "{found:?}");
     }
 
     /// A product of a server of several, said by its own tools, whose

@@ -39,8 +39,12 @@ pub(super) fn server_words(server: &str) -> BTreeSet<String> {
 /// says too (`EKS` in every one of an EKS server's descriptions, and in
 /// `get_eks_insights`): the server's own, as its key's are, whatever key
 /// the user gave it. A word every tool says tells no tool's area apart.
+/// A name is written with capitals: a word the prose writes in small
+/// letters (`collection`, in every description of a vector store's tools
+/// and the subject of most of its names) is a thing the tools act on.
 pub(super) fn said_by_every_tool(tools: &[&ToolText], words: &[Words]) -> BTreeSet<String> {
     let in_names: BTreeSet<&String> = words.iter().flat_map(|w| &w.name).collect();
+    let written_small = written_small(tools);
     let mut every: Option<BTreeSet<String>> = None;
     for tool in tools {
         let said: BTreeSet<String> = tool
@@ -56,8 +60,69 @@ pub(super) fn said_by_every_tool(tools: &[&ToolText], words: &[Words]) -> BTreeS
     every
         .unwrap_or_default()
         .into_iter()
-        .filter(|word| in_names.contains(word) && !is_verb(word) && !is_function_word(word))
+        .filter(|word| {
+            in_names.contains(word)
+                && !is_verb(word)
+                && !is_function_word(word)
+                && !written_small.contains(word)
+        })
         .collect()
+}
+
+/// The words the tools' prose writes in small letters somewhere (code is
+/// not prose: an address, a path, an identifier).
+fn written_small(tools: &[&ToolText]) -> BTreeSet<String> {
+    let mut small = BTreeSet::new();
+    for tool in tools {
+        let text = tool.description.as_deref().unwrap_or_default();
+        for chunk in prose_chunks(text) {
+            for token in chunk.split(|c: char| !c.is_alphanumeric()) {
+                if token.chars().next().is_some_and(char::is_lowercase) {
+                    small.insert(normalise(token));
+                }
+            }
+        }
+    }
+    small
+}
+
+/// The whitespace-separated chunks of `text` that are prose, not code:
+/// not quoted (`'aws eks create-cluster'`, in backticks or quotes), and
+/// not an address, a path or an identifier (`docs.google.com`,
+/// `google_doc_id`, `a/b`, `key=value`).
+fn prose_chunks(text: &str) -> Vec<&str> {
+    let mut prose = Vec::new();
+    let mut quoted: Option<char> = None;
+    for chunk in text.split_whitespace() {
+        if let Some(quote) = quoted {
+            if chunk
+                .trim_end_matches(|c: char| !c.is_alphanumeric() && c != quote)
+                .ends_with(quote)
+            {
+                quoted = None;
+            }
+            continue;
+        }
+        let opening = chunk
+            .chars()
+            .next()
+            .filter(|c| ['\'', '"', '`'].contains(c));
+        if let Some(quote) = opening {
+            let rest = &chunk[quote.len_utf8()..];
+            let closes = rest
+                .trim_end_matches(|c: char| !c.is_alphanumeric() && c != quote)
+                .ends_with(quote);
+            if !closes {
+                quoted = Some(quote);
+            }
+            continue;
+        }
+        let inner = chunk.trim_matches(|c: char| !c.is_alphanumeric());
+        if !inner.contains(['.', '/', '_', '@', ':', '=']) {
+            prose.push(chunk);
+        }
+    }
+    prose
 }
 
 /// Words the tools call their server by, whatever key the user gave it: a
@@ -77,11 +142,10 @@ pub(super) fn named_by_its_tools(tools: &[&ToolText], words: &[Words]) -> BTreeS
         // An address, a path or an identifier (`docs.google.com`,
         // `google_doc_id`) writes a name in small letters as code does:
         // only prose counts.
-        let prose = text.split_whitespace().filter(|chunk| {
-            let inner = chunk.trim_matches(|c: char| !c.is_alphanumeric());
-            !inner.contains(['.', '/', '_', '@', ':', '='])
-        });
-        for token in prose.flat_map(|chunk| chunk.split(|c: char| !c.is_alphanumeric())) {
+        for token in prose_chunks(text)
+            .into_iter()
+            .flat_map(|chunk| chunk.split(|c: char| !c.is_alphanumeric()))
+        {
             let Some(first) = token.chars().next() else {
                 continue;
             };
@@ -394,6 +458,37 @@ fn listed_in_parentheses(sentence: &str) -> Vec<Vec<String>> {
 /// `kubectl_`): the server's own name, not a subject.
 pub(super) fn name_words(words: &[Words]) -> BTreeSet<String> {
     most(words, |tool| tool.name.first().into_iter().collect())
+}
+
+/// Words nearly every tool's name says past a word that varies
+/// (`services` of `netlify-deploy-services-reader`,
+/// `netlify-team-services-reader`): the scope of the whole server, as its
+/// key is, not one area of it. A word of the prefix most names share
+/// (`data` of `web_data_`) is left to the steps that read prefixes.
+pub(super) fn said_by_nearly_every_name(words: &[Words]) -> BTreeSet<String> {
+    if words.len() < 4 {
+        return BTreeSet::new();
+    }
+    let leads = name_words(words);
+    let mut count: BTreeMap<&String, usize> = BTreeMap::new();
+    for tool in words {
+        // Past the name's run of shared leading words.
+        let prefix = tool
+            .name
+            .iter()
+            .take_while(|w| leads.contains(*w))
+            .count()
+            .max(usize::from(!tool.name.is_empty()));
+        let after: BTreeSet<&String> = tool.name.iter().skip(prefix + 1).collect();
+        for word in after {
+            *count.entry(word).or_default() += 1;
+        }
+    }
+    count
+        .into_iter()
+        .filter(|(word, n)| *n * 4 >= words.len() * 3 && !is_verb(word) && !is_function_word(word))
+        .map(|(word, _)| word.clone())
+        .collect()
 }
 
 /// The word most of the server's tool names start with, when it names
