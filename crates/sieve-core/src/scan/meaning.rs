@@ -28,12 +28,14 @@ pub struct Names<'a> {
 }
 
 /// The findings in one text: each sentence is judged on its own.
-pub fn read(text: &str, place: Place, names: &Names) -> Vec<Hit> {
+/// `public` says the text describes a public key's property
+/// (`public_key.key`): a key there is to be handed out.
+pub fn read(text: &str, place: Place, names: &Names, public: bool) -> Vec<Hit> {
     let mut hits = role_markers(text);
     for sentence in sentences(text) {
         let lower = sentence.to_lowercase();
         let says = |kind, says: String| Hit::new(kind, says, sentence);
-        if let Some(what) = exfiltration(&lower, place) {
+        if let Some(what) = exfiltration(&lower, place, public) {
             hits.push(says(
                 Kind::HiddenInstructions,
                 format!("asks the model to hand over {what}"),
@@ -67,14 +69,20 @@ pub fn read(text: &str, place: Place, names: &Names) -> Vec<Hit> {
 }
 
 /// The sentences of `text`: cut at ". ", "! ", "? ", their CJK forms,
-/// semicolons and line breaks (a dot inside `~/.ssh` does not cut).
+/// semicolons and line breaks (a dot inside `~/.ssh` does not cut). A
+/// line break before a word in small letters is a wrapped line, not the
+/// end of a sentence ("Never tell a user a message\nwas scheduled").
 pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         let next_blank = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
-        let cut = matches!(c, '\n' | ';' | '。' | '！' | '？' | '；')
+        let wrapped = c == '\n'
+            && text[i + 1..]
+                .trim_start_matches([' ', '\t'])
+                .starts_with(|n: char| n.is_lowercase());
+        let cut = (matches!(c, '\n' | ';' | '。' | '！' | '？' | '；') && !wrapped)
             || (matches!(c, '.' | '!' | '?') && next_blank);
         if cut {
             push_trimmed(&mut out, &text[start..i]);
@@ -155,7 +163,7 @@ fn is_cjk(c: char) -> bool {
 
 /// A secret handed to an argument or sent out. Returns what is handed
 /// over.
-fn exfiltration(s: &str, place: Place) -> Option<String> {
+fn exfiltration(s: &str, place: Place, public: bool) -> Option<String> {
     let property = place == Place::Property;
     if !property && !addressed(s) {
         return None;
@@ -165,7 +173,7 @@ fn exfiltration(s: &str, place: Place) -> Option<String> {
             .to_string()
     };
     // A public key is there to be handed out.
-    let public = s.contains(".pub") || s.contains("public key");
+    let public = public || s.contains(".pub") || s.contains("public key");
     if let Some(file) = find(s, &SECRET_FILES).filter(|_| !public)
         && (hands_over(s) || (property && has(s, &ACQUIRE)))
     {
@@ -236,10 +244,18 @@ fn addressed(s: &str) -> bool {
 /// person asked (line jumping). Returns the trigger.
 fn preemption(s: &str) -> Option<&'static str> {
     let (_, trigger) = find(s, &TRIGGER)?;
+    // The quantifier ranges over calls when one of the next three words
+    // is one ("before any other tool call", "every conversation"), not
+    // over what it qualifies ("any option not in the request").
     let over_calls = QUANTIFIER.iter().any(|q| {
         s.match_indices(q).any(|(i, _)| {
             let after: String = s[i..].chars().take(q.chars().count() + 30).collect();
-            has(&after, &ACTIVITY)
+            let near: String = after
+                .split_whitespace()
+                .take(4)
+                .collect::<Vec<_>>()
+                .join(" ");
+            has(&near, &ACTIVITY) || (!q.is_ascii() && has(&after, &ACTIVITY))
         })
     });
     // Handing the other calls' data over, or acting whatever the person
@@ -360,8 +376,15 @@ fn other_tool(s: &str, names: &Names) -> Option<(usize, String)> {
                 consider(b, token);
                 continue;
             }
+            // A file's name (`name_yyyymmdd.zip`) or a path's part is no
+            // tool.
+            let file = {
+                let rest = &s[i..];
+                rest.starts_with('.') && rest[1..].starts_with(|c: char| c.is_ascii_alphanumeric())
+            } || s[..b].ends_with('/');
             let looks_like_tool = token.split('_').filter(|p| !p.is_empty()).count() >= 2
-                && token.chars().any(|c| c.is_ascii_lowercase());
+                && token.chars().any(|c| c.is_ascii_lowercase())
+                && !file;
             if looks_like_tool && !own {
                 consider(b, token);
             }
