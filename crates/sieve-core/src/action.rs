@@ -288,6 +288,9 @@ fn verb(word: &str) -> Option<(&'static str, Effect, Strength)> {
                 "demote",
                 "transform",
                 "translate",
+                "rephrase",
+                "paraphrase",
+                "reword",
                 "synthesize",
                 "scaffold",
                 "ingest",
@@ -1044,6 +1047,7 @@ mod tests {
             ("mute_host", Effect::Changes),
             ("acknowledge_event", Effect::Changes),
             ("translate_document", Effect::Changes),
+            ("rephrase-text", Effect::Changes),
             // As often nouns: they count where no plain verb does.
             ("shutdown-droplet", Effect::Changes),
             ("get_refund", Effect::Reads),
