@@ -269,8 +269,12 @@ fn seconds(ms: u64) -> String {
 /// Verbs that spend money whatever they act on.
 const SPENDING_VERBS: &[&str] = &["purchase", "buy", "pay", "provision", "scale"];
 /// Words in the name of an input that is about money (compared without
-/// `_`, `-` and case, anywhere in the name): `confirm_cost_id`, `maxPrice`.
-const MONEY_INPUTS: &[&str] = &["cost", "price", "budget", "payment"];
+/// `_`, `-` and case, anywhere in the name): `confirm_cost_id`,
+/// `budget`. A `price` alone is what a thing the tool makes or changes
+/// sells for (a product, a payment link, an invoice item): others pay
+/// it; a price the call pays is capped (`maxPrice`, [`SPEND_CAPS`]) or
+/// paid by a spending verb (`purchase`).
+const MONEY_INPUTS: &[&str] = &["cost", "budget", "payment"];
 /// Words of an input that caps what a call spends, after `max`
 /// (`maxCredits`, `max_spend`): the call is paid for even when it reads.
 const SPEND_CAPS: &[&str] = &["credit", "cost", "price", "spend", "budget"];
@@ -839,6 +843,10 @@ mod tests {
         // What a call costs is asked for whatever form it takes.
         assert_eq!(input("create_project", "confirm_cost_id").0, Cost::High);
         assert_eq!(input("create_item", "max_price").0, Cost::High);
+        // A price the tool sets is what buyers pay, not the call.
+        assert_ne!(input("create_product", "price").0, Cost::High);
+        assert_ne!(input("create_invoice_item", "prices").0, Cost::High);
+        assert_eq!(input("purchase_domain", "price").0, Cost::High);
         // Deleting a payment method spends nothing; adding a payment does.
         assert_ne!(
             cost(json!({"name": "delete_saved_payment_method"})).0,
