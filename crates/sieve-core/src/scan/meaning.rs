@@ -78,10 +78,7 @@ pub fn sentences(text: &str) -> Vec<&str> {
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         let next_blank = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
-        let wrapped = c == '\n'
-            && text[i + 1..]
-                .trim_start_matches([' ', '\t'])
-                .starts_with(|n: char| n.is_lowercase());
+        let wrapped = c == '\n' && wraps(&text[start..i], &text[i + 1..]);
         let cut = (matches!(c, '\n' | ';' | '。' | '！' | '？' | '；') && !wrapped)
             || (matches!(c, '.' | '!' | '?') && next_blank);
         if cut {
@@ -91,6 +88,26 @@ pub fn sentences(text: &str) -> Vec<&str> {
     }
     push_trimmed(&mut out, &text[start..]);
     out
+}
+
+/// Whether a line break between `line` and `next` wraps one sentence of
+/// prose: the next line goes on with a plain word in small letters, and
+/// neither is a list's entry (`schedule_id: The ID ...`, a line ending in
+/// a colon, a bullet).
+fn wraps(line: &str, next: &str) -> bool {
+    let next = next.trim_start_matches([' ', '\t']);
+    let word = next
+        .split(|c: char| c.is_whitespace())
+        .next()
+        .unwrap_or_default();
+    let plain = !word.is_empty()
+        && word.starts_with(|c: char| c.is_lowercase())
+        && word
+            .trim_end_matches([',', '.', ';'])
+            .chars()
+            .all(char::is_alphabetic);
+    let line = line.trim_end();
+    plain && !line.ends_with(':') && !line.trim_start().starts_with(['-', '*', '•'])
 }
 
 fn push_trimmed<'a>(out: &mut Vec<&'a str>, s: &'a str) {

@@ -533,6 +533,18 @@ mod tests {
                 "Next line"
             ]
         );
+        // A list's entries are not a wrapped sentence.
+        let args = "Args:\n    schedule_id: The ID\n    override_id: The ID\n- first\nsecond";
+        assert_eq!(
+            meaning::sentences(args),
+            [
+                "Args:",
+                "schedule_id: The ID",
+                "override_id: The ID",
+                "- first",
+                "second"
+            ]
+        );
     }
 
     #[test]
