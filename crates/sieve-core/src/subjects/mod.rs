@@ -588,7 +588,7 @@ mod tests {
 
     #[test]
     fn families_of_things_a_large_group_s_names_say_are_groups_of_their_own() {
-        let found = groups(&[
+        let names = [
             "get_dag",
             "list_dags",
             "patch_dag",
@@ -604,7 +604,8 @@ mod tests {
             "list_pools",
             "create_pool",
             "delete_pool",
-        ]);
+        ];
+        let found = groups(&names);
         let of = |name: &str| found[name].clone().unwrap_or_default();
         assert_eq!(of("get_dag"), of("patch_dag"));
         assert_eq!(of("get_dag_run"), of("clear_dag_run"));
@@ -613,18 +614,13 @@ mod tests {
         assert_ne!(of("get_dag"), of("get_dag_task"), "{found:?}");
         assert_ne!(of("get_dag_run"), of("get_dag_task"), "{found:?}");
         // One family beside the head's own tools stays with them.
-        let found = groups(&[
-            "get_dag",
-            "list_dags",
-            "patch_dag",
-            "delete_dag",
-            "get_dag_run",
-            "list_dag_runs",
-            "delete_dag_run",
-            "get_pool",
-            "list_pools",
-            "create_pool",
-        ]);
+        let one_family: Vec<&str> = names
+            .into_iter()
+            .filter(|name| {
+                !name.contains("task") && *name != "clear_dag_run" && *name != "delete_pool"
+            })
+            .collect();
+        let found = groups(&one_family);
         assert_eq!(found["get_dag"], found["get_dag_run"], "{found:?}");
     }
 
