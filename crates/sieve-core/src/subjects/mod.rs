@@ -265,6 +265,12 @@ pub fn derive_for(server: &str, tools: &[ToolText]) -> Vec<Option<Derived>> {
     groups.join_loners(&texts, &weights, &scope);
     groups.cap(&texts, &weights, max_groups(tools.len()));
     let sizes = groups.sizes();
+    // One group of every tool is the server itself (`server:NAME`
+    // switches that), under a name that tells nothing apart: the AWS
+    // documentation server's five tools were all `documentation`.
+    if sizes.len() == 1 && sizes.values().all(|&size| size == tools.len()) {
+        return vec![None; tools.len()];
+    }
     let mut derived = vec![None; tools.len()];
     for (position, &index) in order.iter().enumerate() {
         derived[index] = groups.of(position).map(|(subject, reason)| {
@@ -1316,6 +1322,22 @@ mod tests {
             words::said_by_every_tool(&sorted, &words),
             ["eks".to_string()].into()
         );
+    }
+
+    /// One group of every tool would be the server itself.
+    #[test]
+    fn one_group_of_every_tool_is_no_group() {
+        // Every tool is about one thing (the AWS documentation server's
+        // five tools were all `documentation`).
+        let texts = [
+            ("list_widgets", "List the widgets."),
+            ("get_widget", "Get a widget."),
+            ("create_widget", "Create a widget."),
+            ("delete_widget", "Delete a widget."),
+        ]
+        .map(|(name, description)| described(name, description));
+        let found = derive_for("awsdocs", &texts);
+        assert!(found.iter().all(Option::is_none), "{found:?}");
     }
 
     /// A word nearly every name says, wherever in it, is the server's
