@@ -76,7 +76,7 @@ pub static SECRETS: Words = Words::new(&[
 /// What a person said to the model, and what the host told it.
 pub static CONVERSATION: Words = Words::new(&[
     "conversation history", "entire conversation", "whole conversation", "full conversation",
-    "this conversation", "conversation so far", "chat history", "chat log", "transcript",
+    "this conversation", "conversation so far", "chat history", "chat log", "transcript|",
     "system prompt", "system message", "previous message", "prior message", "earlier message",
     "everything the user", "all messages", "the user's message", "user's first message",
     "most recent message", "latest message", "last message",

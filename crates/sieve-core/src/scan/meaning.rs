@@ -33,7 +33,7 @@ pub struct Names<'a> {
 pub fn read(text: &str, place: Place, names: &Names, public: bool) -> Vec<Hit> {
     let mut hits = role_markers(text);
     for sentence in sentences(text) {
-        let lower = sentence.to_lowercase();
+        let lower = identifiers_as_code(sentence).to_lowercase();
         let says = |kind, says: String| Hit::new(kind, says, sentence);
         if let Some(what) = exfiltration(&lower, place, public) {
             hits.push(says(
@@ -151,7 +151,66 @@ fn found<'a>(hay: &'a str, words: &'a Words) -> impl Iterator<Item = (usize, usi
 /// opposite of handing a key over; "no matter what, include the key"
 /// does not forbid it (the comma ends the clause of "no").
 fn hands_over(s: &str) -> bool {
-    found(s, &HAND_OVER).any(|(at, _)| !forbidden_just_before(&s[..at]))
+    found(s, &HAND_OVER).any(|(at, _)| !forbidden_just_before(&s[..at]) && !in_code(&s[..at]))
+}
+
+/// Whether `s` (lowercase) gets something: some word of [`ACQUIRE`] not
+/// in the passive, which says what the service does ("fields not passed
+/// are read from environment variables"), not what the model is to do.
+fn acquires(s: &str) -> bool {
+    const PASSIVE: &[&str] = &[
+        "is", "are", "was", "were", "be", "been", "being", "gets", "get",
+    ];
+    found(s, &ACQUIRE).any(|(at, _)| {
+        let last = s[..at]
+            .split(|c: char| !c.is_alphanumeric())
+            .rfind(|w| !w.is_empty())
+            .unwrap_or_default();
+        !PASSIVE.contains(&last)
+    })
+}
+
+/// Whether the text that ends with `before` is inside a code span.
+fn in_code(before: &str) -> bool {
+    before.matches('`').count() % 2 == 1
+}
+
+/// `sentence` with each identifier written in camel case (`sendResponse`,
+/// `joinWebUrl`) marked as code, as if in backticks: a parameter's name
+/// is no word of the sentence ("Set sendResponse to false" sends
+/// nothing). Text already in backticks is left as it is.
+pub fn identifiers_as_code(sentence: &str) -> std::borrow::Cow<'_, str> {
+    let camel = |word: &str| {
+        let letters: Vec<char> = word.chars().collect();
+        letters
+            .windows(2)
+            .any(|pair| pair[0].is_lowercase() && pair[1].is_uppercase())
+    };
+    if !sentence.split_whitespace().any(camel) {
+        return std::borrow::Cow::Borrowed(sentence);
+    }
+    let mut out = String::with_capacity(sentence.len() + 8);
+    let mut code = false;
+    for piece in sentence.split_inclusive(char::is_whitespace) {
+        let word = piece.trim_end();
+        let inner = word.trim_matches(|c: char| !c.is_alphanumeric());
+        let marked = !code && !word.contains('`') && camel(inner);
+        if marked {
+            let start = word.find(inner).unwrap_or(0);
+            out.push_str(&word[..start]);
+            out.push('`');
+            out.push_str(inner);
+            out.push('`');
+            out.push_str(&word[start + inner.len()..]);
+            out.push_str(&piece[word.len()..]);
+        } else {
+            out.push_str(piece);
+        }
+        if word.matches('`').count() % 2 == 1 {
+            code = !code;
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Whether the clause that ends with `before` forbids what follows it:
@@ -192,12 +251,12 @@ fn exfiltration(s: &str, place: Place, public: bool) -> Option<String> {
     // A public key is there to be handed out.
     let public = public || s.contains(".pub") || s.contains("public key");
     if let Some(file) = find(s, &SECRET_FILES).filter(|_| !public)
-        && (hands_over(s) || (property && has(s, &ACQUIRE)))
+        && (hands_over(s) || (property && acquires(s)))
     {
         return Some(object(file));
     }
     if let Some(talk) = itself(s, &CONVERSATION) {
-        let acquire = has(s, &ACQUIRE);
+        let acquire = acquires(s);
         if hands_over(s)
             && (acquire || has(s, &EVERY) || s.contains("http") || has(s, &DIRECTIVE) || !property)
         {
@@ -208,7 +267,7 @@ fn exfiltration(s: &str, place: Place, public: bool) -> Option<String> {
         }
     }
     if let Some(secret) = itself(s, &SECRETS) {
-        let acquire = has(s, &ACQUIRE);
+        let acquire = acquires(s);
         let every = has(s, &EVERY);
         if (hands_over(s) && (acquire || every)) || (acquire && property && every) {
             return Some(object(secret));
@@ -234,7 +293,8 @@ fn itself(s: &str, words: &Words) -> Option<(usize, &'static str)> {
     ];
     found(s, words)
         .filter(|&(at, pattern)| {
-            let after = &s[at + words[pattern].len()..];
+            // A word's end marker (`|`) is no text of the match.
+            let after = &s[at + words[pattern].trim_end_matches('|').len()..];
             let next = after
                 .trim_start_matches([' ', '_', '-'])
                 .split(|c: char| !c.is_alphanumeric())
