@@ -438,3 +438,72 @@ fn a_name_of_a_verb_only_takes_what_its_description_acts_on() {
     );
     assert!(derived.iter().flatten().all(|d| d.group != "playwright"));
 }
+
+/// Servers tried live as a new user would (`tests/fixtures/live-labels.json`,
+/// no published areas): what their groups showed stays mended, and each
+/// keeps the limits (2 to max(15, tools/4) groups, or none).
+#[test]
+fn live_servers_groups_say_their_areas() {
+    let path = format!(
+        "{}/tests/fixtures/live-labels.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("the live lists");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let servers = value["servers"].as_object().expect("servers");
+    let mut derived: BTreeMap<&str, Vec<(String, Option<String>)>> = BTreeMap::new();
+    for (key, tools) in servers {
+        let tools: Vec<ToolText> = tools
+            .as_array()
+            .expect("a tools array")
+            .iter()
+            .map(ToolText::of)
+            .collect();
+        let groups = derive_for(key, &tools);
+        let sizes: BTreeSet<&str> = groups.iter().flatten().map(|d| d.group.as_str()).collect();
+        assert!(
+            sizes.is_empty() || (2..=max_groups(tools.len())).contains(&sizes.len()),
+            "{key}: {sizes:?}"
+        );
+        derived.insert(
+            key,
+            tools
+                .iter()
+                .zip(&groups)
+                .map(|(t, d)| (t.name.clone(), d.as_ref().map(|d| d.group.clone())))
+                .collect(),
+        );
+    }
+    let group = |server: &str, tool: &str| -> Option<String> {
+        derived[server]
+            .iter()
+            .find(|(name, _)| name == tool)
+            .unwrap_or_else(|| panic!("{server}: no {tool}"))
+            .1
+            .clone()
+    };
+    // Chroma's collections were a group named `name`.
+    assert_eq!(
+        group("chroma", "chroma_list_collections").as_deref(),
+        Some("collections")
+    );
+    assert_eq!(
+        group("chroma", "chroma_fork_collection"),
+        group("chroma", "chroma_delete_collection")
+    );
+    // Netlify's nine tools were one group, `services`.
+    assert_ne!(
+        group("netlify", "netlify-project-services-reader"),
+        group("netlify", "netlify-extension-services-reader")
+    );
+    // The AWS documentation server's five tools were one group.
+    assert!(derived["awsdocs"].iter().all(|(_, g)| g.is_none()));
+    // A Google Workspace server's doc tools were a group named `google`.
+    assert!(
+        derived["gworkspace"]
+            .iter()
+            .all(|(_, g)| g.as_deref() != Some("google")),
+        "{:?}",
+        derived["gworkspace"]
+    );
+}

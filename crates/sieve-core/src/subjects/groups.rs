@@ -121,9 +121,15 @@ impl Groups {
             .iter()
             .enumerate()
             .map(|(t, tool)| {
-                if let Some(next) = qualified(tool, sources[t], verb_led[t], &heads)
-                    .filter(|_| qualifiers.contains(tool[0].as_str()))
-                {
+                // Once a word says where things are, each name it leads is
+                // about the thing after it (`create_google_doc`: a doc, as
+                // `create_google_sheet` is about a sheet), whether or not
+                // that thing heads a name of its own.
+                let next = tool
+                    .get(1)
+                    .filter(|_| sources[t] == Source::Name && verb_led[t])
+                    .map(String::as_str);
+                if let Some(next) = next.filter(|_| qualifiers.contains(tool[0].as_str())) {
                     why[t] = Reason::Qualified(tool[0].clone());
                     return Some(next.to_string());
                 }
