@@ -125,13 +125,11 @@ impl Groups {
                 // about the thing after it (`create_google_doc`: a doc, as
                 // `create_google_sheet` is about a sheet), whether or not
                 // that thing heads a name of its own.
-                let next = tool
-                    .get(1)
-                    .filter(|_| sources[t] == Source::Name && verb_led[t])
-                    .map(String::as_str);
-                if let Some(next) = next.filter(|_| qualifiers.contains(tool[0].as_str())) {
+                let says_where = tool.first().is_some_and(|w| qualifiers.contains(&**w));
+                let says_where = says_where && verb_led[t] && sources[t] == Source::Name;
+                if let Some(next) = tool.get(1).filter(|_| says_where) {
                     why[t] = Reason::Qualified(tool[0].clone());
-                    return Some(next.to_string());
+                    return Some(next.clone());
                 }
                 // The thing a name first names, when it is an area of its
                 // own (it heads four names or more), is what the tool acts
