@@ -380,6 +380,27 @@ const SPANS: &[&str] = &[
 ];
 const SPAN_LEADS: &[&str] = &["last", "past", "next", "this", "previous", "coming"];
 
+/// Whether the request's word at `at` of `words` (as [`given_in`] cuts
+/// them) says a day or a time: a day's or a month's name (some months
+/// only before a number), a clock or a date, or a span with "last",
+/// "next" or "this" before it ("the last 24 hours").
+fn says_a_time(words: &[String], at: usize) -> bool {
+    let word = |at: usize| words.get(at).map(String::as_str);
+    let is = |at: usize, list: &[&str]| word(at).is_some_and(|w| list.contains(&w));
+    let Some(this) = word(at) else {
+        return false;
+    };
+    let number_next = word(at + 1).is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()));
+    let count_next = word(at + 1).is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()));
+    let span_next = is(at + 1, SPANS) || (count_next && is(at + 2, SPANS));
+    let led = (1..=2).any(|back| at >= back && is(at - back, SPAN_LEADS));
+    DAYS.contains(&this)
+        || (MONTHS_BEFORE_A_NUMBER.contains(&this) && number_next)
+        || is_clock_or_date(this)
+        || (SPAN_LEADS.contains(&this) && span_next)
+        || (SPANS.contains(&this) && led)
+}
+
 /// Whether `word` (lower case, no punctuation) says a time of day
 /// (`3pm`, `10:30`, `6am`) or a date (`2024-05-01`).
 fn is_clock_or_date(word: &str) -> bool {
@@ -420,6 +441,15 @@ fn given_in(query: &str) -> (Vec<Given>, String) {
         }
     };
     let tokens: Vec<&str> = query.split_whitespace().collect();
+    // Each token in lower case, only a clock's `:` and a date's `-` kept
+    // of its punctuation.
+    let time_words: Vec<String> = tokens
+        .iter()
+        .map(|t| {
+            t.trim_matches(|c: char| !c.is_alphanumeric() && c != ':' && c != '-')
+                .to_lowercase()
+        })
+        .collect();
     let number = |t: &str| {
         let t = t.trim_end_matches([',', ';', ')', '?', '.']);
         let t = t.trim_start_matches('(');
@@ -444,31 +474,7 @@ fn given_in(query: &str) -> (Vec<Given>, String) {
         if i > 0 && number(token) && number(tokens[i - 1]) {
             continue;
         }
-        let word = |at: usize| {
-            tokens.get(at).map(|t| {
-                t.trim_matches(|c: char| !c.is_alphanumeric() && c != ':' && c != '-')
-                    .to_lowercase()
-            })
-        };
-        let before_number = || {
-            word(i + 1).is_some_and(|next| next.chars().next().is_some_and(|c| c.is_ascii_digit()))
-        };
-        let span_after = |at: usize| {
-            word(at).is_some_and(|w| SPANS.contains(&w.as_str()))
-                || (word(at).is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
-                    && word(at + 1).is_some_and(|w| SPANS.contains(&w.as_str())))
-        };
-        let plain = lower.trim_matches(|c: char| !c.is_alphanumeric() && c != ':' && c != '-');
-        let span_word = SPANS.contains(&plain)
-            && (1..=2).any(|back| {
-                i >= back && word(i - back).is_some_and(|w| SPAN_LEADS.contains(&w.as_str()))
-            });
-        if DAYS.contains(&plain)
-            || (MONTHS_BEFORE_A_NUMBER.contains(&plain) && before_number())
-            || is_clock_or_date(plain)
-            || (SPAN_LEADS.contains(&plain) && span_after(i + 1))
-            || span_word
-        {
+        if says_a_time(&time_words, i) {
             // Its words stay words of the request: "today" is what a
             // tool of today's messages says.
             add(Given::Time);
@@ -734,29 +740,27 @@ impl ToolIndex {
     /// The keys of the best `limit` matches of `query`, best first; ties
     /// in key order, so the same query gives the same answer.
     pub fn search(&self, query: &str, limit: usize) -> Vec<usize> {
-        let mut scored = self.scored(query, usize::MAX);
-        if let Some(asked) = action::asked(query).map(|effect| effect == Effect::Reads) {
-            let reads: HashMap<usize, bool> = self
-                .keys
-                .iter()
-                .copied()
-                .zip(self.reads.iter().copied())
-                .collect();
-            for (key, score) in &mut scored {
-                if reads.get(key) == Some(&asked) {
-                    *score *= 1.0 + WORDS_INTENT;
-                }
-            }
-            scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        }
-        scored.truncate(limit);
-        scored.into_iter().map(|(key, _)| key).collect()
+        self.by_words(query, limit, WORDS_INTENT)
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect()
     }
 
-    /// The best `limit` matches of `query` with their scores, best first,
-    /// as [`ToolIndex::search`] orders them; a tool that matches no word
-    /// of the query is left out.
+    /// The best `limit` matches of `query` with their scores by words
+    /// alone, best first; a tool that matches no word of the query is left
+    /// out. What the request asks done is left to the caller (the blend
+    /// weighs it in its own way).
     pub fn scored(&self, query: &str, limit: usize) -> Vec<(usize, f32)> {
+        self.by_words(query, limit, 0.0)
+    }
+
+    /// [`ToolIndex::scored`], a tool that does what the request asks done
+    /// ([`action::asked`]) scoring `1 + intent` times as much.
+    fn by_words(&self, query: &str, limit: usize, intent: f32) -> Vec<(usize, f32)> {
+        let asked = (intent > 0.0)
+            .then(|| action::asked(query))
+            .flatten()
+            .map(|effect| effect == Effect::Reads);
         let tools = self.keys.len();
         let idf_of = |having: f32| {
             let all = tools as f32;
@@ -874,7 +878,12 @@ impl ToolIndex {
             .filter(|(_, (score, _))| *score > 0.0)
             .map(|(doc, (score, covered))| {
                 let coverage = covered / rarity_total.max(f32::EPSILON);
-                (self.keys[doc], score * coverage.powf(COVERAGE))
+                let score = score * coverage.powf(COVERAGE);
+                let fits = asked == Some(self.reads[doc]);
+                (
+                    self.keys[doc],
+                    if fits { score * (1.0 + intent) } else { score },
+                )
             })
             .collect();
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));

@@ -300,8 +300,7 @@ fn itself(s: &str, words: &Words) -> Option<(usize, &'static str)> {
                 .split(|c: char| !c.is_alphanumeric())
                 .next()
                 .unwrap_or("");
-            let in_code = s[..at].matches('`').count() % 2 == 1;
-            !HANDLE.contains(&next) && !in_code
+            !HANDLE.contains(&next) && !in_code(&s[..at])
         })
         .min()
         .map(|(at, pattern)| (at, words[pattern]))
