@@ -288,8 +288,9 @@ fn search_latency(_c: &mut Criterion) {
     for _ in 0..3 {
         for query in &queries {
             let started = std::time::Instant::now();
+            let read = sieve_core::search::as_the_model_reads(query);
             let vector = model
-                .encode(&[query.as_str()])
+                .encode(&[read.as_str()])
                 .expect("the model reads the query");
             let alike: Vec<f32> = tools
                 .iter()

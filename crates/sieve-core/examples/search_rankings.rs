@@ -1,7 +1,8 @@
 //! Writes every query set's rankings, and the tools of each catalog as
 //! the search index reads them, as one JSON document, for
 //! `scripts/sentence-search-eval.py` to score other rankings and blends
-//! against the same tools in the same order:
+//! against the same tools in the same order (each tool's `sentence` is
+//! what the sentence model reads of it):
 //!
 //! ```text
 //! cargo run -p sieve-core --example search_rankings -- /tmp/rankings.json
@@ -45,9 +46,13 @@ fn main() {
     let tools: serde_json::Map<String, serde_json::Value> = catalogs
         .iter()
         .map(|(name, catalog)| {
-            let tools: Vec<_> = catalog
-                .of_kind(Kind::Tool)
-                .map(|tool| {
+            let all: Vec<_> = catalog.of_kind(Kind::Tool).collect();
+            let index = ToolIndex::build(all.iter().copied().enumerate());
+            let sentences = index.sentences();
+            let tools: Vec<_> = all
+                .iter()
+                .zip(sentences)
+                .map(|(tool, sentence)| {
                     let definition = tool.host_definition();
                     let parameters: Vec<&String> = definition
                         .pointer("/inputSchema/properties")
@@ -59,6 +64,7 @@ fn main() {
                         "title": definition.get("title"),
                         "description": definition.get("description"),
                         "parameters": parameters,
+                        "sentence": sentence,
                     })
                 })
                 .collect();

@@ -96,7 +96,7 @@ pub const SOFTWARE_SENSES: &[&[&str]] = &[
     &["undo", "revert", "reset", "rollback"],
     &["restart", "reboot", "reload"],
     &[
-        "run", "execute", "exec", "launch", "invoke", "trigger", "play", "start",
+        "run", "execute", "exec", "launch", "invoke", "trigger", "play", "start", "kick_off",
     ],
     &[
         "stop",
@@ -172,6 +172,14 @@ pub const SOFTWARE_SENSES: &[&[&str]] = &[
     ],
     &["config", "configuration", "settings", "preferences"],
     &["comment", "note", "reply"],
+    // what people call the things a tracker tracks, and its rounds of work
+    &["ticket", "issue", "story", "card"],
+    &["sprint", "cycle", "iteration"],
+    &["priority", "urgent", "urgency"],
+    &["watch", "follow", "subscribe"],
+    // mail
+    &["email", "mail"],
+    &["subject", "title"],
     &["todo", "task"],
     &[
         "performance",
@@ -469,6 +477,9 @@ impl Lexicon {
                 let collocation = format!("{word}_{later}");
                 let known = self.related(&collocation).next().is_some();
                 self.add_relatives(&mut slot, &collocation, SAME_SENSE);
+                for stem in self.same_sense(&self.stem(&collocation)) {
+                    add(&mut slot, stem, SAME_SENSE);
+                }
                 if known && j == i + 1 && PARTICLES.contains(&later.as_str()) {
                     // The particle stays a word of the slot: a name may
                     // say it alone (`power_off`).
@@ -708,6 +719,34 @@ mod tests {
                 .alternatives
                 .contains(&("collabor".to_string(), NEIGHBOUR)),
             "{slots:?}"
+        );
+    }
+
+    #[test]
+    fn a_phrase_has_the_software_senses_of_what_it_means() {
+        let lexicon = Lexicon::shared();
+        // "kick off" is to start a run: trigger and execute count for it.
+        let slots = lexicon.expand("kick off the nightly pipeline");
+        let kick = &slots[0].alternatives;
+        assert!(
+            kick.contains(&("trigger".to_string(), SAME_SENSE)),
+            "{kick:?}"
+        );
+        assert!(
+            kick.contains(&("execut".to_string(), SAME_SENSE)),
+            "{kick:?}"
+        );
+        // A tracker's words: a ticket is an issue, a sprint a cycle.
+        let slots = lexicon.expand("ticket sprint");
+        assert!(
+            slots[0]
+                .alternatives
+                .contains(&("issu".to_string(), SAME_SENSE))
+        );
+        assert!(
+            slots[1]
+                .alternatives
+                .contains(&("cycl".to_string(), SAME_SENSE))
         );
     }
 

@@ -170,6 +170,64 @@ pub fn quote(text: &str) -> String {
     }
 }
 
+/// `text` without what it quotes: in a request, words in quotation marks
+/// are what the person gives ("post 'back at 5' in #general", "a message
+/// with 'lease renewal' in its subject"), not what they ask done, and
+/// would find the tools whose texts share them. A quote opens at the start
+/// of a word and closes at the end of one (`'`, `"`, `` ` ``, and the
+/// curly marks); an apostrophe inside a word (`I'll`) or one with no mate
+/// is left, and so is the text when nothing is quoted.
+pub fn without_quotes(text: &str) -> std::borrow::Cow<'_, str> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let closing = |open: char| match open {
+        '\u{201c}' => &['\u{201d}'][..],
+        '\u{2018}' => &['\u{2019}'][..],
+        '\'' => &['\'', '\u{2019}'][..],
+        '"' => &['"'][..],
+        '`' => &['`'][..],
+        _ => &[][..],
+    };
+    let at = |i: usize| chars.get(i).map(|&(_, c)| c);
+    let opens_word = |i: usize| {
+        (i == 0 || at(i - 1).is_some_and(|c| c.is_whitespace() || "([{:=".contains(c)))
+            && at(i + 1).is_some_and(|c| !c.is_whitespace())
+    };
+    let closes_word = |i: usize| {
+        i > 0
+            && at(i - 1).is_some_and(|c| !c.is_whitespace())
+            && at(i + 1).is_none_or(|c| c.is_whitespace() || ".,;:!?)]}".contains(c))
+    };
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let open = chars[i].1;
+        let marks = closing(open);
+        if marks.is_empty() || !opens_word(i) {
+            i += 1;
+            continue;
+        }
+        match (i + 1..chars.len()).find(|&j| marks.contains(&chars[j].1) && closes_word(j)) {
+            Some(end) => {
+                let stop = chars.get(end + 1).map_or(text.len(), |&(byte, _)| byte);
+                spans.push((chars[i].0, stop));
+                i = end + 1;
+            }
+            None => i += 1,
+        }
+    }
+    if spans.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut kept = String::with_capacity(text.len());
+    let mut from = 0;
+    for (start, stop) in spans {
+        kept.push_str(&text[from..start]);
+        from = stop;
+    }
+    kept.push_str(&text[from..]);
+    std::borrow::Cow::Owned(kept)
+}
+
 /// `n` with a comma between thousands: 5,200.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -186,6 +244,34 @@ pub fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_a_request_quotes_is_left_out() {
+        let cases = [
+            ("post 'back at 5, sorry' in #general", "post  in #general"),
+            (
+                "a message with \"lease renewal\" in its subject",
+                "a message with  in its subject",
+            ),
+            (
+                "answer with \u{2018}Thanks, I'll read it\u{2019} today",
+                "answer with  today",
+            ),
+            ("run `npm test` now", "run  now"),
+            ("print(sorted(set('abc')))", "print(sorted(set()))"),
+        ];
+        for (text, kept) in cases {
+            assert_eq!(without_quotes(text), kept, "{text}");
+        }
+        // Apostrophes in words and a mark with no mate stay.
+        for text in [
+            "I'll send what we've got",
+            "the users' names",
+            "he said \"wait",
+        ] {
+            assert_eq!(without_quotes(text), text);
+        }
+    }
 
     #[test]
     fn names_are_cut_into_words() {

@@ -222,7 +222,8 @@ impl Search {
         let text = query.to_string();
         let blended = tokio::task::spawn_blocking(move || {
             let (model, tools) = search.meaning.get()?;
-            let query = model.encode(&[&text]).ok()?.pop()?;
+            let read = sieve_core::search::as_the_model_reads(&text);
+            let query = model.encode(&[&read]).ok()?.pop()?;
             let alike: Vec<f32> = tools.iter().map(|t| likeness(t, &query)).collect();
             Some(search.index.blended(&text, limit, &alike))
         })
