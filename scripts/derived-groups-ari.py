@@ -57,7 +57,11 @@ alpaca, elasticsearch, iterable, paddle, resend), scored once at its end.
 Held out (round 14), HELD_OUT_ROUND14: six recorded live on 2026-11-29 by
 a helper who read none of the method (apify-mcp, dataforseo-mcp,
 google-workspace-mcp, salesforce-dx-mcp, stripe-mcp, todoist-mcp), scored
-once with the method as it stood (commit 7f1f915's groups).
+once with the method as it stood (commit 7f1f915's groups). Held out
+(round 15), HELD_OUT_ROUND15: mapbox-mcp, recorded live by the lead on
+2026-11-29 while trying servers, and more recorded the same day by a
+helper who read none of the method, each scored once with the method as
+it stood (commit 2a80405's groups).
 
     scripts/derived-groups-ari.py [--details] [--save-groups F | --groups-from F]
 
@@ -154,19 +158,24 @@ HELD_OUT_ROUND14 = {
     "stripe-mcp",
     "todoist-mcp",
 }
+HELD_OUT_ROUND15 = {
+    "mapbox-mcp",
+}
 HELD_OUT = (HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3 | HELD_OUT_ROUND4
             | HELD_OUT_ROUND5 | HELD_OUT_ROUND6 | HELD_OUT_ROUND7
             | HELD_OUT_ROUND8 | HELD_OUT_ROUND9 | HELD_OUT_ROUND10
             | HELD_OUT_ROUND11 | HELD_OUT_ROUND12
-            | HELD_OUT_ROUND13 | HELD_OUT_ROUND14)
+            | HELD_OUT_ROUND13 | HELD_OUT_ROUND14 | HELD_OUT_ROUND15)
 PARTS = ("tuned", "held out (old)", "held out (new)", "held out (round 3)",
          "held out (round 4)", "held out (round 5)", "held out (round 6)",
          "held out (round 7)", "held out (round 8)", "held out (round 9)",
          "held out (round 10)", "held out (round 11)", "held out (round 12)",
-         "held out (round 13)", "held out (round 14)")
+         "held out (round 13)", "held out (round 14)", "held out (round 15)")
 
 
 def part_of(name):
+    if name in HELD_OUT_ROUND15:
+        return PARTS[15]
     if name in HELD_OUT_ROUND14:
         return PARTS[14]
     if name in HELD_OUT_ROUND13:

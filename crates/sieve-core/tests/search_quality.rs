@@ -76,6 +76,12 @@
 //!   as a slot of its own and added a tracker's and mail's words to the
 //!   software senses, chosen on every set, this one included, so it is
 //!   seen now.
+//! * `held-out-16.tsv`: written on 2026-11-29 like held-out-15, on eight
+//!   more servers (`tests/fixtures/live-16.json`, 115 tools: a Vikunja
+//!   task board, Hevy workouts, Anki, a CalDAV calendar, Render, hotel
+//!   search, Open Library and a Beancount ledger), recorded while round
+//!   15 changed the method and scored once after it: by words 28 of 50,
+//!   blended 41 of 50.
 //! * `live-qa.tsv`: a tester's queries on four live servers searched as
 //!   one catalog (`tests/fixtures/live-qa.json`, 202 tools); the fourth
 //!   round fixed a defect they showed, so they are seen and track it.
@@ -113,6 +119,7 @@ const TWELFTH_HELD_OUT_FLOOR: f64 = 0.6;
 const THIRTEENTH_HELD_OUT_FLOOR: f64 = 0.88;
 const FOURTEENTH_HELD_OUT_FLOOR: f64 = 0.6;
 const FIFTEENTH_HELD_OUT_FLOOR: f64 = 0.55;
+const SIXTEENTH_HELD_OUT_FLOOR: f64 = 0.55;
 
 /// Ranks every query of `set` on its catalog; prints a table and returns
 /// (queries with a meant tool in the top 3, queries).
@@ -229,7 +236,7 @@ fn seventh_held_out_plain_words_find_the_tool_in_the_top_three() {
 /// Each set's floor with the sentence model blended in, as
 /// `sieve__find_tools` ranks when the model is there (the floors above
 /// are the ranking by words alone, as it ranks without it).
-const BLENDED_FLOORS: [(&str, f64); 17] = [
+const BLENDED_FLOORS: [(&str, f64); 18] = [
     ("tuned", 0.96),
     ("held-out", 0.95),
     ("held-out-2", 0.94),
@@ -246,6 +253,7 @@ const BLENDED_FLOORS: [(&str, f64); 17] = [
     ("held-out-13", 0.88),
     ("held-out-14", 0.74),
     ("held-out-15", 0.72),
+    ("held-out-16", 0.82),
     ("live-qa", 0.87),
 ];
 
@@ -381,6 +389,11 @@ fn fourteenth_held_out_plain_words_find_the_tool_in_the_top_three() {
 #[test]
 fn fifteenth_held_out_plain_words_find_the_tool_in_the_top_three() {
     holds_its_floor("held-out-15", 50, FIFTEENTH_HELD_OUT_FLOOR);
+}
+
+#[test]
+fn sixteenth_held_out_plain_words_find_the_tool_in_the_top_three() {
+    holds_its_floor("held-out-16", 50, SIXTEENTH_HELD_OUT_FLOOR);
 }
 
 /// The ranking is deterministic: every query of every set, asked of two

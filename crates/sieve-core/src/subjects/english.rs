@@ -80,6 +80,16 @@ pub(super) fn split(text: &str) -> Vec<String> {
     words
 }
 
+/// The words of prose: as [`split`], but a word written in mixed case
+/// (`LineString`, `GeoJSON`, `PostgreSQL`) is one name, as the prose means
+/// it, not the words a program would make of it.
+pub(super) fn split_prose(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 /// A word in its dictionary form: singular, abbreviations spelled out.
 pub(super) fn normalise(word: &str) -> String {
     if let Some(full) = ABBREVIATIONS
@@ -335,16 +345,23 @@ pub(super) const VERBS: &[&str] = &[
 pub(super) const FUNCTION_WORDS: &[&str] = &[
     "a",
     "about",
+    "above",
+    "across",
     "active",
+    "after",
+    "against",
     "all",
     "allowed",
+    "along",
     "also",
+    "amid",
     "among",
     "an",
     "and",
     "annotated",
     "any",
     "are",
+    "around",
     "as",
     "async",
     "at",
@@ -354,7 +371,13 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "batch",
     "be",
     "been",
+    "before",
     "being",
+    "below",
+    "beneath",
+    "besides",
+    "between",
+    "beyond",
     "both",
     "bulk",
     "by",
@@ -363,8 +386,10 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "current",
     "custom",
     "default",
+    "despite",
     "detail",
     "details",
+    "during",
     "each",
     "either",
     "every",
@@ -408,6 +433,7 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "over",
     "own",
     "pending",
+    "per",
     "recent",
     "running",
     "same",
@@ -416,6 +442,7 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "should",
     "simple",
     "simulated",
+    "since",
     "single",
     "some",
     "specific",
@@ -431,8 +458,14 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "these",
     "this",
     "those",
+    "through",
+    "throughout",
     "tiny",
     "to",
+    "toward",
+    "towards",
+    "under",
+    "until",
     "up",
     "upon",
     "using",
@@ -450,6 +483,7 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "whose",
     "with",
     "within",
+    "without",
     "would",
     "your",
 ];

@@ -568,6 +568,15 @@ mod tests {
     }
 
     #[test]
+    fn prose_keeps_a_mixed_case_word_whole() {
+        assert_eq!(
+            super::english::split_prose("Simplify a LineString, as GeoJSON."),
+            ["simplify", "a", "linestring", "as", "geojson"]
+        );
+        assert!(super::english::is_function_word("between"));
+    }
+
+    #[test]
     fn nouns_become_singular_and_abbreviations_spelled_out() {
         for (word, one) in [
             ("issues", "issue"),

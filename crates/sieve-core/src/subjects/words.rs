@@ -5,7 +5,7 @@
 use super::ToolText;
 use super::english::{
     first_sentence, is_function_word, is_general_verb, is_noun, is_participle, is_verb, normalise,
-    split, without_options,
+    split, split_prose, without_options,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -205,7 +205,12 @@ impl Words {
     pub(super) fn of(tool: &ToolText) -> Words {
         let prose = |text: &Option<String>| {
             text.as_deref()
-                .map(|text| split(text).into_iter().map(|w| normalise(&w)).collect())
+                .map(|text| {
+                    split_prose(text)
+                        .into_iter()
+                        .map(|w| normalise(&w))
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         let raw = split(&tool.name);
