@@ -273,10 +273,10 @@ pub struct ToolIndex {
     reads: Vec<bool>,
 }
 
-/// A request as the sentence model reads it: without what it quotes
-/// ([`crate::wording::without_quotes`]).
+/// A request as the sentence model reads it: without what it quotes or
+/// reports ([`crate::wording::without_what_is_said`]).
 pub fn as_the_model_reads(query: &str) -> String {
-    crate::wording::without_quotes(query).into_owned()
+    crate::wording::without_what_is_said(query).into_owned()
 }
 
 /// The share of a tool's blended score that is the sentence model's
@@ -511,8 +511,9 @@ impl ToolIndex {
         // a slot of its own, matched by the tools whose parameters take
         // it, as a parameter word would be; its pieces are no words.
         let (given, query) = given_in(query);
-        // What the request quotes is what the person gives, not asks for.
-        let query = crate::wording::without_quotes(&query);
+        // What the request quotes or reports is what the person gives,
+        // not what they ask for.
+        let query = crate::wording::without_what_is_said(&query);
         for kind in given {
             let taking: Vec<usize> = (0..tools)
                 .filter(|&doc| self.takes[doc].contains(&kind))

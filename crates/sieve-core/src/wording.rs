@@ -228,6 +228,89 @@ pub fn without_quotes(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(kept)
 }
 
+/// `text` without what a person gives it to say: what it quotes
+/// ([`without_quotes`]) and what it reports ("leave a note saying the tests
+/// pass", "tell #ops that the deploy is done", "let the team know I pushed
+/// a fix"), to the end of that clause. A verb of saying that is the
+/// request's own ("what are people saying about it", "let me know when it
+/// changes") is kept with what follows it.
+pub fn without_what_is_said(text: &str) -> std::borrow::Cow<'_, str> {
+    const BEING: &[&str] = &[
+        "am", "is", "are", "was", "were", "be", "been", "keep", "keeps", "kept",
+    ];
+    const TELLING: &[&str] = &[
+        "tell", "telling", "told", "inform", "remind", "notify", "warn",
+    ];
+    const WHOM: &[&str] = &["them", "him", "her", "everyone", "everybody"];
+    const CONDITIONS: &[&str] = &["when", "whenever", "if", "once", "about"];
+    let unquoted = without_quotes(text);
+    let tokens: Vec<&str> = unquoted.split_whitespace().collect();
+    let word = |at: usize| -> String {
+        tokens.get(at).map_or_else(String::new, |t| {
+            t.trim_matches(|c: char| !c.is_alphanumeric() && c != '#')
+                .to_lowercase()
+        })
+    };
+    let said_from = |at: usize| -> Option<usize> {
+        let this = word(at);
+        let before = |back: usize| at.checked_sub(back).map(&word);
+        let being_before =
+            (1..=2).any(|back| before(back).is_some_and(|w| BEING.contains(&w.as_str())));
+        match this.as_str() {
+            "saying" | "says" if at > 0 && !being_before => Some(at),
+            "that"
+                if (1..=3)
+                    .any(|back| before(back).is_some_and(|w| TELLING.contains(&w.as_str()))) =>
+            {
+                Some(at)
+            }
+            w if WHOM.contains(&w)
+                && before(1).is_some_and(|w| TELLING.contains(&w.as_str()))
+                && tokens.len() > at + 1 =>
+            {
+                Some(at + 1)
+            }
+            "know"
+                if (1..=6).any(|back| before(back).as_deref() == Some("let"))
+                    && tokens.len() > at + 1
+                    && !CONDITIONS.contains(&word(at + 1).as_str()) =>
+            {
+                Some(at + 1)
+            }
+            _ => None,
+        }
+    };
+    let mut kept: Vec<&str> = Vec::with_capacity(tokens.len());
+    let mut at = 0;
+    let mut cut = false;
+    while at < tokens.len() {
+        let Some(from) = said_from(at) else {
+            kept.push(tokens[at]);
+            at += 1;
+            continue;
+        };
+        cut = true;
+        kept.extend(&tokens[at..from]);
+        // What is said runs to the end of its clause: a stop, or a comma
+        // before the next thing asked ("..., and copy Anna").
+        let mut end = from;
+        while end < tokens.len() {
+            let token = tokens[end];
+            end += 1;
+            if token.ends_with(['.', ';', '?', '!'])
+                || (token.ends_with(',') && matches!(word(end).as_str(), "and" | "then"))
+            {
+                break;
+            }
+        }
+        at = end;
+    }
+    if !cut {
+        return unquoted;
+    }
+    std::borrow::Cow::Owned(kept.join(" "))
+}
+
 /// `n` with a comma between thousands: 5,200.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -270,6 +353,41 @@ mod tests {
             "he said \"wait",
         ] {
             assert_eq!(without_quotes(text), text);
+        }
+    }
+
+    #[test]
+    fn what_a_request_reports_is_left_out_to_the_end_of_its_clause() {
+        let cases = [
+            (
+                "leave a note on PR 57 saying the tests look good",
+                "leave a note on PR 57",
+            ),
+            (
+                "tell #ops that the deploy is done. Then close it",
+                "tell #ops Then close it",
+            ),
+            (
+                "decline it and tell them I'm travelling",
+                "decline it and tell them",
+            ),
+            ("let the team know I pushed a fix", "let the team know"),
+            (
+                "write to Tom saying we'll be late, and copy Anna",
+                "write to Tom and copy Anna",
+            ),
+        ];
+        for (text, kept) in cases {
+            assert_eq!(without_what_is_said(text), kept, "{text}");
+        }
+        // The request's own verb of saying stays, with what follows it.
+        for text in [
+            "what are guests saying about this place",
+            "what have people been saying in #general",
+            "let me know whenever this ticket changes",
+            "tell me the three main announcements",
+        ] {
+            assert_eq!(without_what_is_said(text), text);
         }
     }
 

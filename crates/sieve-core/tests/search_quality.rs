@@ -247,13 +247,13 @@ const BLENDED_FLOORS: [(&str, f64); 18] = [
     ("held-out-7", 0.75),
     ("held-out-8", 0.76),
     ("held-out-9", 0.86),
-    ("held-out-10", 0.66),
+    ("held-out-10", 0.67),
     ("held-out-11", 0.81),
     ("held-out-12", 0.77),
     ("held-out-13", 0.88),
     ("held-out-14", 0.74),
     ("held-out-15", 0.72),
-    ("held-out-16", 0.82),
+    ("held-out-16", 0.84),
     ("live-qa", 0.87),
 ];
 
