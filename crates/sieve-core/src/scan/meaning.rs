@@ -324,15 +324,25 @@ fn preemption(s: &str) -> Option<&'static str> {
     // is one ("before any other tool call", "every conversation"), not
     // over what it qualifies ("any option not in the request").
     let over_calls = QUANTIFIER.iter().any(|q| {
-        s.match_indices(q).any(|(i, _)| {
-            let after: String = s[i..].chars().take(q.chars().count() + 30).collect();
-            let near: String = after
-                .split_whitespace()
-                .take(4)
-                .collect::<Vec<_>>()
-                .join(" ");
-            has(&near, &ACTIVITY) || (!q.is_ascii() && has(&after, &ACTIVITY))
-        })
+        // At a word's start: the `all` of "call" is no quantifier
+        // (scripts written without spaces have no word starts to ask for).
+        let starts_a_word = |i: usize| {
+            !s[..i]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+        };
+        s.match_indices(q)
+            .filter(|&(i, _)| !q.is_ascii() || starts_a_word(i))
+            .any(|(i, _)| {
+                let after: String = s[i..].chars().take(q.chars().count() + 30).collect();
+                let near: String = after
+                    .split_whitespace()
+                    .take(4)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                has(&near, &ACTIVITY) || (!q.is_ascii() && has(&after, &ACTIVITY))
+            })
     });
     // Handing the other calls' data over, or acting whatever the person
     // asked: a tool that only wants to be called first does neither.
