@@ -151,7 +151,32 @@ fn found<'a>(hay: &'a str, words: &'a Words) -> impl Iterator<Item = (usize, usi
 /// opposite of handing a key over; "no matter what, include the key"
 /// does not forbid it (the comma ends the clause of "no").
 fn hands_over(s: &str) -> bool {
-    found(s, &HAND_OVER).any(|(at, _)| !forbidden_just_before(&s[..at]) && !in_code(&s[..at]))
+    found(s, &HAND_OVER).any(|(at, word)| {
+        let cited = HAND_OVER[word].starts_with("http") && cites(&s[..at]);
+        !forbidden_just_before(&s[..at]) && !in_code(&s[..at]) && !cited
+    })
+}
+
+/// Whether a web address that follows `before` is cited, not sent to: in
+/// parentheses after what it names ("an API key (https://...)"), or
+/// where something is found ("from", "see", "visit", "at").
+fn cites(before: &str) -> bool {
+    const WHERE: &[&str] = &[
+        "from",
+        "see",
+        "visit",
+        "at",
+        "on",
+        "via",
+        "docs",
+        "documentation",
+    ];
+    let before = before.trim_end();
+    before.ends_with('(')
+        || before
+            .rsplit(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .is_some_and(|w| WHERE.contains(&w))
 }
 
 /// Whether `s` (lowercase) gets something: some word of [`ACQUIRE`] not
