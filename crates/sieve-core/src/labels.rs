@@ -6,7 +6,8 @@
 //!    `_meta.fastmcp.tags` (and `_meta._fastmcp.tags` of its older
 //!    releases), `_meta.concerns` (the concern proposal), a tag that
 //!    names the tool's set (`toolset:jira_issues`, `category:...`) as a
-//!    group of the server's, and our own
+//!    group of the server's, as does a `_meta` key of that name with one
+//!    word (the Firebase CLI's `_meta.feature`), and our own
 //!    `_meta["dev.mcp-sieve/..."]` keys so one Sieve can sit behind another;
 //! 2. tags derived from tool annotations, with the spec's defaults for
 //!    missing hints; for a server that sends no hints at all, from what
@@ -105,6 +106,10 @@ pub struct Labels {
 /// names servers give the sets their tools come in.
 const GROUP_TAG_KINDS: [&str; 6] = ["toolset", "group", "category", "area", "module", "feature"];
 
+/// The longest name of a set read from a tool's `_meta`: a sentence there
+/// is a note, not a group.
+const MAX_SET_NAME: usize = 64;
+
 impl Labels {
     /// Labels from an upstream definition of a primitive of `server`.
     /// `is_tool` turns on annotation-derived tags.
@@ -146,6 +151,18 @@ impl Labels {
             // FastMCP puts a tool's tags under its own key.
             for key in ["fastmcp", "_fastmcp"] {
                 labels.add_names(meta.get(key).and_then(|m| m.get("tags")), Field::Tags);
+            }
+            // The set a tool comes in, named in one word of its `_meta`
+            // (the Firebase CLI's `"feature": "crashlytics"`).
+            for kind in GROUP_TAG_KINDS {
+                if let Some(name) = meta
+                    .get(kind)
+                    .and_then(Value::as_str)
+                    .map(str::trim)
+                    .filter(|name| !name.is_empty() && name.len() <= MAX_SET_NAME)
+                {
+                    labels.groups.insert(name.to_string());
+                }
             }
         }
         // A tag that says which set of tools this one is in
@@ -600,6 +617,23 @@ mod tests {
             labels.concerns.get("cost").map(String::as_str),
             Some("minimal")
         );
+    }
+
+    #[test]
+    fn a_set_named_in_meta_is_the_server_s_group() {
+        let tool = json!({"name": "crashlytics_get_issue",
+            "_meta": {"requiresAuth": true, "feature": "crashlytics"}});
+        let labels = Labels::sent("firebase", &tool);
+        assert!(
+            labels.groups.contains("firebase/crashlytics"),
+            "{:?}",
+            labels.groups
+        );
+        // Not a name: a number, an object, a sentence.
+        let odd = json!({"name": "t", "_meta": {"category": 3, "module": {"x": 1},
+            "area": "This tool belongs to the reporting part of the server and is read-only."}});
+        let groups = Labels::sent("s", &odd).groups;
+        assert_eq!(groups.into_iter().collect::<Vec<_>>(), ["server:s"]);
     }
 
     #[test]
