@@ -159,7 +159,13 @@ HELD_OUT_ROUND14 = {
     "todoist-mcp",
 }
 HELD_OUT_ROUND15 = {
+    "asana-mcp",
+    "firebase-mcp",
+    "lunchmoney-mcp",
     "mapbox-mcp",
+    "n8n-mcp",
+    "quickbooks-mcp",
+    "wordpress-mcp",
 }
 HELD_OUT = (HELD_OUT_OLD | HELD_OUT_NEW | HELD_OUT_ROUND3 | HELD_OUT_ROUND4
             | HELD_OUT_ROUND5 | HELD_OUT_ROUND6 | HELD_OUT_ROUND7
