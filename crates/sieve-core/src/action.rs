@@ -332,6 +332,7 @@ fn verb(word: &str) -> Option<(&'static str, Effect, Strength)> {
                 "type",
                 "select",
                 "record",
+                "receive",
                 "order",
                 "book",
                 "archive",

@@ -269,12 +269,17 @@ fn seconds(ms: u64) -> String {
 /// Verbs that spend money whatever they act on.
 const SPENDING_VERBS: &[&str] = &["purchase", "buy", "pay", "provision", "scale"];
 /// Words in the name of an input that is about money (compared without
-/// `_`, `-` and case, anywhere in the name): `confirm_cost_id`,
-/// `budget`. A `price` alone is what a thing the tool makes or changes
+/// `_`, `-` and case, at the end of the name, or `cost` before `id`):
+/// `confirm_cost_id`, `budget`, `exploration_budget`; not a switch
+/// (`exclude_from_budget`, a boolean) and not a record's field that
+/// mentions a payment (`payment_account`, `payment_method`: bookkeeping
+/// and payment tools carry them without spending). A `price` alone is what a thing the tool makes or changes
 /// sells for (a product, a payment link, an invoice item): others pay
 /// it; a price the call pays is capped (`maxPrice`, [`SPEND_CAPS`]) or
 /// paid by a spending verb (`purchase`).
-const MONEY_INPUTS: &[&str] = &["cost", "budget", "payment"];
+const MONEY_INPUTS: &[&str] = &["cost", "costid", "budget"];
+/// Verbs of money that comes in or is written down, not spent.
+const BOOKKEEPING_VERBS: &[&str] = &["receive", "record", "log", "track", "import", "reconcile"];
 /// Words of an input that caps what a call spends, after `max`
 /// (`maxCredits`, `max_spend`): the call is paid for even when it reads.
 const SPEND_CAPS: &[&str] = &["credit", "cost", "price", "spend", "budget"];
@@ -494,6 +499,8 @@ struct Tool<'a> {
     /// The description, read once for every phrase list.
     prose: Prose<'a>,
     params: Vec<(String, String)>,
+    /// The inputs that are no switch (not `"type": "boolean"`).
+    values: Vec<(String, String)>,
     stated: Stated,
     reads: bool,
 }
@@ -504,19 +511,28 @@ impl<'a> Tool<'a> {
         let read_only = definition
             .pointer("/annotations/readOnlyHint")
             .and_then(Value::as_bool);
+        let properties = definition
+            .pointer("/inputSchema/properties")
+            .and_then(Value::as_object);
+        let key = |p: &str| p.replace(['_', '-'], "").to_lowercase();
+        let switch =
+            |property: &Value| property.get("type").and_then(Value::as_str) == Some("boolean");
         Tool {
             name: name_words(text("name")),
             title: text("title"),
             description: opening(text("description")),
             prose: Prose::new(opening(text("description"))),
-            params: definition
-                .pointer("/inputSchema/properties")
-                .and_then(Value::as_object)
-                .map(|properties| {
-                    let key = |p: &str| p.replace(['_', '-'], "").to_lowercase();
-                    properties.keys().map(|p| (p.clone(), key(p))).collect()
-                })
-                .unwrap_or_default(),
+            params: properties
+                .into_iter()
+                .flatten()
+                .map(|(p, _)| (p.clone(), key(p)))
+                .collect(),
+            values: properties
+                .into_iter()
+                .flatten()
+                .filter(|(_, property)| !switch(property))
+                .map(|(p, _)| (p.clone(), key(p)))
+                .collect(),
             // The server's word first; the verbs where it says nothing.
             reads: read_only.unwrap_or(stated.effect == Effect::Reads),
             stated,
@@ -547,9 +563,10 @@ impl<'a> Tool<'a> {
         // it because the call is paid for.
         if self.stated.effect != Effect::Reads
             && !self.reads
-            && let Some(input) = self.param(MONEY_INPUTS, |key, k| {
-                key.contains(k) && !names_a_thing(key, k)
-            })
+            && let Some((input, _)) = self
+                .values
+                .iter()
+                .find(|(_, key)| MONEY_INPUTS.iter().any(|k| key.ends_with(k)))
         {
             return Some(format!("its input `{input}` says a call costs money"));
         }
@@ -578,8 +595,15 @@ impl<'a> Tool<'a> {
         // what a verb says deletes: removing a saved payment method spends
         // nothing (a tool whose verb is not known may spend).
         let deletes = self.stated.effect == Effect::Destroys && self.stated.verb.is_some();
+        // Nor in money coming in or written down: `receive_payment`,
+        // "Record an expense" (a ledger's entries).
+        let books = self
+            .stated
+            .verb
+            .is_some_and(|verb| BOOKKEEPING_VERBS.contains(&verb));
         if self.stated.effect != Effect::Reads
             && !deletes
+            && !books
             && !self.reads
             && let Some(part) = self.said_of_action(MONEY)
         {
@@ -767,15 +791,6 @@ fn up_to_preposition(words: &[String]) -> &[String] {
     &words[..end]
 }
 
-/// Whether an input named `key` (without `_`, `-` and case) that holds
-/// the money word `word` names a thing rather than an amount to spend: an
-/// identifier of a price or a payment (`priceId`, `paymentMethodId`)
-/// picks a record. What a call costs or may spend is asked for whatever
-/// form it takes (`confirm_cost_id`).
-fn names_a_thing(key: &str, word: &str) -> bool {
-    matches!(word, "price" | "payment") && (key.ends_with("id") || key.ends_with("ids"))
-}
-
 /// Whether a word of a name is a plural noun: `files`, `comments`, but
 /// not `status` or `details`.
 fn is_plural(word: &str) -> bool {
@@ -853,6 +868,20 @@ mod tests {
             Cost::High
         );
         assert_eq!(cost(json!({"name": "create_payment"})).0, Cost::High);
+        // A record's field that mentions a payment or a budget, and a
+        // switch, spend nothing (QuickBooks' and Lunch Money's books); a
+        // budget the call is given does.
+        assert_ne!(input("create_expense", "payment_account").0, Cost::High);
+        assert_ne!(input("receive_payment", "payment_method").0, Cost::High);
+        let switch = cost(
+            json!({"name": "create_category", "inputSchema": {"type": "object",
+            "properties": {"exclude_from_budget": {"type": "boolean"}}}}),
+        );
+        assert_ne!(switch.0, Cost::High);
+        assert_eq!(
+            input("create_simulation_run", "exploration_budget").0,
+            Cost::High
+        );
     }
 
     #[test]
