@@ -12,7 +12,7 @@ use crate::action::{naming, stated_in};
 use crate::approvals::{Approvals, Quarantine};
 use crate::config::{COST, ConcernDef, Overlays, builtin_concerns};
 use crate::cost::{Measurements, judge_stated};
-use crate::labels::{Labels, META_PREFIX, has_effect_hints, has_hints, server_group};
+use crate::labels::{Labels, META_PREFIX, Silence, has_effect_hints, has_hints, server_group};
 use crate::naming::{HASH_LEN, exposed_name_with_hash, prompt_uri, tool_uri};
 use crate::parse::{ParseError, decode};
 use crate::subjects::{Derived, ToolText, derive_for};
@@ -405,6 +405,13 @@ impl BuildOptions {
         // its tools read for it, whatever other hints it sends.
         let hinted = tools.iter().any(|t| has_effect_hints(t.get("annotations")));
         let other_hints = !hinted && tools.iter().any(|t| has_hints(t.get("annotations")));
+        // A server that marks the tools that destroy says of those it
+        // leaves unmarked that they do not: they are read too.
+        let marks_destroying = tools.iter().any(|t| {
+            t.pointer("/annotations/destructiveHint")
+                .and_then(Value::as_bool)
+                == Some(true)
+        });
         let measured = self.measured.get(server);
         // Where this server's names put their verbs, read once for all.
         let naming = naming(
@@ -417,10 +424,12 @@ impl BuildOptions {
             .map(|tool| {
                 let mut labels = Labels::sent(server, tool);
                 let annotations = tool.get("annotations");
+                let unmarked = hinted && marks_destroying && !has_effect_hints(annotations);
+                let annotated = hinted && !unmarked;
                 // What the tool says it does, read once for `security`
-                // (a server without hints) and `cost` alike.
-                let said = (!hinted || self.cost_derived).then(|| stated_in(tool, naming));
-                if hinted {
+                // (a tool its annotations leave unsaid) and `cost` alike.
+                let said = (!annotated || self.cost_derived).then(|| stated_in(tool, naming));
+                if annotated {
                     labels.add_annotation_tags(annotations);
                     if self.security_from_annotations {
                         labels.derive_security(annotations);
@@ -428,7 +437,14 @@ impl BuildOptions {
                 } else if let Some(said) = &said {
                     labels.derive_effect_tags(said.effect, annotations);
                     if self.security_from_annotations {
-                        labels.derive_security_from(said, other_hints);
+                        let silence = if unmarked {
+                            Silence::Unmarked
+                        } else if other_hints {
+                            Silence::NoEffectHints
+                        } else {
+                            Silence::NoAnnotations
+                        };
+                        labels.derive_security_from(said, silence);
                     }
                 }
                 if let (true, Some(said)) = (self.cost_derived, said) {

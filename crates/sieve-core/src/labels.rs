@@ -25,6 +25,20 @@ use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Why `security` is read from what a tool says it does rather than from
+/// its annotations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Silence {
+    /// The server sends no annotations at all.
+    NoAnnotations,
+    /// Its annotations never say whether a tool reads or destroys.
+    NoEffectHints,
+    /// It marks its destroying tools (`destructiveHint: true`) and says
+    /// nothing of this one: by the spec's default it would destroy too,
+    /// which the server's own marks contradict.
+    Unmarked,
+}
+
 /// Tag of a tool whose `readOnlyHint` is true.
 pub const TAG_READ_ONLY: &str = "read-only";
 /// Tag of a tool that may destroy data: not read-only and `destructiveHint`
@@ -335,11 +349,15 @@ impl Labels {
     /// (DESIGN §3): reads → `high`, changes → `medium`, destroys → `low`;
     /// marked derived. `other_hints`: the server sends other hints
     /// (`openWorldHint`, `idempotentHint`), which the reason says.
-    pub fn derive_security_from(&mut self, stated: &Stated, other_hints: bool) {
-        let silent = if other_hints {
-            "the server's annotations do not say whether its tools read or change"
-        } else {
-            "the server sends no annotations"
+    pub fn derive_security_from(&mut self, stated: &Stated, silence: Silence) {
+        let silent = match silence {
+            Silence::NoAnnotations => "the server sends no annotations",
+            Silence::NoEffectHints => {
+                "the server's annotations do not say whether its tools read or change"
+            }
+            Silence::Unmarked => {
+                "the server marks the tools that destroy and does not mark this one"
+            }
         };
         let level = match stated.effect {
             Effect::Reads => "high",
@@ -736,7 +754,7 @@ mod tests {
             let mut labels = Labels::sent("s", &tool);
             let stated = crate::action::stated(&tool);
             labels.derive_effect_tags(stated.effect, tool.get("annotations"));
-            labels.derive_security_from(&stated, false);
+            labels.derive_security_from(&stated, Silence::NoAnnotations);
             labels
         };
         let list = derive(json!({"name": "list_issues"}));

@@ -135,8 +135,32 @@ fn security_of_a_server_without_annotations_follows_its_verbs() {
 #[test]
 fn servers_that_send_annotations_keep_their_levels() {
     for name in CATALOGS.iter().filter(|n| **n != "server-github-legacy") {
-        for p in catalog(name).of_kind(Kind::Tool) {
+        let catalog = catalog(name);
+        let marks_destroying = catalog
+            .of_kind(Kind::Tool)
+            .any(|p| p.definition["annotations"]["destructiveHint"] == true);
+        for p in catalog.of_kind(Kind::Tool) {
             let hint = |key: &str| p.definition["annotations"][key].as_bool();
+            if marks_destroying
+                && hint("readOnlyHint").is_none()
+                && hint("destructiveHint").is_none()
+            {
+                // Left unmarked by a server that marks its destroyers:
+                // read from what the tool says it does.
+                assert!(
+                    p.labels.derived_concerns.contains("security"),
+                    "{name} {}",
+                    p.name
+                );
+                assert!(
+                    p.labels
+                        .reason("security")
+                        .is_some_and(|why| why.contains("does not mark this one")),
+                    "{name} {}",
+                    p.name
+                );
+                continue;
+            }
             let want = match (hint("readOnlyHint"), hint("destructiveHint")) {
                 (Some(true), _) => "high",
                 (_, Some(false)) => "medium",
@@ -151,4 +175,40 @@ fn servers_that_send_annotations_keep_their_levels() {
             );
         }
     }
+}
+
+/// A server that marks the tools that destroy (Lunch Money's
+/// `destructiveHint: true` on its deletes) and leaves its creates with
+/// other hints only: those are read from what they say they do, where the
+/// spec's default would count them as destroying too. A server that marks
+/// none keeps the spec's default.
+#[test]
+fn a_tool_left_unmarked_beside_marked_destroyers_is_read_for_what_it_does() {
+    let security = |tools: serde_json::Value| -> Vec<String> {
+        let tools: Vec<serde_json::Value> = serde_json::from_value(tools).unwrap();
+        let catalog = Catalog::build_with(
+            &BuildOptions {
+                derive_groups: false,
+                ..BuildOptions::new("__")
+            },
+            &Overlays::default(),
+            &[ServerListing::tools("money", tools)],
+        );
+        catalog
+            .of_kind(Kind::Tool)
+            .map(|p| p.labels.concerns["security"].clone())
+            .collect()
+    };
+    let marked = serde_json::json!([
+        {"name": "get_tags", "annotations": {"readOnlyHint": true}},
+        {"name": "create_tag", "annotations": {"idempotentHint": false}},
+        {"name": "delete_tag", "annotations": {"destructiveHint": true}},
+    ]);
+    assert_eq!(security(marked), ["high", "medium", "low"]);
+    let unmarked = serde_json::json!([
+        {"name": "get_tags", "annotations": {"readOnlyHint": true}},
+        {"name": "create_tag", "annotations": {"idempotentHint": false}},
+        {"name": "delete_tag"},
+    ]);
+    assert_eq!(security(unmarked), ["high", "low", "low"]);
 }
