@@ -220,11 +220,12 @@ pub(super) fn by_words(
         let free = |w: &str| {
             !named.iter().any(|(name, _)| name == w) && w.chars().all(|c| c.is_ascii_alphanumeric())
         };
+        // A verb's `-ing` form (`returning`) only where no thing is left.
         let chosen = telling
             .iter()
             .map(|&(_, w)| w)
             .filter(|w| free(w))
-            .min_by_key(|w| is_verb(w) || is_ability(w));
+            .min_by_key(|w| (is_verb(w) || is_ability(w), is_gerund(w)));
         match (chosen, telling.first()) {
             (Some(word), _) if is_verb(word) || is_ability(word) => {
                 let name = thing_of(word, content, &group, &free, &mut lexicon);
@@ -302,6 +303,19 @@ fn name_of_only(names: &[Vec<String>], group: &[usize]) -> Option<String> {
             only && (!is_verb(w) || head())
         })
         .cloned()
+}
+
+/// Whether `word` is a known verb's `-ing` form (`returning`,
+/// `computing`, `running`).
+fn is_gerund(word: &str) -> bool {
+    word.strip_suffix("ing").is_some_and(|stem| {
+        let undoubled = stem
+            .len()
+            .checked_sub(1)
+            .filter(|&last| last > 0 && stem[last..] == stem[last - 1..last])
+            .map(|last| &stem[..last]);
+        is_verb(stem) || is_verb(&format!("{stem}e")) || undoubled.is_some_and(is_verb)
+    })
 }
 
 /// Whether `word` says what can be done to a thing (`clickable`,
@@ -527,6 +541,16 @@ mod tests {
         );
         assert!(is_ability("clickable") && is_ability("writable"));
         assert!(!is_ability("table") && !is_ability("variable"));
+    }
+
+    #[test]
+    fn a_verb_s_ing_form_names_a_group_only_where_no_thing_is_left() {
+        for gerund in ["returning", "computing", "running"] {
+            assert!(is_gerund(gerund), "{gerund}");
+        }
+        for noun in ["string", "polygon", "ring"] {
+            assert!(!is_gerund(noun), "{noun}");
+        }
     }
 
     #[test]
