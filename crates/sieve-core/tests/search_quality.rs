@@ -249,7 +249,7 @@ const BLENDED_FLOORS: [(&str, f64); 18] = [
     ("held-out-9", 0.86),
     ("held-out-10", 0.67),
     ("held-out-11", 0.81),
-    ("held-out-12", 0.77),
+    ("held-out-12", 0.81),
     ("held-out-13", 0.88),
     ("held-out-14", 0.74),
     ("held-out-15", 0.72),
