@@ -348,6 +348,8 @@ fn verb(word: &str) -> Option<(&'static str, Effect, Strength)> {
                 "replay",
                 "shutdown",
                 "continue",
+                "report",
+                "act",
             ],
             Changes,
             Ambiguous,
