@@ -785,7 +785,10 @@ async fn groups_tags_and_concerns_methods() {
         .iter()
         .find(|t| t["name"] == "destructive")
         .unwrap();
-    assert_eq!(destructive["count"], 11);
+    // The demo marks the tools that destroy; `echo` and `log_message`,
+    // which it leaves unmarked, are read for what they do (neither
+    // destroys).
+    assert_eq!(destructive["count"], 9);
     assert!(
         destructive["description"]
             .as_str()

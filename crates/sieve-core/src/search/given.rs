@@ -308,15 +308,21 @@ fn is_email_address(word: &str) -> bool {
 /// `reply_to`) takes an email address: its description says so.
 fn addresses_mail(name: &str, property: &Value) -> bool {
     const PARTIES: &[&str] = &["to", "from", "reply", "address", "addresses"];
-    let party = lexicon::words(name)
-        .iter()
-        .any(|word| PARTIES.contains(&word.as_str()));
-    let said = property
+    named_and_said(name, property, PARTIES, &["email", "e-mail"])
+}
+
+/// Whether a parameter's name has one of `named` (as a word) and its
+/// description one of `said`.
+fn named_and_said(name: &str, property: &Value, named: &[&str], said: &[&str]) -> bool {
+    let description = property
         .get("description")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_lowercase();
-    party && (said.contains("email") || said.contains("e-mail"))
+    lexicon::words(name)
+        .iter()
+        .any(|word| named.contains(&word.as_str()))
+        && said.iter().any(|word| description.contains(word))
 }
 
 /// Whether a parameter named as a bound (`start`, `end`, `from`,
@@ -325,24 +331,14 @@ fn bounds_a_time(name: &str, property: &Value) -> bool {
     const BOUNDS: &[&str] = &[
         "start", "end", "from", "to", "after", "before", "min", "max",
     ];
-    let bound = lexicon::words(name)
-        .iter()
-        .any(|word| BOUNDS.contains(&word.as_str()));
-    let said = property
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_lowercase();
-    bound
-        && [
-            "time",
-            "date",
-            "timestamp",
-            "rfc3339",
-            "iso 8601",
-            "iso8601",
-            "unix",
-        ]
-        .iter()
-        .any(|word| said.contains(word))
+    const TIMES: &[&str] = &[
+        "time",
+        "date",
+        "timestamp",
+        "rfc3339",
+        "iso 8601",
+        "iso8601",
+        "unix",
+    ];
+    named_and_said(name, property, BOUNDS, TIMES)
 }
