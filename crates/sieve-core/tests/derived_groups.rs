@@ -462,6 +462,33 @@ fn a_name_of_a_verb_only_takes_what_its_description_acts_on() {
 /// Servers tried live as a new user would (`tests/fixtures/live-labels.json`,
 /// no published areas): what their groups showed stays mended, and each
 /// keeps the limits (2 to max(15, tools/4) groups, or none).
+/// Mapbox's server (round 15): its groups are named by the things its
+/// tools compute, not by a piece of `LineString`, a preposition or a
+/// verb's `-ing` form, as three of them were.
+#[test]
+fn mapbox_s_groups_are_named_by_things() {
+    let all = fixtures();
+    let mapbox = all
+        .iter()
+        .find(|f| f.name == "mapbox-mcp")
+        .expect("mapbox-mcp");
+    let derived = derive_for(&mapbox.server, &mapbox.tools);
+    let group = |tool: &str| -> Option<&str> {
+        let at = mapbox
+            .tools
+            .iter()
+            .position(|t| t.name == tool)
+            .expect(tool);
+        derived[at].as_ref().map(|d| d.group.as_str())
+    };
+    let names: BTreeSet<&str> = derived.iter().flatten().map(|d| d.group.as_str()).collect();
+    for wrong in ["string", "between", "returning"] {
+        assert!(!names.contains(wrong), "{wrong}: {names:?}");
+    }
+    assert_eq!(group("length_tool"), Some("line"));
+    assert_eq!(group("convex_tool"), Some("polygon"));
+}
+
 #[test]
 fn live_servers_groups_say_their_areas() {
     let path = format!(
