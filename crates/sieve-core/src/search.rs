@@ -920,6 +920,40 @@ mod tests {
     }
 
     #[test]
+    fn several_things_at_once_are_given_to_the_tools_made_for_them() {
+        for several in [
+            "close out 201, 202, 203 and 207",
+            "compare clips abc, def and ghi",
+            "add practice on Apr 2, Apr 11, Apr 19 to my calendar",
+            "move these 40 deals to closed won",
+            "save, commit and upload everything in one go",
+        ] {
+            assert!(given_in(several).0.contains(&Given::Several), "{several}");
+        }
+        for one in [
+            "what address is at 48.8584, 2.2945",
+            "close task 201",
+            "if you can, please do it and tell me",
+            "show these deals",
+        ] {
+            assert!(!given_in(one).0.contains(&Given::Several), "{one}");
+        }
+        let takes = |tool: Value| takes_of(&tool).contains(&Given::Several);
+        assert!(takes(
+            json!({"name": "bulk_update_tasks", "inputSchema": {"type": "object"}})
+        ));
+        assert!(takes(
+            json!({"name": "update_tasks", "inputSchema": {"type": "object",
+            "properties": {"ids": {"type": "array"}}, "required": ["ids"]}})
+        ));
+        // A list to filter by is no list to work on.
+        assert!(!takes(
+            json!({"name": "list_tasks", "inputSchema": {"type": "object",
+            "properties": {"labels": {"type": "array"}}}})
+        ));
+    }
+
+    #[test]
     fn what_a_request_quotes_is_no_word_of_what_it_asks() {
         let tools = vec![
             tool("send_message", "Posts a message to a chat channel."),

@@ -25,14 +25,18 @@ pub(super) enum Given {
     Time,
     /// `jane@example.com`.
     EmailAddress,
+    /// Several things at once: "201, 202, 203 and 207", "these 40
+    /// deals", "in one go".
+    Several,
 }
 
 impl Given {
-    const ALL: [Given; 4] = [
+    const ALL: [Given; 5] = [
         Given::WebAddress,
         Given::Coordinates,
         Given::Time,
         Given::EmailAddress,
+        Given::Several,
     ];
 
     /// The parameter names (their words) that take this kind of value.
@@ -41,6 +45,7 @@ impl Given {
             Given::WebAddress => &[
                 "url", "urls", "uri", "uris", "link", "links", "website", "href",
             ],
+            Given::Several => &["batch", "bulk", "multiple", "many"],
             Given::EmailAddress => &[
                 "email",
                 "emails",
@@ -253,37 +258,83 @@ pub(super) fn given_in(query: &str) -> (Vec<Given>, String) {
         }
         words.push(*token);
     }
+    if says_several(&tokens, &time_words) {
+        add(Given::Several);
+    }
     (given, words.join(" "))
+}
+
+/// Whether a request (its `tokens`, and their `words` in lower case as
+/// [`given_in`] trims them) names several things at once: "in one go", "these 40 deals", or a list ("201, 202, 203 and
+/// 207", "Dallas, Houston and Austin").
+fn says_several(tokens: &[&str], words: &[String]) -> bool {
+    let comma = |at: usize| tokens.get(at).is_some_and(|t| t.ends_with(','));
+    let joins = |at: usize| words.get(at).is_some_and(|w| w == "and" || w == "or");
+    let listed =
+        (0..tokens.len()).any(|i| comma(i) && (comma(i + 1) || comma(i + 2) || joins(i + 2)));
+    let text = words.join(" ");
+    let at_once = [
+        "in one go",
+        "at once",
+        "in bulk",
+        "in a batch",
+        "all at once",
+    ]
+    .iter()
+    .any(|phrase| text.contains(phrase));
+    let counted = words.windows(2).any(|pair| {
+        matches!(pair[0].as_str(), "these" | "those" | "all")
+            && pair[1].parse::<u32>().is_ok_and(|n| n >= 2)
+    });
+    listed || at_once || counted
 }
 
 /// The kinds of values `definition`'s parameters take, by their names
 /// (`url`, `latitude`) or a `uri` format.
 pub(super) fn takes_of(definition: &Value) -> Vec<Given> {
-    let Some(properties) = definition
+    let none = serde_json::Map::new();
+    let properties = definition
         .pointer("/inputSchema/properties")
         .and_then(Value::as_object)
-    else {
-        return Vec::new();
-    };
+        .unwrap_or(&none);
+    let required: Vec<&str> = definition
+        .pointer("/inputSchema/required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let name = definition.get("name").and_then(Value::as_str).unwrap_or("");
     Given::ALL
         .into_iter()
         .filter(|kind| {
-            properties.iter().any(|(name, property)| {
-                let by_name = lexicon::words(name)
+            // A tool made for several things says so in its name, or
+            // needs a list as what it works on.
+            let several = *kind == Given::Several
+                && (lexicon::words(name)
                     .iter()
-                    .any(|word| kind.parameters().contains(&word.as_str()));
-                let format = property.get("format").and_then(Value::as_str);
-                let by_format = match kind {
-                    Given::WebAddress => format == Some("uri"),
-                    Given::Time => matches!(format, Some("date" | "date-time" | "time")),
-                    Given::EmailAddress => format == Some("email"),
-                    Given::Coordinates => false,
-                };
-                by_name
-                    || by_format
-                    || (*kind == Given::Time && bounds_a_time(name, property))
-                    || (*kind == Given::EmailAddress && addresses_mail(name, property))
-            })
+                    .any(|word| kind.parameters().contains(&word.as_str()))
+                    || properties.iter().any(|(name, property)| {
+                        required.contains(&name.as_str())
+                            && property.get("type").and_then(Value::as_str) == Some("array")
+                    }));
+            several
+                || properties.iter().any(|(name, property)| {
+                    let by_name = lexicon::words(name)
+                        .iter()
+                        .any(|word| kind.parameters().contains(&word.as_str()));
+                    let format = property.get("format").and_then(Value::as_str);
+                    let by_format = match kind {
+                        Given::WebAddress => format == Some("uri"),
+                        Given::Time => matches!(format, Some("date" | "date-time" | "time")),
+                        Given::EmailAddress => format == Some("email"),
+                        Given::Coordinates | Given::Several => false,
+                    };
+                    by_name
+                        || by_format
+                        || (*kind == Given::Time && bounds_a_time(name, property))
+                        || (*kind == Given::EmailAddress && addresses_mail(name, property))
+                })
         })
         .collect()
 }
