@@ -273,13 +273,15 @@ const SPENDING_VERBS: &[&str] = &["purchase", "buy", "pay", "provision", "scale"
 /// `confirm_cost_id`, `budget`, `exploration_budget`; not a switch
 /// (`exclude_from_budget`, a boolean) and not a record's field that
 /// mentions a payment (`payment_account`, `payment_method`: bookkeeping
-/// and payment tools carry them without spending). A `price` alone is what a thing the tool makes or changes
-/// sells for (a product, a payment link, an invoice item): others pay
-/// it; a price the call pays is capped (`maxPrice`, [`SPEND_CAPS`]) or
-/// paid by a spending verb (`purchase`).
+/// and payment tools carry them without spending). A `price` alone is
+/// what a thing the tool makes or changes sells for (a product, a
+/// payment link, an invoice item): others pay it; a price the call pays
+/// is capped (`maxPrice`, [`SPEND_CAPS`]) or paid by a spending verb
+/// (`purchase`).
 const MONEY_INPUTS: &[&str] = &["cost", "costid", "budget"];
-/// Verbs of money that comes in or is written down, not spent.
-const BOOKKEEPING_VERBS: &[&str] = &["receive", "record", "log", "track", "import", "reconcile"];
+/// Verbs of money that comes in or is written down, not spent (each one
+/// [`crate::action`] knows, since its verb is what is compared).
+const BOOKKEEPING_VERBS: &[&str] = &["receive", "record", "log", "import"];
 /// Words of an input that caps what a call spends, after `max`
 /// (`maxCredits`, `max_spend`): the call is paid for even when it reads.
 const SPEND_CAPS: &[&str] = &["credit", "cost", "price", "spend", "budget"];

@@ -245,35 +245,32 @@ pub fn without_what_is_said(text: &str) -> std::borrow::Cow<'_, str> {
     const CONDITIONS: &[&str] = &["when", "whenever", "if", "once", "about"];
     let unquoted = without_quotes(text);
     let tokens: Vec<&str> = unquoted.split_whitespace().collect();
-    let word = |at: usize| -> String {
-        tokens.get(at).map_or_else(String::new, |t| {
+    // Each token in lower case without its punctuation, cut once.
+    let words: Vec<String> = tokens
+        .iter()
+        .map(|t| {
             t.trim_matches(|c: char| !c.is_alphanumeric() && c != '#')
                 .to_lowercase()
         })
-    };
+        .collect();
+    let word = |at: usize| words.get(at).map_or("", String::as_str);
     let said_from = |at: usize| -> Option<usize> {
-        let this = word(at);
-        let before = |back: usize| at.checked_sub(back).map(&word);
-        let being_before =
-            (1..=2).any(|back| before(back).is_some_and(|w| BEING.contains(&w.as_str())));
-        match this.as_str() {
-            "saying" | "says" if at > 0 && !being_before => Some(at),
-            "that"
-                if (1..=3)
-                    .any(|back| before(back).is_some_and(|w| TELLING.contains(&w.as_str()))) =>
-            {
-                Some(at)
-            }
-            w if WHOM.contains(&w)
-                && before(1).is_some_and(|w| TELLING.contains(&w.as_str()))
-                && tokens.len() > at + 1 =>
-            {
+        let before = |back: usize| at.checked_sub(back).map(word);
+        let before_is = |backs: std::ops::RangeInclusive<usize>, list: &[&str]| {
+            backs
+                .into_iter()
+                .any(|back| before(back).is_some_and(|w| list.contains(&w)))
+        };
+        match word(at) {
+            "saying" | "says" if at > 0 && !before_is(1..=2, BEING) => Some(at),
+            "that" if before_is(1..=3, TELLING) => Some(at),
+            w if WHOM.contains(&w) && before_is(1..=1, TELLING) && tokens.len() > at + 1 => {
                 Some(at + 1)
             }
             "know"
-                if (1..=6).any(|back| before(back).as_deref() == Some("let"))
+                if before_is(1..=6, &["let"])
                     && tokens.len() > at + 1
-                    && !CONDITIONS.contains(&word(at + 1).as_str()) =>
+                    && !CONDITIONS.contains(&word(at + 1)) =>
             {
                 Some(at + 1)
             }
@@ -282,14 +279,12 @@ pub fn without_what_is_said(text: &str) -> std::borrow::Cow<'_, str> {
     };
     let mut kept: Vec<&str> = Vec::with_capacity(tokens.len());
     let mut at = 0;
-    let mut cut = false;
     while at < tokens.len() {
         let Some(from) = said_from(at) else {
             kept.push(tokens[at]);
             at += 1;
             continue;
         };
-        cut = true;
         kept.extend(&tokens[at..from]);
         // What is said runs to the end of its clause: a stop, or a comma
         // before the next thing asked ("..., and copy Anna").
@@ -298,14 +293,15 @@ pub fn without_what_is_said(text: &str) -> std::borrow::Cow<'_, str> {
             let token = tokens[end];
             end += 1;
             if token.ends_with(['.', ';', '?', '!'])
-                || (token.ends_with(',') && matches!(word(end).as_str(), "and" | "then"))
+                || (token.ends_with(',') && matches!(word(end), "and" | "then"))
             {
                 break;
             }
         }
         at = end;
     }
-    if !cut {
+    // Whatever is cut takes a token at least, so nothing cut keeps them all.
+    if kept.len() == tokens.len() {
         return unquoted;
     }
     std::borrow::Cow::Owned(kept.join(" "))

@@ -39,7 +39,8 @@ impl Given {
         Given::Several,
     ];
 
-    /// The parameter names (their words) that take this kind of value.
+    /// The parameter names (their words) that take this kind of value;
+    /// for [`Given::Several`], the words of a name made for a batch.
     fn parameters(self) -> &'static [&'static str] {
         match self {
             Given::WebAddress => &[
@@ -202,7 +203,7 @@ pub(super) fn given_in(query: &str) -> (Vec<Given>, String) {
     let tokens: Vec<&str> = query.split_whitespace().collect();
     // Each token in lower case, only a clock's `:` and a date's `-` kept
     // of its punctuation.
-    let time_words: Vec<String> = tokens
+    let trimmed: Vec<String> = tokens
         .iter()
         .map(|t| {
             t.trim_matches(|c: char| !c.is_alphanumeric() && c != ':' && c != '-')
@@ -237,7 +238,7 @@ pub(super) fn given_in(query: &str) -> (Vec<Given>, String) {
             add(Given::EmailAddress);
             continue;
         }
-        if says_a_time(&time_words, i) {
+        if says_a_time(&trimmed, i) {
             // Its words stay words of the request: "today" is what a
             // tool of today's messages says.
             add(Given::Time);
@@ -258,15 +259,16 @@ pub(super) fn given_in(query: &str) -> (Vec<Given>, String) {
         }
         words.push(*token);
     }
-    if says_several(&tokens, &time_words) {
+    if says_several(&tokens, &trimmed) {
         add(Given::Several);
     }
     (given, words.join(" "))
 }
 
 /// Whether a request (its `tokens`, and their `words` in lower case as
-/// [`given_in`] trims them) names several things at once: "in one go", "these 40 deals", or a list ("201, 202, 203 and
-/// 207", "Dallas, Houston and Austin").
+/// [`given_in`] trims them) names several things at once: "in one go",
+/// "these 40 deals", or a list ("201, 202, 203 and 207", "Dallas,
+/// Houston and Austin").
 fn says_several(tokens: &[&str], words: &[String]) -> bool {
     let comma = |at: usize| tokens.get(at).is_some_and(|t| t.ends_with(','));
     let joins = |at: usize| words.get(at).is_some_and(|w| w == "and" || w == "or");
@@ -290,7 +292,9 @@ fn says_several(tokens: &[&str], words: &[String]) -> bool {
 }
 
 /// The kinds of values `definition`'s parameters take, by their names
-/// (`url`, `latitude`) or a `uri` format.
+/// (`url`, `latitude`) or a `uri` format, and whether it is made for
+/// several things at once ([`Given::Several`], by its name's words or a
+/// list it needs).
 pub(super) fn takes_of(definition: &Value) -> Vec<Given> {
     let none = serde_json::Map::new();
     let properties = definition
@@ -305,35 +309,36 @@ pub(super) fn takes_of(definition: &Value) -> Vec<Given> {
         .filter_map(Value::as_str)
         .collect();
     let name = definition.get("name").and_then(Value::as_str).unwrap_or("");
+    let named = |name: &str, kind: Given| {
+        lexicon::words(name)
+            .iter()
+            .any(|word| kind.parameters().contains(&word.as_str()))
+    };
+    // A tool made for several things says so in its name, or needs a
+    // list as what it works on.
+    let several = named(name, Given::Several)
+        || properties.iter().any(|(name, property)| {
+            required.contains(&name.as_str())
+                && property.get("type").and_then(Value::as_str) == Some("array")
+        });
     Given::ALL
         .into_iter()
-        .filter(|kind| {
-            // A tool made for several things says so in its name, or
-            // needs a list as what it works on.
-            let several = *kind == Given::Several
-                && (lexicon::words(name)
-                    .iter()
-                    .any(|word| kind.parameters().contains(&word.as_str()))
-                    || properties.iter().any(|(name, property)| {
-                        required.contains(&name.as_str())
-                            && property.get("type").and_then(Value::as_str) == Some("array")
-                    }));
-            several
+        .filter(|&kind| {
+            (kind == Given::Several && several)
                 || properties.iter().any(|(name, property)| {
-                    let by_name = lexicon::words(name)
-                        .iter()
-                        .any(|word| kind.parameters().contains(&word.as_str()));
                     let format = property.get("format").and_then(Value::as_str);
-                    let by_format = match kind {
-                        Given::WebAddress => format == Some("uri"),
-                        Given::Time => matches!(format, Some("date" | "date-time" | "time")),
-                        Given::EmailAddress => format == Some("email"),
-                        Given::Coordinates | Given::Several => false,
-                    };
-                    by_name
-                        || by_format
-                        || (*kind == Given::Time && bounds_a_time(name, property))
-                        || (*kind == Given::EmailAddress && addresses_mail(name, property))
+                    named(name, kind)
+                        || match kind {
+                            Given::WebAddress => format == Some("uri"),
+                            Given::Time => {
+                                matches!(format, Some("date" | "date-time" | "time"))
+                                    || bounds_a_time(name, property)
+                            }
+                            Given::EmailAddress => {
+                                format == Some("email") || addresses_mail(name, property)
+                            }
+                            Given::Coordinates | Given::Several => false,
+                        }
                 })
         })
         .collect()
