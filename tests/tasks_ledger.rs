@@ -228,6 +228,112 @@ async fn calls_cut_off_by_a_dying_server_or_the_host_are_retryable() {
     host.close().await;
 }
 
+/// A call without `_meta` is sent on where it is read, with no task of
+/// its own (crates/sieve-gateway/src/front/express.rs). Cancelled by its
+/// host, it is cancelled at the server too, answered as cancelled and
+/// recorded as such; cut off by its server dying, it is answered with the
+/// server's name and recorded for retry; and the connection serves on.
+#[tokio::test]
+async fn a_plain_call_cancelled_or_cut_off_is_answered_told_upstream_and_recorded() {
+    let home = Home::new(BIN);
+    let pid_file = home.path().join("demo.pid");
+    let config = json!({"mcpServers": {"demo": {
+        "command": "sh",
+        "args": ["-c", format!("echo $$ > '{}'; exec '{BIN}' demo-server", pid_file.display())]
+    }}});
+    home.write("config.json", &config.to_string());
+    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
+    host.listing(&["demo"]).await;
+
+    let id = host
+        .send_request(
+            "tools/call",
+            json!({"name": "demo__reindex", "arguments": {"steps": 50, "step_ms": 200}}),
+        )
+        .await;
+    host.notify(
+        "notifications/cancelled",
+        json!({"requestId": id, "reason": "user gave up"}),
+    )
+    .await;
+    let answer = host.response(id).await;
+    assert_eq!(
+        answer["error"]["message"], "cancelled by the host",
+        "{answer}"
+    );
+    // The demo says, through the proxy, at which step the cancellation
+    // reached it.
+    let log = loop {
+        let log = host.notification("notifications/message").await;
+        if log["params"]["data"]
+            .get("reindex_cancelled_at_step")
+            .is_some()
+        {
+            break log;
+        }
+    };
+    let step = log["params"]["data"]["reindex_cancelled_at_step"]
+        .as_u64()
+        .unwrap();
+    assert!(step < 50, "cancelled long before the end: {log}");
+    let cancelled = tasks(
+        &host
+            .request("tasks/list", json!({"status": ["cancelled"]}))
+            .await,
+    );
+    assert_eq!(cancelled.len(), 1, "{cancelled:?}");
+    assert_eq!(cancelled[0]["_meta"]["dev.mcp-sieve/tool"], "demo__reindex");
+    assert_eq!(cancelled[0]["statusMessage"], "cancelled by the host");
+
+    // Cut off by its server dying: answered at once, naming the server.
+    let id = host
+        .send_request(
+            "tools/call",
+            json!({"name": "demo__reindex", "arguments": {"steps": 3, "step_ms": 10000}}),
+        )
+        .await;
+    let pid = home.read("demo.pid").trim().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-9", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let cut = host.response(id).await;
+    assert!(
+        cut["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("server \"demo\""),
+        "{cut}"
+    );
+    let failed = tasks(
+        &host
+            .request("tasks/list", json!({"status": ["failed"]}))
+            .await,
+    );
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["_meta"]["dev.mcp-sieve/tool"], "demo__reindex");
+    // The server back, plain calls go on.
+    let echoed = loop {
+        let answer = host
+            .request(
+                "tools/call",
+                json!({"name": "demo__echo", "arguments": {"text": "again"}}),
+            )
+            .await;
+        if answer.get("result").is_some() {
+            break answer;
+        }
+    };
+    assert_eq!(
+        echoed["result"]["structuredContent"]["text"], "again",
+        "{echoed}"
+    );
+    host.close().await;
+}
+
 #[tokio::test]
 async fn two_proxies_share_the_ledger() {
     let home = Home::new(BIN);

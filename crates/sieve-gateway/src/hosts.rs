@@ -63,6 +63,17 @@ struct Inner {
     next_call: u64,
 }
 
+impl Inner {
+    /// Records a call in flight from `peer` to `server`; gives its number.
+    fn track(&mut self, peer: &HostLink, server: &str, bridge: Option<Bridge>) -> u64 {
+        self.next_call += 1;
+        let call = self.next_call;
+        self.calls
+            .push((call, peer.clone(), server.to_string(), bridge));
+        call
+    }
+}
+
 struct Conn {
     peer: HostLink,
     outbox: Outbox,
@@ -285,11 +296,7 @@ impl Hosts {
         sink: Option<CallProgress>,
     ) -> Tracked {
         let mut inner = self.lock();
-        inner.next_call += 1;
-        let call = inner.next_call;
-        inner
-            .calls
-            .push((call, peer.clone(), server.to_string(), bridge));
+        let call = inner.track(peer, server, bridge);
         let mut progress = None;
         if let Some(host_token) = host_token {
             let key = (server.to_string(), token_key(upstream_token));
@@ -308,6 +315,18 @@ impl Hosts {
         Tracked {
             hosts: self.clone(),
             progress,
+            call,
+        }
+    }
+
+    /// Records a call from the host at `peer` to `server` that takes no
+    /// progress and no questions as `input_required` (a 2025-11-25 host's
+    /// call without a progress token).
+    pub fn track_plain_call(self: &Arc<Self>, peer: &HostLink, server: &str) -> Tracked {
+        let call = self.lock().track(peer, server, None);
+        Tracked {
+            hosts: self.clone(),
+            progress: None,
             call,
         }
     }

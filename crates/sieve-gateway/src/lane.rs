@@ -48,7 +48,7 @@ struct Inner {
     /// input.
     outbox: Arc<Outbox>,
     /// Who waits for the answer of each request in flight.
-    waiting: Mutex<foldhash::HashMap<Id, oneshot::Sender<Message>>>,
+    waiting: Mutex<foldhash::HashMap<Id, Waiter>>,
     next: AtomicU64,
     /// False once the server's output ended: nothing more will answer.
     open: AtomicBool,
@@ -58,6 +58,46 @@ struct Inner {
     /// Stops the reader when the lane is let go of, so that a server whose
     /// output and input are one stream (the demo's pipe) sees it end.
     _reader: tokio_util::sync::DropGuard,
+}
+
+/// A lane not held open ([`Lane::downgrade`]).
+#[derive(Clone)]
+pub struct WeakLane(Weak<Inner>);
+
+impl WeakLane {
+    /// The lane, while something else holds it.
+    pub fn upgrade(&self) -> Option<Lane> {
+        self.0.upgrade().map(|inner| Lane { inner })
+    }
+}
+
+/// Who waits for the answer of one of the lane's requests.
+enum Waiter {
+    /// A task, through its [`Pending`].
+    Task(oneshot::Sender<Message>),
+    /// No task: the answer is handed over where it is read
+    /// ([`Lane::request_answered`]).
+    Handed(Box<dyn Answered>),
+}
+
+/// Takes the answer of a request sent with [`Lane::request_answered`],
+/// on the task that reads the server's output: it must not wait there.
+pub trait Answered: Send {
+    /// The server's answer, or why none will come (the connection ended).
+    fn answered(self: Box<Self>, answer: io::Result<Message>);
+
+    /// Given up on by whoever sent it, before any answer came
+    /// ([`Lane::give_up`]).
+    fn given_up(self: Box<Self>, why: GivenUp);
+}
+
+/// Why a request was given up on.
+#[derive(Debug, Clone, Copy)]
+pub enum GivenUp {
+    /// Its host cancelled it, or went.
+    Cancelled,
+    /// It took longer than the time it is given.
+    TimedOut(std::time::Duration),
 }
 
 /// rmcp's client's end of a lane: what it reads and what it writes.
@@ -140,13 +180,77 @@ impl Lane {
         meta: &serde_json::Map<String, Value>,
     ) -> io::Result<Pending> {
         let id = self.next_id();
+        let line = self.line_with(&id, method, capacity, members, meta)?;
+        self.send(id, line)
+    }
+
+    /// [`Lane::request_with`], its answer handed to `waiter` on the task
+    /// that reads it, not waited for by a task of its own (nor given up
+    /// on when nothing waits: see [`Lane::give_up`]); gives the request's
+    /// id. When the request cannot be sent, `waiter` is given back.
+    pub fn request_answered<W: Answered + 'static>(
+        &self,
+        method: &str,
+        capacity: usize,
+        waiter: W,
+        members: impl FnOnce(&W, &mut Vec<u8>),
+    ) -> Result<Id, W> {
+        if !self.inner.open.load(Ordering::Acquire) {
+            return Err(waiter);
+        }
+        let id = self.next_id();
+        let line = self.line_with(
+            &id,
+            method,
+            capacity,
+            |out| members(&waiter, out),
+            &Default::default(),
+        );
+        let Ok(line) = line else {
+            return Err(waiter);
+        };
+        self.inner
+            .waiting
+            .locked()
+            .insert(id.clone(), Waiter::Handed(Box::new(waiter)));
+        self.inner.write_line(line);
+        Ok(id)
+    }
+
+    /// Gives up on request `id`, sent with [`Lane::request_answered`], if
+    /// it is still unanswered: the server is told (`reason` says why) and
+    /// its waiter told `why`.
+    pub fn give_up(&self, id: &Id, reason: &str, why: GivenUp) {
+        let waiter = {
+            let mut waiting = self.inner.waiting.locked();
+            match waiting.get(id) {
+                Some(Waiter::Handed(_)) => waiting.remove(id),
+                _ => None,
+            }
+        };
+        if let Some(Waiter::Handed(waiter)) = waiter {
+            self.cancel(id, reason);
+            waiter.given_up(why);
+        }
+    }
+
+    /// The line of request `id`: `method` with the params `members`
+    /// writes and a `_meta` of `meta`, stamped.
+    fn line_with(
+        &self,
+        id: &Id,
+        method: &str,
+        capacity: usize,
+        members: impl FnOnce(&mut Vec<u8>),
+        meta: &serde_json::Map<String, Value>,
+    ) -> io::Result<Vec<u8>> {
         let meta = StampedMeta {
             own: Some(meta),
             stamp: self.inner.stamp.get(),
-            token: &id,
+            token: id,
         };
         let mut written = Ok(());
-        let line = sieve_wire::write::request_with(&id, method, capacity, |out| {
+        let line = sieve_wire::write::request_with(id, method, capacity, |out| {
             out.push(b'{');
             members(out);
             out.extend_from_slice(br#","_meta":"#);
@@ -154,7 +258,13 @@ impl Lane {
             out.push(b'}');
         });
         written?;
-        self.send(id, line)
+        Ok(line)
+    }
+
+    /// The lane without holding it: what keeps a request's way back to
+    /// it must not keep it open.
+    pub fn downgrade(&self) -> WeakLane {
+        WeakLane(Arc::downgrade(&self.inner))
     }
 
     fn next_id(&self) -> Id {
@@ -173,7 +283,10 @@ impl Lane {
         if !self.inner.open.load(Ordering::Acquire) {
             return Err(closed());
         }
-        self.inner.waiting.locked().insert(id.clone(), answer);
+        self.inner
+            .waiting
+            .locked()
+            .insert(id.clone(), Waiter::Task(answer));
         let pending = Pending {
             lane: Arc::downgrade(&self.inner),
             id,
@@ -279,8 +392,12 @@ impl Inner {
         // up, is not rmcp's either: it goes nowhere. A waiter may have gone
         // (a call given up on) while the answer came: nothing else wants it.
         let waiter = message.id().and_then(|id| self.waiting.locked().remove(id));
-        if let Some(waiter) = waiter {
-            let _ = waiter.send(message);
+        match waiter {
+            Some(Waiter::Task(waiter)) => {
+                let _ = waiter.send(message);
+            }
+            Some(Waiter::Handed(waiter)) => waiter.answered(Ok(message)),
+            None => {}
         }
         None
     }
@@ -289,7 +406,13 @@ impl Inner {
     /// be answered.
     fn close(&self) {
         self.open.store(false, Ordering::Release);
-        self.waiting.locked().clear();
+        let waiting = std::mem::take(&mut *self.waiting.locked());
+        // Told outside the lock: a waiter may send on the lane again.
+        for (_, waiter) in waiting {
+            if let Waiter::Handed(waiter) = waiter {
+                waiter.answered(Err(closed()));
+            }
+        }
     }
 }
 
@@ -299,6 +422,13 @@ impl Drop for Inner {
         // server's input.
         self.outbox.let_go.store(true, Ordering::Release);
         self.outbox.wake.notify_one();
+        // Nothing will answer those still waiting: they are told.
+        for (_, waiter) in std::mem::take(self.waiting.get_mut().unwrap_or_else(|e| e.into_inner()))
+        {
+            if let Waiter::Handed(waiter) = waiter {
+                waiter.answered(Err(closed()));
+            }
+        }
     }
 }
 

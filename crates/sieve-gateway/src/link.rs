@@ -69,6 +69,18 @@ impl Wire {
         })
     }
 
+    /// Whether the connection opened with `initialize` on a revision that
+    /// has it (before 2026-07-28): its requests need no `_meta` of their
+    /// own.
+    pub fn opened_by_initialize(&self) -> bool {
+        self.inline.get().is_none()
+            && self
+                .client
+                .reading()
+                .as_ref()
+                .is_some_and(|client| client.protocol_version.has_initialize())
+    }
+
     /// Sends one message to the host.
     pub fn send(&self, message: &impl serde::Serialize) -> Result<(), ServiceError> {
         self.send_raw(encoded(message)?)

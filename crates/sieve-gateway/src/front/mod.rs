@@ -17,6 +17,7 @@
 //! host's answers to the proxy's own requests (sampling, elicitation,
 //! roots) go to whoever waits for them ([`Wire`]).
 
+mod express;
 mod headers;
 pub(crate) mod http;
 mod stdio;
@@ -44,12 +45,22 @@ pub(crate) struct Conn {
     wire: Arc<Wire>,
     /// How the connection opened; `None` until it has.
     opening: Mutex<Option<Opening>>,
-    /// The host's requests being served, by id: cancelling one cancels it.
-    in_flight: Mutex<foldhash::HashMap<Id, CancellationToken>>,
+    /// The host's requests being served, by id, to cancel them.
+    in_flight: Mutex<foldhash::HashMap<Id, InFlight>>,
+    /// Gives up on plain calls whose time passed ([`express`]).
+    sweeper: express::Sweeper,
     /// Cancelled when the connection ends.
     stop: CancellationToken,
     /// How many requests are being served.
     serving: tokio::sync::watch::Sender<usize>,
+}
+
+/// A host's request in flight, as it is cancelled.
+enum InFlight {
+    /// Served by a task: cancelling the token cancels it.
+    Served(CancellationToken),
+    /// A plain call waiting on its server's lane ([`express`]).
+    OnLane(express::OnLane),
 }
 
 /// What a message from the host asks of its connection.
@@ -87,6 +98,7 @@ impl Conn {
             wire,
             opening: Mutex::new(None),
             in_flight: Mutex::default(),
+            sweeper: express::Sweeper::default(),
             stop,
             serving: tokio::sync::watch::Sender::new(0),
         })
@@ -221,26 +233,32 @@ impl Conn {
         if let Some(key) = &key {
             self.in_flight
                 .locked()
-                .insert(key.clone(), context.ct.clone());
+                .insert(key.clone(), InFlight::Served(context.ct.clone()));
         }
-        // Counted without a word to whoever waits: only the last to end
-        // wakes them (see `Counted`).
-        self.serving.send_if_modified(|n| {
-            *n += 1;
-            false
-        });
         Begun::Serve(Box::new(Serving {
             conn: self.clone(),
-            counted: Counted {
-                conn: self.clone(),
-                key,
-            },
+            counted: self.counted(key),
             request_id,
             method,
             params,
             context,
             opening,
         }))
+    }
+
+    /// A request counted among those being served until what this gives
+    /// is dropped; with its `key`, among those in flight too.
+    fn counted(self: &Arc<Self>, key: Option<Id>) -> Counted {
+        // Counted without a word to whoever waits: only the last to end
+        // wakes them (see `Counted`).
+        self.serving.send_if_modified(|n| {
+            *n += 1;
+            false
+        });
+        Counted {
+            conn: self.clone(),
+            key,
+        }
     }
 
     /// Whether request `method` opens the connection, and how; `Ok(None)`
@@ -293,11 +311,13 @@ impl Conn {
     fn notification(&self, method: &str, params: Option<Value>, extensions: Extensions) {
         if method == "notifications/cancelled" {
             let id = params.as_ref().and_then(|p| p.get("requestId"));
-            if let Some(id) = id
-                && let Some(id) = Id::from_value(id)
-                && let Some(ct) = self.in_flight.locked().remove(&id)
-            {
-                ct.cancel();
+            let removed = id
+                .and_then(Id::from_value)
+                .and_then(|id| self.in_flight.locked().remove(&id));
+            match removed {
+                Some(InFlight::Served(ct)) => ct.cancel(),
+                Some(InFlight::OnLane(call)) => call.give_up(crate::lane::GivenUp::Cancelled),
+                None => {}
             }
             return;
         }
@@ -360,19 +380,20 @@ impl Serving {
             conn.server.serve_request(&method, params, context, opening),
         )
         .await;
-        match served {
-            Ok(Answer::Typed(result)) => {
-                encode(&ServerJsonRpcMessage::response(*result, request_id))
-            }
-            Ok(Answer::Encoded(result)) => {
-                sieve_wire::write::response(&wire_id(&request_id), &result)
-            }
-            Ok(Answer::List(list)) => sieve_wire::write::response_of(
-                &wire_id(&request_id),
-                &[&list.head, &list.body, &list.tail],
-            ),
-            Err(error) => encode(&ServerJsonRpcMessage::error(error, Some(request_id))),
-        }
+        answer_line(request_id, served)
+    }
+}
+
+/// The answer to request `request_id` as the line or body that carries it.
+fn answer_line(request_id: RequestId, served: Result<Answer, ErrorData>) -> Vec<u8> {
+    match served {
+        Ok(Answer::Typed(result)) => encode(&ServerJsonRpcMessage::response(*result, request_id)),
+        Ok(Answer::Encoded(result)) => sieve_wire::write::response(&wire_id(&request_id), &result),
+        Ok(Answer::List(list)) => sieve_wire::write::response_of(
+            &wire_id(&request_id),
+            &[&list.head, &list.body, &list.tail],
+        ),
+        Err(error) => encode(&ServerJsonRpcMessage::error(error, Some(request_id))),
     }
 }
 

@@ -69,8 +69,9 @@ pub async fn serve_lines(
     Ok(())
 }
 
-/// Takes one line from the host: a request is served in a task of its
-/// own, unless it is the handshake or comes before the connection opens
+/// Takes one line from the host: a plain call is sent on at once
+/// ([`super::express`]); another request is served in a task of its own,
+/// unless it is the handshake or comes before the connection opens
 /// (served before the next line is read).
 async fn take(conn: &Arc<Conn>, line: Vec<u8>) {
     let message = match Message::parse_vec(line) {
@@ -79,6 +80,9 @@ async fn take(conn: &Arc<Conn>, line: Vec<u8>) {
             let _ = conn.wire().send_raw(error.to_response());
             return;
         }
+    };
+    let Some(message) = super::express::take(conn, message) else {
+        return;
     };
     let serving = match conn.take(message, Default::default()) {
         Taken::Taken => return,

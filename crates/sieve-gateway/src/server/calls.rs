@@ -9,7 +9,7 @@ use crate::engine::Search;
 use crate::link::HostRequest;
 use crate::sent::{HostCall, Params};
 use crate::tap::UnnamedParams;
-use crate::tasks::{Call, Started};
+use crate::tasks::{Call, Running, Started};
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, CompleteRequestParams,
@@ -135,10 +135,24 @@ impl SieveServer {
         let outcome = self
             .forward_params(call.server, "tools/call", params, &context)
             .await;
-        // A call that failed or was cut off goes to the ledger, for retry;
-        // what a result measured, to the writer of measurements.
+        self.call_answered(&call, running, outcome, &context).await
+    }
+
+    /// What the host of `call` is answered once its server answered with
+    /// `outcome`: a call that failed or was cut off goes to the ledger, for
+    /// retry; what a result measured, to the writer of measurements; a
+    /// task the server made is recorded and answered as the host can take
+    /// it.
+    pub(super) async fn call_answered(
+        &self,
+        call: &Call<'_>,
+        running: Running,
+        outcome: Result<ServerResult, ErrorData>,
+        context: &HostRequest,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let tasks = self.engine.tasks();
         tasks
-            .call_ended(running, &call, &outcome, context.ct.is_cancelled(), || {
+            .call_ended(running, call, &outcome, context.ct.is_cancelled(), || {
                 context
                     .extensions
                     .get::<super::dispatch::RawResult>()
@@ -148,8 +162,8 @@ impl SieveServer {
         match outcome? {
             ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
             ServerResult::CreateTaskResult(created) => {
-                let record = tasks.record_task(&call, &created.task)?;
-                Box::pin(tasks.answer(&record, &context)).await
+                let record = tasks.record_task(call, &created.task)?;
+                Box::pin(tasks.answer(&record, context)).await
             }
             ServerResult::InputRequiredResult(input) => Ok(CallToolResponse::InputRequired(input)),
             other => Ok(CallToolResponse::Complete(convert::<CallToolResult>(

@@ -124,8 +124,25 @@ fn fill_in(typed: &mut Value, raw: Value) {
     }
 }
 
+/// A call's answer as the host is given it: its result as the server
+/// sent it (`raw`) when plain, else the response built and filled in; a
+/// task only to a host that `takes_tasks`.
+pub(super) fn call_answer(
+    response: Result<CallToolResponse, ErrorData>,
+    takes_tasks: bool,
+    raw: &RawResult,
+) -> Result<Answer, ErrorData> {
+    match response? {
+        CallToolResponse::Task(_) if !takes_tasks => Err(needs_tasks()),
+        CallToolResponse::Complete(result) => {
+            passed_on(ServerResult::from(CallToolResponse::Complete(result)), raw)
+        }
+        response => filled(ServerResult::from(response), raw).map(Answer::from),
+    }
+}
+
 /// `request` with a slot for its result as the server sends it.
-fn expecting_raw(mut request: HostRequest) -> (HostRequest, RawResult) {
+pub(super) fn expecting_raw(mut request: HostRequest) -> (HostRequest, RawResult) {
     let raw = RawResult::default();
     request.extensions.insert(raw.clone());
     (request, raw)
@@ -292,13 +309,11 @@ impl SieveServer {
     ) -> Result<Answer, ErrorData> {
         let takes_tasks = request.takes_tasks();
         let (request, raw) = expecting_raw(request);
-        match self.handle_call_tool(call, request).await? {
-            CallToolResponse::Task(_) if !takes_tasks => Err(needs_tasks()),
-            CallToolResponse::Complete(result) => {
-                passed_on(ServerResult::from(CallToolResponse::Complete(result)), &raw)
-            }
-            response => filled(ServerResult::from(response), &raw).map(Answer::from),
-        }
+        call_answer(
+            self.handle_call_tool(call, request).await,
+            takes_tasks,
+            &raw,
+        )
     }
 
     /// What the handler reads of a plain call's params, member by member

@@ -116,26 +116,7 @@ impl SieveServer {
         tokio::select! {
             answered = &mut flight.upstream => {
                 let slot = context.extensions.get::<super::dispatch::RawResult>();
-                match answered {
-                    Err(error) => Err(ErrorData::from(self.engine.pool().request_failed(&server, error))),
-                    Ok(Reply::Sent(message)) => self.answer_of(method, &message, slot),
-                    Ok(Reply::Typed(typed)) => {
-                        let answered = mark_complete(*typed);
-                        // The result as the server sent it, for the fields
-                        // rmcp's model dropped: taken from the tap whoever
-                        // asked, so it does not linger there, and kept where
-                        // the host's answer is made.
-                        if let ServerResult::CallToolResult(_)
-                        | ServerResult::GetPromptResult(_)
-                        | ServerResult::ReadResourceResult(_) = &answered
-                            && let Some(raw) = self.engine.pool().raw_result(&server, &flight.id)
-                            && let Some(slot) = slot
-                        {
-                            slot.keep(raw);
-                        }
-                        Ok(answered)
-                    }
-                }
+                self.replied(&server, method, &flight.id, answered, slot)
             }
             Some(first) = next_asked(&mut flight.asked) => {
                 let mut requests = rmcp::model::InputRequests::new();
@@ -164,15 +145,47 @@ impl SieveServer {
                 )))
             }
             () = tokio::time::sleep(limit) => {
-                cancel(&flight, "the proxy's call timeout passed");
-                Err(ErrorData::internal_error(
-                    format!("server {server:?} did not answer {method} within {}s (settings.callTimeoutSeconds); the call was cancelled", limit.as_secs()),
-                    Some(json!({"server": server})),
-                ))
+                cancel(&flight, TIMED_OUT);
+                Err(timed_out(&server, method, limit))
             }
             () = context.ct.cancelled() => {
-                cancel(&flight, "cancelled by the host");
-                Err(ErrorData::internal_error("cancelled by the host", None))
+                cancel(&flight, CANCELLED);
+                Err(cancelled())
+            }
+        }
+    }
+
+    /// The outcome of request `method`, of id `id` on `server`, once the
+    /// server answered (or its connection failed); what the server sent
+    /// is left in `slot` for the host's answer.
+    pub(super) fn replied(
+        &self,
+        server: &str,
+        method: &str,
+        id: &Value,
+        answered: Result<Reply, rmcp::ServiceError>,
+        slot: Option<&super::dispatch::RawResult>,
+    ) -> Result<ServerResult, ErrorData> {
+        match answered {
+            Err(error) => Err(ErrorData::from(
+                self.engine.pool().request_failed(server, error),
+            )),
+            Ok(Reply::Sent(message)) => self.answer_of(method, &message, slot),
+            Ok(Reply::Typed(typed)) => {
+                let answered = mark_complete(*typed);
+                // The result as the server sent it, for the fields rmcp's
+                // model dropped: taken from the tap whoever asked, so it
+                // does not linger there, and kept where the host's answer
+                // is made.
+                if let ServerResult::CallToolResult(_)
+                | ServerResult::GetPromptResult(_)
+                | ServerResult::ReadResourceResult(_) = &answered
+                    && let Some(raw) = self.engine.pool().raw_result(server, id)
+                    && let Some(slot) = slot
+                {
+                    slot.keep(raw);
+                }
+                Ok(answered)
             }
         }
     }
@@ -218,6 +231,30 @@ impl SieveServer {
     }
 }
 
+/// Why a request given up on at the call timeout is cancelled, as the
+/// server is told.
+pub(crate) const TIMED_OUT: &str = "the proxy's call timeout passed";
+
+/// Why a request the host cancelled is cancelled, as the server is told.
+pub(crate) const CANCELLED: &str = "cancelled by the host";
+
+/// The host's error for request `method` that `server` did not answer
+/// within `limit`.
+pub(crate) fn timed_out(server: &str, method: &str, limit: Duration) -> ErrorData {
+    ErrorData::internal_error(
+        format!(
+            "server {server:?} did not answer {method} within {}s (settings.callTimeoutSeconds); the call was cancelled",
+            limit.as_secs()
+        ),
+        Some(json!({"server": server})),
+    )
+}
+
+/// The host's error for a request it cancelled.
+pub(crate) fn cancelled() -> ErrorData {
+    ErrorData::internal_error(CANCELLED, None)
+}
+
 /// The next question the upstream asks for a call's host; never, for a
 /// host asked directly.
 async fn next_asked(
@@ -231,7 +268,7 @@ async fn next_asked(
 
 /// Whether `result`, a call's, is a plain one: without a task, not asking
 /// for input, not an error.
-fn plain_call_result(result: &sieve_wire::object::Object<'_>) -> bool {
+pub(crate) fn plain_call_result(result: &sieve_wire::object::Object<'_>) -> bool {
     result.members().all(|(key, value)| match key {
         "task" => false,
         "isError" => value.trim() != "true",

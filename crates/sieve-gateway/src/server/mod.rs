@@ -22,6 +22,8 @@
 //!   on, around the call `calls` serves;
 //! * `calls`: `tools/call`, `prompts/get`, `resources/read`, subscriptions,
 //!   completion, log level;
+//! * `express`: a stdio host's plain call, where it may go and how it is
+//!   answered when it does not end plainly (`crate::front` carries it);
 //! * `forward`: a request on its way upstream and back (cancellation,
 //!   progress, questions a 2026-07-28 host answers later, timeout);
 //! * `methods`: the added methods (`groups/list`, `tags/list`,
@@ -35,6 +37,7 @@
 mod audit;
 mod calls;
 mod dispatch;
+pub(crate) mod express;
 mod forward;
 mod info;
 mod lists;

@@ -245,6 +245,28 @@ impl Tasks {
         }
     }
 
+    /// Records that `call` ended with a plain result, as
+    /// [`Tasks::call_ended`] does, without waiting: what the result
+    /// measured (`sent` gives its text as the server sent it), and its
+    /// working entry deleted in the background.
+    pub(crate) fn call_succeeded(
+        &self,
+        running: Running,
+        call: &Call<'_>,
+        sent: impl FnOnce() -> String,
+    ) {
+        if self.measures(call) {
+            self.measure(call, super::measure::Size::Text(sent()), &running);
+        }
+        if let (Some(flight), Some(flights)) = (running.flight, &self.flights) {
+            flights.send(Op::End {
+                id: flight.id,
+                failed: None,
+                done: None,
+            });
+        }
+    }
+
     /// This replica stops: its calls still working are marked failed now,
     /// rather than when the others notice its silence.
     pub(crate) async fn leave(self: &Arc<Self>) {

@@ -473,6 +473,17 @@ impl Pool {
         }
     }
 
+    /// The lane of `server` when it is up on a line connection (a child's
+    /// stdio, the built-in demo); `None` otherwise.
+    pub(crate) fn lane(&self, server: &str) -> Option<Lane> {
+        let up = self.upstream(server)?;
+        let shared = up.shared();
+        match (&shared.peer, shared.status.state) {
+            (Some(_), State::Up) => shared.lane.clone(),
+            _ => None,
+        }
+    }
+
     /// Why `server` cannot be used now (starting, down, signed out), or
     /// `None` when it is up or not in the pool: for a request naming a
     /// primitive of it that no catalog holds yet, or any more.
