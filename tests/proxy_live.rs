@@ -20,6 +20,11 @@ async fn profile_edits_apply_live() {
         40
     );
     let prompts_before = host.request("prompts/list", json!({})).await;
+    // A plain call's way is judged once per tool (front/express.rs): an
+    // edit must be judged again.
+    let delete = json!({"name": "demo__delete_file", "arguments": {"path": "no-such-file"}});
+    let reached = host.request("tools/call", delete.clone()).await;
+    assert!(reached.get("result").is_some(), "{reached}");
 
     home.replace("profiles/work.json", r#"{"tools": {"deny": ["*delete*"]}}"#);
     // A hang guard, not a speed claim: benches/list_changed.rs measures how
@@ -33,6 +38,13 @@ async fn profile_edits_apply_live() {
     let names = tool_names(&host.request("tools/list", json!({})).await);
     assert!(!names.iter().any(|n| n.contains("delete")), "{names:?}");
     assert_eq!(names.len(), 37, "three delete tools");
+    let refused = host.request("tools/call", delete).await;
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("hidden by profile \"work\"")),
+        "{refused}"
+    );
     // Only the tools changed.
     host.settle(Duration::from_millis(300)).await;
     assert_eq!(host.drain("notifications/prompts/list_changed"), 0);

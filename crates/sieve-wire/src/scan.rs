@@ -195,15 +195,11 @@ fn skip_space(bytes: &[u8], mut at: usize) -> usize {
 /// could follow is refused here, not later without a word.
 pub fn nests_deeper_than(text: &[u8], limit: usize) -> bool {
     // Text with no more opening brackets than the limit cannot nest deeper
-    // (most messages): they are counted many bytes at a time, a block at
-    // a time, before the walk that skips strings.
-    let mut opening = 0;
-    for chunk in text.chunks(4096) {
-        opening += chunk.iter().filter(|&&b| b == b'[' || b == b'{').count();
-        if opening > limit {
-            break;
-        }
-    }
+    // (most messages): they are found many bytes at a time, and counted
+    // up to one past the limit, before the walk that skips strings.
+    let opening = memchr::memchr2_iter(b'[', b'{', text)
+        .take(limit + 1)
+        .count();
     if opening <= limit {
         return false;
     }

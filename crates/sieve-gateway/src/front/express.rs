@@ -76,15 +76,15 @@ pub(super) fn take(conn: &Arc<Conn>, message: Message) -> Option<Message> {
     let Some(name) = plain_tool(&message) else {
         return Some(message);
     };
-    let Some((route, tool)) = conn.server.express_route(name) else {
+    let Some(route) = conn.server.express_route(name) else {
         return Some(message);
     };
-    let call = HostCall::new(Box::new(message), tool);
+    let call = HostCall::new(Box::new(message), route.tool().to_string());
     let running = conn
         .server
         .express_started(&route.call(crate::sent::Params::Call(&call)));
     let link = HostLink::own(conn.wire.clone());
-    let tracked = conn.server.express_tracked(&link, &route.server);
+    let tracked = conn.server.express_tracked(&link, route.server());
     let lane = route.lane.clone();
     let capacity = call.params_bytes();
     // Held while the call is sent and entered, so that an answer coming

@@ -36,7 +36,10 @@ pub async fn serve_lines(
     let mut reader = sieve_wire::AsyncLines::new(input, max_line);
     tokio::pin!(shutdown);
     loop {
+        // The host's lines first: `shutdown` (a signal's future, a
+        // thousand instructions a look) is looked at when none is ready.
         let line = tokio::select! {
+            biased;
             line = reader.next() => line,
             () = &mut shutdown => break,
         };

@@ -108,6 +108,8 @@ struct Connection {
     /// The profile of a stdio proxy; HTTP requests carry theirs.
     fixed_profile: Option<ProfileChoice>,
     state: Mutex<ConnState>,
+    /// Where this host's plain calls go, as last judged.
+    routes: Mutex<express::Routes>,
     /// Held while a view is computed and recorded as seen, so two tasks
     /// (the change forwarder, a `concerns/update`) cannot interleave and
     /// leave a stale view recorded.
@@ -178,6 +180,7 @@ impl SieveServer {
             conn: Arc::new(Connection {
                 fixed_profile,
                 state: Mutex::new(ConnState::default()),
+                routes: Mutex::default(),
                 seen_lock: Mutex::new(()),
             }),
         }

@@ -34,6 +34,11 @@ fn task_support(definition: &Value) -> &str {
         .unwrap_or("forbidden")
 }
 
+/// Whether the tool listed as `definition` runs only as a task.
+pub(crate) fn task_required(definition: &Value) -> bool {
+    task_support(definition) == "required"
+}
+
 impl Tasks {
     /// Whether a call of the tool listed as `definition` goes to `server`
     /// as a 2025-11-25 task: the server does not speak 2026-07-28 tasks,

@@ -25,7 +25,7 @@ mod measure;
 mod replica;
 pub(crate) mod wire;
 
-pub(crate) use legacy::Started;
+pub(crate) use legacy::{Started, task_required};
 pub(crate) use measure::MeasuredSink;
 
 use crate::clock::now_ms;
