@@ -91,20 +91,8 @@ async fn cancellation_reaches_the_upstream() {
         json!({"requestId": id, "reason": "user gave up"}),
     )
     .await;
-    // The demo says, through the proxy, at which step the cancellation reached it.
-    let log = loop {
-        let log = host.notification("notifications/message").await;
-        if log["params"]["data"]
-            .get("reindex_cancelled_at_step")
-            .is_some()
-        {
-            break log;
-        }
-    };
-    let step = log["params"]["data"]["reindex_cancelled_at_step"]
-        .as_u64()
-        .unwrap();
-    assert!(step < 50, "cancelled long before the end: {log}");
+    let step = sieve_tests::reindex_cancelled_at(&mut host).await;
+    assert!(step < 50, "cancelled long before the end, at step {step}");
     // The connection is still good.
     let list = host.request("tools/list", json!({})).await;
     assert_eq!(tool_names(&list).len(), 40);

@@ -128,8 +128,9 @@ async fn failed_calls_are_recorded_listed_and_retried() {
     );
 }
 
-#[tokio::test]
-async fn calls_cut_off_by_a_dying_server_or_the_host_are_retryable() {
+/// A proxy over one demo server that writes its process id to
+/// `demo.pid`, so a test can kill it; the host has listed it.
+async fn with_a_killable_demo() -> (Home, Wire) {
     let home = Home::new(BIN);
     let pid_file = home.path().join("demo.pid");
     let config = json!({"mcpServers": {"demo": {
@@ -139,11 +140,12 @@ async fn calls_cut_off_by_a_dying_server_or_the_host_are_retryable() {
     home.write("config.json", &config.to_string());
     let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
     host.listing(&["demo"]).await;
+    (home, host)
+}
 
-    let id = host
-        .send_request("tools/call", json!({"name": "demo__reindex", "arguments": {"steps": 10, "step_ms": 100}, "_meta": {"progressToken": 1}}))
-        .await;
-    host.notification("notifications/progress").await;
+/// Kills the demo server of [`with_a_killable_demo`] while request `id`
+/// is in flight: it is answered with an error naming the server.
+async fn killed_mid_call(home: &Home, host: &mut Wire, id: u64) {
     let pid = home.read("demo.pid").trim().to_string();
     assert!(
         std::process::Command::new("kill")
@@ -160,6 +162,17 @@ async fn calls_cut_off_by_a_dying_server_or_the_host_are_retryable() {
             .contains("server \"demo\""),
         "{cut}"
     );
+}
+
+#[tokio::test]
+async fn calls_cut_off_by_a_dying_server_or_the_host_are_retryable() {
+    let (home, mut host) = with_a_killable_demo().await;
+
+    let id = host
+        .send_request("tools/call", json!({"name": "demo__reindex", "arguments": {"steps": 10, "step_ms": 100}, "_meta": {"progressToken": 1}}))
+        .await;
+    host.notification("notifications/progress").await;
+    killed_mid_call(&home, &mut host, id).await;
 
     let id = host
         .send_request(
@@ -235,15 +248,7 @@ async fn calls_cut_off_by_a_dying_server_or_the_host_are_retryable() {
 /// server's name and recorded for retry; and the connection serves on.
 #[tokio::test]
 async fn a_plain_call_cancelled_or_cut_off_is_answered_told_upstream_and_recorded() {
-    let home = Home::new(BIN);
-    let pid_file = home.path().join("demo.pid");
-    let config = json!({"mcpServers": {"demo": {
-        "command": "sh",
-        "args": ["-c", format!("echo $$ > '{}'; exec '{BIN}' demo-server", pid_file.display())]
-    }}});
-    home.write("config.json", &config.to_string());
-    let mut host = Wire::start(BIN, home.path(), &[], json!({})).await;
-    host.listing(&["demo"]).await;
+    let (home, mut host) = with_a_killable_demo().await;
 
     let id = host
         .send_request(
@@ -261,21 +266,8 @@ async fn a_plain_call_cancelled_or_cut_off_is_answered_told_upstream_and_recorde
         answer["error"]["message"], "cancelled by the host",
         "{answer}"
     );
-    // The demo says, through the proxy, at which step the cancellation
-    // reached it.
-    let log = loop {
-        let log = host.notification("notifications/message").await;
-        if log["params"]["data"]
-            .get("reindex_cancelled_at_step")
-            .is_some()
-        {
-            break log;
-        }
-    };
-    let step = log["params"]["data"]["reindex_cancelled_at_step"]
-        .as_u64()
-        .unwrap();
-    assert!(step < 50, "cancelled long before the end: {log}");
+    let step = sieve_tests::reindex_cancelled_at(&mut host).await;
+    assert!(step < 50, "cancelled long before the end, at step {step}");
     let cancelled = tasks(
         &host
             .request("tasks/list", json!({"status": ["cancelled"]}))
@@ -292,22 +284,7 @@ async fn a_plain_call_cancelled_or_cut_off_is_answered_told_upstream_and_recorde
             json!({"name": "demo__reindex", "arguments": {"steps": 3, "step_ms": 10000}}),
         )
         .await;
-    let pid = home.read("demo.pid").trim().to_string();
-    assert!(
-        std::process::Command::new("kill")
-            .args(["-9", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let cut = host.response(id).await;
-    assert!(
-        cut["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("server \"demo\""),
-        "{cut}"
-    );
+    killed_mid_call(&home, &mut host, id).await;
     let failed = tasks(
         &host
             .request("tasks/list", json!({"status": ["failed"]}))

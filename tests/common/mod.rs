@@ -115,6 +115,17 @@ pub fn two_demo_servers(home: &Home, binary: &str) {
     home.write("config.json", &config.to_string());
 }
 
+/// The step at which the demo's `reindex` saw its cancellation, as it
+/// says in a log message through the proxy (waited for).
+pub async fn reindex_cancelled_at(host: &mut wire::Wire) -> u64 {
+    loop {
+        let log = host.notification("notifications/message").await;
+        if let Some(step) = log["params"]["data"].get("reindex_cancelled_at_step") {
+            return step.as_u64().expect("a step number");
+        }
+    }
+}
+
 pub mod conformance;
 pub mod deps;
 pub mod http;

@@ -92,7 +92,7 @@ pub(super) fn take(conn: &Arc<Conn>, message: Message) -> Option<Message> {
     let mut in_flight = conn.in_flight.locked();
     let express = Express {
         conn: conn.clone(),
-        counted: conn.counted(Some(id.clone())),
+        _counted: conn.counted(Some(id.clone())),
         id: id.clone(),
         call,
         route,
@@ -147,8 +147,9 @@ fn plain_tool(message: &Message) -> Option<&str> {
 /// A plain call on its way: what its answer needs.
 struct Express {
     conn: Arc<Conn>,
-    /// Counts it among the connection's requests until it is answered.
-    counted: Counted,
+    /// Counts it among the connection's requests until it is answered
+    /// (dropped with it, after its answer is written).
+    _counted: Counted,
     /// Its id as the host sent it.
     id: Id,
     call: HostCall,
@@ -179,39 +180,21 @@ impl Answered for Express {
 
 impl Express {
     /// Answers the host with `result`, the call's plain result marked
-    /// complete, as it is.
+    /// complete, as it is; the call stays counted until it is written.
     fn plainly(self: Box<Self>, result: String) {
-        let Express {
-            conn,
-            counted,
-            id,
-            call,
-            route,
-            running,
-            _tracked,
-        } = *self;
-        let line = sieve_wire::write::response(&id, &result);
-        let params = crate::sent::Params::Call(&call);
-        conn.server
-            .express_succeeded(running, &route.call(params), result);
-        let _ = conn.wire.send_raw(line);
-        drop(counted);
+        let line = sieve_wire::write::response(&self.id, &result);
+        let call = self.route.call(crate::sent::Params::Call(&self.call));
+        self.conn
+            .server
+            .express_succeeded(self.running, &call, result);
+        let _ = self.conn.wire.send_raw(line);
     }
 
     /// Answers the host as the one path answers a call that ended as
     /// `ended`, in a task of its own (a failure is recorded first).
     fn finish(self: Box<Self>, ended: Ended) {
         tokio::spawn(async move {
-            let Express {
-                conn,
-                counted,
-                id,
-                call,
-                route,
-                running,
-                _tracked,
-            } = *self;
-            let request_id = match &id {
+            let request_id = match &self.id {
                 Id::String(text) => rmcp::model::NumberOrString::String(text.as_str().into()),
                 Id::Number(n) => {
                     rmcp::model::NumberOrString::Number(n.as_i64().unwrap_or_default())
@@ -222,14 +205,14 @@ impl Express {
                 meta: Default::default(),
                 ct: tokio_util::sync::CancellationToken::new(),
                 extensions: Default::default(),
-                link: HostLink::own(conn.wire.clone()),
+                link: HostLink::own(self.conn.wire.clone()),
             };
-            let served = conn
+            let served = self
+                .conn
                 .server
-                .express_ended(&route, &call, running, ended, context)
+                .express_ended(&self.route, &self.call, self.running, ended, context)
                 .await;
-            let _ = conn.wire.send_raw(answer_line(request_id, served));
-            drop(counted);
+            let _ = self.conn.wire.send_raw(answer_line(request_id, served));
         });
     }
 }
