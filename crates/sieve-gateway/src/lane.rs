@@ -244,9 +244,14 @@ impl Lane {
         members: impl FnOnce(&mut Vec<u8>),
         meta: &serde_json::Map<String, Value>,
     ) -> io::Result<Vec<u8>> {
+        let stamp = self.inner.stamp.get();
+        // A request's `_meta` with nothing but its progress token (a plain
+        // call's on a 2025-11-25 connection) is written as it is, not
+        // through serde's map writer.
+        let token_only = meta.is_empty() && stamp.is_none();
         let meta = StampedMeta {
             own: Some(meta),
-            stamp: self.inner.stamp.get(),
+            stamp,
             token: id,
         };
         let mut written = Ok(());
@@ -254,7 +259,13 @@ impl Lane {
             out.push(b'{');
             members(out);
             out.extend_from_slice(br#","_meta":"#);
-            written = serde_json::to_writer(&mut *out, &meta);
+            if token_only {
+                out.extend_from_slice(br#"{"progressToken":"#);
+                id.write_json(out);
+                out.push(b'}');
+            } else {
+                written = serde_json::to_writer(&mut *out, &meta);
+            }
             out.push(b'}');
         });
         written?;
@@ -770,6 +781,66 @@ mod tests {
             }),
             "{seen:?}"
         );
+    }
+
+    /// A waiter that reports what it was told.
+    struct Told(std::sync::mpsc::Sender<Result<Option<String>, String>>);
+
+    impl Answered for Told {
+        fn answered(self: Box<Self>, answer: io::Result<Message>) {
+            let answer = answer.map(|m| m.result().map(str::to_string));
+            let _ = self.0.send(answer.map_err(|e| e.to_string()));
+        }
+
+        fn given_up(self: Box<Self>, why: GivenUp) {
+            let _ = self.0.send(Err(format!("{why:?}")));
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answer_handed_over_where_it_is_read_and_one_given_up_on() {
+        // The server answers only `t`; `slow` it never answers.
+        let (pipe, seen) = server(|request| {
+            let id = request["id"].clone();
+            (request["params"]["name"] == "t")
+                .then(|| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"ok":1}}}}"#))
+        });
+        let (read, write) = tokio::io::split(pipe);
+        let (lane, rmcp) = Lane::start(read, write, RawLog::new());
+        let (tell, told) = std::sync::mpsc::channel();
+        let write_name = |name: &'static str| {
+            move |_: &Told, out: &mut Vec<u8>| {
+                out.extend_from_slice(format!(r#""name":"{name}","x":[1]"#).as_bytes())
+            }
+        };
+        let sent = lane.request_answered("tools/call", 32, Told(tell.clone()), write_name("t"));
+        let answered_id = sent.ok().expect("sent");
+        let slow = lane.request_answered("tools/call", 32, Told(tell), write_name("slow"));
+        let slow = slow.ok().expect("sent");
+        let first = tokio::task::spawn_blocking(move || {
+            let first = told.recv().expect("told");
+            (first, told)
+        });
+        let (first, told) = first.await.unwrap();
+        assert_eq!(first, Ok(Some(r#"{"ok":1}"#.to_string())));
+        lane.give_up(&slow, "gave up", GivenUp::Cancelled);
+        assert_eq!(told.recv().expect("told"), Err("Cancelled".into()));
+        lane.give_up(&answered_id, "too late", GivenUp::Cancelled);
+        assert!(
+            told.try_recv().is_err(),
+            "an answered request is not given up"
+        );
+        assert!(lane.inner.waiting.locked().is_empty(), "forgotten");
+        drop((lane, rmcp));
+        let seen = seen.await.unwrap();
+        assert_eq!(
+            seen[0]["params"],
+            serde_json::json!({"name": "t", "x": [1], "_meta": {"progressToken": answered_id.to_value()}}),
+            "{seen:?}"
+        );
+        assert_eq!(seen[2]["method"], "notifications/cancelled", "{seen:?}");
+        assert_eq!(seen[2]["params"]["requestId"], slow.to_value(), "{seen:?}");
+        assert_eq!(seen.len(), 3, "{seen:?}");
     }
 
     /// Many requests at once, and rmcp's lines among them: each reaches
