@@ -417,12 +417,18 @@ impl Inner {
     /// be answered.
     fn close(&self) {
         self.open.store(false, Ordering::Release);
-        let waiting = std::mem::take(&mut *self.waiting.locked());
         // Told outside the lock: a waiter may send on the lane again.
-        for (_, waiter) in waiting {
-            if let Waiter::Handed(waiter) = waiter {
-                waiter.answered(Err(closed()));
-            }
+        let waiting = std::mem::take(&mut *self.waiting.locked());
+        tell_ended(waiting);
+    }
+}
+
+/// Tells those of `waiting` to whom answers are handed that none will
+/// come; a task's waiter learns it as its sender goes.
+fn tell_ended(waiting: foldhash::HashMap<Id, Waiter>) {
+    for (_, waiter) in waiting {
+        if let Waiter::Handed(waiter) = waiter {
+            waiter.answered(Err(closed()));
         }
     }
 }
@@ -434,12 +440,9 @@ impl Drop for Inner {
         self.outbox.let_go.store(true, Ordering::Release);
         self.outbox.wake.notify_one();
         // Nothing will answer those still waiting: they are told.
-        for (_, waiter) in std::mem::take(self.waiting.get_mut().unwrap_or_else(|e| e.into_inner()))
-        {
-            if let Waiter::Handed(waiter) = waiter {
-                waiter.answered(Err(closed()));
-            }
-        }
+        tell_ended(std::mem::take(
+            self.waiting.get_mut().unwrap_or_else(|e| e.into_inner()),
+        ));
     }
 }
 

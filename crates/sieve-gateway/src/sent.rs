@@ -198,6 +198,16 @@ pub(crate) fn answer_of(
     Err(rmcp::ServiceError::McpError(error))
 }
 
+/// `id` as rmcp's model writes a request id or a progress token.
+pub(crate) fn rmcp_id(id: &sieve_wire::Id) -> rmcp::model::NumberOrString {
+    match id {
+        sieve_wire::Id::String(s) => rmcp::model::NumberOrString::String(s.as_str().into()),
+        sieve_wire::Id::Number(n) => {
+            rmcp::model::NumberOrString::Number(n.as_i64().unwrap_or_default())
+        }
+    }
+}
+
 /// A lane that could not send, or whose server went, as rmcp's error for
 /// a closed connection.
 pub(crate) fn closed(error: std::io::Error) -> rmcp::ServiceError {

@@ -21,7 +21,9 @@ use crate::hosts::Tracked;
 use crate::lane::{Answered, GivenUp, WeakLane};
 use crate::link::{HostLink, HostRequest};
 use crate::sent::HostCall;
-use crate::server::express::{CANCELLED, Ended, Route, TIMED_OUT, plain_call_result};
+use crate::server::express::{
+    CANCELLED, Ended, Route, TIMED_OUT, complete_plain_result, has_line_break,
+};
 use crate::sync::Locked;
 use sieve_wire::{Id, Kind, Message};
 use std::sync::Arc;
@@ -70,7 +72,8 @@ pub(super) fn take(conn: &Arc<Conn>, message: Message) -> Option<Message> {
     let Some(id) = message.id().cloned() else {
         return Some(message);
     };
-    if conn.opening.locked().is_none() || !conn.wire.opened_by_initialize() {
+    // Told by `initialize`, which opens the connection.
+    if !conn.wire.opened_by_initialize() {
         return Some(message);
     }
     let Some(name) = plain_tool(&message) else {
@@ -194,12 +197,7 @@ impl Express {
     /// `ended`, in a task of its own (a failure is recorded first).
     fn finish(self: Box<Self>, ended: Ended) {
         tokio::spawn(async move {
-            let request_id = match &self.id {
-                Id::String(text) => rmcp::model::NumberOrString::String(text.as_str().into()),
-                Id::Number(n) => {
-                    rmcp::model::NumberOrString::Number(n.as_i64().unwrap_or_default())
-                }
-            };
+            let request_id = crate::sent::rmcp_id(&self.id);
             let context = HostRequest {
                 id: request_id.clone(),
                 meta: Default::default(),
@@ -218,19 +216,10 @@ impl Express {
 }
 
 /// The result of `message` marked complete, when it is a plain result
-/// (no task, no question, no error) on one line.
+/// (no task, no question, no error) on one line: a result spread over
+/// lines is written anew by the one path.
 fn plain_result(message: &Message) -> Option<String> {
-    let object = message.result_object()?;
-    if !plain_call_result(&object) {
-        return None;
-    }
-    let result = object
-        .with_member("resultType", r#""complete""#)
-        .unwrap_or_else(|| object.text().to_string());
-    // A result spread over lines is written anew by the one path.
-    memchr::memchr2(b'\n', b'\r', result.as_bytes())
-        .is_none()
-        .then_some(result)
+    complete_plain_result(message).filter(|result| !has_line_break(result))
 }
 
 /// Has the connection's sweeper look out for the call just sent: started
@@ -258,20 +247,7 @@ async fn sweep(conn: Arc<Conn>) {
         }
         let (expired, left) = {
             let mut in_flight = conn.in_flight.locked();
-            let expired: Vec<Id> = in_flight
-                .iter()
-                .filter_map(|(id, call)| match call {
-                    InFlight::OnLane(call) if call.since.elapsed() >= limit => Some(id.clone()),
-                    _ => None,
-                })
-                .collect();
-            let expired: Vec<OnLane> = expired
-                .iter()
-                .filter_map(|id| match in_flight.remove(id) {
-                    Some(InFlight::OnLane(call)) => Some(call),
-                    _ => None,
-                })
-                .collect();
+            let expired = taken_out(&mut in_flight, |call| call.since.elapsed() >= limit);
             let left = in_flight
                 .values()
                 .any(|call| matches!(call, InFlight::OnLane(_)));
@@ -291,21 +267,22 @@ async fn sweep(conn: Arc<Conn>) {
         }
     }
     // The connection stopped: what is left is cut off.
-    let left: Vec<OnLane> = {
-        let mut in_flight = conn.in_flight.locked();
-        let ids: Vec<Id> = in_flight
-            .iter()
-            .filter(|(_, call)| matches!(call, InFlight::OnLane(_)))
-            .map(|(id, _)| id.clone())
-            .collect();
-        ids.iter()
-            .filter_map(|id| match in_flight.remove(id) {
-                Some(InFlight::OnLane(call)) => Some(call),
-                _ => None,
-            })
-            .collect()
-    };
+    let left = taken_out(&mut conn.in_flight.locked(), |_| true);
     for call in left {
         call.give_up(GivenUp::Cancelled);
     }
+}
+
+/// The plain calls of `in_flight` that are `due`, taken out of it.
+fn taken_out(
+    in_flight: &mut foldhash::HashMap<Id, InFlight>,
+    due: impl Fn(&OnLane) -> bool,
+) -> Vec<OnLane> {
+    in_flight
+        .extract_if(|_, call| matches!(call, InFlight::OnLane(call) if due(call)))
+        .filter_map(|(_, call)| match call {
+            InFlight::OnLane(call) => Some(call),
+            InFlight::Served(_) => None,
+        })
+        .collect()
 }

@@ -191,7 +191,7 @@ fn passed_on(answer: ServerResult, raw: &RawResult) -> Result<Answer, ErrorData>
 
 /// Whether `text` holds a line break, looked for many bytes at a time (a
 /// call's result may be megabytes, and has no break as a rule).
-fn has_line_break(text: &str) -> bool {
+pub(crate) fn has_line_break(text: &str) -> bool {
     memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_some()
 }
 

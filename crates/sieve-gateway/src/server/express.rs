@@ -20,7 +20,10 @@ use sieve_core::Narrowing;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub(crate) use super::forward::{CANCELLED, TIMED_OUT, cancelled, plain_call_result, timed_out};
+pub(crate) use super::dispatch::has_line_break;
+pub(crate) use super::forward::{
+    CANCELLED, TIMED_OUT, cancelled, complete_plain_result, timed_out,
+};
 
 /// Where a plain call goes, and what the ledger records of it.
 pub(crate) struct Route {

@@ -206,11 +206,9 @@ impl SieveServer {
         let text = response.result().unwrap_or("null");
         if method == "tools/call"
             && let Some(slot) = slot
-            && let Some(object) = response.result_object()
-            && plain_call_result(&object)
+            && let Some(result) = complete_plain_result(response)
         {
-            let marked = object.with_member("resultType", r#""complete""#);
-            slot.keep_complete(marked.unwrap_or_else(|| text.to_string()));
+            slot.keep_complete(result);
             let mut stand_in = rmcp::model::CallToolResult::success(Vec::new());
             stand_in.result_type = Some(rmcp::model::ResultType::COMPLETE);
             return Ok(ServerResult::CallToolResult(stand_in));
@@ -266,9 +264,20 @@ async fn next_asked(
     }
 }
 
+/// The result of `response`, a call's, marked complete, when it is a
+/// plain one ([`plain_call_result`]); as the host is given it.
+pub(crate) fn complete_plain_result(response: &sieve_wire::Message) -> Option<String> {
+    let object = response.result_object()?;
+    if !plain_call_result(&object) {
+        return None;
+    }
+    let marked = object.with_member("resultType", r#""complete""#);
+    Some(marked.unwrap_or_else(|| object.text().to_string()))
+}
+
 /// Whether `result`, a call's, is a plain one: without a task, not asking
 /// for input, not an error.
-pub(crate) fn plain_call_result(result: &sieve_wire::object::Object<'_>) -> bool {
+fn plain_call_result(result: &sieve_wire::object::Object<'_>) -> bool {
     result.members().all(|(key, value)| match key {
         "task" => false,
         "isError" => value.trim() != "true",

@@ -476,12 +476,7 @@ impl Pool {
     /// The lane of `server` when it is up on a line connection (a child's
     /// stdio, the built-in demo); `None` otherwise.
     pub(crate) fn lane(&self, server: &str) -> Option<Lane> {
-        let up = self.upstream(server)?;
-        let shared = up.shared();
-        match (&shared.peer, shared.status.state) {
-            (Some(_), State::Up) => shared.lane.clone(),
-            _ => None,
-        }
+        self.connection(server).ok()?.1
     }
 
     /// Why `server` cannot be used now (starting, down, signed out), or
@@ -895,12 +890,7 @@ pub fn mark_complete(mut result: ServerResult) -> ServerResult {
 fn on_lane(lane: crate::lane::Lane, pending: crate::lane::Pending) -> Sent {
     let id = pending.id().clone();
     Sent {
-        progress_token: rmcp::model::ProgressToken(match &id {
-            sieve_wire::Id::String(s) => rmcp::model::NumberOrString::String(s.as_str().into()),
-            sieve_wire::Id::Number(n) => {
-                rmcp::model::NumberOrString::Number(n.as_i64().unwrap_or_default())
-            }
-        }),
+        progress_token: rmcp::model::ProgressToken(crate::sent::rmcp_id(&id)),
         id: id.to_value(),
         to: Canceller::Lane(lane),
         answer: Box::pin(async move { answer_of(pending.await) }),
